@@ -1,0 +1,96 @@
+# The two commands a user needs: `make run` (the demo on the default partitioned board) and
+# `make test` (every test: unit, integration, Robot). Both set up what they need idempotently.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+ROOT      := $(abspath .)
+BUILD     := $(ROOT)/build
+VENV      := $(BUILD)/venv
+PY        := $(VENV)/bin/python
+JAVA_HOME := /usr/lib/jvm/temurin-25-jdk-amd64
+export JAVA_HOME
+export PATH := $(JAVA_HOME)/bin:$(VENV)/bin:$(PATH)
+export RTDROID_HOME := $(ROOT)
+MVN       := mvn -B -q -Dstyle.color=never
+BOARD     ?= qemu-x86_64
+BENCH     ?=
+# Robot suites run on these boards in `make test`.
+TEST_BOARDS ?= host qemu-x86_64
+
+.PHONY: help setup build java c apk test unit-test java-test python-test c-test integration-test robot \
+        run bench fuzz clean
+
+help:
+	@echo "make run   [BOARD=qemu-x86_64|host]  boot the board, deploy the demo, measure, report"
+	@echo "make test                            every test: unit, integration, Robot (host + qemu-x86_64)"
+	@echo "make bench [BENCH=looper|periodic|channels|bridge]   benchmarks -> build/bench/*.json"
+	@echo "make apk                             signed APKs -> build/apk/"
+	@echo "make fuzz  [FUZZ_SECONDS=60]         fuzz the three frame decoders"
+
+# --- set-up -----------------------------------------------------------------------------------
+setup: $(BUILD)/.setup-done
+$(BUILD)/.setup-done: tools/setup.sh requirements.txt
+	bash tools/setup.sh
+	@touch $@
+
+# --- build ------------------------------------------------------------------------------------
+build: setup java c apk
+
+java: setup
+	@echo "== building the JVM modules (Maven)"
+	$(MVN) -DskipTests install
+
+c: setup
+	@echo "== building libxcc (C)"
+	$(MAKE) -s -C bridge/c
+
+apk: java
+	@echo "== building signed APKs"
+	bash android-cell/apk/build-apk.sh
+
+# --- tests ------------------------------------------------------------------------------------
+test: build unit-test integration-test robot
+	@echo "make test: all suites passed"
+
+unit-test: java-test python-test c-test
+
+java-test: setup
+	@echo "== JVM unit tests"
+	$(MVN) install
+
+python-test: setup
+	@echo "== Python unit tests"
+	$(PY) -m pytest -q -m "not integration" bridge/python/tests bridge/vectors tools/rtdroid/tests
+
+c-test: setup
+	@echo "== C unit tests"
+	$(MAKE) -s -C bridge/c test
+
+integration-test: build
+	@echo "== integration tests (real processes, real regions, QEMU under TCG)"
+	$(PY) -m pytest -q -m integration tools/rtdroid/tests
+
+robot: build
+	@for b in $(TEST_BOARDS); do \
+	  echo "== Robot suites on board $$b"; \
+	  $(PY) -m robot --outputdir $(BUILD)/robot/$$b --variablefile tests/robot/variables/$$b.py \
+	    --include board:$$b --include any --listener tests/robot/libraries/LatencyListener.py \
+	    tests/robot/suites || exit 1; \
+	done
+
+# --- the main job -----------------------------------------------------------------------------
+run: build
+	$(PY) tools/demo/run_demo.py --board $(BOARD)
+
+# --- benchmarks and fuzzing (not part of make test) -------------------------------------------
+bench: build
+	$(PY) tools/bench.py $(if $(BENCH),--only $(BENCH),)
+
+fuzz: build
+	$(MAKE) -s -C bridge/c fuzz FUZZ_SECONDS=$${FUZZ_SECONDS:-60}
+
+clean:
+	-$(VENV)/bin/rtdroid board down 2>/dev/null || true
+	$(MVN) clean || true
+	rm -rf $(BUILD)

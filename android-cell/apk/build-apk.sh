@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Builds real, signed Android APKs for the Android cell's apps, for real devices:
+#   build/apk/rtdroid-proxy.apk              RTsProxyService + the bridge's Java library (min API 33)
+#   build/apk/cochlear-configuration-ui.apk  the cochlear ConfigurationUI (min API 16)
+# Toolchain (nothing from the Android SDK installer): Debian's aapt2, zipalign, apksigner and
+# framework-res.apk (packages aapt, zipalign, apksigner, android-framework-res); D8 from Maven
+# Central's com.android.tools:r8; javac from the JDK; keytool for a debug key under build/keys.
+# Usage: android-cell/apk/build-apk.sh [--verify]   (run from anywhere; needs bridge/java built)
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+OUT="$REPO/build/apk"
+WORK="$OUT/work"
+TOOLS="$OUT/tools"
+KEYS="$REPO/build/keys"
+JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
+export JAVA_HOME PATH="$JAVA_HOME/bin:$PATH"
+R8_VERSION=9.5.28
+STUBS_VERSION=4.1.1.4
+ANDROID_ALL_VERSION=14-robolectric-10818077
+FRAMEWORK_RES=/usr/share/android-framework-res/framework-res.apk
+VERIFY=0
+[[ "${1:-}" == "--verify" ]] && VERIFY=1
+
+step() { echo "[apk] $*"; }
+die() { echo "build-apk: $*" >&2; exit 1; }
+
+for tool in aapt2 zipalign apksigner javac keytool; do
+  command -v "$tool" >/dev/null || die "$tool not found (apt-get install aapt zipalign apksigner; JDK at $JAVA_HOME)"
+done
+[[ -f "$FRAMEWORK_RES" ]] || die "$FRAMEWORK_RES missing (apt-get install android-framework-res)"
+
+rm -rf "$WORK"
+mkdir -p "$WORK" "$TOOLS" "$KEYS"
+
+# --- tools and API jars from Maven Central -------------------------------------------------
+fetch() { # groupId:artifactId:version file
+  local gav="$1" file="$2"
+  if [[ ! -f "$TOOLS/$file" ]]; then
+    step "fetching $gav"
+    (cd "$REPO" && mvn -B -q -N dependency:copy -Dartifact="$gav" -DoutputDirectory="$TOOLS" \
+      -Dmdep.stripVersion=false) || die "could not fetch $gav with Maven"
+  fi
+  [[ -f "$TOOLS/$file" ]] || die "$gav did not arrive as $TOOLS/$file"
+}
+fetch "com.android.tools:r8:$R8_VERSION" "r8-$R8_VERSION.jar"
+fetch "com.google.android:android:$STUBS_VERSION" "android-$STUBS_VERSION.jar"
+fetch "org.robolectric:android-all:$ANDROID_ALL_VERSION" "android-all-$ANDROID_ALL_VERSION.jar"
+R8="$TOOLS/r8-$R8_VERSION.jar"
+STUBS="$TOOLS/android-$STUBS_VERSION.jar"
+ANDROID_ALL="$TOOLS/android-all-$ANDROID_ALL_VERSION.jar"
+
+XCC_JAR="$(ls "$REPO"/bridge/java/target/xcc-java-*.jar 2>/dev/null | grep -v -e sources -e tests | head -1 || true)"
+[[ -n "$XCC_JAR" ]] || die "bridge/java is not built: run 'mvn -B -q -pl bridge/java -am install -DskipTests' first"
+
+# --- debug signing key ----------------------------------------------------------------------
+KEYSTORE="$KEYS/android-debug.keystore"
+if [[ ! -f "$KEYSTORE" ]]; then
+  step "creating debug key $KEYSTORE"
+  keytool -genkeypair -keystore "$KEYSTORE" -storetype PKCS12 -alias rtdroid-debug -keyalg RSA \
+    -keysize 2048 -validity 10000 -storepass android -keypass android \
+    -dname "CN=RTDroid Android cell debug, O=RTDroid, C=US" >/dev/null 2>&1
+fi
+
+# build_apk NAME MANIFEST MIN_SDK TARGET_SDK DEX_INPUTS... (after --)
+package_apk() {
+  local name="$1" manifest="$2" min_sdk="$3" target_sdk="$4" dexdir="$5"
+  local unsigned="$WORK/$name-unsigned.apk" aligned="$WORK/$name-aligned.apk" final="$OUT/$name.apk"
+  step "$name: aapt2 link (framework-res API 29, min SDK $min_sdk)"
+  aapt2 link -I "$FRAMEWORK_RES" --manifest "$manifest" --min-sdk-version "$min_sdk" \
+    --target-sdk-version "$target_sdk" -o "$unsigned"
+  (cd "$dexdir" && zip -q -X "$unsigned" classes*.dex)
+  step "$name: zipalign -p 4"
+  zipalign -f -p 4 "$unsigned" "$aligned"
+  step "$name: apksigner sign"
+  apksigner sign --ks "$KEYSTORE" --ks-pass pass:android --key-pass pass:android --ks-key-alias rtdroid-debug \
+    --min-sdk-version "$min_sdk" --out "$final" "$aligned"
+  rm -f "$final.idsig"
+  step "$name: $(stat -c %s "$final") bytes -> $final"
+}
+
+# --- ConfigurationUI: Java 8 bytecode against the API 16 stubs --------------------------------
+UI_SRC="$REPO/android-cell/apps/configuration-ui/src/main"
+mkdir -p "$WORK/ui/classes" "$WORK/ui/dex"
+step "configuration-ui: javac --release 8 against android-$STUBS_VERSION.jar"
+javac --release 8 -Xlint:-options -nowarn -encoding UTF-8 -cp "$STUBS" -d "$WORK/ui/classes" \
+  $(find "$UI_SRC/java" -name '*.java')
+step "configuration-ui: D8 --min-api 16"
+java -cp "$R8" com.android.tools.r8.D8 --release --min-api 16 --lib "$STUBS" --output "$WORK/ui/dex" \
+  $(find "$WORK/ui/classes" -name '*.class')
+package_apk cochlear-configuration-ui "$UI_SRC/AndroidManifest.xml" 16 29 "$WORK/ui/dex"
+
+# --- the proxy: Java 11 bytecode (with xcc-java's VarHandles) against the SDK 34 framework ---
+PROXY_SRC="$REPO/android-cell/proxy/src/main"
+mkdir -p "$WORK/proxy/classes" "$WORK/proxy/dex"
+step "rtdroid-proxy: javac --release 11 against android-all $ANDROID_ALL_VERSION"
+javac --release 11 -nowarn -encoding UTF-8 -cp "$ANDROID_ALL:$XCC_JAR" -d "$WORK/proxy/classes" \
+  $(find "$PROXY_SRC/java" -name '*.java')
+step "rtdroid-proxy: D8 --min-api 33 (proxy classes + $(basename "$XCC_JAR"))"
+java -cp "$R8" com.android.tools.r8.D8 --release --min-api 33 --lib "$ANDROID_ALL" --output "$WORK/proxy/dex" \
+  $(find "$WORK/proxy/classes" -name '*.class') "$XCC_JAR"
+package_apk rtdroid-proxy "$PROXY_SRC/AndroidManifest.xml" 33 33 "$WORK/proxy/dex"
+
+if [[ $VERIFY == 1 ]]; then
+  "$REPO/android-cell/apk/verify-apk.sh" "$OUT/cochlear-configuration-ui.apk" "$OUT/rtdroid-proxy.apk"
+fi

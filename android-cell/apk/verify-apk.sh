@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Checks built APKs the way a device and a store would: signature (apksigner verify -v),
+# alignment (zipalign -c), manifest (aapt2 dump badging), and dex contents (dexdump).
+# Usage: android-cell/apk/verify-apk.sh APK...   Exit status 0 only if every check passes.
+set -euo pipefail
+[[ $# -gt 0 ]] || { echo "usage: $0 APK..." >&2; exit 2; }
+fail=0
+check() { # description, command...
+  local what="$1"; shift
+  if "$@"; then echo "  ok   $what"; else echo "  FAIL $what"; fail=1; fi
+}
+for apk in "$@"; do
+  echo "== $apk"
+  [[ -f "$apk" ]] || { echo "  FAIL missing"; fail=1; continue; }
+  sig="$(apksigner verify -v "$apk" 2>&1 || true)"
+  echo "$sig" | sed 's/^/     /'
+  check "signed (apksigner verify: Verifies)" grep -q '^Verifies' <<<"$sig"
+  check "APK Signature Scheme v2 or v3 (v3 only from min SDK 28)" grep -qE "v[23] scheme \(APK Signature Scheme v[23]\): true" <<<"$sig"
+  check "zip aligned (zipalign -c -p 4)" zipalign -c -p 4 "$apk"
+  badging="$(aapt2 dump badging "$apk" 2>&1 || true)"
+  echo "$badging" | grep -E "^(package|sdkVersion|targetSdkVersion|launchable-activity|application-label):" | sed 's/^/     /'
+  check "aapt2 dump badging names a package" grep -q "^package: name='" <<<"$badging"
+  dex="$(dexdump -f "$apk" 2>&1 || true)"
+  classes="$(dexdump "$apk" 2>/dev/null | grep -c "Class descriptor" || true)"
+  echo "     dexdump: $classes classes; $(echo "$dex" | grep -m1 -E 'magic' | tr -s ' ')"
+  check "dexdump reads classes.dex" test "${classes:-0}" -gt 0
+  case "$(basename "$apk")" in
+    cochlear-configuration-ui.apk)
+      check "launchable activity ConfigurationActivity" grep -q "launchable-activity: name='org.rtdroid.cochlear.ui.ConfigurationActivity'" <<<"$badging"
+      check "dex holds ConfigurationActivity" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/cochlear/ui/ConfigurationActivity;'"
+      ;;
+    rtdroid-proxy.apk)
+      check "package org.rtdroid.proxy, minSdk 33" grep -q "sdkVersion:'33'" <<<"$badging"
+      check "dex holds RTsProxyService" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/android/proxy/RTsProxyService;'"
+      check "dex holds the bridge codec" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/bridge/codec/FrameCodec;'"
+      ;;
+  esac
+done
+exit $fail

@@ -1,0 +1,398 @@
+package org.rtdroid.cochlear.ui;
+
+import android.app.Activity;
+import android.content.BroadcastReceiver;
+import android.content.Context;
+import android.content.Intent;
+import android.content.IntentFilter;
+import android.graphics.Color;
+import android.graphics.Typeface;
+import android.graphics.drawable.GradientDrawable;
+import android.os.Bundle;
+import android.util.Log;
+import android.util.TypedValue;
+import android.view.Gravity;
+import android.view.View;
+import android.view.Window;
+import android.view.ViewGroup;
+import android.widget.Button;
+import android.widget.CompoundButton;
+import android.widget.LinearLayout;
+import android.widget.ScrollView;
+import android.widget.SeekBar;
+import android.widget.Switch;
+import android.widget.TextView;
+
+/**
+ * The cochlear implant's ConfigurationUI (RTDroid dissertation, chapter on the cochlear implant):
+ * a volume SeekBar and a noise-reduction Switch sent to the RT cell on channel
+ * {@code cochlear.config}, live status from {@code cochlear.status}, and a Ping over {@code echo}.
+ *
+ * <p>Everything goes through the Android-side proxy (RTsProxyService) with plain Intents, so the
+ * same code runs in the emulated Android cell and on a real device. The UI is built in code (no
+ * resources) and every view the tests drive carries its id name as its tag.
+ */
+public class ConfigurationActivity extends Activity {
+    static final String TAG = "ConfigurationUI";
+
+    // The proxy's Intent contract (android-cell/README.md, "Talking to the RT cell").
+    static final String PROXY_PACKAGE = "org.rtdroid.proxy";
+    static final String PROXY_SERVICE = "org.rtdroid.android.proxy.RTsProxyService";
+    static final String ACTION_SEND = "org.rtdroid.proxy.SEND";
+    static final String ACTION_REFUSED = "org.rtdroid.proxy.REFUSED";
+
+    static final String ACTION_PING = "org.rtdroid.echo.PING";
+    static final String ACTION_PONG = "org.rtdroid.echo.PONG";
+    static final String ACTION_SET_CONFIG = "org.rtdroid.cochlear.SET_CONFIG";
+    static final String ACTION_CONFIG_ACK = "org.rtdroid.cochlear.CONFIG_ACK";
+    static final String ACTION_STATUS = "org.rtdroid.cochlear.STATUS";
+
+    static final int PING_PRIORITY = 90;
+    static final int CONFIG_PRIORITY = 70;
+    static final int STATUS_RECORD_BYTES = 40;
+
+    private static final int INK = Color.rgb(0x1d, 0x23, 0x33);
+    private static final int MUTED = Color.rgb(0x5f, 0x6b, 0x7a);
+    private static final int ACCENT = Color.rgb(0x00, 0x7a, 0x87);
+    private static final int PAGE = Color.rgb(0xee, 0xf1, 0xf5);
+    private static final int CARD = Color.WHITE;
+    private static final int HEADER = Color.rgb(0x0f, 0x3d, 0x5c);
+    private static final int WARN = Color.rgb(0xc6, 0x28, 0x28);
+    private static final int CONNECTED = Color.rgb(0x8c, 0xe9, 0xb0);
+
+    private SeekBar volume;
+    private TextView volumeValue;
+    private Switch noiseReduction;
+    private TextView connection;
+    private TextView pingResult;
+    private TextView roundTrip;
+    private TextView releases;
+    private TextView deadlineMisses;
+    private TextView worstLateness;
+    private TextView levels;
+    private TextView applied;
+
+    private long nextCorrelationId = 1;
+    // Outstanding requests: correlation id -> System.nanoTime() at send. Small and bounded.
+    private final long[] pendingIds = new long[64];
+    private final long[] pendingSendNanos = new long[64];
+    private int pingsSent;
+    private int repliesSeen;
+
+    private final BroadcastReceiver fromRt = new BroadcastReceiver() {
+        @Override
+        public void onReceive(Context context, Intent intent) {
+            onRtIntent(intent);
+        }
+    };
+
+    @Override
+    protected void onCreate(Bundle savedInstanceState) {
+        super.onCreate(savedInstanceState);
+        // The header below carries the title; the window's own title bar would only take room.
+        requestWindowFeature(Window.FEATURE_NO_TITLE);
+        setContentView(buildUi());
+        Log.i(TAG, "ConfigurationUI created");
+    }
+
+    @Override
+    protected void onResume() {
+        super.onResume();
+        IntentFilter filter = new IntentFilter();
+        filter.addAction(ACTION_PONG);
+        filter.addAction(ACTION_CONFIG_ACK);
+        filter.addAction(ACTION_STATUS);
+        filter.addAction(ACTION_REFUSED);
+        registerReceiver(fromRt, filter);
+    }
+
+    @Override
+    protected void onPause() {
+        unregisterReceiver(fromRt);
+        super.onPause();
+    }
+
+    // ---- sending -------------------------------------------------------------------------
+
+    void sendPing() {
+        byte[] payload = new byte[8];
+        putI32(payload, 0, ++pingsSent);
+        putI32(payload, 4, 0x52544452); // "RTDR": recognisable in a dump
+        send("echo", ACTION_PING, payload, PING_PRIORITY);
+        pingResult.setText("Ping #" + pingsSent + " sent…");
+    }
+
+    void sendConfig() {
+        byte[] payload = new byte[8];
+        putI32(payload, 0, volume.getProgress());
+        putI32(payload, 4, noiseReduction.isChecked() ? 1 : 0);
+        send("cochlear.config", ACTION_SET_CONFIG, payload, CONFIG_PRIORITY);
+    }
+
+    private void send(String channel, String action, byte[] payload, int priority) {
+        long correlationId = nextCorrelationId++;
+        long sendNanos = System.nanoTime();
+        int slot = (int) (correlationId % pendingIds.length);
+        pendingIds[slot] = correlationId;
+        pendingSendNanos[slot] = sendNanos;
+        Intent intent = new Intent(ACTION_SEND);
+        intent.setClassName(PROXY_PACKAGE, PROXY_SERVICE);
+        intent.putExtra("channel", channel);
+        intent.putExtra("action", action);
+        intent.putExtra("payload", payload);
+        intent.putExtra("priority", priority);
+        intent.putExtra("correlationId", correlationId);
+        intent.putExtra("sender", getPackageName());
+        intent.putExtra("sendNanos", sendNanos);
+        startService(intent);
+    }
+
+    // ---- receiving -----------------------------------------------------------------------
+
+    void onRtIntent(Intent intent) {
+        String action = intent.getAction();
+        long now = System.nanoTime();
+        long correlationId = intent.getLongExtra("correlationId", 0);
+        if (ACTION_REFUSED.equals(action)) {
+            connection.setText("Refused: " + intent.getStringExtra("reason"));
+            connection.setTextColor(Color.rgb(0xff, 0xab, 0x91));
+            return;
+        }
+        connection.setText("RT cell connected");
+        connection.setTextColor(CONNECTED);
+        long rtt = roundTripNanos(correlationId, now);
+        if (rtt > 0) {
+            repliesSeen++;
+            roundTrip.setText(formatMicros(rtt));
+        }
+        byte[] payload = intent.getByteArrayExtra("payload");
+        if (ACTION_PONG.equals(action)) {
+            int n = payload != null && payload.length >= 4 ? getI32(payload, 0) : -1;
+            pingResult.setText("Pong #" + n + " in " + (rtt > 0 ? formatMicros(rtt) : "?"));
+        } else if (ACTION_STATUS.equals(action) || ACTION_CONFIG_ACK.equals(action)) {
+            if (payload == null || payload.length < STATUS_RECORD_BYTES) {
+                Log.w(TAG, "status record too short: " + (payload == null ? 0 : payload.length));
+                return;
+            }
+            showStatus(payload, ACTION_CONFIG_ACK.equals(action));
+        }
+    }
+
+    private long roundTripNanos(long correlationId, long now) {
+        if (correlationId <= 0) {
+            return 0;
+        }
+        int slot = (int) (correlationId % pendingIds.length);
+        if (pendingIds[slot] != correlationId) {
+            return 0;
+        }
+        pendingIds[slot] = 0;
+        return now - pendingSendNanos[slot];
+    }
+
+    private void showStatus(byte[] s, boolean ack) {
+        long rel = getI64(s, 0);
+        long misses = getI64(s, 8);
+        long worst = getI64(s, 16);
+        int vol = getI32(s, 24);
+        int nr = getI32(s, 28);
+        float in = Float.intBitsToFloat(getI32(s, 32));
+        float out = Float.intBitsToFloat(getI32(s, 36));
+        releases.setText(Long.toString(rel));
+        deadlineMisses.setText(Long.toString(misses));
+        deadlineMisses.setTextColor(misses == 0 ? INK : WARN);
+        worstLateness.setText(formatMicros(worst));
+        levels.setText(String.format("in %.1f dBFS · out %.1f dBFS", in, out));
+        applied.setText((ack ? "Applied: " : "RT cell: ") + "volume " + vol + ", noise reduction "
+                + (nr != 0 ? "on" : "off"));
+    }
+
+    static String formatMicros(long nanos) {
+        if (nanos >= 1_000_000L) {
+            return String.format("%.2f ms", nanos / 1e6);
+        }
+        return String.format("%.1f µs", nanos / 1e3);
+    }
+
+    // ---- layout (in code: the bundle carries no resources) ---------------------------------
+
+    private View buildUi() {
+        ScrollView scroll = new ScrollView(this);
+        scroll.setBackgroundColor(PAGE);
+        LinearLayout page = new LinearLayout(this);
+        page.setOrientation(LinearLayout.VERTICAL);
+        scroll.addView(page, new ViewGroup.LayoutParams(ViewGroup.LayoutParams.MATCH_PARENT,
+                ViewGroup.LayoutParams.WRAP_CONTENT));
+
+        LinearLayout header = new LinearLayout(this);
+        header.setOrientation(LinearLayout.VERTICAL);
+        header.setBackgroundColor(HEADER);
+        header.setPadding(dp(20), dp(16), dp(20), dp(16));
+        TextView title = text("Cochlear Implant", 22, Color.WHITE, true);
+        header.addView(title);
+        TextView subtitle = text("Configuration · RTDroid Android cell", 13,
+                Color.rgb(0xb8, 0xd4, 0xe6), false);
+        header.addView(subtitle);
+        connection = text("Waiting for the RT cell…", 13, Color.rgb(0xff, 0xd5, 0x80), false);
+        connection.setTag("connection");
+        connection.setPadding(0, dp(6), 0, 0);
+        header.addView(connection);
+        page.addView(header);
+
+        LinearLayout settings = card(page, "Sound processing");
+        LinearLayout volRow = row();
+        volRow.addView(text("Volume", 16, INK, false), weight());
+        volumeValue = text("50", 16, ACCENT, true);
+        volumeValue.setTag("volume_value");
+        volRow.addView(volumeValue);
+        settings.addView(volRow);
+        volume = new SeekBar(this);
+        volume.setTag("volume");
+        volume.setMax(100);
+        volume.setProgress(50);
+        volume.setPadding(dp(4), dp(10), dp(4), dp(10));
+        volume.setOnSeekBarChangeListener(new SeekBar.OnSeekBarChangeListener() {
+            @Override
+            public void onProgressChanged(SeekBar seekBar, int progress, boolean fromUser) {
+                volumeValue.setText(Integer.toString(progress));
+                sendConfig();
+            }
+
+            @Override
+            public void onStartTrackingTouch(SeekBar seekBar) {
+            }
+
+            @Override
+            public void onStopTrackingTouch(SeekBar seekBar) {
+            }
+        });
+        settings.addView(volume);
+        noiseReduction = new Switch(this);
+        noiseReduction.setTag("noise_reduction");
+        noiseReduction.setText("Noise reduction");
+        noiseReduction.setTextSize(TypedValue.COMPLEX_UNIT_SP, 16);
+        noiseReduction.setTextColor(INK);
+        noiseReduction.setPadding(0, dp(8), 0, dp(4));
+        noiseReduction.setOnCheckedChangeListener(new CompoundButton.OnCheckedChangeListener() {
+            @Override
+            public void onCheckedChanged(CompoundButton buttonView, boolean isChecked) {
+                sendConfig();
+            }
+        });
+        settings.addView(noiseReduction);
+        applied = text("Not yet acknowledged", 13, MUTED, false);
+        applied.setTag("applied");
+        applied.setPadding(0, dp(6), 0, 0);
+        settings.addView(applied);
+
+        LinearLayout status = card(page, "RT cell status");
+        releases = statusRow(status, "Processing releases", "releases");
+        deadlineMisses = statusRow(status, "Deadline misses", "deadline_misses");
+        worstLateness = statusRow(status, "Worst lateness", "worst_lateness");
+        roundTrip = statusRow(status, "Last round trip", "round_trip");
+        levels = text("in – dBFS · out – dBFS", 14, MUTED, false);
+        levels.setTag("levels");
+        levels.setPadding(0, dp(8), 0, 0);
+        status.addView(levels);
+
+        LinearLayout link = card(page, "Cross-context link");
+        Button ping = new Button(this);
+        ping.setTag("ping");
+        ping.setText("Ping RT cell");
+        ping.setTextColor(Color.WHITE);
+        ping.setAllCaps(false);
+        ping.setTextSize(TypedValue.COMPLEX_UNIT_SP, 16);
+        GradientDrawable pill = new GradientDrawable();
+        pill.setColor(ACCENT);
+        pill.setCornerRadius(dp(22));
+        ping.setBackground(pill);
+        ping.setOnClickListener(new View.OnClickListener() {
+            @Override
+            public void onClick(View v) {
+                sendPing();
+            }
+        });
+        link.addView(ping, new LinearLayout.LayoutParams(ViewGroup.LayoutParams.MATCH_PARENT,
+                dp(44)));
+        pingResult = text("No ping yet", 14, MUTED, false);
+        pingResult.setTag("ping_result");
+        pingResult.setGravity(Gravity.CENTER_HORIZONTAL);
+        pingResult.setPadding(0, dp(10), 0, 0);
+        link.addView(pingResult);
+        return scroll;
+    }
+
+    private LinearLayout card(LinearLayout page, String heading) {
+        LinearLayout card = new LinearLayout(this);
+        card.setOrientation(LinearLayout.VERTICAL);
+        GradientDrawable bg = new GradientDrawable();
+        bg.setColor(CARD);
+        bg.setCornerRadius(dp(12));
+        bg.setStroke(dp(1), Color.rgb(0xd9, 0xdf, 0xe7));
+        card.setBackground(bg);
+        card.setPadding(dp(16), dp(14), dp(16), dp(14));
+        TextView h = text(heading.toUpperCase(), 12, ACCENT, true);
+        h.setPadding(0, 0, 0, dp(8));
+        card.addView(h);
+        LinearLayout.LayoutParams lp = new LinearLayout.LayoutParams(
+                ViewGroup.LayoutParams.MATCH_PARENT, ViewGroup.LayoutParams.WRAP_CONTENT);
+        lp.setMargins(dp(12), dp(12), dp(12), 0);
+        page.addView(card, lp);
+        return card;
+    }
+
+    private TextView statusRow(LinearLayout card, String label, String tag) {
+        LinearLayout r = row();
+        r.setPadding(0, dp(4), 0, dp(4));
+        r.addView(text(label, 15, INK, false), weight());
+        TextView value = text("–", 15, INK, true);
+        value.setTag(tag);
+        r.addView(value);
+        card.addView(r);
+        return value;
+    }
+
+    private LinearLayout row() {
+        LinearLayout r = new LinearLayout(this);
+        r.setOrientation(LinearLayout.HORIZONTAL);
+        r.setGravity(Gravity.CENTER_VERTICAL);
+        return r;
+    }
+
+    private static LinearLayout.LayoutParams weight() {
+        return new LinearLayout.LayoutParams(0, ViewGroup.LayoutParams.WRAP_CONTENT, 1f);
+    }
+
+    private TextView text(String s, int sp, int color, boolean bold) {
+        TextView t = new TextView(this);
+        t.setText(s);
+        t.setTextSize(TypedValue.COMPLEX_UNIT_SP, sp);
+        t.setTextColor(color);
+        if (bold) {
+            t.setTypeface(Typeface.DEFAULT_BOLD);
+        }
+        return t;
+    }
+
+    private int dp(int v) {
+        return (int) (v * getResources().getDisplayMetrics().density + 0.5f);
+    }
+
+    // ---- little-endian payloads (bridge/docs/protocols.md) ---------------------------------
+
+    static void putI32(byte[] b, int off, int v) {
+        b[off] = (byte) v;
+        b[off + 1] = (byte) (v >>> 8);
+        b[off + 2] = (byte) (v >>> 16);
+        b[off + 3] = (byte) (v >>> 24);
+    }
+
+    static int getI32(byte[] b, int off) {
+        return (b[off] & 0xff) | (b[off + 1] & 0xff) << 8 | (b[off + 2] & 0xff) << 16
+                | (b[off + 3] & 0xff) << 24;
+    }
+
+    static long getI64(byte[] b, int off) {
+        return (getI32(b, off) & 0xffffffffL) | ((long) getI32(b, off + 4)) << 32;
+    }
+}

@@ -1,0 +1,143 @@
+package org.rtdroid.android.cell;
+
+import android.content.BroadcastReceiver;
+import android.content.ComponentName;
+import android.content.Context;
+import android.content.Intent;
+import android.content.ServiceConnection;
+import android.os.Bundle;
+import android.os.Handler;
+
+import org.robolectric.annotation.Implementation;
+import org.robolectric.annotation.Implements;
+import org.robolectric.annotation.RealObject;
+import org.robolectric.shadows.ShadowContextImpl;
+import org.robolectric.util.ReflectionHelpers;
+import org.robolectric.util.reflector.Direct;
+import org.robolectric.util.reflector.ForType;
+import org.robolectric.util.reflector.Reflector;
+
+/**
+ * Routes a Context's service and broadcast calls to the cell's ActivityManager
+ * ({@link CellActivityManager}) instead of Robolectric's recorder, so that started services run,
+ * bound services connect and broadcasts reach manifest-declared and runtime-registered receivers
+ * of the installed apps. Before the cell is up (framework set-up) everything goes to Robolectric.
+ */
+@Implements(className = "android.app.ContextImpl", isInAndroidSdk = false)
+public class CellContextImplShadow extends ShadowContextImpl {
+    @RealObject
+    private Context self;
+
+    private Context caller() {
+        try {
+            Object outer = ReflectionHelpers.callInstanceMethod(self, "getOuterContext");
+            return outer instanceof Context ? (Context) outer : self;
+        } catch (RuntimeException e) {
+            return self;
+        }
+    }
+
+    @ForType(className = "android.app.ContextImpl")
+    interface ContextImplReflector {
+        @Direct
+        String getPackageName();
+    }
+
+    /**
+     * Robolectric attaches every activity to the one application's context, so every context
+     * would answer with the application's package. Here the question is answered by who asks:
+     * when the nearest caller outside the framework is an installed app's code (an Activity
+     * calling getPackageName(), say), the answer is that app's package, as on a device; the
+     * framework asking for itself still gets the real value.
+     */
+    @Implementation
+    protected String getPackageName() {
+        String pkg = Apps.askingPackage();
+        if (pkg != null) {
+            return pkg;
+        }
+        return Reflector.reflector(ContextImplReflector.class, self).getPackageName();
+    }
+
+    private static CellActivityManager am() {
+        return CellActivityManager.instance();
+    }
+
+    @Implementation
+    @Override
+    protected ComponentName startService(Intent service) {
+        CellActivityManager am = am();
+        return am == null ? super.startService(service) : am.startService(caller(), service);
+    }
+
+    @Implementation
+    @Override
+    protected boolean stopService(Intent name) {
+        CellActivityManager am = am();
+        return am == null ? super.stopService(name) : am.stopService(caller(), name);
+    }
+
+    @Implementation
+    @Override
+    protected boolean bindService(Intent service, ServiceConnection conn, int flags) {
+        CellActivityManager am = am();
+        return am == null ? super.bindService(service, conn, flags) : am.bindService(caller(), service, conn, flags);
+    }
+
+    @Implementation
+    @Override
+    protected void unbindService(ServiceConnection conn) {
+        CellActivityManager am = am();
+        if (am == null) {
+            super.unbindService(conn);
+        } else {
+            am.unbindService(caller(), conn);
+        }
+    }
+
+    @Implementation
+    @Override
+    protected void sendBroadcast(Intent intent) {
+        CellActivityManager am = am();
+        if (am == null) {
+            super.sendBroadcast(intent);
+        } else {
+            am.sendBroadcast(caller(), intent, null, null, null);
+        }
+    }
+
+    @Implementation
+    @Override
+    protected void sendBroadcast(Intent intent, String receiverPermission) {
+        CellActivityManager am = am();
+        if (am == null) {
+            super.sendBroadcast(intent, receiverPermission);
+        } else {
+            am.sendBroadcast(caller(), intent, receiverPermission, null, null);
+        }
+    }
+
+    @Implementation
+    @Override
+    protected void sendOrderedBroadcast(Intent intent, String receiverPermission) {
+        CellActivityManager am = am();
+        if (am == null) {
+            super.sendOrderedBroadcast(intent, receiverPermission);
+        } else {
+            am.sendBroadcast(caller(), intent, receiverPermission, null, null);
+        }
+    }
+
+    @Implementation
+    @Override
+    protected void sendOrderedBroadcast(Intent intent, String receiverPermission, BroadcastReceiver resultReceiver,
+            Handler scheduler, int initialCode, String initialData, Bundle initialExtras) {
+        CellActivityManager am = am();
+        if (am == null) {
+            super.sendOrderedBroadcast(intent, receiverPermission, resultReceiver, scheduler, initialCode,
+                    initialData, initialExtras);
+        } else {
+            am.sendBroadcast(caller(), intent, receiverPermission, resultReceiver, scheduler);
+        }
+    }
+}

@@ -1,0 +1,154 @@
+package org.rtdroid.android.cell;
+
+import android.app.Application;
+import android.os.Looper;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.concurrent.CountDownLatch;
+import java.util.stream.Stream;
+
+import org.robolectric.RuntimeEnvironment;
+import org.robolectric.shadows.ShadowSystemClock;
+
+/**
+ * The cell's life inside the sandbox: make the framework clock follow real time, become the
+ * ActivityManager, install and start the proxy (a system app), serve the control interface,
+ * print the READY line, and wait for POST /shutdown or SIGTERM.
+ */
+final class CellHost {
+    static final String TAG = "AndroidCell";
+    static final long PUMP_PERIOD_NANOS = 1_000_000L;
+
+    private static final CountDownLatch stopRequested = new CountDownLatch(1);
+    private static final CountDownLatch stopped = new CountDownLatch(1);
+    private static volatile boolean running;
+    static volatile long readyNanos;
+    static volatile long startNanos;
+    static volatile long frameworkNanos;
+
+    private CellHost() {
+    }
+
+    static void run() throws Exception {
+        startNanos = Long.getLong(Main.PROP_START_NANOS, System.nanoTime());
+        String region = System.getProperty(Main.PROP_REGION);
+        int port = Integer.getInteger(Main.PROP_CONTROL_PORT, 0);
+        running = true;
+
+        Thread pump = new Thread(CellHost::pumpClock, "cell-clock-pump");
+        pump.setDaemon(true);
+        pump.start();
+
+        Application application = RuntimeEnvironment.getApplication();
+        Path work = Files.createTempDirectory("rtdroid-android-cell-");
+        CellActivityManager am = CellActivityManager.start(application, work.resolve("apps"));
+        frameworkNanos = System.nanoTime();
+        MainThread.call(() -> {
+            am.installSystemProxy();
+            return null;
+        });
+        long warmupMillis = MainThread.call(() -> Warmup.run(application));
+        ControlServer server = ControlServer.start(port, am);
+        Thread hook = new Thread(() -> {
+            ShutdownFlag.markSignalled();
+            requestStop("signal");
+            try {
+                stopped.await();
+            } catch (InterruptedException ignored) {
+                Thread.currentThread().interrupt();
+            }
+        }, "cell-shutdown-hook");
+        Runtime.getRuntime().addShutdownHook(hook);
+
+        readyNanos = System.nanoTime();
+        CellLog.i(TAG, "ready in " + (readyNanos - startNanos) / 1_000_000 + " ms (framework up after "
+                + (frameworkNanos - startNanos) / 1_000_000 + " ms, widget warm-up " + warmupMillis
+                + " ms): AOSP framework SDK "
+                + android.os.Build.VERSION.SDK_INT + ", region " + region + ", main looper on thread '"
+                + Looper.getMainLooper().getThread().getName() + "'");
+        System.out.println("ANDROID CELL READY port=" + server.port());
+        System.out.flush();
+
+        stopRequested.await();
+        CellLog.i(TAG, "shutting down");
+        server.stop();
+        try {
+            MainThread.call(() -> {
+                am.shutdown();
+                return null;
+            });
+        } catch (CellException e) {
+            CellLog.e(TAG, "clean shutdown of apps failed: " + e.getMessage(), null);
+        }
+        CellActivityManager.stopped();
+        running = false;
+        deleteTree(work);
+        CellLog.i(TAG, "stopped");
+        if (!ShutdownFlag.inShutdownHook()) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException ignored) {
+                // already shutting down
+            }
+        }
+        stopped.countDown();
+    }
+
+    static void requestStop(String why) {
+        if (stopRequested.getCount() > 0) {
+            CellLog.i(TAG, "stop requested (" + why + ")");
+        }
+        stopRequested.countDown();
+    }
+
+    static long uptimeMillis() {
+        return (System.nanoTime() - startNanos) / 1_000_000;
+    }
+
+    /**
+     * The framework's SystemClock is frozen under Robolectric; advancing it by the real time that
+     * passed, every millisecond, makes postDelayed and timeouts fire on time.
+     */
+    private static void pumpClock() {
+        long last = System.nanoTime();
+        long debt = 0;
+        while (running) {
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                return;
+            }
+            long now = System.nanoTime();
+            debt += now - last;
+            last = now;
+            long millis = debt / 1_000_000L;
+            if (millis > 0) {
+                ShadowSystemClock.advanceBy(Duration.ofMillis(millis));
+                debt -= millis * 1_000_000L;
+            }
+        }
+    }
+
+    private static void deleteTree(Path p) {
+        try (Stream<Path> s = Files.walk(p)) {
+            s.sorted(Comparator.reverseOrder()).forEach(f -> {
+                try {
+                    Files.deleteIfExists(f);
+                } catch (IOException ignored) {
+                    // a temp file; the OS cleans /tmp eventually
+                }
+            });
+        } catch (IOException ignored) {
+            // nothing to delete
+        }
+    }
+
+    static Path path(String s) {
+        return Paths.get(s);
+    }
+}

@@ -1,0 +1,129 @@
+package org.rtdroid.android.cell;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+
+import org.junit.runner.JUnitCore;
+import org.junit.runner.Request;
+import org.junit.runner.Result;
+import org.junit.runner.notification.Failure;
+
+/**
+ * The Android cell host's entry point:
+ * {@code Main --region PATH --control-port PORT [--sdk 34]}.
+ *
+ * <p>Robolectric builds its sandbox (the AOSP framework classes, instrumented, in their own class
+ * loader) around a JUnit test; the host's life is therefore one "test", {@link CellSandbox#serve},
+ * that returns when the cell shuts down. Arguments cross into the sandbox as system properties
+ * (classes on either side of the sandbox boundary do not share statics).
+ */
+public final class Main {
+    static final String PROP_REGION = "org.rtdroid.cell.region";
+    static final String PROP_CONTROL_PORT = "org.rtdroid.cell.controlPort";
+    static final String PROP_START_NANOS = "org.rtdroid.cell.startNanos";
+    static final int SUPPORTED_SDK = 34;
+
+    private Main() {
+    }
+
+    public static void main(String[] args) {
+        long start = System.nanoTime();
+        String region = null;
+        Integer port = null;
+        int sdk = SUPPORTED_SDK;
+        try {
+            for (int i = 0; i < args.length; i++) {
+                String a = args[i];
+                switch (a) {
+                    case "--region":
+                        region = value(args, ++i, a);
+                        break;
+                    case "--control-port":
+                        port = parseInt(value(args, ++i, a), a, 0, 65535);
+                        break;
+                    case "--sdk":
+                        sdk = parseInt(value(args, ++i, a), a, 1, 99);
+                        break;
+                    case "-h":
+                    case "--help":
+                        usage(null);
+                        return;
+                    default:
+                        throw new IllegalArgumentException("unknown argument '" + a + "'");
+                }
+            }
+            if (region == null) {
+                throw new IllegalArgumentException("--region PATH is required");
+            }
+            if (port == null) {
+                throw new IllegalArgumentException("--control-port PORT is required (0 picks a free port)");
+            }
+            if (sdk != SUPPORTED_SDK) {
+                throw new IllegalArgumentException("--sdk " + sdk + " is not available: this cell hosts the AOSP "
+                        + "framework at SDK " + SUPPORTED_SDK + " only (android-all 14)");
+            }
+            Path parent = Paths.get(region).toAbsolutePath().getParent();
+            if (parent == null || !Files.isDirectory(parent)) {
+                throw new IllegalArgumentException("--region " + region + ": directory " + parent + " does not exist");
+            }
+        } catch (IllegalArgumentException e) {
+            usage(e.getMessage());
+            System.exit(2);
+            return;
+        }
+        if (System.getProperty("robolectric.offline") == null) {
+            System.err.println("warning: robolectric.offline is not set; run with @android-cell/target/dist/jvm.args");
+        }
+        System.setProperty(PROP_REGION, Paths.get(region).toAbsolutePath().toString());
+        System.setProperty(PROP_CONTROL_PORT, Integer.toString(port));
+        System.setProperty(PROP_START_NANOS, Long.toString(start));
+        // The proxy reads its region from here (on a device: its manifest's meta-data).
+        System.setProperty("org.rtdroid.region", Paths.get(region).toAbsolutePath().toString());
+
+        Result result = new JUnitCore().run(Request.method(CellSandbox.class, "serve"));
+        if (result.getFailureCount() > 0) {
+            for (Failure f : result.getFailures()) {
+                System.err.println("android cell failed: " + f.getMessage());
+                System.err.println(f.getTrace());
+            }
+            if (!ShutdownFlag.inShutdownHook()) {
+                System.exit(1);
+            }
+            return;
+        }
+        System.out.println("ANDROID CELL STOPPED");
+        System.out.flush();
+        if (!ShutdownFlag.inShutdownHook()) {
+            System.exit(0);
+        }
+    }
+
+    private static String value(String[] args, int i, String name) {
+        if (i >= args.length) {
+            throw new IllegalArgumentException(name + " needs a value");
+        }
+        return args[i];
+    }
+
+    private static int parseInt(String s, String name, int min, int max) {
+        int v;
+        try {
+            v = Integer.parseInt(s);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " '" + s + "' is not a number");
+        }
+        if (v < min || v > max) {
+            throw new IllegalArgumentException(name + " " + v + " must be " + min + ".." + max);
+        }
+        return v;
+    }
+
+    private static void usage(String error) {
+        if (error != null) {
+            System.err.println("error: " + error);
+        }
+        System.err.println("usage: java @android-cell/target/dist/jvm.args -cp 'android-cell/target/dist/lib/*' "
+                + "org.rtdroid.android.cell.Main --region PATH --control-port PORT [--sdk 34]");
+    }
+}

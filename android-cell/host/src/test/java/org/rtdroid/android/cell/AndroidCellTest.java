@@ -1,0 +1,331 @@
+package org.rtdroid.android.cell;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+import org.rtdroid.bridge.codec.Frame;
+
+/**
+ * The cell host as a whole: one real host process (the AOSP framework on the JVM) shared by every
+ * test in order, the proxy attached to a real /dev/shm region whose RT side is
+ * {@link TestRtPeer}, driven only through the control interface. The last test sends SIGTERM.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class AndroidCellTest {
+    static final String UI = "org.rtdroid.cochlear.ui";
+    static final String TEST_APP = "org.rtdroid.celltest";
+
+    @TempDir
+    Path tmp;
+    Path region;
+    CellProcess cell;
+    TestRtPeer rt;
+
+    @BeforeAll
+    void startCell() throws Exception {
+        region = Paths.get("/dev/shm/android-cell-test-" + ProcessHandle.current().pid());
+        TestRtPeer.format(region);
+        cell = CellProcess.start(region);
+        System.out.println("[android-cell] READY after " + cell.startupMillis + " ms, RSS " + cell.rssKiB() / 1024
+                + " MiB");
+    }
+
+    @AfterAll
+    void stopCell() throws Exception {
+        if (rt != null) {
+            rt.close();
+        }
+        if (cell != null) {
+            cell.close();
+        }
+        Files.deleteIfExists(region);
+    }
+
+    @Test
+    @Order(1)
+    void stateSaysReadyWithTheFrameworkAndTheProxy() throws Exception {
+        CellProcess.Reply r = cell.get("/state");
+        assertEquals(200, r.status(), r.body());
+        assertTrue(r.body().contains("\"ready\":true"), r.body());
+        assertTrue(r.body().contains("\"sdk\":34"), r.body());
+        assertTrue(r.body().contains("\"package\":\"org.rtdroid.proxy\""), r.body());
+        String stats = cell.get("/proxy/stats").body();
+        assertTrue(stats.contains("\"attaches\":1"), stats);
+        assertTrue(stats.contains("\"connected\":false"), "no RT peer yet: " + stats);
+    }
+
+    @Test
+    @Order(2)
+    void malformedBundlesAreRefusedWithTheirReason() throws Exception {
+        assertRefused("{\"bundle\":\"" + tmp.resolve("nope") + "\"}", "does not exist");
+        Path noManifest = Files.createDirectories(tmp.resolve("no-manifest"));
+        Files.write(noManifest.resolve("classes.jar"), new byte[] {1, 2, 3});
+        assertRefused(bundleJson(noManifest), "has no AndroidManifest.xml");
+
+        Path badXml = Bundles.testApp(tmp.resolve("bad-xml"));
+        Files.writeString(badXml.resolve("AndroidManifest.xml"), "<manifest package=\"a.b\"><application>");
+        assertRefused(bundleJson(badXml), "AndroidManifest.xml line");
+
+        Path noLauncher = Bundles.testApp(tmp.resolve("no-launcher"));
+        Files.writeString(noLauncher.resolve("AndroidManifest.xml"),
+                Bundles.TEST_APP_MANIFEST.replace("android.intent.category.LAUNCHER", "x.y"));
+        assertRefused(bundleJson(noLauncher), "LAUNCHER");
+
+        Path missingClass = Bundles.testApp(tmp.resolve("missing-class"));
+        Files.writeString(missingClass.resolve("AndroidManifest.xml"),
+                Bundles.TEST_APP_MANIFEST.replace("testapp.TestService", "testapp.Missing"));
+        assertRefused(bundleJson(missingClass), "org/rtdroid/android/cell/testapp/Missing.class");
+
+        Path notAJar = Bundles.testApp(tmp.resolve("not-a-jar"));
+        Files.writeString(notAJar.resolve("classes.jar"), "hello");
+        assertRefused(bundleJson(notAJar), "not a valid jar");
+
+        Path badChannel = Bundles.testApp(tmp.resolve("bad-channel"));
+        Files.writeString(badChannel.resolve("AndroidManifest.xml"),
+                Bundles.TEST_APP_MANIFEST.replace("echo,test.boom", "echo,no spaces"));
+        assertRefused(bundleJson(badChannel), "channel 'no spaces'");
+
+        assertRefused("{\"bundle\": 5}", "'bundle'");
+        assertRefused("{\"bundle\": ", "malformed JSON");
+        assertFalse(cell.get("/apps").body().contains(TEST_APP), "nothing was installed");
+    }
+
+    private void assertRefused(String body, String reason) throws Exception {
+        CellProcess.Reply r = cell.post("/apps/install", body);
+        assertEquals(400, r.status(), r.body());
+        assertTrue(r.body().contains("\"error\""), r.body());
+        assertTrue(r.body().contains(reason), "expected '" + reason + "' in " + r.body());
+    }
+
+    private static String bundleJson(Path p) {
+        return "{\"bundle\":\"" + p + "\"}";
+    }
+
+    @Test
+    @Order(3)
+    void configurationUiInstallsLaunchesAndRendersAScreenshot() throws Exception {
+        Path bundle = Bundles.configurationUi(Files.createDirectories(tmp.resolve("configuration-ui")));
+        CellProcess.Reply r = cell.post("/apps/install", bundleJson(bundle));
+        assertEquals(200, r.status(), r.body());
+        assertTrue(r.body().contains("\"channels\":[\"echo\",\"cochlear.config\",\"cochlear.status\"]"), r.body());
+        assertEquals(409, cell.post("/apps/install", bundleJson(bundle)).status(), "duplicate install refused");
+
+        r = cell.post("/apps/" + UI + "/launch", "");
+        assertEquals(200, r.status(), r.body());
+        assertTrue(r.body().contains("ConfigurationActivity"), r.body());
+        assertTrue(cell.get("/state").body().contains("\"foreground\":{\"package\":\"" + UI + "\""));
+        assertEquals("{\"id\":\"ping_result\",\"text\":\"No ping yet\"}", cell.get("/ui/text?id=ping_result").body());
+
+        byte[] png = cell.getBytes("/screenshot");
+        assertTrue(png.length > 10_000, "a real rendering, not a blank: " + png.length + " bytes");
+        assertEquals((byte) 0x89, png[0]);
+        assertEquals('P', png[1]);
+        int width = ByteBuffer.wrap(png, 16, 4).getInt();
+        int height = ByteBuffer.wrap(png, 20, 4).getInt();
+        assertEquals(720, width, "360dp at xhdpi");
+        assertEquals(1280, height);
+        Path out = Paths.get("target/screenshots");
+        Files.createDirectories(out);
+        Files.write(out.resolve("configuration-ui.png"), png);
+
+        String logs = cell.get("/logcat?since=0").body();
+        assertTrue(logs.contains("\"tag\":\"ConfigurationUI\",\"app\":\"" + UI + "\""), "log attributed to the app");
+    }
+
+    @Test
+    @Order(4)
+    void uiEventsForMissingViewsAndBadValuesFailClearly() throws Exception {
+        CellProcess.Reply r = cell.post("/ui/click", "{\"id\":\"no_such_view\"}");
+        assertEquals(404, r.status(), r.body());
+        assertTrue(r.body().contains("no view with id 'no_such_view'"), r.body());
+        r = cell.post("/ui/seekbar", "{\"id\":\"ping\",\"progress\":3}");
+        assertEquals(400, r.status(), r.body());
+        assertTrue(r.body().contains("not a SeekBar"), r.body());
+        r = cell.post("/ui/seekbar", "{\"id\":\"volume\",\"progress\":101}");
+        assertEquals(400, r.status(), r.body());
+        assertTrue(r.body().contains("outside 0..100"), r.body());
+        r = cell.post("/ui/switch", "{\"id\":\"noise_reduction\"}");
+        assertEquals(400, r.status(), r.body());
+        r = cell.get("/ui/text");
+        assertEquals(400, r.status(), r.body());
+        r = cell.post("/apps/org.example.nothing/launch", "");
+        assertEquals(404, r.status(), r.body());
+        assertTrue(r.body().contains("unknown package 'org.example.nothing'"), r.body());
+        assertEquals(404, cell.get("/nothing/here").status());
+        assertEquals(405, cell.get("/shutdown").status());
+    }
+
+    @Test
+    @Order(5)
+    void pingTravelsThroughTheProxyAndThePongUpdatesTheUi() throws Exception {
+        // Without an RT cell the proxy refuses, and the app shows why.
+        cell.post("/ui/click", "{\"id\":\"ping\"}");
+        cell.await("/ui/text?id=connection", b -> b.contains("Refused: RT cell not connected"), 10_000);
+
+        rt = TestRtPeer.attach(region);
+        cell.await("/proxy/stats", b -> b.contains("\"connected\":true"), 10_000);
+
+        assertEquals(200, cell.post("/ui/click", "{\"id\":\"ping\"}").status());
+        Frame f = rt.receive(10_000);
+        assertNotNull(f, "the proxy wrote a frame");
+        assertEquals(Frame.BODY_INTENT, f.bodyKind());
+        assertEquals("echo", f.intent().channelString());
+        assertEquals("org.rtdroid.echo.PING", f.intent().actionString());
+        assertEquals(UI, f.intent().senderString());
+        assertEquals(90, f.intent().senderPriority());
+        byte[] payload = java.util.Arrays.copyOf(f.intent().payload().array(), f.intent().payload().length());
+        assertEquals(2, ByteBuffer.wrap(payload).order(ByteOrder.LITTLE_ENDIAN).getInt(0), "second ping of the app");
+        rt.send("echo", "org.rtdroid.echo.PONG", 90, payload, f.intent().correlationId());
+
+        String text = cell.await("/ui/text?id=ping_result", b -> b.contains("Pong #2 in"), 10_000);
+        assertTrue(text.contains("µs") || text.contains("ms"), text);
+        String lat = cell.await("/latency", b -> b.contains("\"count\":1"), 5_000);
+        assertTrue(lat.contains("\"androidShare\":{\"n\":1"), lat);
+        String stats = cell.get("/proxy/stats").body();
+        assertTrue(stats.contains("\"echo\":{\"out\":1,\"in\":1,\"refused\":1"), stats);
+    }
+
+    @Test
+    @Order(6)
+    void settingsGoOutAsConfigAndStatusRecordsShowUp() throws Exception {
+        assertEquals(200, cell.post("/ui/seekbar", "{\"id\":\"volume\",\"progress\":73}").status());
+        Frame f = rt.receive(10_000);
+        assertNotNull(f);
+        assertEquals("cochlear.config", f.intent().channelString());
+        assertEquals("org.rtdroid.cochlear.SET_CONFIG", f.intent().actionString());
+        ByteBuffer cfg = ByteBuffer.wrap(f.intent().payload().array(), 0, 8).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(73, cfg.getInt(0));
+        assertEquals(0, cfg.getInt(4));
+        long corr = f.intent().correlationId();
+
+        assertEquals(200, cell.post("/ui/switch", "{\"id\":\"noise_reduction\",\"checked\":true}").status());
+        f = rt.receive(10_000);
+        assertNotNull(f);
+        cfg = ByteBuffer.wrap(f.intent().payload().array(), 0, 8).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(73, cfg.getInt(0));
+        assertEquals(1, cfg.getInt(4));
+
+        ByteBuffer status = ByteBuffer.allocate(40).order(ByteOrder.LITTLE_ENDIAN);
+        status.putLong(1234).putLong(0).putLong(56_700).putInt(73).putInt(1).putFloat(-23.5f).putFloat(-20.25f);
+        rt.send("cochlear.status", "org.rtdroid.cochlear.CONFIG_ACK", 60, status.array(), corr);
+        cell.await("/ui/text?id=releases", b -> b.contains("\"text\":\"1234\""), 10_000);
+        assertTrue(cell.get("/ui/text?id=worst_lateness").body().contains("56.7 µs"));
+        assertTrue(cell.get("/ui/text?id=applied").body().contains("Applied: volume 73, noise reduction on"));
+        assertTrue(cell.get("/ui/text?id=levels").body().contains("in -23.5 dBFS"));
+        byte[] png = cell.getBytes("/screenshot");
+        Files.write(Paths.get("target/screenshots/configuration-ui-status.png"), png);
+    }
+
+    @Test
+    @Order(7)
+    void testAppBindsAServiceAndIsRefusedAnUndeclaredChannel() throws Exception {
+        Path bundle = Bundles.testApp(Files.createDirectories(tmp.resolve("test-app")));
+        CellProcess.Reply r = cell.post("/apps/install", bundleJson(bundle));
+        assertEquals(200, r.status(), r.body());
+        assertEquals(200, cell.post("/apps/" + TEST_APP + "/launch", "").status());
+
+        cell.post("/ui/click", "{\"id\":\"bind\"}");
+        cell.await("/ui/text?id=bound", b -> b.contains("bound:hello from " + TEST_APP), 10_000);
+
+        cell.post("/ui/click", "{\"id\":\"send_undeclared\"}");
+        String refusal = cell.await("/ui/text?id=refusal", b -> b.contains("does not declare"), 10_000);
+        assertTrue(refusal.contains(TEST_APP + " does not declare channel 'cochlear.config'"), refusal);
+        assertNull(rt.receive(300), "nothing reached the RT side");
+
+        // An RT frame reaches the receivers, among declaring apps, whose filters match.
+        rt.send("echo", "org.rtdroid.test.HELLO", 10, new byte[] {1}, 0);
+        cell.await("/ui/text?id=received", b -> b.contains("org.rtdroid.test.HELLO;"), 10_000);
+    }
+
+    private static void assertNull(Object o, String why) {
+        assertTrue(o == null, why);
+    }
+
+    @Test
+    @Order(8)
+    void anExceptionInAnAppCallbackMarksTheAppCrashedAndTheCellGoesOn() throws Exception {
+        CellProcess.Reply r = cell.post("/ui/click", "{\"id\":\"crash\"}");
+        assertEquals(500, r.status(), r.body());
+        assertTrue(r.body().contains("deliberate crash in onClick"), r.body());
+        String app = cell.get("/apps/" + TEST_APP).body();
+        assertTrue(app.contains("\"state\":\"CRASHED\""), app);
+        String logs = cell.get("/logcat?since=0").body();
+        assertTrue(logs.contains("FATAL EXCEPTION in " + TEST_APP), "crash logged");
+        assertTrue(logs.contains("org.rtdroid.android.cell.testapp.TestActivity.lambda$onCreate"), "with its stack");
+
+        // A manifest receiver that throws, reached by an RT frame: crashed again, proxy unharmed.
+        assertEquals(200, cell.post("/apps/" + TEST_APP + "/launch", "").status());
+        cell.await("/apps/" + TEST_APP, b -> b.contains("\"state\":\"RUNNING\""), 5_000);
+        rt.send("test.boom", "org.rtdroid.test.BOOM", 20, new byte[0], 0);
+        cell.await("/apps/" + TEST_APP, b -> b.contains("\"state\":\"CRASHED\"") && b.contains("BoomReceiver"), 10_000);
+
+        // The cell and the proxy still work for the other app.
+        assertEquals(200, cell.post("/apps/" + UI + "/launch", "").status());
+        cell.post("/ui/click", "{\"id\":\"ping\"}");
+        Frame f = rt.receive(10_000);
+        assertNotNull(f, "proxy still sends");
+        rt.send("echo", "org.rtdroid.echo.PONG", 90, new byte[] {3, 0, 0, 0}, f.intent().correlationId());
+        cell.await("/ui/text?id=ping_result", b -> b.contains("Pong #3"), 10_000);
+        assertTrue(cell.get("/state").body().contains("\"ready\":true"));
+    }
+
+    @Test
+    @Order(9)
+    void rtRestartIsNoticedAndTheProxyReconnects() throws Exception {
+        rt.close();
+        cell.await("/proxy/stats", b -> b.contains("\"connected\":false"), 10_000);
+        rt = TestRtPeer.attach(region);
+        cell.await("/proxy/stats", b -> b.contains("\"connected\":true") && b.contains("\"peerRestarts\":1,"),
+                10_000);
+        cell.post("/ui/click", "{\"id\":\"ping\"}");
+        Frame f = rt.receive(10_000);
+        assertNotNull(f, "sends resume after the RT cell restarted");
+        rt.send("echo", "org.rtdroid.echo.PONG", 90, new byte[] {4, 0, 0, 0}, f.intent().correlationId());
+        cell.await("/ui/text?id=ping_result", b -> b.contains("Pong #4"), 10_000);
+    }
+
+    @Test
+    @Order(10)
+    void uninstallRemovesTheApp() throws Exception {
+        assertEquals(200, cell.delete("/apps/" + TEST_APP).status());
+        assertFalse(cell.get("/apps").body().contains(TEST_APP));
+        assertEquals(404, cell.delete("/apps/" + TEST_APP).status());
+        assertEquals(400, cell.delete("/apps/org.rtdroid.proxy").status(), "system app stays");
+    }
+
+    @Test
+    @Order(11)
+    void sigtermShutsTheCellDownCleanly() throws Exception {
+        ProcessHandle h = cell.process.toHandle();
+        assertTrue(h.isAlive());
+        // SIGTERM through the handle: Process.destroy() would also close our end of its stdout.
+        assertTrue(h.destroy());
+        assertTrue(cell.process.waitFor(30, TimeUnit.SECONDS), "exited within 30 s");
+        assertEquals(143, cell.process.exitValue(), "terminated by SIGTERM after the hook finished");
+        cell.awaitOutputEnd();
+        String out = String.join("\n", cell.stdout);
+        assertTrue(out.contains("stop requested (signal)"), out);
+        assertTrue(out.contains("proxy stopped"), out);
+        assertTrue(out.contains("I/AndroidCell(android): stopped"), out);
+        rt.close();
+        assertEquals(3, rt.region.peerState(org.rtdroid.bridge.Region.ANDROID_PEER), "Android peer STOPPING");
+    }
+}

@@ -1,0 +1,41 @@
+package org.rtdroid.android.proxy;
+
+/**
+ * The Intent contract between apps and RTsProxyService (android-cell/README.md, "Talking to the
+ * RT cell"). Apps compiled for old API levels copy these strings; they are the whole interface.
+ */
+public final class ProxyContract {
+    private ProxyContract() {
+    }
+
+    public static final String PROXY_PACKAGE = "org.rtdroid.proxy";
+    public static final String PROXY_SERVICE = "org.rtdroid.android.proxy.RTsProxyService";
+
+    /** startService: send extras {@link #EXTRA_CHANNEL} … to the RT cell. */
+    public static final String ACTION_SEND = "org.rtdroid.proxy.SEND";
+    /** Broadcast to the sender's package when a send is refused; extra {@link #EXTRA_REASON}. */
+    public static final String ACTION_REFUSED = "org.rtdroid.proxy.REFUSED";
+
+    /** Application meta-data: comma-separated cross-context channels the app may use. */
+    public static final String META_CHANNELS = "org.rtdroid.channels";
+    /** Proxy meta-data / system property: the region file to attach to. */
+    public static final String META_REGION = "org.rtdroid.region";
+
+    public static final String EXTRA_CHANNEL = "channel";
+    public static final String EXTRA_ACTION = "action";
+    public static final String EXTRA_PAYLOAD = "payload";
+    public static final String EXTRA_PRIORITY = "priority";
+    public static final String EXTRA_CORRELATION_ID = "correlationId";
+    public static final String EXTRA_SENDER = "sender";
+    /** The app's System.nanoTime() when it sent: the start of the measured round trip. */
+    public static final String EXTRA_SEND_NANOS = "sendNanos";
+    public static final String EXTRA_REASON = "reason";
+    public static final String EXTRA_RT_RECEIVE_NANOS = "rtReceiveNanos";
+    public static final String EXTRA_RT_REPLY_NANOS = "rtReplyNanos";
+    public static final String EXTRA_SEQ = "seq";
+
+    public static final int MAX_CHANNEL_BYTES = 63;
+    public static final int MAX_ACTION_BYTES = 63;
+    public static final int MAX_PAYLOAD_BYTES = 224;
+    public static final int MAX_SENDER_BYTES = 47;
+}

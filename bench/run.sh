@@ -1,0 +1,25 @@
+#!/bin/sh
+# Runs one benchmark (or all) with the JVM settings the RT cell uses, then plots it.
+#   bench/run.sh <looper|periodic|channels|all> [--quick] [--seconds S] [--cpu N]
+# Needs: `mvn -B -q -pl bench -am install -DskipTests` (jar + target/lib), the venv build/venv
+# (matplotlib) for the PNG, and rt-tests (cyclictest) for the periodic baseline.
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
+JAR=$(ls "$ROOT"/bench/target/rtdroid-bench-*.jar 2>/dev/null | head -n 1 || true)
+if [ -z "$JAR" ] || [ ! -d "$ROOT/bench/target/lib" ]; then
+  echo "bench/run.sh: bench is not built; run: mvn -B -q -pl bench -am install -DskipTests" >&2
+  exit 2
+fi
+PYTHON="$ROOT/build/venv/bin/python"
+PLOT=""
+if [ -x "$PYTHON" ]; then
+  PLOT="--python $PYTHON --plot-script $ROOT/bench/plot.py"
+else
+  echo "bench/run.sh: no $PYTHON; JSON only, no plot" >&2
+fi
+# Generational ZGC (the only ZGC mode in Java 25), a fixed, pre-touched heap so mlockall covers it.
+# shellcheck disable=SC2086
+exec "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED \
+  -XX:+UseZGC -Xms1g -Xmx1g -XX:+AlwaysPreTouch \
+  -cp "$JAR:$ROOT/bench/target/lib/*" org.rtdroid.bench.Main "$@" --out "$ROOT/build/bench" $PLOT

@@ -1,0 +1,92 @@
+package org.rtdroid.bench;
+
+import java.nio.file.Path;
+import org.rtdroid.runtime.os.CpuSet;
+import org.rtdroid.runtime.os.Linux;
+
+/**
+ * Command-line options shared by every benchmark (validated here, with a clear error each).
+ *
+ * @param secondsPerCase how long each (impl, case) runs; --quick shortens it for CI smoke runs
+ * @param quick true for a smoke run (fewer cases where a benchmark has many)
+ * @param cpu the CPU that real-time measuring threads are pinned to
+ * @param out the output directory for JSON and PNG
+ * @param python the Python interpreter that runs plot.py (null: no plot)
+ * @param plotScript bench/plot.py (null: no plot)
+ */
+public record BenchOptions(double secondsPerCase, boolean quick, int cpu, Path out, String python, Path plotScript) {
+    public static final String USAGE = """
+            usage: org.rtdroid.bench.Main <looper|periodic|channels|all> [options]
+              --out DIR            output directory (default build/bench)
+              --quick              smoke run: about 1 s per case and fewer cases (CI)
+              --seconds S          seconds per (impl, case); default 8, quick 1
+              --cpu N              CPU for the real-time measuring threads (default: the last allowed CPU)
+              --python PATH        Python with matplotlib for the plot (default: no plot)
+              --plot-script PATH   bench/plot.py
+            """;
+
+    public static BenchOptions parse(String[] args, int from) {
+        double seconds = -1;
+        boolean quick = false;
+        int cpu = -1;
+        Path out = Path.of("build/bench");
+        String python = null;
+        Path plot = null;
+        for (int i = from; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "--quick" -> quick = true;
+                case "--out" -> out = Path.of(value(args, ++i, a));
+                case "--python" -> python = value(args, ++i, a);
+                case "--plot-script" -> plot = Path.of(value(args, ++i, a));
+                case "--seconds" -> {
+                    String v = value(args, ++i, a);
+                    try {
+                        seconds = Double.parseDouble(v);
+                    } catch (NumberFormatException e) {
+                        throw new IllegalArgumentException("--seconds: \"" + v + "\" is not a number");
+                    }
+                    if (!(seconds > 0 && seconds <= 3600)) {
+                        throw new IllegalArgumentException("--seconds: " + v + " is outside (0, 3600]");
+                    }
+                }
+                case "--cpu" -> {
+                    String v = value(args, ++i, a);
+                    try {
+                        cpu = Integer.parseInt(v);
+                    } catch (NumberFormatException e) {
+                        throw new IllegalArgumentException("--cpu: \"" + v + "\" is not a CPU number");
+                    }
+                    if (!Linux.currentAffinity().contains(cpu)) {
+                        throw new IllegalArgumentException("--cpu: CPU " + cpu + " is not one this process may use ("
+                                + Linux.currentAffinity() + ")");
+                    }
+                }
+                default -> throw new IllegalArgumentException("unknown option \"" + a + "\"");
+            }
+        }
+        if (seconds < 0) {
+            seconds = quick ? 1.0 : 8;
+        }
+        if (cpu < 0) {
+            int[] allowed = Linux.currentAffinity().toArray();
+            cpu = allowed[allowed.length - 1];
+        }
+        return new BenchOptions(seconds, quick, cpu, out, python, plot);
+    }
+
+    private static String value(String[] args, int i, String flag) {
+        if (i >= args.length || args[i].startsWith("--")) {
+            throw new IllegalArgumentException(flag + " needs a value");
+        }
+        return args[i];
+    }
+
+    public CpuSet cpuSet() {
+        return CpuSet.of(cpu);
+    }
+
+    public long nanosPerCase() {
+        return (long) (secondsPerCase * 1e9);
+    }
+}

@@ -1,0 +1,368 @@
+package org.rtdroid.bench;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
+import org.rtdroid.runtime.channel.BroadcastChannel;
+import org.rtdroid.runtime.channel.BulkChannel;
+import org.rtdroid.runtime.channel.ChannelSender;
+import org.rtdroid.runtime.channel.InboundSource;
+import org.rtdroid.runtime.channel.IntentConsumer;
+import org.rtdroid.runtime.channel.MessageChannel;
+import org.rtdroid.runtime.channel.RealtimeIntent;
+import org.rtdroid.runtime.manifest.DropPolicy;
+import org.rtdroid.runtime.memory.TransferScope;
+import org.rtdroid.runtime.os.Linux;
+import org.rtdroid.runtime.os.RealtimePolicy;
+import org.rtdroid.runtime.os.RealtimeThreads;
+
+/**
+ * Send-to-receive latency of the runtime's three channel kinds for payloads from 64 B to 1 MiB. A
+ * SCHED_FIFO 80 sender sends once per millisecond; SCHED_FIFO 70 receivers park until the channel
+ * wakes them.
+ *
+ * <ul>
+ *   <li>message: the timestamp is taken before {@code send}; the closure copies payload_bytes from
+ *       the sender's buffer into the pre-allocated message (that copy is the channel's cost); the
+ *       receiver reads the message in place.</li>
+ *   <li>broadcast: the same, with two subscribers on two threads; every delivery is a sample.</li>
+ *   <li>bulk: the sender produces its payload in place in the transfer scope (bump-allocates
+ *       payload_bytes and writes its ends); the timestamp is taken when the data is ready, at the
+ *       end of the closure, so the latency is the ownership transfer plus the wake-up: zero copy.</li>
+ * </ul>
+ */
+final class ChannelsBench implements Benchmark {
+    static final long PERIOD_NANOS = 1_000_000L;
+    static final int SENDER_PRIORITY = 80;
+    static final int RECEIVER_PRIORITY = 70;
+    static final int CAPACITY = 4;
+    static final int SUBSCRIBERS = 2;
+
+    @Override
+    public String name() {
+        return "channels";
+    }
+
+    @Override
+    public String description() {
+        return "message, broadcast and bulk channel latency, 64 B .. 1 MiB payloads";
+    }
+
+    /** One channel under test: a sending end and its receiving threads. */
+    interface Participant {
+        void start(Latency[] perReceiver);
+
+        /** Sends one message stamped {@code stamp} (0 = warm-up, not recorded); @return false if dropped */
+        boolean send(long stamp);
+
+        /** Deliveries so far (all receivers). */
+        long delivered();
+
+        void stop() throws InterruptedException;
+    }
+
+    @Override
+    public void run(BenchOptions o, Report report) throws Exception {
+        int[] sizes = o.quick() ? new int[] {64, 65536, 1 << 20} : new int[] {64, 1024, 16384, 262144, 1 << 20};
+        long messages = Math.max(100, (long) (o.nanosPerCase() / 4 / PERIOD_NANOS));
+        Map<String, Report.Row> bulkRows = new LinkedHashMap<>();
+        for (String channel : List.of("message", "broadcast", "bulk")) {
+            boolean first = true;
+            for (int size : sizes) {
+                Participant p = switch (channel) {
+                    case "message" -> new MessageParticipant(size);
+                    case "broadcast" -> new BroadcastParticipant(size);
+                    default -> new BulkParticipant(size);
+                };
+                Report.Row row = runCase(report, p, channel, size, messages, first ? 5_000 : 200);
+                if (channel.equals("bulk")) {
+                    bulkRows.put(Integer.toString(size), row);
+                }
+                first = false;
+            }
+        }
+        Report.Row small = bulkRows.get(Integer.toString(sizes[0]));
+        Report.Row large = bulkRows.get(Integer.toString(sizes[sizes.length - 1]));
+        double ratio = large.p99Micros() / small.p99Micros();
+        report.goal("bulk p99 stays flat from " + sizes[0] + " B to " + sizes[sizes.length - 1] + " B (within 2x: zero copy)",
+                String.format("p99 %.1f us at %d B vs %.1f us at %d B (%.2fx)", large.p99Micros(), sizes[sizes.length - 1],
+                        small.p99Micros(), sizes[0], ratio), ratio <= 2.0);
+        report.note("sender SCHED_FIFO " + SENDER_PRIORITY + " every " + PERIOD_NANOS / 1000 + " us; receivers SCHED_FIFO "
+                + RECEIVER_PRIORITY + " parked until woken; channel capacity " + CAPACITY + "; broadcast to " + SUBSCRIBERS
+                + " subscribers; bulk timestamps are taken once the payload is produced in the transfer scope");
+    }
+
+    private Report.Row runCase(Report report, Participant p, String channel, int size, long messages, int warmup)
+            throws Exception {
+        int receivers = p instanceof BroadcastParticipant ? SUBSCRIBERS : 1;
+        Latency[] recs = new Latency[receivers];
+        for (int i = 0; i < receivers; i++) {
+            recs[i] = new Latency();
+        }
+        p.start(recs);
+        long[] result = new long[2];
+        Thread sender = RealtimeThreads.start("bench-sender", RealtimePolicy.fifo(SENDER_PRIORITY), () -> {
+            long expected = 0;
+            for (int i = 0; i < warmup; i++) { // JIT warm-up, one message in flight at a time
+                if (p.send(0)) {
+                    expected += receivers;
+                }
+                while (p.delivered() < expected) {
+                    Thread.onSpinWait();
+                }
+            }
+            long sent = 0;
+            long dropped = 0;
+            long next = Linux.monotonicNanos() + PERIOD_NANOS;
+            for (long i = 0; i < messages; i++, next += PERIOD_NANOS) {
+                Linux.sleepUntilNanos(next);
+                if (p.send(1)) {
+                    sent++;
+                } else {
+                    dropped++;
+                }
+            }
+            result[0] = sent;
+            result[1] = dropped;
+        });
+        sender.join();
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (total(recs) < result[0] * receivers && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        p.stop();
+        Latency all = new Latency();
+        for (Latency r : recs) {
+            all.histogram().add(r.histogram());
+        }
+        Map<String, Object> cases = new LinkedHashMap<>();
+        cases.put("channel", channel);
+        cases.put("payload_bytes", size);
+        Map<String, Object> extra = new LinkedHashMap<>();
+        extra.put("sent", result[0]);
+        extra.put("dropped", result[1]);
+        extra.put("receivers", receivers);
+        return report.row("rtdroid", cases, all.histogram(), extra);
+    }
+
+    private static long total(Latency[] recs) {
+        long n = 0;
+        for (Latency r : recs) {
+            n += r.histogram().getTotalCount();
+        }
+        return n;
+    }
+
+    /** A receiving thread: drains its source, parks when it is empty (the channel unparks it). */
+    static final class Receiver {
+        private final Thread thread;
+        private volatile boolean running = true;
+        volatile long delivered;
+
+        Receiver(String name, InboundSource source, IntentConsumer consumer) {
+            thread = RealtimeThreads.newThread(name, RealtimePolicy.fifo(RECEIVER_PRIORITY), null, () -> {
+                while (running) {
+                    if (source.deliverOne(consumer)) {
+                        delivered++;
+                    } else {
+                        LockSupport.park(this);
+                    }
+                }
+            });
+            thread.setDaemon(true);
+            source.setConsumerThread(thread);
+            thread.start();
+        }
+
+        Receiver(String name, BulkChannel source, org.rtdroid.runtime.channel.BulkHandler handler) {
+            thread = RealtimeThreads.newThread(name, RealtimePolicy.fifo(RECEIVER_PRIORITY), null, () -> {
+                while (running) {
+                    if (source.receive(handler)) {
+                        delivered++;
+                    } else {
+                        LockSupport.park(this);
+                    }
+                }
+            });
+            thread.setDaemon(true);
+            source.setConsumerThread(thread);
+            thread.start();
+        }
+
+        void stop() throws InterruptedException {
+            running = false;
+            LockSupport.unpark(thread);
+            thread.join(5000);
+        }
+    }
+
+    /** Records the latency of an intent stamped in its correlation id (0 = warm-up). */
+    static IntentConsumer recorder(Latency rec) {
+        return intent -> {
+            long now = System.nanoTime();
+            long stamp = intent.correlationId();
+            byte[] p = intent.payload();
+            if (p[0] + p[intent.payloadLength() - 1] == 1000) { // read the payload's ends
+                stamp++;
+            }
+            if (stamp > 1) {
+                rec.recordNanos(now - stamp);
+            }
+        };
+    }
+
+    static final class MessageParticipant implements Participant {
+        private final int size;
+        private final byte[] source;
+        private MessageChannel channel;
+        private ChannelSender sender;
+        private Receiver receiver;
+        private long stamp;
+        private final org.rtdroid.runtime.channel.MessageClosure fill;
+
+        MessageParticipant(int size) {
+            this.size = size;
+            this.source = new byte[size];
+            source[0] = 1;
+            source[size - 1] = 2;
+            fill = m -> {
+                m.setPayload(source, 0, size);
+                m.setCorrelationId(stamp);
+            };
+        }
+
+        @Override
+        public void start(Latency[] recs) {
+            channel = new MessageChannel("bench-message", CAPACITY, size, DropPolicy.NEWEST, false);
+            sender = new ChannelSender("bench-message", "bench-sender", SENDER_PRIORITY, false);
+            receiver = new Receiver("bench-message-rx", channel, recorder(recs[0]));
+        }
+
+
+        @Override
+        public boolean send(long s) {
+            stamp = s == 0 ? 0 : System.nanoTime();
+            return channel.send(sender, fill) == ChannelSender.SENT;
+        }
+
+        @Override
+        public long delivered() {
+            return receiver.delivered;
+        }
+
+        @Override
+        public void stop() throws InterruptedException {
+            receiver.stop();
+        }
+    }
+
+    static final class BroadcastParticipant implements Participant {
+        private final int size;
+        private final byte[] source;
+        private BroadcastChannel channel;
+        private ChannelSender sender;
+        private final List<Receiver> receivers = new ArrayList<>();
+        private long stamp;
+        private final org.rtdroid.runtime.channel.MessageClosure fill;
+
+        BroadcastParticipant(int size) {
+            this.size = size;
+            this.source = new byte[size];
+            source[0] = 1;
+            source[size - 1] = 2;
+            fill = m -> {
+                m.setPayload(source, 0, size);
+                m.setCorrelationId(stamp);
+            };
+        }
+
+        @Override
+        public void start(Latency[] recs) {
+            channel = new BroadcastChannel("bench-broadcast", CAPACITY, size, SUBSCRIBERS, DropPolicy.NEWEST, false);
+            sender = new ChannelSender("bench-broadcast", "bench-sender", SENDER_PRIORITY, false);
+            for (int i = 0; i < SUBSCRIBERS; i++) {
+                receivers.add(new Receiver("bench-broadcast-rx" + i, channel.subscriber(i), recorder(recs[i])));
+            }
+        }
+
+
+        @Override
+        public boolean send(long s) {
+            stamp = s == 0 ? 0 : System.nanoTime();
+            return channel.broadcast(sender, fill) == ChannelSender.SENT;
+        }
+
+        @Override
+        public long delivered() {
+            long n = 0;
+            for (Receiver r : receivers) {
+                n += r.delivered;
+            }
+            return n;
+        }
+
+        @Override
+        public void stop() throws InterruptedException {
+            for (Receiver r : receivers) {
+                r.stop();
+            }
+        }
+    }
+
+    static final class BulkParticipant implements Participant {
+        private final int size;
+        private final Arena arena = Arena.ofShared();
+        private BulkChannel channel;
+        private ChannelSender sender;
+        private Receiver receiver;
+        private boolean warm;
+        private final org.rtdroid.runtime.channel.BulkClosure fill;
+
+        BulkParticipant(int size) {
+            this.size = size;
+            fill = scope -> {
+                long base = scope.allocate(size); // the payload, produced in place
+                scope.putLong(base + size - 8, size);
+                scope.putLong(base, warm ? 0 : System.nanoTime()); // data ready: start the clock
+            };
+        }
+
+        @Override
+        public void start(Latency[] recs) {
+            MemorySegment region = arena.allocate((long) CAPACITY * size, 64);
+            channel = new BulkChannel("bench-bulk", CAPACITY, size, DropPolicy.NEWEST, region);
+            sender = new ChannelSender("bench-bulk", "bench-sender", SENDER_PRIORITY, false);
+            Latency rec = recs[0];
+            receiver = new Receiver("bench-bulk-rx", channel, (TransferScope scope) -> {
+                long now = System.nanoTime();
+                long stamp = scope.getLong(0);
+                long end = scope.getLong(size - 8);
+                if (stamp > 1 && end == size) {
+                    rec.recordNanos(now - stamp);
+                }
+            });
+        }
+
+
+        @Override
+        public boolean send(long s) {
+            warm = s == 0;
+            return channel.send(sender, fill) == ChannelSender.SENT;
+        }
+
+        @Override
+        public long delivered() {
+            return receiver.delivered;
+        }
+
+        @Override
+        public void stop() throws InterruptedException {
+            receiver.stop();
+            arena.close();
+        }
+    }
+}

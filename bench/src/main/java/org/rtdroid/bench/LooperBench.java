@@ -1,0 +1,339 @@
+package org.rtdroid.bench;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+import org.rtdroid.runtime.looper.MessagePolicy;
+import org.rtdroid.runtime.looper.RtHandler;
+import org.rtdroid.runtime.looper.RtHandlerThread;
+import org.rtdroid.runtime.looper.RtLooper;
+import org.rtdroid.runtime.looper.RtMessage;
+import org.rtdroid.runtime.looper.fifo.Handler;
+import org.rtdroid.runtime.looper.fifo.Looper;
+import org.rtdroid.runtime.looper.fifo.Message;
+import org.rtdroid.runtime.os.Linux;
+import org.rtdroid.runtime.os.RealtimePolicy;
+import org.rtdroid.runtime.os.RealtimeThreads;
+
+/**
+ * The dissertation's Fig. 3.9 experiment: a high-priority thread (SCHED_FIFO 80) sends a timestamped
+ * message every 10 ms; N low-priority (SCHED_OTHER) threads each send 10 messages every 10 ms to the
+ * same looper. We measure the send-to-handleMessage latency of the high-priority messages.
+ *
+ * <p>Participants: {@code rtdroid} (RT looper, per-priority queues, priority inheritance, a bounded
+ * pool per sender: a flooding sender drops its own messages) and {@code fifo} (stock Android
+ * semantics: one time-ordered FIFO queue, unbounded). Both looper threads run at the same kernel
+ * priority (SCHED_FIFO 1 where permitted), so only the queueing discipline differs. After the
+ * senders stop, each looper drains its backlog, so every high-priority message sent is measured.
+ */
+final class LooperBench implements Benchmark {
+    static final long PERIOD_NANOS = 10_000_000L;
+    static final int NOISE_BURST = 10;
+    static final int HIGH_PRIORITY = 80;
+    static final int LOOPER_BASE_PRIORITY = Integer.getInteger("rtdroid.looperBase", 1);
+    static final int JIT_WARMUP_MESSAGES = 30_000;
+    static final int WHAT_HIGH = 1;
+    static final int WHAT_NOISE = 2;
+
+    @Override
+    public String name() {
+        return "looper";
+    }
+
+    @Override
+    public String description() {
+        return "Fig. 3.9: latency of 10 ms high-priority messages vs N low-priority senders (10 msgs / 10 ms each)";
+    }
+
+    /** One implementation under test: a looper with a high-priority sending end and N noise ends. */
+    interface Participant {
+        String impl();
+
+        /** Starts the looper; {@code high} receives the latency of each measured high message. */
+        void start(HighRecorder high, int noiseThreads) throws InterruptedException;
+
+        /** @return false if the message was dropped (bounded pool exhausted) */
+        boolean sendHigh(long timestampNanos);
+
+        boolean sendNoise(int thread, long timestampNanos);
+
+        void stop() throws InterruptedException;
+    }
+
+    /** Records high-priority latencies after the warm-up ends; runs on the looper thread. */
+    static final class HighRecorder {
+        final Latency latency = new Latency();
+        volatile long measureFromNanos = Long.MAX_VALUE;
+        volatile long handledCount;
+
+        void handled(long sentNanos) {
+            long now = System.nanoTime();
+            if (sentNanos >= measureFromNanos) {
+                latency.recordNanos(now - sentNanos);
+            }
+            handledCount++;
+        }
+    }
+
+    @Override
+    public void run(BenchOptions o, Report report) throws Exception {
+        int[] noiseCounts = o.quick() ? new int[] {0, 300} : new int[] {0, 10, 50, 100, 300};
+        List<Participant> participants = List.of(new RtdroidParticipant(), new FifoParticipant());
+        Map<String, Map<Integer, Report.Row>> byImpl = new LinkedHashMap<>();
+        for (Participant p : participants) {
+            for (int n : noiseCounts) {
+                Report.Row row = runCase(o, report, p, n);
+                byImpl.computeIfAbsent(p.impl(), k -> new LinkedHashMap<>()).put(n, row);
+                System.gc();
+            }
+        }
+        int maxN = noiseCounts[noiseCounts.length - 1];
+        Report.Row r0 = byImpl.get("rtdroid").get(0);
+        Report.Row rN = byImpl.get("rtdroid").get(maxN);
+        double ratio = rN.p99Micros() / r0.p99Micros();
+        report.goal("rtdroid p99 at noise_threads=" + maxN + " within 1.2x its p99 at noise_threads=0",
+                String.format("p99 %.1f us at N=%d vs %.1f us at N=0 (%.2fx)", rN.p99Micros(), maxN, r0.p99Micros(), ratio),
+                ratio <= 1.2);
+        Report.Row f0 = byImpl.get("fifo").get(0);
+        Report.Row fN = byImpl.get("fifo").get(maxN);
+        double fratio = fN.p99Micros() / f0.p99Micros();
+        report.goal("fifo (stock Android semantics) p99 degrades at least 10x from noise_threads=0 to " + maxN,
+                String.format("p99 %.1f us at N=%d vs %.1f us at N=0 (%.1fx)", fN.p99Micros(), maxN, f0.p99Micros(), fratio),
+                fratio >= 10);
+        report.note("looper threads: SCHED_FIFO " + LOOPER_BASE_PRIORITY + " (rtdroid inherits up to " + HIGH_PRIORITY
+                + "); high sender SCHED_FIFO " + HIGH_PRIORITY + "; noise senders SCHED_OTHER; "
+                + o.secondsPerCase() + " s measured per case after a warm-up; looper drains its backlog before a case ends");
+    }
+
+    private Report.Row runCase(BenchOptions o, Report report, Participant p, int noiseThreads) throws Exception {
+        HighRecorder rec = new HighRecorder();
+        p.start(rec, noiseThreads);
+        AtomicLong highSent = new AtomicLong();
+        AtomicLong highDropped = new AtomicLong();
+        AtomicLong highSkipped = new AtomicLong();
+        AtomicLong noiseSent = new AtomicLong();
+        AtomicLong noiseDropped = new AtomicLong();
+        CountDownLatch warmedUp = new CountDownLatch(1);
+        CountDownLatch scheduled = new CountDownLatch(1);
+        long[] schedule = new long[3]; // t0, measureFrom, end: published by the scheduled latch
+
+        Thread high = RealtimeThreads.start("bench-high", RealtimePolicy.fifo(HIGH_PRIORITY), () -> {
+            // JIT warm-up of the send and handle paths, before the schedule starts (timestamp 0:
+            // never recorded).
+            for (int i = 0; i < JIT_WARMUP_MESSAGES; i++) {
+                while (!p.sendHigh(0)) {
+                    Thread.onSpinWait();
+                }
+                if ((i & 15) == 15) {
+                    while (rec.handledCount < i - 8) {
+                        Thread.onSpinWait();
+                    }
+                }
+            }
+            warmedUp.countDown();
+            awaitQuietly(scheduled);
+            long measureFrom = schedule[1];
+            long end = schedule[2];
+            long sent = 0;
+            long dropped = 0;
+            long skipped = 0;
+            for (long next = schedule[0]; next < end; next += PERIOD_NANOS) {
+                Linux.sleepUntilNanos(next);
+                long now = System.nanoTime();
+                if (p.sendHigh(now)) {
+                    if (now >= measureFrom) {
+                        sent++;
+                    }
+                } else {
+                    dropped++;
+                }
+                long after = System.nanoTime();
+                while (next + PERIOD_NANOS < after) { // blocked in send: skip missed periods, no bursts
+                    next += PERIOD_NANOS;
+                    skipped++;
+                }
+            }
+            highSent.set(sent);
+            highDropped.set(dropped);
+            highSkipped.set(skipped);
+        });
+        warmedUp.await();
+        long warmNanos = Math.min(1_000_000_000L, o.nanosPerCase() / 3);
+        long t0 = Linux.monotonicNanos() + 50_000_000L; // let every noise thread start first
+        long measureFrom = t0 + warmNanos;
+        long end = measureFrom + o.nanosPerCase();
+        rec.measureFromNanos = measureFrom;
+        schedule[0] = t0;
+        schedule[1] = measureFrom;
+        schedule[2] = end;
+        scheduled.countDown();
+        List<Thread> noise = new ArrayList<>();
+        for (int i = 0; i < noiseThreads; i++) {
+            int idx = i;
+            long phase = PERIOD_NANOS * i / Math.max(1, noiseThreads);
+            noise.add(RealtimeThreads.start("bench-noise-" + i, RealtimePolicy.normal(), () -> {
+                long sent = 0;
+                long dropped = 0;
+                long next = t0 + phase;
+                while (next < end) {
+                    Linux.sleepUntilNanos(next);
+                    for (int k = 0; k < NOISE_BURST; k++) {
+                        if (p.sendNoise(idx, System.nanoTime())) {
+                            sent++;
+                        } else {
+                            dropped++;
+                        }
+                    }
+                    next += PERIOD_NANOS;
+                    long now = System.nanoTime();
+                    if (now - next > PERIOD_NANOS) { // overloaded: skip missed periods instead of bursting
+                        next += (now - next) / PERIOD_NANOS * PERIOD_NANOS;
+                    }
+                }
+                noiseSent.addAndGet(sent);
+                noiseDropped.addAndGet(dropped);
+            }));
+        }
+        high.join();
+        for (Thread t : noise) {
+            t.join();
+        }
+        // Let the looper work off its backlog so late high messages are measured, not lost.
+        long drainDeadline = System.nanoTime() + (o.quick() ? 5_000_000_000L : 60_000_000_000L);
+        while (rec.latency.histogram().getTotalCount() < highSent.get() && System.nanoTime() < drainDeadline) {
+            Thread.sleep(5);
+        }
+        p.stop();
+        Map<String, Object> cases = new LinkedHashMap<>();
+        cases.put("noise_threads", noiseThreads);
+        Map<String, Object> extra = new LinkedHashMap<>();
+        extra.put("high_sent", highSent.get());
+        extra.put("high_dropped", highDropped.get());
+        extra.put("high_skipped_periods", highSkipped.get());
+        extra.put("noise_sent", noiseSent.get());
+        extra.put("noise_dropped", noiseDropped.get());
+        if (rec.latency.histogram().getTotalCount() < highSent.get()) {
+            extra.put("undelivered", highSent.get() - rec.latency.histogram().getTotalCount());
+        }
+        return report.row(p.impl(), cases, rec.latency.histogram(), extra);
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    // ---------------------------------------------------------------- participants
+
+    /** RTDroid: RT looper with per-priority queues and inheritance; one bounded handler per sender. */
+    static final class RtdroidParticipant implements Participant {
+        private RtHandlerThread thread;
+        private RtHandler high;
+        private RtHandler[] noise;
+        private long sink;
+
+        @Override
+        public String impl() {
+            return "rtdroid";
+        }
+
+        @Override
+        public void start(HighRecorder rec, int noiseThreads) {
+            thread = new RtHandlerThread("rt-looper", LOOPER_BASE_PRIORITY, MessagePolicy.INHERITANCE);
+            thread.start();
+            RtLooper looper = thread.getLooper();
+            high = new RtHandler(looper, "high", 16, 1, 0, m -> rec.handled(m.data[0]));
+            noise = new RtHandler[noiseThreads];
+            for (int i = 0; i < noiseThreads; i++) {
+                noise[i] = new RtHandler(looper, "noise-" + i, 4 * NOISE_BURST, 1, 0, m -> sink += m.data[0]);
+            }
+        }
+
+        @Override
+        public boolean sendHigh(long ts) {
+            return send(high, WHAT_HIGH, ts);
+        }
+
+        @Override
+        public boolean sendNoise(int thread, long ts) {
+            return send(noise[thread], WHAT_NOISE, ts);
+        }
+
+        private static boolean send(RtHandler h, int what, long ts) {
+            RtMessage m = h.tryObtainMessage();
+            if (m == null) {
+                return false;
+            }
+            m.what = what;
+            m.data[0] = ts;
+            return h.sendMessage(m);
+        }
+
+        @Override
+        public void stop() throws InterruptedException {
+            thread.quit();
+            thread.join(10_000);
+        }
+    }
+
+    /** Stock Android semantics: one FIFO, time-ordered queue shared by every sender. */
+    static final class FifoParticipant implements Participant {
+        private Thread thread;
+        private volatile Looper looper;
+        private Handler handler;
+        private long sink;
+
+        @Override
+        public String impl() {
+            return "fifo";
+        }
+
+        @Override
+        public void start(HighRecorder rec, int noiseThreads) throws InterruptedException {
+            java.util.concurrent.CountDownLatch ready = new java.util.concurrent.CountDownLatch(1);
+            thread = RealtimeThreads.start("fifo-looper", RealtimePolicy.fifo(LOOPER_BASE_PRIORITY), () -> {
+                Looper.prepare();
+                looper = Looper.myLooper();
+                ready.countDown();
+                Looper.loop();
+            });
+            ready.await();
+            handler = new Handler(looper, m -> {
+                if (m.what == WHAT_HIGH) {
+                    rec.handled(m.data[0]);
+                } else {
+                    sink += m.data[0];
+                }
+                return true;
+            });
+        }
+
+        @Override
+        public boolean sendHigh(long ts) {
+            return send(WHAT_HIGH, ts);
+        }
+
+        @Override
+        public boolean sendNoise(int thread, long ts) {
+            return send(WHAT_NOISE, ts);
+        }
+
+        private boolean send(int what, long ts) {
+            Message m = handler.obtainMessage(what);
+            m.data[0] = ts;
+            return handler.sendMessage(m);
+        }
+
+        @Override
+        public void stop() throws InterruptedException {
+            looper.quit();
+            thread.join(10_000);
+        }
+    }
+}

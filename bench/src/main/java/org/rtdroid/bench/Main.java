@@ -1,0 +1,93 @@
+package org.rtdroid.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.rtdroid.runtime.os.RealtimeThreads;
+
+/**
+ * {@code Main <looper|periodic|channels|all> [--quick] [--seconds S] [--cpu N] [--out DIR]
+ * [--python PY --plot-script bench/plot.py]}: runs benchmarks, writes &lt;out&gt;/&lt;name&gt;.json
+ * and, given a Python, &lt;out&gt;/&lt;name&gt;.png. Exit status 0 even when a goal is not met (goals are
+ * reported, not enforced); 2 on bad arguments; 1 if a benchmark failed to run.
+ */
+public final class Main {
+    private Main() {}
+
+    static Map<String, Benchmark> benchmarks() {
+        Map<String, Benchmark> all = new LinkedHashMap<>();
+        for (Benchmark b : List.of(new LooperBench(), new PeriodicBench(), new ChannelsBench())) {
+            all.put(b.name(), b);
+        }
+        return all;
+    }
+
+    public static void main(String[] args) {
+        Map<String, Benchmark> all = benchmarks();
+        if (args.length == 0 || args[0].equals("--help") || args[0].equals("-h")) {
+            System.out.print(BenchOptions.USAGE);
+            System.exit(args.length == 0 ? 2 : 0);
+        }
+        BenchOptions options;
+        List<Benchmark> selected = new ArrayList<>();
+        try {
+            if (args[0].equals("all")) {
+                selected.addAll(all.values());
+            } else if (all.containsKey(args[0])) {
+                selected.add(all.get(args[0]));
+            } else {
+                throw new IllegalArgumentException("unknown benchmark \"" + args[0] + "\" (choose from " + all.keySet() + " or all)");
+            }
+            options = BenchOptions.parse(args, 1);
+        } catch (IllegalArgumentException e) {
+            System.err.println("rtdroid-bench: " + e.getMessage());
+            System.err.print(BenchOptions.USAGE);
+            System.exit(2);
+            return;
+        }
+        // Heap is committed (-Xms = -Xmx, AlwaysPreTouch): lock it so page faults do not add latency.
+        RealtimeThreads.lockMemory();
+        int failed = 0;
+        for (Benchmark b : selected) {
+            System.out.println("== " + b.name() + ": " + b.description()
+                    + (options.quick() ? " (quick)" : "") + ", " + options.secondsPerCase() + " s per case");
+            Report report = new Report(b.name());
+            try {
+                b.run(options, report);
+                Path json = report.write(options.out());
+                System.out.println("  wrote " + json);
+                plot(options, json);
+            } catch (Exception e) {
+                failed++;
+                System.err.println("rtdroid-bench: " + b.name() + " failed: " + e);
+                e.printStackTrace();
+            }
+        }
+        System.exit(failed == 0 ? 0 : 1);
+    }
+
+    private static void plot(BenchOptions o, Path json) {
+        if (o.python() == null || o.plotScript() == null) {
+            return;
+        }
+        if (!Files.isRegularFile(o.plotScript())) {
+            System.err.println("rtdroid-bench: no plot: " + o.plotScript() + " does not exist");
+            return;
+        }
+        Path png = Path.of(json.toString().replaceAll("\\.json$", ".png"));
+        try {
+            Process p = new ProcessBuilder(o.python(), o.plotScript().toString(), json.toString(), png.toString())
+                    .inheritIO().start();
+            if (p.waitFor() == 0) {
+                System.out.println("  wrote " + png);
+            } else {
+                System.err.println("rtdroid-bench: plot.py exited " + p.exitValue() + " (JSON is still written)");
+            }
+        } catch (Exception e) {
+            System.err.println("rtdroid-bench: no plot: " + e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,82 @@
+package org.rtdroid.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class HarnessTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void cyclictestHistogramIsReadAtBucketMidpointsWithOverflowsAtTheMax() throws Exception {
+        Path hist = dir.resolve("ct.hist");
+        Files.writeString(hist, """
+                # /dev/cpu_dma_latency set to 0us
+                # Histogram
+                000010 000090
+                000011 000000
+                000020 000009
+                # Total: 000000100
+                # Min Latencies: 00010
+                # Avg Latencies: 00011
+                # Max Latencies: 12345
+                # Histogram Overflows: 00001
+                """);
+        Latency l = new Latency();
+        assertEquals(1, PeriodicBench.parseHistogram(hist, l));
+        assertEquals(100, l.histogram().getTotalCount());
+        assertEquals(10_500, l.histogram().getValueAtPercentile(50), 10);
+        assertEquals(20_500, l.histogram().getValueAtPercentile(99), 20);
+        assertEquals(12_345_000, l.histogram().getMaxValue(), 12_345_000 / 1000);
+    }
+
+    @Test
+    void aBrokenHistogramLineIsNamed() throws Exception {
+        Path hist = dir.resolve("bad.hist");
+        Files.writeString(hist, "000010\n");
+        Exception e = assertThrows(java.io.IOException.class, () -> PeriodicBench.parseHistogram(hist, new Latency()));
+        assertTrue(e.getMessage().contains("\"000010\""), e.getMessage());
+    }
+
+    @Test
+    void badCommandLinesAreRejectedWithTheReason() {
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse(new String[] {"x", "--fast"}, 1))
+                .getMessage().contains("--fast"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse(new String[] {"x", "--seconds", "-3"}, 1))
+                .getMessage().contains("--seconds"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse(new String[] {"x", "--cpu", "999"}, 1))
+                .getMessage().contains("CPU 999"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse(new String[] {"x", "--out"}, 1))
+                .getMessage().contains("needs a value"));
+        BenchOptions quick = BenchOptions.parse(new String[] {"x", "--quick"}, 1);
+        assertTrue(quick.quick() && quick.secondsPerCase() < 2);
+    }
+
+    @Test
+    void theReportHasTheDocumentedShape() throws Exception {
+        Report r = new Report("demo");
+        Latency l = new Latency();
+        for (int i = 1; i <= 1000; i++) {
+            l.recordNanos(i * 1000L);
+        }
+        Map<String, Object> cases = new LinkedHashMap<>();
+        cases.put("noise_threads", 10);
+        r.row("rtdroid", cases, l.histogram(), Map.of("note", "a \"quoted\"\nline"));
+        r.goal("p99 under 2 ms", "p99 990 us", true);
+        String json = Files.readString(r.write(dir));
+        for (String key : new String[] {"\"bench\": \"demo\"", "\"started\"", "\"host\"", "\"cpus\"", "\"kernel\"",
+                "\"java\"", "\"sched_fifo_permitted\"", "\"rows\"", "\"impl\": \"rtdroid\"", "\"noise_threads\": 10",
+                "\"count\": 1000", "\"p50_us\": 500", "\"p99_us\": 990", "\"p999_us\"", "\"max_us\": 1000",
+                "\"goals\"", "\"met\": true", "a \\\"quoted\\\"\\nline"}) {
+            assertTrue(json.contains(key), key + " missing in\n" + json);
+        }
+    }
+}

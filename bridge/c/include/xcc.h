@@ -1,0 +1,282 @@
+/*
+ * libxcc: the native (C11, POSIX) peer of the cross-context region.
+ *
+ * The contract is bridge/docs/region-spec.md (layout version 1). Nothing on the data path
+ * allocates: every structure below lives in caller-provided (static or stack) memory, every
+ * offset into the region comes from the validated header kept privately at attach time.
+ */
+#ifndef XCC_H
+#define XCC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "xcc.pb.h" /* nanopb-generated from bridge/proto/xcc.proto (+ xcc.options) */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- layout constants (region-spec.md) ---------------------------------------------------- */
+#define XCC_MAGIC 0x31434358u /* "XCC1" */
+#define XCC_LAYOUT_VERSION 1u
+#define XCC_HEADER_BYTES 128u
+#define XCC_STATE_TABLE_OFFSET 128u
+#define XCC_FIRST_SECTION_OFFSET 256u
+#define XCC_LINE_BYTES 64u /* cache line: every structure starts on one */
+#define XCC_PEER_COUNT 2u
+#define XCC_MIN_RINGS 2u
+#define XCC_MAX_RINGS 8u
+#define XCC_MIN_SLOTS 4u
+#define XCC_MAX_SLOTS 4096u
+#define XCC_MIN_SLOT_BYTES 128u
+#define XCC_MAX_SLOT_BYTES 4096u
+#define XCC_DEFAULT_SLOT_BYTES 512u
+#define XCC_SLOT_HEADER_BYTES 16u
+#define XCC_MAX_FRAME_BYTES (XCC_MAX_SLOT_BYTES - XCC_SLOT_HEADER_BYTES)
+#define XCC_MANAGEMENT_RING 0u
+
+/* header field offsets */
+#define XCC_HDR_MAGIC 0
+#define XCC_HDR_LAYOUT_VERSION 4
+#define XCC_HDR_HEADER_BYTES 6
+#define XCC_HDR_REGION_BYTES 8
+#define XCC_HDR_PEER_COUNT 12
+#define XCC_HDR_RINGS_PER_PEER 16
+#define XCC_HDR_SLOTS_PER_RING 20
+#define XCC_HDR_SLOT_BYTES 24
+#define XCC_HDR_STATE_TABLE_OFFSET 28
+#define XCC_HDR_SECTION_OFFSET0 32
+#define XCC_HDR_SECTION_OFFSET1 36
+#define XCC_HDR_SECTION_BYTES 40
+#define XCC_HDR_CRC32 44
+#define XCC_HDR_CRC_COVERED_BYTES 44
+
+/* state line */
+#define XCC_STATE_OFF_STATE 0
+#define XCC_STATE_OFF_EPOCH 4
+#define XCC_STATE_OFF_HEARTBEAT 8
+
+/* consumer line */
+#define XCC_CONS_READ_INDEX 0
+#define XCC_CONS_FRAMES_ACCEPTED 8
+#define XCC_CONS_FRAMES_CORRUPT 16
+#define XCC_CONS_RESYNCS 24
+#define XCC_CONS_FRAMES_UNDELIVERABLE 32
+#define XCC_CONS_STALE_SKIPPED 40
+
+/* ring header */
+#define XCC_RING_WRITE_INDEX 0
+#define XCC_RING_FRAMES_WRITTEN 8
+#define XCC_RING_FRAMES_DROPPED_FULL 16
+#define XCC_RING_CLASS 24
+
+/* slot header */
+#define XCC_SLOT_FRAME_BYTES 0
+#define XCC_SLOT_FRAME_CRC32 4
+#define XCC_SLOT_INDEX 8
+
+enum xcc_peer_state {
+    XCC_STATE_RESET = 0,
+    XCC_STATE_INITIALISING = 1,
+    XCC_STATE_READY = 2,
+    XCC_STATE_STOPPING = 3,
+    XCC_STATE_FAILED = 4
+};
+
+/* Results. Negative values are errors; XCC_OK is 0. */
+enum xcc_result {
+    XCC_OK = 0,
+    XCC_EMPTY = 1,       /* poll: nothing to read */
+    XCC_FULL = 2,        /* offer: ring full (or consumer index not credible), counted */
+    XCC_CORRUPT = 3,     /* poll: slot failed a check, counted and skipped */
+    XCC_RESYNC = 4,      /* poll: write index out of range / backwards, reader skipped to it */
+    XCC_EINVAL = -1,     /* bad argument (size, peer id, ...) with an error string */
+    XCC_EHEADER = -2,    /* header validation failed */
+    XCC_EIO = -3,        /* open/mmap/fstat failed */
+    XCC_EFRAME = -4      /* frame encode/decode failed */
+};
+
+/* How the region's memory may be touched. */
+enum xcc_access {
+    XCC_ACCESS_ATOMIC = 0,  /* ordinary cacheable memory (/dev/shm, ivshmem BAR): C11 acquire/release */
+    XCC_ACCESS_ALIGNED = 1  /* /dev/mem physical range: aligned volatile loads/stores + fences only,
+                               no read-modify-write atomics (may be uncached) */
+};
+
+#define XCC_ERR_BYTES 160 /* size for error buffers; messages are truncated to fit */
+
+/* Geometry derived from (and checked against) a header; kept privately after attach. */
+typedef struct xcc_geometry {
+    uint32_t region_bytes;
+    uint32_t rings_per_peer;
+    uint32_t slots_per_ring;
+    uint32_t slot_bytes;
+    uint32_t section_bytes;
+    uint32_t section_offset[XCC_PEER_COUNT];
+} xcc_geometry;
+
+/* A mapping of the region. */
+typedef struct xcc_region {
+    uint8_t *base;          /* start of the region (header) */
+    size_t mapped_bytes;    /* bytes addressable from base */
+    int access;             /* enum xcc_access */
+    void *map_addr;         /* what munmap needs (may differ from base for /dev/mem) */
+    size_t map_len;
+    int fd;                 /* -1 when the memory is not a mapping (tests) */
+} xcc_region;
+
+/* ---- CRC-32 (zlib / ISO-HDLC polynomial, reflected 0xEDB88320) ---------------------------- */
+uint32_t xcc_crc32(const void *data, size_t n);
+uint32_t xcc_crc32_update(uint32_t crc, const void *data, size_t n); /* start with 0 */
+
+/* ---- layout, format, validation ----------------------------------------------------------- */
+/* Compute the geometry for R rings, S slots, slot_bytes; checks every rule of the header. */
+int xcc_layout(uint32_t rings_per_peer, uint32_t slots_per_ring, uint32_t slot_bytes,
+               xcc_geometry *out, char *err, size_t err_bytes);
+/* Write header, zeroed state table and sections, ring classes. mapped_bytes >= region_bytes. */
+int xcc_format(void *mem, size_t mapped_bytes, const xcc_geometry *geo, char *err, size_t err_bytes);
+/* Validate a header read from mem (mapped_bytes addressable). The error names the field,
+ * its value and the rule. */
+int xcc_validate_header(const void *mem, size_t mapped_bytes, xcc_geometry *out, char *err,
+                        size_t err_bytes);
+
+/* ---- region backends ----------------------------------------------------------------------- */
+/* /dev/shm file (host board). create_bytes > 0 creates/truncates the file to that size. */
+int xcc_map_shm(xcc_region *r, const char *path, size_t create_bytes, char *err, size_t err_bytes);
+/* ivshmem BAR 2: /sys/bus/pci/devices/<bdf>/resource2; maps the file's exact size. */
+int xcc_map_ivshmem(xcc_region *r, const char *resource_path, char *err, size_t err_bytes);
+/* Physical range through /dev/mem (Xen reserved region). phys and bytes need not be page aligned;
+ * access is XCC_ACCESS_ALIGNED (the path may be overridden for tests: dev_path NULL = /dev/mem). */
+int xcc_map_devmem(xcc_region *r, const char *dev_path, uint64_t phys, size_t bytes, char *err,
+                   size_t err_bytes);
+/* Wrap memory the caller owns (tests, fuzzing). */
+void xcc_region_wrap(xcc_region *r, void *mem, size_t bytes, int access);
+void xcc_unmap(xcc_region *r);
+
+/* ---- rings --------------------------------------------------------------------------------- */
+typedef struct xcc_tx {          /* producer side of one ring in our own section */
+    uint8_t *ring;               /* ring header */
+    uint8_t *slots;
+    uint8_t *consumer_line;      /* the consumer's line (in the other peer's section) */
+    uint64_t write_index;        /* private copy */
+    uint32_t slots_per_ring;
+    uint32_t slot_bytes;
+    int access;
+} xcc_tx;
+
+typedef struct xcc_rx {          /* consumer side of one ring in the other peer's section */
+    uint8_t *ring;
+    uint8_t *slots;
+    uint8_t *consumer_line;      /* our consumer line (in our own section) */
+    uint64_t read_index;         /* private copy */
+    uint32_t slots_per_ring;
+    uint32_t slot_bytes;
+    int access;
+} xcc_rx;
+
+/* Producer: place one frame (n bytes, 1 <= n <= slot_bytes-16). XCC_OK, XCC_FULL (counted in
+ * frames_dropped_full; the caller applies the ring's flow-control policy) or XCC_EINVAL (size,
+ * refused before the ring is touched). */
+int xcc_offer(xcc_tx *tx, const void *frame, uint32_t n);
+/* Producer: frames written but not yet consumed (W - Rd, Rd loaded with acquire); S or more
+ * means an offer now would be FULL (an index that is not credible also reports S). */
+uint64_t xcc_tx_backlog(const xcc_tx *tx);
+/* Consumer: take one frame into buf (capacity cap >= slot_bytes-16). XCC_OK with *n set,
+ * XCC_EMPTY, XCC_CORRUPT (slot skipped, counted), XCC_RESYNC (counted), XCC_EINVAL (cap). */
+int xcc_poll(xcc_rx *rx, void *buf, uint32_t cap, uint32_t *n);
+/* Count a frame dropped above the ring (undecodable, unknown kind, undeclared channel, ...). */
+void xcc_rx_count_undeliverable(xcc_rx *rx);
+
+/* Counters of one ring pair as the shared memory shows them. */
+typedef struct xcc_ring_stats {
+    uint64_t write_index, frames_written, frames_dropped_full;
+    uint64_t read_index, frames_accepted, frames_corrupt, resyncs, frames_undeliverable,
+        stale_skipped;
+    uint32_t ring_class;
+} xcc_ring_stats;
+/* Stats of ring `ring` produced by peer `producer` (read from both sections). */
+int xcc_ring_stats_read(const xcc_region *r, const xcc_geometry *geo, uint32_t producer,
+                        uint32_t ring, xcc_ring_stats *out);
+
+/* ---- peers: attach, state, epoch, heartbeat ------------------------------------------------ */
+enum xcc_attach_mode {
+    XCC_ATTACH_CELL = 0,       /* the spec's attach: every ring and consumer line of the peer,
+                                  and its state line (state, epoch, a first heartbeat) */
+    XCC_ATTACH_MANAGEMENT = 1  /* peer 1's management agent (rtdroid CLI, holding flock
+                                  <region>.lock): ring 0 and consumer line 0 only, no state line */
+};
+
+typedef struct xcc_peer {
+    xcc_region *region;
+    xcc_geometry geo;            /* private copy of the validated header */
+    uint32_t self, other;
+    int mode;
+    uint32_t first_ring, last_ring;  /* rings this attachment owns (inclusive) */
+    xcc_tx tx[XCC_MAX_RINGS];
+    xcc_rx rx[XCC_MAX_RINGS];
+    uint8_t *own_state, *other_state;
+    uint32_t epoch;              /* our epoch after attach */
+    uint32_t other_epoch_seen;
+    uint64_t peer_restarts;      /* other peer's epoch changes seen by xcc_peer_check */
+    uint64_t other_heartbeat_seen;
+    uint64_t other_heartbeat_change_nanos;
+    uint64_t heartbeat;
+} xcc_peer;
+
+/* Validate the header, then run the attach procedure of region-spec.md for `mode`. */
+int xcc_attach(xcc_peer *p, xcc_region *r, uint32_t self, int mode, char *err, size_t err_bytes);
+/* Store our state (release). Cell mode only; no-op in management mode. */
+void xcc_set_state(xcc_peer *p, uint32_t state);
+/* Advance our heartbeat (call at least every 100 ms while READY). */
+void xcc_heartbeat(xcc_peer *p);
+/* The other peer's state line (acquire). */
+uint32_t xcc_other_state(const xcc_peer *p);
+uint32_t xcc_other_epoch(const xcc_peer *p);
+uint64_t xcc_other_heartbeat(const xcc_peer *p);
+/* Watch the other peer: returns 1 if its epoch changed since the last call (a restart, counted
+ * in peer_restarts), 0 otherwise. *unresponsive is set when its heartbeat has not moved for
+ * timeout_nanos (measured with now_nanos, CLOCK_MONOTONIC). */
+int xcc_peer_check(xcc_peer *p, uint64_t now_nanos, uint64_t timeout_nanos, int *unresponsive);
+/* Data ring for an intent's sender priority (0..99): 1 + floor((99-p)(R-1)/100). */
+uint32_t xcc_ring_for_priority(uint32_t rings_per_peer, uint32_t sender_priority);
+
+/* ---- waiting ------------------------------------------------------------------------------- */
+typedef struct xcc_backoff {
+    uint32_t spin;               /* empty polls spent spinning */
+    uint32_t yield;              /* then sched_yield polls */
+    uint64_t min_sleep_nanos;    /* then nanosleep doubling from min to max */
+    uint64_t max_sleep_nanos;
+    uint32_t idle;               /* empty polls since the last frame */
+    uint64_t sleep_nanos;        /* current sleep */
+} xcc_backoff;
+void xcc_backoff_init(xcc_backoff *b, uint32_t spin, uint32_t yield, uint64_t min_sleep_nanos,
+                      uint64_t max_sleep_nanos);
+void xcc_backoff_reset(xcc_backoff *b);  /* after any frame */
+/* Wait once after an empty poll; returns 0 spun, 1 yielded, 2 slept. */
+int xcc_backoff_idle(xcc_backoff *b);
+
+uint64_t xcc_now_nanos(void); /* CLOCK_MONOTONIC */
+
+/* ---- frames (nanopb, static bounds, no heap) ------------------------------------------------ */
+typedef rtdroid_xcc_v1_Frame xcc_frame;
+#define XCC_FRAME_ENCODE_BUFFER_BYTES rtdroid_xcc_v1_Frame_size
+#define XCC_FRAME_CAP_BYTES 496u /* a frame in the default 512-byte slot; the codec's cap */
+#define XCC_MAX_SENDER_PRIORITY 99u
+
+/* Encode f (canonical form) into buf (cap bytes). Refuses a frame without body, a string that is
+ * not valid UTF-8 or over its bound, or an encoding longer than min(cap, 496).
+ * Errors start with the class of bridge/vectors/README.md (OVERSIZE, OVER_BOUND, ...). */
+int xcc_frame_encode(const xcc_frame *f, uint8_t *buf, size_t cap, size_t *out_len, char *err,
+                     size_t err_bytes);
+/* Decode n bytes. The error string starts with the first defect's class (bridge/vectors/README.md):
+ * OVERSIZE (> 496), TRUNCATED, BAD_VARINT, BAD_TAG, WRONG_WIRE_TYPE, DUPLICATE_FIELD, OVER_BOUND,
+ * INVALID_UTF8 (also NUL, which nanopb's C strings cannot carry), NO_BODY (none or unknown kind).
+ * Unknown fields (wire types 0, 1, 2, 5) are skipped; Control.kind values outside the enum and
+ * sender_priority over 99 pass: the layer above decides. */
+int xcc_frame_decode(const uint8_t *buf, size_t n, xcc_frame *f, char *err, size_t err_bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* XCC_H */

@@ -1,0 +1,250 @@
+/* Single-producer/single-consumer rings ("Writing a frame", "Reading a frame" of region-spec.md).
+ * No allocation, no locks; every address comes from the private geometry and index mod S. */
+#include "xcc_internal.h"
+
+int xcc_offer(xcc_tx *tx, const void *frame, uint32_t n)
+{
+    if (n < 1 || n > tx->slot_bytes - XCC_SLOT_HEADER_BYTES)
+        return XCC_EINVAL; /* refused before the ring is touched */
+    uint64_t w = tx->write_index;
+    uint64_t rd = xcc_ld64_acquire(tx->consumer_line + XCC_CONS_READ_INDEX, tx->access);
+    /* rd > w or w - rd > S: the consumer's index is not credible; treat the ring as full. */
+    if (rd > w || w - rd >= tx->slots_per_ring) {
+        xcc_count(tx->ring + XCC_RING_FRAMES_DROPPED_FULL, 1);
+        return XCC_FULL;
+    }
+    uint8_t *slot = tx->slots + (size_t)(w & (tx->slots_per_ring - 1u)) * tx->slot_bytes;
+    xcc_copy_to_region(slot + XCC_SLOT_HEADER_BYTES, frame, n, tx->access);
+    xcc_st32(slot + XCC_SLOT_FRAME_BYTES, n);
+    xcc_st32(slot + XCC_SLOT_FRAME_CRC32, xcc_crc32(frame, n));
+    xcc_st64(slot + XCC_SLOT_INDEX, w);
+    /* Everything in the slot is written before the index that publishes it. */
+    xcc_st64_release(tx->ring + XCC_RING_WRITE_INDEX, w + 1, tx->access);
+    tx->write_index = w + 1;
+    xcc_count(tx->ring + XCC_RING_FRAMES_WRITTEN, 1);
+    return XCC_OK;
+}
+
+uint64_t xcc_tx_backlog(const xcc_tx *tx)
+{
+    uint64_t rd = xcc_ld64_acquire(tx->consumer_line + XCC_CONS_READ_INDEX, tx->access);
+    if (rd > tx->write_index || tx->write_index - rd > tx->slots_per_ring)
+        return tx->slots_per_ring;
+    return tx->write_index - rd;
+}
+
+static void publish_read(xcc_rx *rx, uint64_t rd)
+{
+    rx->read_index = rd;
+    xcc_st64_release(rx->consumer_line + XCC_CONS_READ_INDEX, rd, rx->access);
+}
+
+int xcc_poll(xcc_rx *rx, void *buf, uint32_t cap, uint32_t *n)
+{
+    uint32_t max_frame = rx->slot_bytes - XCC_SLOT_HEADER_BYTES;
+    if (cap < max_frame)
+        return XCC_EINVAL;
+    uint64_t w = xcc_ld64_acquire(rx->ring + XCC_RING_WRITE_INDEX, rx->access);
+    uint64_t rd = rx->read_index;
+    if (w == rd)
+        return XCC_EMPTY;
+    if (w < rd || w - rd > rx->slots_per_ring) {
+        xcc_count(rx->consumer_line + XCC_CONS_RESYNCS, 1);
+        publish_read(rx, w);
+        return XCC_RESYNC;
+    }
+    const uint8_t *slot = rx->slots + (size_t)(rd & (rx->slots_per_ring - 1u)) * rx->slot_bytes;
+    uint8_t hdr[XCC_SLOT_HEADER_BYTES];
+    xcc_copy_from_region(hdr, slot, XCC_SLOT_HEADER_BYTES, rx->access);
+    uint32_t frame_bytes, crc;
+    uint64_t slot_index;
+    memcpy(&frame_bytes, hdr + XCC_SLOT_FRAME_BYTES, 4);
+    memcpy(&crc, hdr + XCC_SLOT_FRAME_CRC32, 4);
+    memcpy(&slot_index, hdr + XCC_SLOT_INDEX, 8);
+    int ok = frame_bytes >= 1 && frame_bytes <= max_frame && slot_index == rd;
+    if (ok) {
+        /* Copy first, then check the CRC over the private copy: the producer cannot change
+         * what was validated. */
+        xcc_copy_from_region(buf, slot + XCC_SLOT_HEADER_BYTES, frame_bytes, rx->access);
+        ok = xcc_crc32(buf, frame_bytes) == crc;
+    }
+    publish_read(rx, rd + 1);
+    if (!ok) {
+        xcc_count(rx->consumer_line + XCC_CONS_FRAMES_CORRUPT, 1);
+        return XCC_CORRUPT;
+    }
+    xcc_count(rx->consumer_line + XCC_CONS_FRAMES_ACCEPTED, 1);
+    *n = frame_bytes;
+    return XCC_OK;
+}
+
+void xcc_rx_count_undeliverable(xcc_rx *rx)
+{
+    xcc_count(rx->consumer_line + XCC_CONS_FRAMES_UNDELIVERABLE, 1);
+}
+
+static uint8_t *consumer_line(uint8_t *base, const xcc_geometry *g, uint32_t peer, uint32_t ring)
+{
+    return base + g->section_offset[peer] + (size_t)ring * XCC_LINE_BYTES;
+}
+
+static uint8_t *ring_header(uint8_t *base, const xcc_geometry *g, uint32_t peer, uint32_t ring)
+{
+    return base + g->section_offset[peer] + (size_t)XCC_LINE_BYTES * g->rings_per_peer +
+           (size_t)ring * (XCC_LINE_BYTES + (size_t)g->slots_per_ring * g->slot_bytes);
+}
+
+int xcc_ring_stats_read(const xcc_region *r, const xcc_geometry *g, uint32_t producer,
+                        uint32_t ring, xcc_ring_stats *s)
+{
+    if (producer >= XCC_PEER_COUNT || ring >= g->rings_per_peer)
+        return XCC_EINVAL;
+    const uint8_t *rh = ring_header(r->base, g, producer, ring);
+    const uint8_t *cl = consumer_line(r->base, g, 1u - producer, ring);
+    s->write_index = xcc_ld64_acquire(rh + XCC_RING_WRITE_INDEX, r->access);
+    s->frames_written = xcc_ld64(rh + XCC_RING_FRAMES_WRITTEN);
+    s->frames_dropped_full = xcc_ld64(rh + XCC_RING_FRAMES_DROPPED_FULL);
+    s->ring_class = xcc_ld32(rh + XCC_RING_CLASS);
+    s->read_index = xcc_ld64_acquire(cl + XCC_CONS_READ_INDEX, r->access);
+    s->frames_accepted = xcc_ld64(cl + XCC_CONS_FRAMES_ACCEPTED);
+    s->frames_corrupt = xcc_ld64(cl + XCC_CONS_FRAMES_CORRUPT);
+    s->resyncs = xcc_ld64(cl + XCC_CONS_RESYNCS);
+    s->frames_undeliverable = xcc_ld64(cl + XCC_CONS_FRAMES_UNDELIVERABLE);
+    s->stale_skipped = xcc_ld64(cl + XCC_CONS_STALE_SKIPPED);
+    return XCC_OK;
+}
+
+/* ---- attach (region-spec.md, "Attach, restart and resynchronisation") -------------------- */
+
+int xcc_attach(xcc_peer *p, xcc_region *r, uint32_t self, int mode, char *err, size_t eb)
+{
+    if (self >= XCC_PEER_COUNT) {
+        xcc_errf(err, eb, "peer id %u violates rule peer id is 0 or 1", self);
+        return XCC_EINVAL;
+    }
+    if (mode != XCC_ATTACH_CELL && mode != XCC_ATTACH_MANAGEMENT) {
+        xcc_errf(err, eb, "attach mode %d is neither cell (0) nor management (1)", mode);
+        return XCC_EINVAL;
+    }
+    if (mode == XCC_ATTACH_MANAGEMENT && self != 1) {
+        xcc_errf(err, eb, "management attach needs peer 1 (the root cell), got peer %u", self);
+        return XCC_EINVAL;
+    }
+    memset(p, 0, sizeof *p);
+    int rc = xcc_validate_header(r->base, r->mapped_bytes, &p->geo, err, eb);
+    if (rc != XCC_OK)
+        return rc;
+    const xcc_geometry *g = &p->geo;
+    p->region = r;
+    p->self = self;
+    p->other = 1u - self;
+    p->mode = mode;
+    if (mode == XCC_ATTACH_MANAGEMENT) {
+        p->first_ring = p->last_ring = XCC_MANAGEMENT_RING;
+    } else {
+        /* the spec's attach touches every consumer line, also peer 1's line 0 that the management
+         * agent uses between exchanges (it re-attaches under its flock for each exchange) */
+        p->first_ring = 0;
+        p->last_ring = g->rings_per_peer - 1u;
+    }
+    p->own_state = r->base + XCC_STATE_TABLE_OFFSET + (size_t)self * XCC_LINE_BYTES;
+    p->other_state = r->base + XCC_STATE_TABLE_OFFSET + (size_t)p->other * XCC_LINE_BYTES;
+
+    if (mode == XCC_ATTACH_CELL) {
+        xcc_st32_release(p->own_state + XCC_STATE_OFF_STATE, XCC_STATE_INITIALISING, r->access);
+        p->epoch = xcc_ld32(p->own_state + XCC_STATE_OFF_EPOCH) + 1u;
+        xcc_st32(p->own_state + XCC_STATE_OFF_EPOCH, p->epoch);
+        p->heartbeat = xcc_ld64(p->own_state + XCC_STATE_OFF_HEARTBEAT);
+    }
+    for (uint32_t ring = 0; ring < g->rings_per_peer; ring++) {
+        xcc_tx *tx = &p->tx[ring];
+        xcc_rx *rx = &p->rx[ring];
+        tx->ring = ring_header(r->base, g, self, ring);
+        tx->slots = tx->ring + XCC_LINE_BYTES;
+        tx->consumer_line = consumer_line(r->base, g, p->other, ring);
+        tx->slots_per_ring = g->slots_per_ring;
+        tx->slot_bytes = g->slot_bytes;
+        tx->access = r->access;
+        rx->ring = ring_header(r->base, g, p->other, ring);
+        rx->slots = rx->ring + XCC_LINE_BYTES;
+        rx->consumer_line = consumer_line(r->base, g, self, ring);
+        rx->slots_per_ring = g->slots_per_ring;
+        rx->slot_bytes = g->slot_bytes;
+        rx->access = r->access;
+        if (ring < p->first_ring || ring > p->last_ring)
+            continue; /* not ours: leave it to its owner */
+        /* keep our write index as found: the consumer's position stays meaningful */
+        tx->write_index = xcc_ld64(tx->ring + XCC_RING_WRITE_INDEX);
+        /* skip frames sent to our previous incarnation */
+        uint64_t w_other = xcc_ld64_acquire(rx->ring + XCC_RING_WRITE_INDEX, r->access);
+        uint64_t rd = xcc_ld64(rx->consumer_line + XCC_CONS_READ_INDEX);
+        if (w_other >= rd && w_other - rd <= g->slots_per_ring)
+            xcc_count(rx->consumer_line + XCC_CONS_STALE_SKIPPED, w_other - rd);
+        rx->read_index = w_other;
+        xcc_st64_release(rx->consumer_line + XCC_CONS_READ_INDEX, w_other, r->access);
+    }
+    p->other_epoch_seen = xcc_other_epoch(p);
+    p->other_heartbeat_seen = xcc_other_heartbeat(p);
+    p->other_heartbeat_change_nanos = xcc_now_nanos();
+    if (mode == XCC_ATTACH_CELL) {
+        xcc_heartbeat(p); /* the first beat, so a watcher sees a live peer at once */
+        xcc_st32_release(p->own_state + XCC_STATE_OFF_STATE, XCC_STATE_READY, r->access);
+    }
+    return XCC_OK;
+}
+
+void xcc_set_state(xcc_peer *p, uint32_t state)
+{
+    if (p->mode == XCC_ATTACH_CELL)
+        xcc_st32_release(p->own_state + XCC_STATE_OFF_STATE, state, p->region->access);
+}
+
+void xcc_heartbeat(xcc_peer *p)
+{
+    if (p->mode != XCC_ATTACH_CELL)
+        return;
+    p->heartbeat++;
+    xcc_st64_release(p->own_state + XCC_STATE_OFF_HEARTBEAT, p->heartbeat, p->region->access);
+}
+
+uint32_t xcc_other_state(const xcc_peer *p)
+{
+    return xcc_ld32_acquire(p->other_state + XCC_STATE_OFF_STATE, p->region->access);
+}
+
+uint32_t xcc_other_epoch(const xcc_peer *p)
+{
+    return xcc_ld32_acquire(p->other_state + XCC_STATE_OFF_EPOCH, p->region->access);
+}
+
+uint64_t xcc_other_heartbeat(const xcc_peer *p)
+{
+    return xcc_ld64_acquire(p->other_state + XCC_STATE_OFF_HEARTBEAT, p->region->access);
+}
+
+int xcc_peer_check(xcc_peer *p, uint64_t now, uint64_t timeout_nanos, int *unresponsive)
+{
+    int restarted = 0;
+    uint32_t e = xcc_other_epoch(p);
+    if (e != p->other_epoch_seen) {
+        p->other_epoch_seen = e;
+        p->peer_restarts++;
+        restarted = 1;
+    }
+    uint64_t hb = xcc_other_heartbeat(p);
+    if (hb != p->other_heartbeat_seen || restarted) {
+        p->other_heartbeat_seen = hb;
+        p->other_heartbeat_change_nanos = now;
+    }
+    if (unresponsive)
+        *unresponsive = now > p->other_heartbeat_change_nanos &&
+                        now - p->other_heartbeat_change_nanos >= timeout_nanos;
+    return restarted;
+}
+
+uint32_t xcc_ring_for_priority(uint32_t rings_per_peer, uint32_t sender_priority)
+{
+    if (sender_priority > XCC_MAX_SENDER_PRIORITY)
+        sender_priority = XCC_MAX_SENDER_PRIORITY;
+    return 1u + ((XCC_MAX_SENDER_PRIORITY - sender_priority) * (rings_per_peer - 1u)) / 100u;
+}

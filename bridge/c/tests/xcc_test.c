@@ -1,0 +1,805 @@
+/* libxcc unit tests: every hostile case of issue 3 plus the shared vectors (vectors.c).
+ * Prints "N passed, M failed"; exits non-zero on any failure or when no vectors are found. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "xcc.h"
+
+int h_failed_checks;
+const char *h_tmp_dir = "/tmp";
+static int passed, failed;
+
+void h_record(const char *name)
+{
+    if (h_failed_checks) {
+        failed++;
+        printf("FAIL %s\n", name);
+    } else {
+        passed++;
+        printf("ok   %s\n", name);
+    }
+    fflush(stdout);
+    h_failed_checks = 0;
+}
+
+#define RUN(fn) do { fn(); h_record(#fn); } while (0)
+
+/* ---- helpers -------------------------------------------------------------------------------- */
+static _Alignas(64) uint8_t mem_a[1 << 20];
+
+static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+static uint64_t get64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static uint32_t get32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+
+static void rehash(uint8_t *b) { put32(b + XCC_HDR_CRC32, xcc_crc32(b, XCC_HDR_CRC_COVERED_BYTES)); }
+
+static xcc_geometry fmt(uint8_t *mem, size_t bytes, uint32_t r, uint32_t s, uint32_t sb)
+{
+    xcc_geometry g;
+    char err[XCC_ERR_BYTES];
+    int rc = xcc_layout(r, s, sb, &g, err, sizeof err);
+    CHECK_MSG(rc == XCC_OK, "%s", err);
+    rc = xcc_format(mem, bytes, &g, err, sizeof err);
+    CHECK_MSG(rc == XCC_OK, "%s", err);
+    return g;
+}
+
+/* two attached peers over mem_a */
+static xcc_region reg;
+static xcc_peer p0, p1;
+static xcc_geometry setup(uint32_t r, uint32_t s, uint32_t sb)
+{
+    char err[XCC_ERR_BYTES];
+    xcc_geometry g = fmt(mem_a, sizeof mem_a, r, s, sb);
+    xcc_region_wrap(&reg, mem_a, sizeof mem_a, XCC_ACCESS_ATOMIC);
+    CHECK_MSG(xcc_attach(&p0, &reg, 0, XCC_ATTACH_CELL, err, sizeof err) == XCC_OK, "%s", err);
+    CHECK_MSG(xcc_attach(&p1, &reg, 1, XCC_ATTACH_CELL, err, sizeof err) == XCC_OK, "%s", err);
+    return g;
+}
+
+static void fill(uint8_t *b, uint32_t n, uint32_t seed)
+{
+    for (uint32_t i = 0; i < n; i++)
+        b[i] = (uint8_t)(seed * 131u + i * 7u);
+}
+
+static uint8_t *slot_of(xcc_tx *tx, uint64_t index)
+{
+    return tx->slots + (index & (tx->slots_per_ring - 1u)) * tx->slot_bytes;
+}
+
+/* ---- CRC, layout, header ------------------------------------------------------------------ */
+static void test_crc32_known_values(void)
+{
+    CHECK(xcc_crc32("123456789", 9) == 0xCBF43926u);
+    CHECK(xcc_crc32("", 0) == 0);
+    CHECK(xcc_crc32("The quick brown fox jumps over the lazy dog", 43) == 0x414FA339u);
+    uint32_t c = xcc_crc32_update(0, "1234", 4);
+    CHECK(xcc_crc32_update(c, "56789", 5) == 0xCBF43926u);
+}
+
+static void test_layout_rules(void)
+{
+    xcc_geometry g;
+    char err[XCC_ERR_BYTES];
+    CHECK(xcc_layout(3, 64, 512, &g, err, sizeof err) == XCC_OK);
+    CHECK(g.section_bytes == 64u * 3 + 3u * (64 + 64u * 512));
+    CHECK(g.section_offset[0] == 256 && g.section_offset[1] == 256 + g.section_bytes);
+    CHECK(g.region_bytes == 256 + 2 * g.section_bytes);
+    CHECK(xcc_layout(1, 64, 512, &g, err, sizeof err) == XCC_EHEADER && strstr(err, "rings_per_peer = 1"));
+    CHECK(xcc_layout(9, 64, 512, &g, err, sizeof err) == XCC_EHEADER && strstr(err, "rings_per_peer = 9"));
+    CHECK(xcc_layout(3, 48, 512, &g, err, sizeof err) == XCC_EHEADER && strstr(err, "slots_per_ring = 48"));
+    CHECK(xcc_layout(3, 2, 512, &g, err, sizeof err) == XCC_EHEADER);
+    CHECK(xcc_layout(3, 8192, 512, &g, err, sizeof err) == XCC_EHEADER);
+    CHECK(xcc_layout(3, 64, 500, &g, err, sizeof err) == XCC_EHEADER && strstr(err, "slot_bytes = 500"));
+    CHECK(xcc_layout(3, 64, 64, &g, err, sizeof err) == XCC_EHEADER);
+    CHECK(xcc_layout(3, 64, 8192, &g, err, sizeof err) == XCC_EHEADER);
+    CHECK(xcc_layout(8, 4096, 4096, &g, err, sizeof err) == XCC_OK); /* the largest fits u32 */
+}
+
+static void test_format_then_validate(void)
+{
+    char err[XCC_ERR_BYTES];
+    xcc_geometry g = fmt(mem_a, sizeof mem_a, 3, 16, 512), v;
+    CHECK_MSG(xcc_validate_header(mem_a, sizeof mem_a, &v, err, sizeof err) == XCC_OK, "%s", err);
+    CHECK(memcmp(&g, &v, sizeof g) == 0);
+    CHECK(get32(mem_a) == 0x31434358u && memcmp(mem_a, "XCC1", 4) == 0);
+    /* ring classes: ring r has class r in both sections */
+    for (uint32_t p = 0; p < 2; p++)
+        for (uint32_t r = 0; r < 3; r++)
+            CHECK(get32(mem_a + g.section_offset[p] + 64 * 3 + r * (64 + 16 * 512) + XCC_RING_CLASS) == r);
+    /* mapped smaller than the formatted size */
+    CHECK(xcc_validate_header(mem_a, g.region_bytes - 1, &v, err, sizeof err) == XCC_EHEADER &&
+          strstr(err, "region_bytes"));
+    CHECK(xcc_validate_header(mem_a, 100, &v, err, sizeof err) == XCC_EHEADER);
+}
+
+typedef struct hdr_case { const char *field; uint32_t off; uint32_t width; uint32_t value; int fix_crc; } hdr_case;
+
+static void test_header_hostile_fields(void)
+{
+    const hdr_case cases[] = {
+        {"magic", 0, 4, 0x31434359u, 1},
+        {"layout_version", 4, 2, 2, 1},
+        {"header_bytes", 6, 2, 64, 1},
+        {"header_crc32", 8, 4, 12345, 0}, /* change region_bytes without fixing the CRC */
+        {"peer_count", 12, 4, 3, 1},
+        {"rings_per_peer", 16, 4, 9, 1},
+        {"rings_per_peer", 16, 4, 4, 1}, /* plausible value: caught by section_bytes? no: by rule set */
+        {"slots_per_ring", 20, 4, 12, 1},
+        {"slot_bytes", 24, 4, 520, 1},
+        {"state_table_offset", 28, 4, 192, 1},
+        {"section_offset[0]", 32, 4, 320, 1},
+        {"section_offset[1]", 36, 4, 4096, 1},
+        {"section_bytes", 40, 4, 999, 1},
+        {"region_bytes", 8, 4, 1000, 1},
+        {"region_bytes", 8, 4, 0x7fffffffu, 1},
+        {"reserved", 100, 4, 1, 0},
+    };
+    char err[XCC_ERR_BYTES];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const hdr_case *c = &cases[i];
+        fmt(mem_a, sizeof mem_a, 3, 16, 512);
+        if (c->width == 2) { uint16_t v = (uint16_t)c->value; memcpy(mem_a + c->off, &v, 2); }
+        else put32(mem_a + c->off, c->value);
+        if (c->fix_crc) rehash(mem_a);
+        int rc = xcc_validate_header(mem_a, sizeof mem_a, NULL, err, sizeof err);
+        const char *want = strcmp(c->field, "rings_per_peer") == 0 && c->value == 4 ? "section_bytes" : c->field;
+        CHECK_MSG(rc == XCC_EHEADER && strstr(err, want) && strstr(err, "violates rule"),
+                  "case %zu (%s): rc=%d err=%s", i, c->field, rc, err);
+        /* an attach refuses the same region with the same error */
+        xcc_region r;
+        xcc_peer p;
+        xcc_region_wrap(&r, mem_a, sizeof mem_a, XCC_ACCESS_ATOMIC);
+        CHECK(xcc_attach(&p, &r, 0, XCC_ATTACH_CELL, err, sizeof err) == XCC_EHEADER);
+    }
+    /* the error names field, value and rule */
+    fmt(mem_a, sizeof mem_a, 3, 16, 512);
+    put32(mem_a + 16, 9);
+    rehash(mem_a);
+    xcc_validate_header(mem_a, sizeof mem_a, NULL, err, sizeof err);
+    CHECK_MSG(strcmp(err, "header field rings_per_peer = 9 violates rule 2 <= R <= 8") == 0, "%s", err);
+}
+
+/* ---- rings ---------------------------------------------------------------------------------- */
+static void test_offer_poll_roundtrip_and_counters(void)
+{
+    xcc_geometry g = setup(3, 8, 512);
+    uint8_t out[496], in[496];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < 20; i++) {
+        uint32_t len = 1 + (i * 37) % 496;
+        fill(out, len, i);
+        CHECK(xcc_offer(&p1.tx[1], out, len) == XCC_OK);
+        CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_OK);
+        CHECK(n == len && memcmp(in, out, len) == 0);
+    }
+    CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_EMPTY);
+    xcc_ring_stats s;
+    CHECK(xcc_ring_stats_read(&reg, &g, 1, 1, &s) == XCC_OK);
+    CHECK(s.write_index == 20 && s.frames_written == 20 && s.read_index == 20 && s.frames_accepted == 20);
+    CHECK(s.frames_corrupt == 0 && s.resyncs == 0 && s.frames_dropped_full == 0 && s.ring_class == 1);
+    /* slot header as the spec lays it out */
+    uint8_t *slot = slot_of(&p1.tx[1], 19);
+    CHECK(get32(slot) == 1 + (19 * 37) % 496 && get64(slot + 8) == 19);
+    CHECK(get32(slot + 4) == xcc_crc32(slot + 16, get32(slot)));
+    /* the other direction and the management ring */
+    CHECK(xcc_offer(&p0.tx[0], "hello", 5) == XCC_OK);
+    xcc_peer mgmt;
+    char err[XCC_ERR_BYTES];
+    CHECK(xcc_attach(&mgmt, &reg, 1, XCC_ATTACH_MANAGEMENT, err, sizeof err) == XCC_OK);
+    CHECK(xcc_ring_stats_read(&reg, &g, 0, 0, &s) == XCC_OK && s.stale_skipped == 1); /* sent before it attached */
+    CHECK(xcc_offer(&p0.tx[0], "hello", 5) == XCC_OK);
+    CHECK(xcc_poll(&mgmt.rx[0], in, sizeof in, &n) == XCC_OK && n == 5 && memcmp(in, "hello", 5) == 0);
+}
+
+static void test_offer_refuses_bad_length(void)
+{
+    setup(2, 4, 128);
+    uint8_t big[200] = {0}, in[496];
+    uint32_t n;
+    CHECK(xcc_offer(&p0.tx[1], big, 0) == XCC_EINVAL);
+    CHECK(xcc_offer(&p0.tx[1], big, 113) == XCC_EINVAL); /* 128 - 16 = 112 */
+    CHECK(get64(p0.tx[1].ring) == 0 && get64(p0.tx[1].ring + XCC_RING_FRAMES_DROPPED_FULL) == 0);
+    CHECK(xcc_offer(&p0.tx[1], big, 112) == XCC_OK);
+    CHECK(xcc_poll(&p1.rx[1], in, 100, &n) == XCC_EINVAL); /* reader buffer too small: refused */
+    CHECK(xcc_poll(&p1.rx[1], in, sizeof in, &n) == XCC_OK && n == 112);
+}
+
+static void test_full_ring_drops_counted(void)
+{
+    xcc_geometry g = setup(2, 4, 128);
+    uint8_t b[8] = {1}, in[496];
+    uint32_t n;
+    for (int i = 0; i < 4; i++)
+        CHECK(xcc_offer(&p0.tx[1], b, 8) == XCC_OK);
+    CHECK(xcc_tx_backlog(&p0.tx[1]) == 4);
+    CHECK(xcc_offer(&p0.tx[1], b, 8) == XCC_FULL);
+    CHECK(xcc_offer(&p0.tx[1], b, 8) == XCC_FULL);
+    xcc_ring_stats s;
+    xcc_ring_stats_read(&reg, &g, 0, 1, &s);
+    CHECK(s.frames_dropped_full == 2 && s.frames_written == 4 && s.write_index == 4);
+    CHECK(xcc_poll(&p1.rx[1], in, sizeof in, &n) == XCC_OK);
+    CHECK(xcc_tx_backlog(&p0.tx[1]) == 3);
+    CHECK(xcc_offer(&p0.tx[1], b, 8) == XCC_OK);
+    put64(p0.tx[1].consumer_line, 99); /* not credible: reported as full */
+    CHECK(xcc_tx_backlog(&p0.tx[1]) == 4);
+}
+
+static void test_reader_rejects_bad_slot_length_index_crc(void)
+{
+    xcc_geometry g = setup(2, 8, 128);
+    uint8_t b[32], in[496];
+    uint32_t n;
+    for (uint32_t i = 0; i < 6; i++) {
+        fill(b, 32, i);
+        CHECK(xcc_offer(&p1.tx[1], b, 32) == XCC_OK);
+    }
+    xcc_tx *tx = &p1.tx[1];
+    put32(slot_of(tx, 0), 0);                    /* frame_bytes 0 */
+    put32(slot_of(tx, 1), 113);                  /* frame_bytes > slot_bytes - 16 */
+    put32(slot_of(tx, 2), 0xFFFFFFFFu);          /* absurd length */
+    put64(slot_of(tx, 3) + 8, 11);               /* slot_index from another lap */
+    slot_of(tx, 4)[16 + 5] ^= 0x40;              /* torn write: bytes changed after the CRC */
+    int want[] = {XCC_CORRUPT, XCC_CORRUPT, XCC_CORRUPT, XCC_CORRUPT, XCC_CORRUPT, XCC_OK};
+    for (int i = 0; i < 6; i++)
+        CHECK_MSG(xcc_poll(&p0.rx[1], in, sizeof in, &n) == want[i], "slot %d", i);
+    fill(b, 32, 5);
+    CHECK(n == 32 && memcmp(in, b, 32) == 0);
+    xcc_ring_stats s;
+    xcc_ring_stats_read(&reg, &g, 1, 1, &s);
+    CHECK(s.frames_corrupt == 5 && s.frames_accepted == 1 && s.read_index == 6);
+}
+
+static void test_torn_write_unpublished_slot_is_invisible(void)
+{
+    setup(2, 4, 128);
+    uint8_t in[496];
+    uint32_t n;
+    /* a producer that wrote the slot but has not published the index: nothing to read */
+    uint8_t *slot = slot_of(&p1.tx[1], 0);
+    memset(slot + 16, 0xAB, 20);
+    put32(slot, 20);
+    CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_EMPTY);
+    /* published index with a half-written slot (header from the previous lap): corrupt */
+    put64(slot + 8, 4);
+    put64(p1.tx[1].ring, 1);
+    CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_CORRUPT);
+}
+
+static void test_indices_outside_ring_or_backwards(void)
+{
+    xcc_geometry g = setup(2, 4, 128);
+    uint8_t b[16] = {0}, in[496];
+    uint32_t n;
+    xcc_ring_stats s;
+    for (int i = 0; i < 3; i++) xcc_offer(&p1.tx[1], b, 16);
+    for (int i = 0; i < 3; i++) CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_OK);
+    /* hostile producer: write index moves backwards */
+    put64(p1.tx[1].ring, 1);
+    CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_RESYNC);
+    CHECK(p0.rx[1].read_index == 1 && get64(p0.rx[1].consumer_line) == 1);
+    /* far ahead of the ring (more than S unread) */
+    put64(p1.tx[1].ring, 1u + 5u);
+    CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_RESYNC);
+    put64(p1.tx[1].ring, UINT64_MAX);
+    CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_RESYNC);
+    CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_EMPTY);
+    xcc_ring_stats_read(&reg, &g, 1, 1, &s);
+    CHECK(s.resyncs == 3);
+    /* hostile consumer: read index ahead of our write index, or far behind: treated as full */
+    put64(p0.tx[1].consumer_line, 1000);
+    CHECK(xcc_offer(&p0.tx[1], b, 16) == XCC_FULL);
+    put64(p0.tx[1].consumer_line, 0);
+    p0.tx[1].write_index = 100; /* as if we had written 100 */
+    CHECK(xcc_offer(&p0.tx[1], b, 16) == XCC_FULL);
+    xcc_ring_stats_read(&reg, &g, 0, 1, &s);
+    CHECK(s.frames_dropped_full == 2 && s.write_index == 0);
+}
+
+static void test_peer_restart_epoch_and_stale_skip(void)
+{
+    xcc_geometry g = setup(3, 8, 128);
+    char err[XCC_ERR_BYTES];
+    uint8_t b[16] = {7}, in[496];
+    uint32_t n;
+    CHECK(get32(mem_a + 128 + 4) == 1 && get32(mem_a + 192 + 4) == 1);
+    CHECK(xcc_other_state(&p0) == XCC_STATE_READY && xcc_other_state(&p1) == XCC_STATE_READY);
+    /* peer 0 sends three frames; peer 1 dies before reading them and restarts */
+    for (int i = 0; i < 3; i++) CHECK(xcc_offer(&p0.tx[2], b, 16) == XCC_OK);
+    CHECK(xcc_offer(&p0.tx[2], b, 16) == XCC_OK);
+    CHECK(xcc_poll(&p1.rx[2], in, sizeof in, &n) == XCC_OK); /* read one */
+    CHECK(xcc_attach(&p1, &reg, 1, XCC_ATTACH_CELL, err, sizeof err) == XCC_OK);
+    CHECK(p1.epoch == 2 && get32(mem_a + 192 + 4) == 2);
+    xcc_ring_stats s;
+    xcc_ring_stats_read(&reg, &g, 0, 2, &s);
+    CHECK(s.stale_skipped == 3 && s.read_index == 4);
+    CHECK(xcc_poll(&p1.rx[2], in, sizeof in, &n) == XCC_EMPTY); /* not delivered late */
+    /* peer 0 sees the epoch change once */
+    int unresponsive = -1;
+    uint64_t now = xcc_now_nanos();
+    CHECK(xcc_peer_check(&p0, now, 1000000000u, &unresponsive) == 1 && p0.peer_restarts == 1);
+    CHECK(unresponsive == 0);
+    CHECK(xcc_peer_check(&p0, now, 1000000000u, &unresponsive) == 0 && p0.peer_restarts == 1);
+    /* heartbeat that does not move for the timeout: unresponsive; a beat clears it */
+    CHECK(xcc_peer_check(&p0, now + 2000000000u, 1000000000u, &unresponsive) == 0 && unresponsive == 1);
+    xcc_heartbeat(&p1);
+    CHECK(xcc_peer_check(&p0, now + 2000000001u, 1000000000u, &unresponsive) == 0 && unresponsive == 0);
+    /* the restarted peer's producers carry on from their indices */
+    CHECK(xcc_offer(&p1.tx[1], b, 16) == XCC_OK);
+    CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_OK);
+    /* mid-stream restart of a peer that (wrongly) resets its write index: reader resyncs */
+    for (int i = 0; i < 3; i++) CHECK(xcc_offer(&p1.tx[1], b, 16) == XCC_OK);
+    for (int i = 0; i < 3; i++) CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_OK);
+    put64(p1.tx[1].ring, 0);
+    CHECK(xcc_attach(&p1, &reg, 1, XCC_ATTACH_CELL, err, sizeof err) == XCC_OK);
+    CHECK(xcc_offer(&p1.tx[1], b, 16) == XCC_FULL); /* consumer's read index 4 > our 0: not credible */
+    CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_RESYNC);
+    CHECK(xcc_offer(&p1.tx[1], b, 16) == XCC_OK);
+    CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_OK);
+    CHECK(xcc_peer_check(&p0, now, 1000000000u, NULL) == 1 && p0.peer_restarts == 2);
+    /* state changes are visible */
+    xcc_set_state(&p1, XCC_STATE_STOPPING);
+    CHECK(xcc_other_state(&p0) == XCC_STATE_STOPPING);
+}
+
+static void test_management_attach_touches_only_ring0(void)
+{
+    xcc_geometry g = setup(3, 8, 128);
+    char err[XCC_ERR_BYTES];
+    uint8_t b[16] = {3};
+    for (int i = 0; i < 2; i++) {
+        xcc_offer(&p0.tx[0], b, 16);
+        xcc_offer(&p0.tx[1], b, 16);
+    }
+    uint8_t state_before[64];
+    memcpy(state_before, mem_a + 192, 64);
+    xcc_peer m;
+    CHECK(xcc_attach(&m, &reg, 1, XCC_ATTACH_MANAGEMENT, err, sizeof err) == XCC_OK);
+    CHECK(memcmp(state_before, mem_a + 192, 64) == 0); /* peer 1's state line belongs to the proxy */
+    xcc_ring_stats s;
+    xcc_ring_stats_read(&reg, &g, 0, 0, &s);
+    CHECK(s.stale_skipped == 2 && s.read_index == 2);
+    xcc_ring_stats_read(&reg, &g, 0, 1, &s);
+    CHECK(s.stale_skipped == 0 && s.read_index == 0); /* data ring untouched */
+    CHECK(xcc_attach(&m, &reg, 0, XCC_ATTACH_MANAGEMENT, err, sizeof err) == XCC_EINVAL && strstr(err, "peer 1"));
+    CHECK(xcc_attach(&m, &reg, 2, XCC_ATTACH_CELL, err, sizeof err) == XCC_EINVAL && strstr(err, "peer id 2"));
+}
+
+static void test_flood_bounded_counted_drops(void)
+{
+    xcc_geometry g = setup(3, 16, 128);
+    uint8_t b[64], in[496];
+    uint32_t n;
+    uint64_t offered = 0, sent = 0, full = 0, got = 0;
+    /* Android side writes 100000 frames; RT side drains one frame every 7 attempts */
+    for (uint32_t i = 0; i < 100000; i++) {
+        memcpy(b, &i, 4);
+        offered++;
+        int rc = xcc_offer(&p1.tx[1], b, 64);
+        if (rc == XCC_OK) sent++;
+        else if (rc == XCC_FULL) full++;
+        if (i % 7 == 0 && xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_OK) got++;
+    }
+    while (xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_OK) got++;
+    xcc_ring_stats s;
+    xcc_ring_stats_read(&reg, &g, 1, 1, &s);
+    CHECK(sent + full == offered && full > 0);
+    CHECK(s.frames_dropped_full == full && s.frames_written == sent && s.frames_accepted == got);
+    CHECK(got == sent && s.frames_corrupt == 0 && s.resyncs == 0);
+    /* the flood never touched the RT side's own rings */
+    xcc_ring_stats_read(&reg, &g, 0, 1, &s);
+    CHECK(s.write_index == 0 && s.frames_dropped_full == 0);
+}
+
+static void test_ring_for_priority(void)
+{
+    CHECK(xcc_ring_for_priority(3, 99) == 1 && xcc_ring_for_priority(3, 50) == 1);
+    CHECK(xcc_ring_for_priority(3, 49) == 2 && xcc_ring_for_priority(3, 0) == 2);
+    CHECK(xcc_ring_for_priority(2, 0) == 1 && xcc_ring_for_priority(2, 99) == 1);
+    CHECK(xcc_ring_for_priority(8, 0) == 7 && xcc_ring_for_priority(8, 99) == 1);
+}
+
+static void test_backoff_sequence(void)
+{
+    xcc_backoff b;
+    xcc_backoff_init(&b, 3, 2, 1000, 4000);
+    int seq[8];
+    for (int i = 0; i < 8; i++) seq[i] = xcc_backoff_idle(&b);
+    int want[8] = {0, 0, 0, 1, 1, 2, 2, 2};
+    CHECK(memcmp(seq, want, sizeof seq) == 0);
+    CHECK(b.sleep_nanos == 4000); /* 1000, 2000, 4000, capped */
+    xcc_backoff_reset(&b);
+    CHECK(xcc_backoff_idle(&b) == 0 && b.sleep_nanos == 1000);
+}
+
+/* ---- backends ------------------------------------------------------------------------------- */
+static void tmp_path(char *out, size_t n, const char *name)
+{
+    snprintf(out, n, "%s/%s.%d", h_tmp_dir, name, (int)getpid());
+}
+
+static void exchange(xcc_region *ra, xcc_region *rb)
+{
+    char err[XCC_ERR_BYTES];
+    xcc_peer a, b;
+    uint8_t in[496];
+    uint32_t n = 0;
+    CHECK_MSG(xcc_attach(&a, ra, 0, XCC_ATTACH_CELL, err, sizeof err) == XCC_OK, "%s", err);
+    CHECK_MSG(xcc_attach(&b, rb, 1, XCC_ATTACH_CELL, err, sizeof err) == XCC_OK, "%s", err);
+    for (uint32_t i = 1; i <= 40; i++) {
+        uint8_t f[123];
+        fill(f, i % 123 + 1, i);
+        CHECK(xcc_offer(&a.tx[1], f, i % 123 + 1) == XCC_OK);
+        CHECK(xcc_poll(&b.rx[1], in, sizeof in, &n) == XCC_OK && n == i % 123 + 1 && memcmp(in, f, n) == 0);
+        CHECK(xcc_offer(&b.tx[1], f, 7) == XCC_OK);
+        CHECK(xcc_poll(&a.rx[1], in, sizeof in, &n) == XCC_OK && n == 7);
+    }
+}
+
+static void test_backend_shm_two_mappings(void)
+{
+    char path[256], err[XCC_ERR_BYTES];
+    tmp_path(path, sizeof path, "xcc-shm");
+    xcc_geometry g;
+    xcc_layout(2, 8, 256, &g, err, sizeof err);
+    xcc_region ra, rb;
+    CHECK_MSG(xcc_map_shm(&ra, path, g.region_bytes, err, sizeof err) == XCC_OK, "%s", err);
+    CHECK(xcc_format(ra.base, ra.mapped_bytes, &g, err, sizeof err) == XCC_OK);
+    CHECK_MSG(xcc_map_shm(&rb, path, 0, err, sizeof err) == XCC_OK, "%s", err);
+    CHECK(rb.mapped_bytes == g.region_bytes && rb.access == XCC_ACCESS_ATOMIC);
+    exchange(&ra, &rb);
+    xcc_unmap(&ra);
+    xcc_unmap(&rb);
+    unlink(path);
+    CHECK(xcc_map_shm(&ra, "/nonexistent/dir/region", 0, err, sizeof err) == XCC_EIO && strstr(err, "/nonexistent"));
+}
+
+static void test_backend_ivshmem_exact_size(void)
+{
+    /* a sysfs resource2 file stands in for the BAR: the mapping is the file's exact size */
+    char path[256], err[XCC_ERR_BYTES];
+    tmp_path(path, sizeof path, "xcc-resource2");
+    xcc_geometry g;
+    xcc_layout(2, 8, 256, &g, err, sizeof err);
+    xcc_region ra, rb;
+    CHECK(xcc_map_shm(&ra, path, 1u << 16, err, sizeof err) == XCC_OK);
+    CHECK(xcc_format(ra.base, ra.mapped_bytes, &g, err, sizeof err) == XCC_OK);
+    CHECK_MSG(xcc_map_ivshmem(&rb, path, err, sizeof err) == XCC_OK, "%s", err);
+    CHECK(rb.mapped_bytes == (1u << 16));
+    exchange(&ra, &rb);
+    xcc_unmap(&ra);
+    xcc_unmap(&rb);
+    unlink(path);
+}
+
+static void test_backend_devmem_aligned_access(void)
+{
+    /* a regular file stands in for /dev/mem; the region starts 4 KiB + 192 B into it, not page
+     * aligned, and every access goes through the aligned (no atomics) path */
+    char path[256], err[XCC_ERR_BYTES];
+    tmp_path(path, sizeof path, "xcc-devmem");
+    xcc_geometry g;
+    xcc_layout(2, 8, 256, &g, err, sizeof err);
+    xcc_region shm, dm;
+    CHECK(xcc_map_shm(&shm, path, 4096u * 4 + g.region_bytes, err, sizeof err) == XCC_OK);
+    CHECK(xcc_format(shm.base + 4096 + 192, g.region_bytes, &g, err, sizeof err) == XCC_OK);
+    xcc_region view;
+    xcc_region_wrap(&view, shm.base + 4096 + 192, g.region_bytes, XCC_ACCESS_ATOMIC);
+    CHECK_MSG(xcc_map_devmem(&dm, path, 4096 + 192, g.region_bytes, err, sizeof err) == XCC_OK, "%s", err);
+    CHECK(dm.access == XCC_ACCESS_ALIGNED && ((uintptr_t)dm.base & 63u) == 0);
+    exchange(&view, &dm);
+    exchange(&dm, &view);
+    CHECK(xcc_map_devmem(&dm, path, 4096 + 1, 100, err, sizeof err) == XCC_EINVAL && strstr(err, "aligned"));
+    xcc_unmap(&dm);
+    xcc_unmap(&shm);
+    unlink(path);
+}
+
+static void test_cross_process_shm(void)
+{
+    /* writer and reader in different processes through a /dev/shm-style file */
+    char path[256], err[XCC_ERR_BYTES];
+    tmp_path(path, sizeof path, "xcc-xproc");
+    xcc_geometry g;
+    xcc_layout(2, 16, 512, &g, err, sizeof err);
+    xcc_region r;
+    CHECK(xcc_map_shm(&r, path, g.region_bytes, err, sizeof err) == XCC_OK);
+    CHECK(xcc_format(r.base, r.mapped_bytes, &g, err, sizeof err) == XCC_OK);
+    xcc_peer rd;
+    CHECK(xcc_attach(&rd, &r, 0, XCC_ATTACH_CELL, err, sizeof err) == XCC_OK);
+    enum { FRAMES = 20000 };
+    pid_t pid = fork();
+    if (pid == 0) {
+        xcc_region cr;
+        xcc_peer w;
+        if (xcc_map_shm(&cr, path, 0, err, sizeof err) != XCC_OK ||
+            xcc_attach(&w, &cr, 1, XCC_ATTACH_CELL, err, sizeof err) != XCC_OK)
+            _exit(2);
+        uint8_t f[300];
+        for (uint32_t i = 0; i < FRAMES;) {
+            uint32_t len = 8 + i % 280;
+            fill(f, len, i);
+            memcpy(f, &i, 4);
+            if (xcc_offer(&w.tx[1], f, len) == XCC_OK) i++;
+        }
+        _exit(0);
+    }
+    uint8_t in[496], want[300];
+    uint32_t n, next = 0, bad = 0;
+    uint64_t deadline = xcc_now_nanos() + 20000000000ull;
+    while (next < FRAMES && xcc_now_nanos() < deadline) {
+        int rc = xcc_poll(&rd.rx[1], in, sizeof in, &n);
+        if (rc == XCC_EMPTY) continue;
+        if (rc != XCC_OK) { bad++; continue; }
+        uint32_t len = 8 + next % 280;
+        fill(want, len, next);
+        memcpy(want, &next, 4);
+        if (n != len || memcmp(in, want, len) != 0) bad++;
+        next++;
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK_MSG(next == FRAMES && bad == 0, "next=%u bad=%u", next, bad);
+    xcc_unmap(&r);
+    unlink(path);
+}
+
+/* ---- frames --------------------------------------------------------------------------------- */
+static xcc_frame fr, fr2;
+static uint8_t enc[XCC_FRAME_ENCODE_BUFFER_BYTES];
+
+static void make_intent(xcc_frame *f)
+{
+    memset(f, 0, sizeof *f);
+    f->seq = 42;
+    f->send_time_nanos = 123456789012345ull;
+    f->which_body = rtdroid_xcc_v1_Frame_intent_tag;
+    strcpy(f->body.intent.action, "org.rtdroid.echo.PING");
+    strcpy(f->body.intent.channel, "echo");
+    f->body.intent.sender_priority = 60;
+    f->body.intent.payload.size = 5;
+    memcpy(f->body.intent.payload.bytes, "hello", 5);
+    f->body.intent.correlation_id = 7;
+    strcpy(f->body.intent.sender, "org.rtdroid.echo.app");
+}
+
+static void test_frame_roundtrip_all_kinds(void)
+{
+    char err[XCC_ERR_BYTES];
+    size_t len;
+    make_intent(&fr);
+    CHECK_MSG(xcc_frame_encode(&fr, enc, 496, &len, err, sizeof err) == XCC_OK, "%s", err);
+    CHECK(xcc_frame_decode(enc, len, &fr2, err, sizeof err) == XCC_OK);
+    CHECK(fr2.seq == 42 && fr2.which_body == rtdroid_xcc_v1_Frame_intent_tag);
+    CHECK(strcmp(fr2.body.intent.channel, "echo") == 0 && fr2.body.intent.payload.size == 5);
+    /* canonical bytes, checked by hand: seq (08 2a) first */
+    CHECK(enc[0] == 0x08 && enc[1] == 0x2a && enc[2] == 0x10);
+
+    memset(&fr, 0, sizeof fr);
+    fr.which_body = rtdroid_xcc_v1_Frame_message_tag;
+    strcpy(fr.body.message.channel, "cochlear.config");
+    fr.body.message.what = -3;
+    fr.body.message.payload.size = 256;
+    CHECK(xcc_frame_encode(&fr, enc, 496, &len, err, sizeof err) == XCC_OK);
+    CHECK(xcc_frame_decode(enc, len, &fr2, err, sizeof err) == XCC_OK && fr2.body.message.what == -3);
+
+    memset(&fr, 0, sizeof fr);
+    fr.which_body = rtdroid_xcc_v1_Frame_control_tag; /* empty control: still written */
+    CHECK(xcc_frame_encode(&fr, enc, 496, &len, err, sizeof err) == XCC_OK && len == 2 && enc[0] == 0x62 && enc[1] == 0);
+    CHECK(xcc_frame_decode(enc, len, &fr2, err, sizeof err) == XCC_OK && fr2.which_body == rtdroid_xcc_v1_Frame_control_tag);
+    fr.body.control.kind = rtdroid_xcc_v1_Control_Kind_STATS;
+    fr.body.control.has_stats = true;
+    fr.body.control.stats.frames_in = 99;
+    fr.body.control.has_service = true;
+    strcpy(fr.body.control.service.name, "cochlear");
+    strcpy(fr.body.control.service.state, "RUNNING");
+    CHECK(xcc_frame_encode(&fr, enc, 496, &len, err, sizeof err) == XCC_OK);
+    CHECK(xcc_frame_decode(enc, len, &fr2, err, sizeof err) == XCC_OK && fr2.body.control.stats.frames_in == 99 &&
+          strcmp(fr2.body.control.service.state, "RUNNING") == 0);
+
+    memset(&fr, 0, sizeof fr);
+    fr.which_body = rtdroid_xcc_v1_Frame_deploy_chunk_tag;
+    strcpy(fr.body.deploy_chunk.bundle, "cochlear");
+    fr.body.deploy_chunk.count = 3;
+    fr.body.deploy_chunk.data.size = 384;
+    CHECK(xcc_frame_encode(&fr, enc, 496, &len, err, sizeof err) == XCC_OK);
+    CHECK(xcc_frame_decode(enc, len, &fr2, err, sizeof err) == XCC_OK && fr2.body.deploy_chunk.data.size == 384);
+}
+
+static void test_frame_largest_intent_fits_slot(void)
+{
+    char err[XCC_ERR_BYTES];
+    size_t len;
+    make_intent(&fr);
+    fr.seq = fr.send_time_nanos = UINT64_MAX;
+    memset(fr.body.intent.action, 'a', 63); fr.body.intent.action[63] = 0;
+    memset(fr.body.intent.channel, 'c', 63); fr.body.intent.channel[63] = 0;
+    memset(fr.body.intent.sender, 's', 47); fr.body.intent.sender[47] = 0;
+    fr.body.intent.sender_priority = 99;
+    fr.body.intent.payload.size = 224;
+    fr.body.intent.correlation_id = fr.body.intent.rt_receive_nanos = fr.body.intent.rt_reply_nanos = UINT64_MAX;
+    CHECK_MSG(xcc_frame_encode(&fr, enc, 496, &len, err, sizeof err) == XCC_OK, "%s", err);
+    CHECK_MSG(len <= 469, "largest valid intent frame is %zu bytes", len);
+}
+
+static void test_frame_through_ring(void)
+{
+    /* encode -> offer -> poll -> decode, and an undecodable frame counted above the ring */
+    char err[XCC_ERR_BYTES];
+    size_t len;
+    uint32_t n;
+    uint8_t in[496];
+    xcc_geometry g = setup(3, 8, 512);
+    make_intent(&fr);
+    CHECK(xcc_frame_encode(&fr, enc, g.slot_bytes - 16, &len, err, sizeof err) == XCC_OK);
+    uint32_t ring = xcc_ring_for_priority(g.rings_per_peer, fr.body.intent.sender_priority);
+    CHECK(ring == 1);
+    CHECK(xcc_offer(&p1.tx[ring], enc, (uint32_t)len) == XCC_OK);
+    CHECK(xcc_offer(&p1.tx[ring], "\xff\xff", 2) == XCC_OK);
+    CHECK(xcc_poll(&p0.rx[ring], in, sizeof in, &n) == XCC_OK && n == len);
+    CHECK(xcc_frame_decode(in, n, &fr2, err, sizeof err) == XCC_OK && fr2.body.intent.correlation_id == 7);
+    CHECK(xcc_poll(&p0.rx[ring], in, sizeof in, &n) == XCC_OK);
+    if (xcc_frame_decode(in, n, &fr2, err, sizeof err) != XCC_OK)
+        xcc_rx_count_undeliverable(&p0.rx[ring]);
+    xcc_ring_stats s;
+    xcc_ring_stats_read(&reg, &g, 1, ring, &s);
+    CHECK(s.frames_accepted == 2 && s.frames_undeliverable == 1);
+}
+
+static void test_frame_encode_refusals(void)
+{
+    char err[XCC_ERR_BYTES];
+    size_t len;
+    memset(&fr, 0, sizeof fr);
+    CHECK(xcc_frame_encode(&fr, enc, 496, &len, err, sizeof err) == XCC_EFRAME && strstr(err, "no body"));
+    make_intent(&fr);
+    fr.body.intent.sender_priority = 100; /* not a codec bound: whoever maps it to a ring checks it */
+    CHECK(xcc_frame_encode(&fr, enc, 496, &len, err, sizeof err) == XCC_OK);
+    make_intent(&fr);
+    memset(fr.body.intent.channel, 'x', 64); /* unterminated: over the 63-byte bound */
+    CHECK(xcc_frame_encode(&fr, enc, 496, &len, err, sizeof err) == XCC_EFRAME && strstr(err, "Intent.channel"));
+    make_intent(&fr);
+    strcpy(fr.body.intent.action, "bad\xC3(utf8");
+    CHECK(xcc_frame_encode(&fr, enc, 496, &len, err, sizeof err) == XCC_EFRAME && strstr(err, "UTF-8"));
+    /* a control frame with maximal text and subject does not fit a 512-byte slot: refused */
+    memset(&fr, 0, sizeof fr);
+    fr.which_body = rtdroid_xcc_v1_Frame_control_tag;
+    memset(fr.body.control.text, 't', 255);
+    memset(fr.body.control.subject, 's', 63);
+    fr.body.control.has_stats = true;
+    fr.body.control.stats.frames_in = fr.body.control.stats.frames_out = UINT64_MAX;
+    fr.body.control.has_service = true;
+    memset(fr.body.control.service.name, 'n', 63);
+    memset(fr.body.control.service.state, 'r', 15);
+    fr.body.control.service.releases = fr.body.control.service.deadline_misses = UINT64_MAX;
+    fr.body.control.code = UINT32_MAX;
+    fr.body.control.stats.dropped_corrupt = fr.body.control.stats.dropped_full = fr.body.control.stats.resyncs = UINT64_MAX;
+    fr.body.control.service.worst_lateness_nanos = UINT64_MAX;
+    fr.body.control.service.index = fr.body.control.service.count = UINT32_MAX;
+    fr.seq = fr.send_time_nanos = UINT64_MAX;
+    int rc_big = xcc_frame_encode(&fr, enc, 496, &len, err, sizeof err);
+    CHECK_MSG(rc_big == XCC_EFRAME && strstr(err, "more than the 496"), "%d %s", rc_big, err);
+    CHECK(xcc_frame_encode(&fr, enc, sizeof enc, &len, err, sizeof err) == XCC_EFRAME && strstr(err, "OVERSIZE"));
+}
+
+static int decodes(const uint8_t *b, size_t n, char *err, size_t eb) { return xcc_frame_decode(b, n, &fr2, err, eb) == XCC_OK; }
+
+static void test_frame_decode_hostile(void)
+{
+    char err[XCC_ERR_BYTES];
+    size_t len;
+    make_intent(&fr);
+    CHECK(xcc_frame_encode(&fr, enc, 496, &len, err, sizeof err) == XCC_OK);
+    /* every strict prefix is truncated or has no body */
+    for (size_t k = 0; k < len; k++)
+        CHECK_MSG(!decodes(enc, k, err, sizeof err), "prefix %zu decoded", k);
+    /* bad length */
+    CHECK(!decodes(enc, 0, err, sizeof err) && strstr(err, "NO_BODY"));
+    CHECK(!decodes(enc, 497, err, sizeof err) && strstr(err, "OVERSIZE"));
+    /* invalid protobuf */
+    const uint8_t overlong_varint[] = {0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+    CHECK(!decodes(overlong_varint, sizeof overlong_varint, err, sizeof err));
+    const uint8_t group[] = {0x0b, 0x0c, 0x62, 0x00};
+    CHECK(!decodes(group, sizeof group, err, sizeof err) && strstr(err, "wire type"));
+    const uint8_t field0[] = {0x00, 0x01, 0x62, 0x00};
+    CHECK(!decodes(field0, sizeof field0, err, sizeof err));
+    const uint8_t len_past_end[] = {0x62, 0x05, 0x08, 0x01};
+    CHECK(!decodes(len_past_end, sizeof len_past_end, err, sizeof err) && strstr(err, "TRUNCATED"));
+    const uint8_t wrong_wt[] = {0x0a, 0x01, 0x00, 0x62, 0x00}; /* seq as length-delimited */
+    CHECK(!decodes(wrong_wt, sizeof wrong_wt, err, sizeof err) && strstr(err, "Frame.seq"));
+    /* unknown frame kind: only an unknown field 14 */
+    const uint8_t unknown_kind[] = {0x08, 0x01, 0x72, 0x02, 0x08, 0x01};
+    CHECK(!decodes(unknown_kind, sizeof unknown_kind, err, sizeof err) && strstr(err, "no body"));
+    const uint8_t no_body[] = {0x08, 0x01, 0x10, 0x02};
+    CHECK(!decodes(no_body, sizeof no_body, err, sizeof err) && strstr(err, "no body"));
+    /* unknown fields beside a body are skipped (proto3) */
+    const uint8_t extra[] = {0x08, 0x01, 0x62, 0x00, 0x78, 0x05};
+    CHECK(decodes(extra, sizeof extra, err, sizeof err));
+    /* oversize: a 64-byte channel, a 225-byte payload */
+    uint8_t b[400];
+    size_t k = 0;
+    b[k++] = 0x52; b[k++] = 66; b[k++] = 0x12; b[k++] = 64;
+    memset(b + k, 'c', 64); k += 64;
+    CHECK(!decodes(b, k, err, sizeof err));
+    k = 0;
+    b[k++] = 0x52; b[k++] = 0xe4; b[k++] = 0x01; /* 228 */
+    b[k++] = 0x22; b[k++] = 0xe1; b[k++] = 0x01; /* 225 */
+    memset(b + k, 1, 225); k += 225;
+    CHECK(!decodes(b, k, err, sizeof err));
+    b[2] = 0x01; b[4] = 0xe0; /* 224 is fine: 0xe3 0x01 = 227 */
+    b[1] = 0xe3;
+    CHECK_MSG(decodes(b, k - 1, err, sizeof err), "%s", err);
+    /* invalid UTF-8 in a string, embedded NUL, overlong encoding, surrogate */
+    const char *bad[] = {"ab\xff", "a\0b", "\xC0\xAF", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\xE2\x82"};
+    const size_t bad_len[] = {3, 3, 2, 3, 4, 2};
+    for (int i = 0; i < 6; i++) {
+        k = 0;
+        b[k++] = 0x52; b[k++] = (uint8_t)(2 + bad_len[i]); b[k++] = 0x0a; b[k++] = (uint8_t)bad_len[i];
+        memcpy(b + k, bad[i], bad_len[i]); k += bad_len[i];
+        CHECK_MSG(!decodes(b, k, err, sizeof err) && strstr(err, "UTF-8"), "bad utf8 %d", i);
+    }
+    const uint8_t good_utf8[] = {0x52, 0x08, 0x0a, 0x06, 0xc3, 0xa9, 0xe2, 0x82, 0xac, 'x'};
+    CHECK(decodes(good_utf8, sizeof good_utf8, err, sizeof err));
+    /* sender_priority over 99 decodes (the proxy checks it); over uint32 does not */
+    const uint8_t prio[] = {0x52, 0x02, 0x18, 0x64};
+    CHECK(decodes(prio, sizeof prio, err, sizeof err));
+    const uint8_t prio_big[] = {0x52, 0x06, 0x18, 0x80, 0x80, 0x80, 0x80, 0x10};
+    CHECK(!decodes(prio_big, sizeof prio_big, err, sizeof err) && strstr(err, "OVER_BOUND"));
+    /* duplicates: a field twice, two body members */
+    const uint8_t dup[] = {0x08, 0x01, 0x08, 0x02, 0x62, 0x00};
+    CHECK(!decodes(dup, sizeof dup, err, sizeof err) && strstr(err, "DUPLICATE_FIELD"));
+    const uint8_t two_bodies[] = {0x52, 0x00, 0x62, 0x00};
+    CHECK(!decodes(two_bodies, sizeof two_bodies, err, sizeof err) && strstr(err, "DUPLICATE_FIELD"));
+}
+
+/* ---- main ----------------------------------------------------------------------------------- */
+int main(int argc, char **argv)
+{
+    const char *vectors = NULL;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--vectors") == 0) vectors = argv[i + 1];
+        else if (strcmp(argv[i], "--tmp") == 0) h_tmp_dir = argv[i + 1];
+    }
+    mkdir(h_tmp_dir, 0755);
+    RUN(test_crc32_known_values);
+    RUN(test_layout_rules);
+    RUN(test_format_then_validate);
+    RUN(test_header_hostile_fields);
+    RUN(test_offer_poll_roundtrip_and_counters);
+    RUN(test_offer_refuses_bad_length);
+    RUN(test_full_ring_drops_counted);
+    RUN(test_reader_rejects_bad_slot_length_index_crc);
+    RUN(test_torn_write_unpublished_slot_is_invisible);
+    RUN(test_indices_outside_ring_or_backwards);
+    RUN(test_peer_restart_epoch_and_stale_skip);
+    RUN(test_management_attach_touches_only_ring0);
+    RUN(test_flood_bounded_counted_drops);
+    RUN(test_ring_for_priority);
+    RUN(test_backoff_sequence);
+    RUN(test_backend_shm_two_mappings);
+    RUN(test_backend_ivshmem_exact_size);
+    RUN(test_backend_devmem_aligned_access);
+    RUN(test_cross_process_shm);
+    RUN(test_frame_roundtrip_all_kinds);
+    RUN(test_frame_largest_intent_fits_slot);
+    RUN(test_frame_through_ring);
+    RUN(test_frame_encode_refusals);
+    RUN(test_frame_decode_hostile);
+    if (!vectors || run_vectors(vectors) < 0) {
+        printf("FAIL shared vectors: none found in %s\n", vectors ? vectors : "(no --vectors)");
+        failed++;
+    }
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,188 @@
+package org.rtdroid.bridge;
+
+import java.nio.ByteBuffer;
+import java.util.zip.CRC32;
+
+import org.rtdroid.bridge.codec.Frame;
+import org.rtdroid.bridge.codec.FrameCodec;
+
+import static org.rtdroid.bridge.RegionLayout.*;
+
+/**
+ * Reads frames from one ring of the OTHER peer's section (spec "Reading a frame"). The consumer
+ * line it updates lives in this peer's own section. Nothing read from the region is trusted:
+ * indices are checked for credibility, the slot header and frame are copied into private memory
+ * before they are validated, and every offset comes from the private geometry and
+ * {@code index mod S}. Single consumer: one thread. {@link #poll} allocates nothing and never
+ * throws for what the other side wrote.
+ */
+public final class ConsumerRing {
+    private final ByteBuffer view;
+    private final boolean alignedOnly;
+    private final RegionLayout layout;
+    private final int producerPeer;
+    private final int ring;
+    private final int producerWriteIndex;
+    private final int line;
+    private final long slots;
+    private final int maxFrameBytes;
+    private final CRC32 crc = new CRC32();
+    private long readIndex;
+    private long framesAccepted;
+    private long framesCorrupt;
+    private long resyncs;
+    private long framesUndeliverable;
+    private long staleSkipped;
+
+    ConsumerRing(RegionMemory memory, RegionLayout layout, int peer, int ring) {
+        this.view = memory.buffer().duplicate().order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        this.alignedOnly = memory.alignedOnly();
+        this.layout = layout;
+        this.producerPeer = 1 - peer;
+        this.ring = ring;
+        this.producerWriteIndex = layout.ringHeaderOffset(producerPeer, ring) + WRITE_INDEX_OFFSET;
+        this.line = layout.consumerLineOffset(peer, ring);
+        this.slots = layout.slotsPerRing();
+        this.maxFrameBytes = layout.maxFrameBytes();
+        // Our own section: counters carry on across restarts.
+        this.readIndex = Shm.getAcquireU64(view, line + READ_INDEX_OFFSET);
+        this.framesAccepted = Shm.getAcquireU64(view, line + FRAMES_ACCEPTED_OFFSET);
+        this.framesCorrupt = Shm.getAcquireU64(view, line + FRAMES_CORRUPT_OFFSET);
+        this.resyncs = Shm.getAcquireU64(view, line + RESYNCS_OFFSET);
+        this.framesUndeliverable = Shm.getAcquireU64(view, line + FRAMES_UNDELIVERABLE_OFFSET);
+        this.staleSkipped = Shm.getAcquireU64(view, line + STALE_SKIPPED_OFFSET);
+    }
+
+    /** Attach step 4: frames sent to the previous incarnation are skipped, not delivered late. */
+    void skipStale() {
+        long w = Shm.getAcquireU64(view, producerWriteIndex);
+        long d = w - readIndex;
+        if (Long.compareUnsigned(readIndex, w) <= 0 && Long.compareUnsigned(d, slots) <= 0) {
+            staleSkipped += d;
+            Shm.setOpaqueU64(view, line + STALE_SKIPPED_OFFSET, staleSkipped);
+        }
+        readIndex = w;
+        Shm.setReleaseU64(view, line + READ_INDEX_OFFSET, readIndex);
+    }
+
+    /**
+     * Copies the next valid frame into {@code dst} and returns its length, or returns 0 when no
+     * valid frame is available. Corrupt slots are skipped and counted (frames_corrupt); an
+     * incredible write index is resynchronised to and counted (resyncs). At most S slots are
+     * examined per call.
+     *
+     * @param dst at least {@link #maxFrameBytes()} long
+     */
+    public int poll(byte[] dst) {
+        if (dst.length < maxFrameBytes) {
+            throw new IllegalArgumentException("dst of " + dst.length + " bytes: needs " + maxFrameBytes);
+        }
+        for (long examined = 0; examined < slots; examined++) {
+            long w = Shm.getAcquireU64(view, producerWriteIndex);
+            long rd = readIndex;
+            if (w == rd) {
+                return 0;
+            }
+            if (Long.compareUnsigned(w, rd) < 0 || Long.compareUnsigned(w - rd, slots) > 0) {
+                // Moved backwards or too far ahead (u64 compares): skip to it.
+                resyncs++;
+                Shm.setOpaqueU64(view, line + RESYNCS_OFFSET, resyncs);
+                readIndex = w;
+                Shm.setReleaseU64(view, line + READ_INDEX_OFFSET, w);
+                return 0;
+            }
+            int slot = layout.slotOffset(producerPeer, ring, rd);
+            // Private copy of the slot header: each field is read exactly once.
+            int frameBytes = view.getInt(slot + FRAME_BYTES_OFFSET);
+            int frameCrc = view.getInt(slot + FRAME_CRC_OFFSET);
+            long slotIndex = view.getLong(slot + SLOT_INDEX_OFFSET);
+            boolean valid = frameBytes >= 1 && frameBytes <= maxFrameBytes && slotIndex == rd;
+            if (valid) {
+                Shm.copyOut(view, alignedOnly, slot + SLOT_HEADER_BYTES, dst, 0, frameBytes);
+                // CRC over the private copy: the other side cannot change what was validated.
+                crc.reset();
+                crc.update(dst, 0, frameBytes);
+                valid = (int) crc.getValue() == frameCrc;
+            }
+            readIndex = rd + 1;
+            Shm.setReleaseU64(view, line + READ_INDEX_OFFSET, readIndex);
+            if (valid) {
+                framesAccepted++;
+                Shm.setOpaqueU64(view, line + FRAMES_ACCEPTED_OFFSET, framesAccepted);
+                return frameBytes;
+            }
+            framesCorrupt++;
+            Shm.setOpaqueU64(view, line + FRAMES_CORRUPT_OFFSET, framesCorrupt);
+        }
+        return 0;
+    }
+
+    /**
+     * Polls until a frame decodes into {@code into} or nothing valid is left. A frame that does
+     * not decode (or has no body) is dropped and counted in frames_undeliverable, as step 6 of
+     * the spec says. Returns the frame's encoded length, or 0. Allocation-free.
+     *
+     * @param scratch at least {@link #maxFrameBytes()} long; holds the private copy
+     */
+    public int pollFrame(byte[] scratch, Frame into) {
+        for (long examined = 0; examined < slots; examined++) {
+            int n = poll(scratch);
+            if (n == 0) {
+                return 0;
+            }
+            if (FrameCodec.decode(scratch, 0, n, into) == FrameCodec.OK) {
+                return n;
+            }
+            countUndeliverable();
+        }
+        return 0;
+    }
+
+    /**
+     * Counts a frame the ring delivered but the layer above dropped (undecodable, no body, unknown
+     * channel, sender not allowed, receiver full). Allocation-free.
+     */
+    public void countUndeliverable() {
+        framesUndeliverable++;
+        Shm.setOpaqueU64(view, line + FRAMES_UNDELIVERABLE_OFFSET, framesUndeliverable);
+    }
+
+    /** Frames the producer has published that this consumer has not read (0..S, 0 if incredible). */
+    public int available() {
+        long w = Shm.getAcquireU64(view, producerWriteIndex);
+        long d = w - readIndex;
+        return Long.compareUnsigned(w, readIndex) < 0 || Long.compareUnsigned(d, slots) > 0 ? 0 : (int) d;
+    }
+
+    public long readIndex() {
+        return readIndex;
+    }
+
+    public long framesAccepted() {
+        return framesAccepted;
+    }
+
+    public long framesCorrupt() {
+        return framesCorrupt;
+    }
+
+    public long resyncs() {
+        return resyncs;
+    }
+
+    public long framesUndeliverable() {
+        return framesUndeliverable;
+    }
+
+    public long staleSkipped() {
+        return staleSkipped;
+    }
+
+    public int ring() {
+        return ring;
+    }
+
+    public int maxFrameBytes() {
+        return maxFrameBytes;
+    }
+}

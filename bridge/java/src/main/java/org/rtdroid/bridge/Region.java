@@ -1,0 +1,444 @@
+package org.rtdroid.bridge;
+
+import java.nio.ByteBuffer;
+import java.util.zip.CRC32;
+
+import static org.rtdroid.bridge.RegionLayout.*;
+
+/**
+ * One peer's attachment to the shared region (region-spec.md): the validated private geometry,
+ * the peer's own state line, and the rings it produces and consumes.
+ *
+ * <p>Three kinds of attachment: a <em>cell</em> ({@link #attachCell}: owns its state line,
+ * bumps its epoch, owns data rings 1.. and, when asked, management ring 0), the <em>management
+ * agent</em> ({@link #attachManagement}: owns only ring 0 and consumer line 0 of its peer's
+ * section, never touches state or epoch), and an <em>observer</em> ({@link #observe},
+ * {@link #format}: reads header, states and counters, writes nothing).
+ *
+ * <p>One thread per ring: a {@link ProducerRing} or {@link ConsumerRing} is single-threaded.
+ */
+public final class Region {
+    public static final int RT_PEER = 0;
+    public static final int ANDROID_PEER = 1;
+    /** No peer: an observer attachment. */
+    public static final int NO_PEER = -1;
+
+    public static final int STATE_RESET = 0;
+    public static final int STATE_INITIALISING = 1;
+    public static final int STATE_READY = 2;
+    public static final int STATE_STOPPING = 3;
+    public static final int STATE_FAILED = 4;
+
+    /** The spec's default peer_timeout: a heartbeat still for this long means unresponsive. */
+    public static final long DEFAULT_PEER_TIMEOUT_NANOS = 1_000_000_000L;
+
+    /** Ring 0 of each section carries management frames. */
+    public static final int MANAGEMENT_RING = 0;
+
+    private final RegionMemory memory;
+    private final ByteBuffer buffer;
+    private final RegionLayout layout;
+    private final int peerId;
+    private final boolean ownsStateLine;
+    private final ProducerRing[] producers;
+    private final ConsumerRing[] consumers;
+    private long observedPeerEpoch;
+    private long peerRestarts;
+    private long heartbeat;
+    private boolean peerHeartbeatSeen;
+    private long lastPeerHeartbeat;
+    private long lastPeerHeartbeatChangeNanos;
+
+    private Region(RegionMemory memory, RegionLayout layout, int peerId, boolean ownsStateLine,
+            boolean ownsManagementRing, boolean ownsDataRings) {
+        this.memory = memory;
+        this.buffer = memory.buffer();
+        this.layout = layout;
+        this.peerId = peerId;
+        this.ownsStateLine = ownsStateLine;
+        this.producers = new ProducerRing[layout.rings()];
+        this.consumers = new ConsumerRing[layout.rings()];
+        if (peerId != NO_PEER) {
+            for (int ring = 0; ring < layout.rings(); ring++) {
+                boolean owned = ring == MANAGEMENT_RING ? ownsManagementRing : ownsDataRings;
+                if (owned) {
+                    producers[ring] = new ProducerRing(memory, layout, peerId, ring);
+                    consumers[ring] = new ConsumerRing(memory, layout, peerId, ring);
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ formatting and validation
+
+    /**
+     * Formats the region (board tooling, tests): zeroes the formatted size, writes the header and
+     * each ring's ring_class. Returns an observer attachment.
+     */
+    public static Region format(RegionMemory memory, RegionLayout layout) {
+        if (memory.sizeBytes() < layout.regionBytes()) {
+            throw new RegionFormatException("region_bytes", layout.regionBytes(),
+                    "<= the mapped size " + memory.sizeBytes());
+        }
+        ByteBuffer b = memory.buffer();
+        for (int i = 0; i < layout.regionBytes(); i += 8) {
+            b.putLong(i, 0L);
+        }
+        b.putInt(MAGIC_OFFSET, MAGIC);
+        b.putShort(LAYOUT_VERSION_OFFSET, (short) LAYOUT_VERSION);
+        b.putShort(HEADER_BYTES_OFFSET, (short) HEADER_BYTES);
+        b.putInt(REGION_BYTES_OFFSET, layout.regionBytes());
+        b.putInt(PEER_COUNT_OFFSET, PEER_COUNT);
+        b.putInt(RINGS_OFFSET, layout.rings());
+        b.putInt(SLOTS_OFFSET, layout.slotsPerRing());
+        b.putInt(SLOT_BYTES_OFFSET, layout.slotBytes());
+        b.putInt(STATE_TABLE_OFFSET_OFFSET, STATE_TABLE_OFFSET);
+        b.putInt(SECTION0_OFFSET_OFFSET, layout.sectionOffset(0));
+        b.putInt(SECTION1_OFFSET_OFFSET, layout.sectionOffset(1));
+        b.putInt(SECTION_BYTES_OFFSET, layout.sectionBytes());
+        for (int peer = 0; peer < PEER_COUNT; peer++) {
+            for (int ring = 0; ring < layout.rings(); ring++) {
+                b.putInt(layout.ringHeaderOffset(peer, ring) + RING_CLASS_OFFSET, ring);
+            }
+        }
+        // The CRC goes last, with release: a peer that sees it sees the whole formatted header.
+        Shm.setReleaseU32(b, HEADER_CRC_OFFSET, headerCrc(b));
+        return new Region(memory, layout, NO_PEER, false, false, false);
+    }
+
+    /** CRC-32 (zlib) of header bytes 0..43. */
+    static int headerCrc(ByteBuffer b) {
+        byte[] header = new byte[HEADER_CRC_OFFSET];
+        for (int i = 0; i < header.length; i++) {
+            header[i] = b.get(i);
+        }
+        CRC32 crc = new CRC32();
+        crc.update(header, 0, header.length);
+        return (int) crc.getValue();
+    }
+
+    /**
+     * Validates the header against every rule of region-spec.md and the mapped size; returns the
+     * private geometry.
+     *
+     * @throws RegionFormatException naming the first field that breaks its rule
+     */
+    public static RegionLayout validateHeader(RegionMemory memory) {
+        ByteBuffer b = memory.buffer();
+        long mapped = memory.sizeBytes();
+        if (mapped < HEADER_BYTES) {
+            throw new RegionFormatException("mapped size", mapped, ">= " + HEADER_BYTES + " bytes");
+        }
+        int magic = Shm.getAcquireU32(b, MAGIC_OFFSET);
+        if (magic != MAGIC) {
+            throw new RegionFormatException("magic", Integer.toUnsignedLong(magic),
+                    "0x31434358 (\"XCC1\"); is the region formatted?");
+        }
+        int version = b.getShort(LAYOUT_VERSION_OFFSET) & 0xFFFF;
+        if (version != LAYOUT_VERSION) {
+            throw new RegionFormatException("layout_version", version, String.valueOf(LAYOUT_VERSION));
+        }
+        int headerBytes = b.getShort(HEADER_BYTES_OFFSET) & 0xFFFF;
+        if (headerBytes != HEADER_BYTES) {
+            throw new RegionFormatException("header_bytes", headerBytes, String.valueOf(HEADER_BYTES));
+        }
+        int storedCrc = Shm.getAcquireU32(b, HEADER_CRC_OFFSET);
+        int crc = headerCrc(b);
+        if (storedCrc != crc) {
+            throw new RegionFormatException("header_crc32", Integer.toUnsignedLong(storedCrc),
+                    "the CRC-32 of header bytes 0..43, 0x" + Integer.toHexString(crc));
+        }
+        long peerCount = u32(b, PEER_COUNT_OFFSET);
+        if (peerCount != PEER_COUNT) {
+            throw new RegionFormatException("peer_count", peerCount, String.valueOf(PEER_COUNT));
+        }
+        long rings = u32(b, RINGS_OFFSET);
+        long slots = u32(b, SLOTS_OFFSET);
+        long slotBytes = u32(b, SLOT_BYTES_OFFSET);
+        if (rings > MAX_RINGS) {
+            throw new RegionFormatException("rings_per_peer", rings, MIN_RINGS + " <= R <= " + MAX_RINGS);
+        }
+        if (slots > MAX_SLOTS) {
+            throw new RegionFormatException("slots_per_ring", slots,
+                    "a power of two, " + MIN_SLOTS + " <= S <= " + MAX_SLOTS);
+        }
+        if (slotBytes > MAX_SLOT_BYTES) {
+            throw new RegionFormatException("slot_bytes", slotBytes,
+                    "a multiple of 64, " + MIN_SLOT_BYTES + " <= slot_bytes <= " + MAX_SLOT_BYTES);
+        }
+        RegionLayout layout = RegionLayout.of((int) rings, (int) slots, (int) slotBytes);
+        long stateTable = u32(b, STATE_TABLE_OFFSET_OFFSET);
+        if (stateTable != STATE_TABLE_OFFSET) {
+            throw new RegionFormatException("state_table_offset", stateTable, String.valueOf(STATE_TABLE_OFFSET));
+        }
+        long sectionBytes = u32(b, SECTION_BYTES_OFFSET);
+        if (sectionBytes != layout.sectionBytes()) {
+            throw new RegionFormatException("section_bytes", sectionBytes,
+                    "64*R + R*(64 + S*slot_bytes) = " + layout.sectionBytes());
+        }
+        long section0 = u32(b, SECTION0_OFFSET_OFFSET);
+        if (section0 != layout.sectionOffset(0)) {
+            throw new RegionFormatException("section_offset[0]", section0, String.valueOf(layout.sectionOffset(0)));
+        }
+        long section1 = u32(b, SECTION1_OFFSET_OFFSET);
+        if (section1 != layout.sectionOffset(1)) {
+            throw new RegionFormatException("section_offset[1]", section1,
+                    "256 + section_bytes = " + layout.sectionOffset(1));
+        }
+        long regionBytes = u32(b, REGION_BYTES_OFFSET);
+        if (regionBytes < layout.regionBytes()) {
+            throw new RegionFormatException("region_bytes", regionBytes,
+                    ">= 256 + 2*section_bytes = " + layout.regionBytes());
+        }
+        if (regionBytes > mapped) {
+            throw new RegionFormatException("region_bytes", regionBytes, "<= the mapped size " + mapped);
+        }
+        for (int off = HEADER_CRC_OFFSET + 4; off < HEADER_BYTES; off += 4) {
+            long reserved = u32(b, off);
+            if (reserved != 0) {
+                throw new RegionFormatException("reserved header bytes at offset " + off, reserved, "zero");
+            }
+        }
+        return layout;
+    }
+
+    private static long u32(ByteBuffer b, int offset) {
+        return Integer.toUnsignedLong(b.getInt(offset));
+    }
+
+    // ------------------------------------------------------------------ attachments
+
+    /** Reads header, states and counters; writes nothing. */
+    public static Region observe(RegionMemory memory) {
+        return new Region(memory, validateHeader(memory), NO_PEER, false, false, false);
+    }
+
+    /**
+     * A cell attaches (spec "Attach, restart and resynchronisation"): validate the header; state
+     * INITIALISING; epoch + 1; for each consumer line it owns skip the frames addressed to its
+     * previous incarnation; state READY; first heartbeat.
+     *
+     * @param ownsManagementRing true for the RT cell; false for the Android proxy service, whose
+     *        section's ring 0 and consumer line 0 belong to the management agent
+     */
+    public static Region attachCell(RegionMemory memory, int peerId, boolean ownsManagementRing) {
+        checkPeer(peerId);
+        RegionLayout layout = validateHeader(memory);
+        Region region = new Region(memory, layout, peerId, true, ownsManagementRing, true);
+        ByteBuffer b = region.buffer;
+        int line = layout.stateLineOffset(peerId);
+        Shm.setReleaseU32(b, line + STATE_OFFSET, STATE_INITIALISING);
+        int epoch = Shm.getOpaqueU32(b, line + EPOCH_OFFSET);
+        Shm.setReleaseU32(b, line + EPOCH_OFFSET, epoch + 1);
+        for (ConsumerRing consumer : region.consumers) {
+            if (consumer != null) {
+                consumer.skipStale();
+            }
+        }
+        region.observedPeerEpoch = region.peerEpoch(1 - peerId);
+        region.heartbeat = Shm.getOpaqueU64(b, line + HEARTBEAT_OFFSET);
+        Shm.setReleaseU32(b, line + STATE_OFFSET, STATE_READY);
+        region.heartbeat();
+        return region;
+    }
+
+    /**
+     * The management agent attaches: owns ring 0 and consumer line 0 of {@code peerId}'s section
+     * (answers to an earlier agent's requests are skipped and counted as stale), never touches
+     * the state line. The caller holds {@code flock(<region>.lock)} for the whole exchange.
+     */
+    public static Region attachManagement(RegionMemory memory, int peerId) {
+        checkPeer(peerId);
+        RegionLayout layout = validateHeader(memory);
+        Region region = new Region(memory, layout, peerId, false, true, false);
+        region.consumers[MANAGEMENT_RING].skipStale();
+        region.observedPeerEpoch = region.peerEpoch(1 - peerId);
+        return region;
+    }
+
+    /**
+     * Opens the region as {@code peerId} WITHOUT the attach protocol: header validated, nothing
+     * written; rings take their private indices from the region as found. For the shared test
+     * vectors and for diagnosis of a stopped region, never for a running cell.
+     */
+    static Region openWithoutAttach(RegionMemory memory, int peerId) {
+        checkPeer(peerId);
+        return new Region(memory, validateHeader(memory), peerId, false, true, true);
+    }
+
+    private static void checkPeer(int peerId) {
+        if (peerId != RT_PEER && peerId != ANDROID_PEER) {
+            throw new IllegalArgumentException("peerId " + peerId + " must be " + RT_PEER + " (RT cell) or "
+                    + ANDROID_PEER + " (Android cell)");
+        }
+    }
+
+    // ------------------------------------------------------------------ accessors
+
+    /** This attachment's peer, or {@link #NO_PEER} for an observer. */
+    public int peerId() {
+        return peerId;
+    }
+
+    /** The other peer. */
+    public int otherPeer() {
+        return 1 - peerId;
+    }
+
+    public RegionLayout layout() {
+        return layout;
+    }
+
+    public RegionMemory memory() {
+        return memory;
+    }
+
+    /** Load-acquire of a peer's state. */
+    public int peerState(int peer) {
+        checkPeer(peer);
+        return Shm.getAcquireU32(buffer, layout.stateLineOffset(peer) + STATE_OFFSET);
+    }
+
+    /** A peer's epoch (u32, as an unsigned long). */
+    public long peerEpoch(int peer) {
+        checkPeer(peer);
+        return Integer.toUnsignedLong(Shm.getAcquireU32(buffer, layout.stateLineOffset(peer) + EPOCH_OFFSET));
+    }
+
+    public long peerHeartbeat(int peer) {
+        checkPeer(peer);
+        return Shm.getAcquireU64(buffer, layout.stateLineOffset(peer) + HEARTBEAT_OFFSET);
+    }
+
+    /** True when the other peer is READY. */
+    public boolean peerReady() {
+        return peerState(otherPeer()) == STATE_READY;
+    }
+
+    /**
+     * Checks the other peer's epoch; true (and one more {@link #peerRestarts()}) when it changed
+     * since the last check or since attaching. The other peer's first attach (epoch 0 to 1) is a
+     * start, not a restart. Allocation-free.
+     */
+    public boolean peerRestarted() {
+        long epoch = peerEpoch(otherPeer());
+        if (epoch != observedPeerEpoch) {
+            boolean restart = observedPeerEpoch != 0;
+            observedPeerEpoch = epoch;
+            if (restart) {
+                peerRestarts++;
+            }
+            return restart;
+        }
+        return false;
+    }
+
+    /**
+     * True when the other peer's heartbeat has not moved for {@code timeoutNanos} (the spec's
+     * peer_timeout, {@link #DEFAULT_PEER_TIMEOUT_NANOS}); nothing should then be sent to it that
+     * could not also be dropped. Call it periodically with {@code System.nanoTime()}; the first
+     * call only starts the clock. Allocation-free.
+     */
+    public boolean peerUnresponsive(long nowNanos, long timeoutNanos) {
+        long beat = peerHeartbeat(otherPeer());
+        if (!peerHeartbeatSeen || beat != lastPeerHeartbeat) {
+            peerHeartbeatSeen = true;
+            lastPeerHeartbeat = beat;
+            lastPeerHeartbeatChangeNanos = nowNanos;
+            return false;
+        }
+        return nowNanos - lastPeerHeartbeatChangeNanos > timeoutNanos;
+    }
+
+    /** Restarts of the other peer this attachment has seen. */
+    public long peerRestarts() {
+        return peerRestarts;
+    }
+
+    /** Stores this cell's state with release semantics. */
+    public void setState(int state) {
+        requireStateLine();
+        if (state < STATE_RESET || state > STATE_FAILED) {
+            throw new IllegalArgumentException("state " + state + " must be " + STATE_RESET + ".." + STATE_FAILED);
+        }
+        Shm.setReleaseU32(buffer, layout.stateLineOffset(peerId) + STATE_OFFSET, state);
+    }
+
+    /** Advances this cell's heartbeat (at least every 100 ms while READY). Allocation-free. */
+    public void heartbeat() {
+        requireStateLine();
+        heartbeat++;
+        Shm.setReleaseU64(buffer, layout.stateLineOffset(peerId) + HEARTBEAT_OFFSET, heartbeat);
+    }
+
+    private void requireStateLine() {
+        if (!ownsStateLine) {
+            throw new IllegalStateException("this attachment (peer " + peerId
+                    + ") does not own a state line: only attachCell does");
+        }
+    }
+
+    /** The ring this peer produces; the same instance each call. */
+    public ProducerRing producer(int ring) {
+        checkRing(ring);
+        ProducerRing p = producers[ring];
+        if (p == null) {
+            throw new IllegalStateException("peer " + peerId + "'s attachment does not own producer ring " + ring);
+        }
+        return p;
+    }
+
+    /** The reader of the OTHER peer's ring {@code ring}; the same instance each call. */
+    public ConsumerRing consumer(int ring) {
+        checkRing(ring);
+        ConsumerRing c = consumers[ring];
+        if (c == null) {
+            throw new IllegalStateException("peer " + peerId + "'s attachment does not own consumer line " + ring);
+        }
+        return c;
+    }
+
+    private void checkRing(int ring) {
+        if (ring < 0 || ring >= layout.rings()) {
+            throw new IllegalArgumentException("ring " + ring + " must be 0.." + (layout.rings() - 1));
+        }
+    }
+
+    /** Snapshot of ring {@code ring} produced by {@code peer} and of the consumer line reading it. */
+    public RingCounters counters(int peer, int ring) {
+        checkPeer(peer);
+        checkRing(ring);
+        int header = layout.ringHeaderOffset(peer, ring);
+        int line = layout.consumerLineOffset(1 - peer, ring);
+        return new RingCounters(peer, ring,
+                Shm.getAcquireU32(buffer, header + RING_CLASS_OFFSET),
+                Shm.getAcquireU64(buffer, header + WRITE_INDEX_OFFSET),
+                Shm.getAcquireU64(buffer, header + FRAMES_WRITTEN_OFFSET),
+                Shm.getAcquireU64(buffer, header + FRAMES_DROPPED_FULL_OFFSET),
+                Shm.getAcquireU64(buffer, line + READ_INDEX_OFFSET),
+                Shm.getAcquireU64(buffer, line + FRAMES_ACCEPTED_OFFSET),
+                Shm.getAcquireU64(buffer, line + FRAMES_CORRUPT_OFFSET),
+                Shm.getAcquireU64(buffer, line + RESYNCS_OFFSET),
+                Shm.getAcquireU64(buffer, line + FRAMES_UNDELIVERABLE_OFFSET),
+                Shm.getAcquireU64(buffer, line + STALE_SKIPPED_OFFSET));
+    }
+
+    /**
+     * The data ring for an intent of {@code senderPriority} (0..99, higher is more urgent):
+     * {@code 1 + floor((99 - p)·(R - 1) / 100)}.
+     */
+    public static int dataRingFor(int senderPriority, int rings) {
+        if (senderPriority < 0 || senderPriority > 99) {
+            throw new IllegalArgumentException("sender_priority " + senderPriority + " must be 0..99");
+        }
+        if (rings < MIN_RINGS || rings > MAX_RINGS) {
+            throw new IllegalArgumentException("rings " + rings + " must be " + MIN_RINGS + ".." + MAX_RINGS);
+        }
+        return 1 + (99 - senderPriority) * (rings - 1) / 100;
+    }
+
+    @Override
+    public String toString() {
+        return "Region{peer=" + peerId + ", " + layout + ", " + memory.description() + "}";
+    }
+}

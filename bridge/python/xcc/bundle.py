@@ -1,0 +1,216 @@
+"""Signed RT bundles (``*.rtb``) of bridge/docs/protocols.md.
+
+A bundle is a zip with exactly three entries and no directories: ``manifest.xml`` (<= 64 KiB),
+``app.jar`` (<= 8 MiB) and ``signature.ed25519`` (64 raw bytes). The signature is Ed25519 over
+``b"RTDROID-BUNDLE-V1\\n" + SHA-256(manifest.xml) + SHA-256(app.jar)``. Keys: the private key as
+unencrypted PEM PKCS#8, the public key as PEM SubjectPublicKeyInfo. The bundle's name (what
+``DeployChunk.bundle`` carries) is the manifest's ``<application name="...">``.
+
+The RT cell agent verifies bundles itself (in Java); ``verify_bundle`` is the same check for the
+host side (``rtdroid bundle --verify``, tests) and refuses with the protocol's result names.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import re
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from xml.etree import ElementTree
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+MANIFEST_ENTRY = "manifest.xml"
+JAR_ENTRY = "app.jar"
+SIGNATURE_ENTRY = "signature.ed25519"
+ENTRIES = (MANIFEST_ENTRY, JAR_ENTRY, SIGNATURE_ENTRY)
+MAX_MANIFEST_BYTES = 64 * 1024
+MAX_JAR_BYTES = 8 * 1024 * 1024
+SIGNATURE_BYTES = 64
+MAX_BUNDLE_BYTES = 16 * 1024 * 1024  # what DeployChunk.total_bytes may announce
+SIGNED_PREFIX = b"RTDROID-BUNDLE-V1\n"
+_NAME = re.compile(r"^[A-Za-z0-9._-]{1,63}$")
+_ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)  # fixed timestamps: the same inputs give the same bundle
+
+
+class BundleError(ValueError):
+    """``code`` is the protocol's result name: BAD_BUNDLE, BAD_SIGNATURE or BAD_MANIFEST."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.detail = message
+
+
+@dataclass(frozen=True)
+class BundleInfo:
+    name: str
+    manifest_bytes: int
+    jar_bytes: int
+    bundle_bytes: int
+    path: Path
+
+
+def signed_message(manifest: bytes, jar: bytes) -> bytes:
+    return SIGNED_PREFIX + hashlib.sha256(manifest).digest() + hashlib.sha256(jar).digest()
+
+
+def application_name(manifest: bytes, source: str = MANIFEST_ENTRY) -> str:
+    """The manifest's <application name>, enough to name the bundle; full validation is the agent's."""
+    if len(manifest) > MAX_MANIFEST_BYTES:
+        raise BundleError("BAD_MANIFEST", f"{source} is {len(manifest)} bytes; the bound is {MAX_MANIFEST_BYTES}")
+    if b"<!DOCTYPE" in manifest or b"<!ENTITY" in manifest:
+        raise BundleError("BAD_MANIFEST", f"{source}: DTDs and entities are not allowed")
+    try:
+        root = ElementTree.fromstring(manifest)
+    except ElementTree.ParseError as e:
+        raise BundleError("BAD_MANIFEST", f"{source} line {e.position[0]}: {e}") from None
+    local = lambda tag: tag.rsplit("}", 1)[-1]  # noqa: E731
+    if local(root.tag) != "manifest":
+        raise BundleError("BAD_MANIFEST", f"{source}: the root element is <{local(root.tag)}>, not <manifest>")
+    apps = [c for c in root if local(c.tag) == "application"]
+    if len(apps) != 1:
+        raise BundleError("BAD_MANIFEST", f"{source}: needs exactly one <application>, has {len(apps)}")
+    name = next((v for k, v in apps[0].attrib.items() if local(k).split(":")[-1] == "name"), None)
+    if name is None:
+        raise BundleError("BAD_MANIFEST", f"{source}: <application> has no name attribute")
+    if not _NAME.match(name):
+        raise BundleError("BAD_MANIFEST", f"{source}: application name {name!r} must be 1-63 characters "
+                                          f"of [A-Za-z0-9._-]")
+    return name
+
+
+def generate_keypair(directory, overwrite: bool = False) -> tuple[Path, Path]:
+    """Create ``deploy.key`` (PEM PKCS#8, mode 0600) and ``deploy.pub`` (PEM SPKI) in ``directory``."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    key_path, pub_path = directory / "deploy.key", directory / "deploy.pub"
+    if not overwrite and (key_path.exists() or pub_path.exists()):
+        raise FileExistsError(f"{key_path} or {pub_path} already exists; refusing to replace a deploy key")
+    key = Ed25519PrivateKey.generate()
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                            serialization.NoEncryption())
+    fd = os.open(key_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(pem)
+    pub_path.write_bytes(key.public_key().public_bytes(serialization.Encoding.PEM,
+                                                       serialization.PublicFormat.SubjectPublicKeyInfo))
+    return key_path, pub_path
+
+
+def load_private_key(path) -> Ed25519PrivateKey:
+    try:
+        key = serialization.load_pem_private_key(Path(path).read_bytes(), password=None)
+    except (ValueError, TypeError) as e:
+        raise BundleError("BAD_SIGNATURE", f"{path}: not an unencrypted PEM PKCS#8 private key ({e})") from None
+    if not isinstance(key, Ed25519PrivateKey):
+        raise BundleError("BAD_SIGNATURE", f"{path}: the key is {type(key).__name__}, not Ed25519")
+    return key
+
+
+def load_public_key(path) -> Ed25519PublicKey:
+    try:
+        key = serialization.load_pem_public_key(Path(path).read_bytes())
+    except (ValueError, TypeError) as e:
+        raise BundleError("BAD_SIGNATURE", f"{path}: not a PEM public key ({e})") from None
+    if not isinstance(key, Ed25519PublicKey):
+        raise BundleError("BAD_SIGNATURE", f"{path}: the key is {type(key).__name__}, not Ed25519")
+    return key
+
+
+def _read_input(path, bound: int, what: str) -> bytes:
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+    except OSError as e:
+        raise BundleError("BAD_BUNDLE", f"cannot read {what} {path}: {e.strerror}") from None
+    if size > bound:
+        raise BundleError("BAD_BUNDLE", f"{what} {path} is {size} bytes; the bound is {bound}")
+    return path.read_bytes()
+
+
+def pack(manifest: bytes, jar: bytes, signature: bytes) -> bytes:
+    """The zip bytes of a bundle (deterministic)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for name, data in ((MANIFEST_ENTRY, manifest), (JAR_ENTRY, jar), (SIGNATURE_ENTRY, signature)):
+            info = zipfile.ZipInfo(name, date_time=_ZIP_EPOCH)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            z.writestr(info, data)
+    return buf.getvalue()
+
+
+def build_bundle(jar_path, manifest_path, key_path, out_path) -> BundleInfo:
+    """Sign ``jar_path`` + ``manifest_path`` with ``key_path`` into the bundle ``out_path``."""
+    manifest = _read_input(manifest_path, MAX_MANIFEST_BYTES, "manifest")
+    jar = _read_input(jar_path, MAX_JAR_BYTES, "jar")
+    if not zipfile.is_zipfile(io.BytesIO(jar)):
+        raise BundleError("BAD_BUNDLE", f"jar {jar_path} is not a zip/jar file")
+    name = application_name(manifest, str(manifest_path))
+    signature = load_private_key(key_path).sign(signed_message(manifest, jar))
+    data = pack(manifest, jar, signature)
+    if len(data) > MAX_BUNDLE_BYTES:
+        raise BundleError("BAD_BUNDLE", f"the bundle is {len(data)} bytes; the bound is {MAX_BUNDLE_BYTES}")
+    out_path = Path(out_path)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=out_path.parent, prefix=".rtb-", delete=False) as tmp:
+        tmp.write(data)
+    os.replace(tmp.name, out_path)
+    os.chmod(out_path, 0o644)
+    return BundleInfo(name, len(manifest), len(jar), len(data), out_path)
+
+
+def read_bundle(data: bytes, source: str = "bundle") -> tuple[bytes, bytes, bytes]:
+    """(manifest, jar, signature) of bundle bytes, refusing anything but the three bounded entries."""
+    if len(data) > MAX_BUNDLE_BYTES:
+        raise BundleError("BAD_BUNDLE", f"{source} is {len(data)} bytes; the bound is {MAX_BUNDLE_BYTES}")
+    try:
+        z = zipfile.ZipFile(io.BytesIO(data))
+        infos = z.infolist()
+    except (zipfile.BadZipFile, ValueError, EOFError) as e:
+        raise BundleError("BAD_BUNDLE", f"{source} is not a valid zip: {e}") from None
+    names = [i.filename for i in infos]
+    if sorted(names) != sorted(ENTRIES) or len(set(names)) != 3:
+        raise BundleError("BAD_BUNDLE", f"{source} has entries {names}; it must have exactly "
+                                        f"{list(ENTRIES)} and no directories")
+    bounds = {MANIFEST_ENTRY: MAX_MANIFEST_BYTES, JAR_ENTRY: MAX_JAR_BYTES, SIGNATURE_ENTRY: SIGNATURE_BYTES}
+    out = {}
+    for info in infos:
+        bound = bounds[info.filename]
+        if info.file_size > bound:
+            raise BundleError("BAD_BUNDLE", f"{source}: {info.filename} is {info.file_size} bytes; "
+                                            f"the bound is {bound}")
+        try:
+            with z.open(info) as f:
+                content = f.read(bound + 1)  # never trust the declared size alone (zip bombs)
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError) as e:
+            raise BundleError("BAD_BUNDLE", f"{source}: cannot read {info.filename}: {e}") from None
+        if len(content) > bound:
+            raise BundleError("BAD_BUNDLE", f"{source}: {info.filename} exceeds {bound} bytes")
+        out[info.filename] = content
+    if len(out[SIGNATURE_ENTRY]) != SIGNATURE_BYTES:
+        raise BundleError("BAD_SIGNATURE", f"{source}: {SIGNATURE_ENTRY} is {len(out[SIGNATURE_ENTRY])} bytes, "
+                                           f"not {SIGNATURE_BYTES}")
+    return out[MANIFEST_ENTRY], out[JAR_ENTRY], out[SIGNATURE_ENTRY]
+
+
+def verify_bundle(path, pub_key_path) -> BundleInfo:
+    """Check a bundle as the RT cell agent does (format, signature, manifest name); raise BundleError."""
+    path = Path(path)
+    data = _read_input(path, MAX_BUNDLE_BYTES, "bundle")
+    manifest, jar, signature = read_bundle(data, str(path))
+    key = load_public_key(pub_key_path)
+    try:
+        key.verify(signature, signed_message(manifest, jar))
+    except InvalidSignature:
+        raise BundleError("BAD_SIGNATURE", f"{path}: the Ed25519 signature does not verify with {pub_key_path}") \
+            from None
+    name = application_name(manifest, f"{path}!{MANIFEST_ENTRY}")
+    return BundleInfo(name, len(manifest), len(jar), len(data), path)

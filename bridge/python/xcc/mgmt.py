@@ -1,0 +1,351 @@
+"""The root cell's management agent (bridge/docs/protocols.md, "Management").
+
+The ``rtdroid`` CLI talks to the RT cell agent over ring 0 of each peer: it writes requests into
+ring 0 of peer 1's section and reads answers from ring 0 of peer 0's. For the whole of an exchange
+it holds ``flock(<region>.lock)``, so two CLI invocations never interleave on the ring (ring 0 has
+exactly one producer at a time, as the spec requires). Answers addressed to an earlier agent are
+skipped when it attaches (``region.attach_management``).
+
+Ring 0's flow-control policy for the agent: when the ring is full, wait with backoff. Every wait
+ends after ``timeout`` seconds *without progress* (no slot freed, no answer) with a
+``MgmtTimeout`` that says what the RT cell's state table shows.
+
+    from xcc import mgmt
+    result = mgmt.deploy("/dev/shm/rtdroid-host.region", "build/echo.rtb", timeout=10)
+    print(result.name, result.text)   # "OK" or e.g. "BAD_SIGNATURE" and the agent's reason
+"""
+
+from __future__ import annotations
+
+import fcntl
+import math
+import os
+import time
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from . import bundle as B
+from . import frames as F
+from . import region as R
+
+RESULT_NAMES = {0: "OK", 1: "BAD_CHUNK", 2: "BAD_SIGNATURE", 3: "BAD_MANIFEST", 4: "OVER_BUDGET",
+                5: "LOAD_FAILED", 6: "START_FAILED", 7: "DUPLICATE", 8: "NOT_FOUND", 9: "BAD_BUNDLE"}
+CHUNK_DATA_BYTES = 384
+MAX_BUNDLE_BYTES = 16 * 1024 * 1024
+DEFAULT_TIMEOUT_S = 10.0
+K = F.Control
+
+
+class MgmtError(RuntimeError):
+    """The exchange could not be completed (not a refusal by the agent: those are results)."""
+
+
+class MgmtTimeout(MgmtError):
+    pass
+
+
+@dataclass(frozen=True)
+class Result:
+    """The agent's answer: ``code`` (0 = OK), ``name`` (RESULT_NAMES), ``text`` (its reason)."""
+    code: int
+    name: str
+    text: str
+    subject: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.code == 0
+
+    @classmethod
+    def of(cls, control) -> "Result":
+        return cls(control.code, RESULT_NAMES.get(control.code, f"CODE_{control.code}"), control.text,
+                   control.subject)
+
+
+DeployResult = Result
+
+
+class Backoff:
+    """Adaptive waiting (region-spec.md "Waiting"): spin, then yield, then sleep doubling to max_sleep."""
+
+    def __init__(self, spins: int = 50, yields: int = 20, min_sleep_s: float = 50e-6, max_sleep_s: float = 5e-3):
+        self.spins, self.yields = spins, yields
+        self.min_sleep_s, self.max_sleep_s = min_sleep_s, max_sleep_s
+        self.reset()
+
+    def reset(self) -> None:
+        self._n = 0
+        self._sleep = self.min_sleep_s
+
+    def idle(self) -> None:
+        self._n += 1
+        if self._n <= self.spins:
+            return
+        if self._n <= self.spins + self.yields:
+            os.sched_yield()
+            return
+        time.sleep(self._sleep)
+        self._sleep = min(self._sleep * 2, self.max_sleep_s)
+
+
+@dataclass
+class _Stall:
+    """Deadline that moves whenever the exchange makes progress."""
+    timeout_s: float
+    deadline: float = field(init=False)
+
+    def __post_init__(self):
+        self.progress()
+
+    def progress(self) -> None:
+        self.deadline = time.monotonic() + self.timeout_s
+
+    def expired(self) -> bool:
+        return time.monotonic() >= self.deadline
+
+
+class ManagementClient:
+    """One management session: holds the lock, owns ring 0 of peer 1 and consumer line 0."""
+
+    def __init__(self, region_path, timeout: float = DEFAULT_TIMEOUT_S, backoff: Backoff | None = None,
+                 peer_id: int = R.ANDROID_PEER):
+        self.region_path = Path(region_path)
+        self.lock_path = Path(str(region_path) + ".lock")
+        self.timeout = float(timeout)
+        self.backoff = backoff or Backoff()
+        self.peer_id = peer_id
+        self._lock_fd = None
+        self.region = None
+        self.undecodable = 0
+        self.ignored = 0
+
+    # session
+    def open(self) -> "ManagementClient":
+        if not self.region_path.exists():
+            raise MgmtError(f"region {self.region_path} does not exist; is the board up?")
+        self._lock_fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o660)
+        stall = _Stall(self.timeout)
+        while True:
+            try:
+                fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if stall.expired():
+                    os.close(self._lock_fd)
+                    self._lock_fd = None
+                    raise MgmtTimeout(f"another management exchange holds {self.lock_path} "
+                                      f"for more than {self.timeout:g} s") from None
+                time.sleep(0.01)
+        try:
+            self.region = R.attach_management(self.region_path, self.peer_id)
+        except Exception:
+            self.close()
+            raise
+        self.producer = self.region.producer(R.MANAGEMENT_RING)
+        self.consumer = self.region.consumer(R.MANAGEMENT_RING)
+        return self
+
+    def close(self) -> None:
+        if self.region is not None:
+            self.region.close()
+            self.region = None
+        if self._lock_fd is not None:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def __enter__(self):
+        return self.open()
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # diagnostics
+    def rt_state(self) -> str:
+        return R.STATE_NAMES.get(self.region.peer_state(R.RT_PEER), "INVALID")
+
+    def _timeout(self, what: str) -> MgmtTimeout:
+        return MgmtTimeout(f"RT cell did not {what} within {self.timeout:g} s; is it READY? "
+                           f"state={self.rt_state()} epoch={self.region.peer_epoch(R.RT_PEER)} "
+                           f"heartbeat={self.region.peer_heartbeat(R.RT_PEER)}")
+
+    # frames
+    def _frame(self, **body) -> F.Frame:
+        frame = F.Frame(seq=self.producer.write_index + 1, send_time_nanos=time.monotonic_ns())
+        for name, value in body.items():
+            getattr(frame, name).CopyFrom(value)
+        return frame
+
+    def send(self, frame: F.Frame, stall: _Stall | None = None, on_answer=None) -> None:
+        """Offer one frame to ring 0, waiting with backoff while it is full."""
+        data = F.encode(frame, self.region.layout.max_frame_bytes)
+        stall = stall or _Stall(self.timeout)
+        self.backoff.reset()
+        while not self.producer.offer(data):
+            if on_answer is not None:
+                answer = self.receive_nowait()
+                if answer is not None and on_answer(answer):
+                    return
+            if stall.expired():
+                raise self._timeout("drain the management ring")
+            self.backoff.idle()
+        stall.progress()
+
+    def receive_nowait(self) -> F.Frame | None:
+        """One decoded answer from the RT cell's ring 0, or None; undecodable frames are counted."""
+        self.region.observe_peer()
+        data = self.consumer.poll()
+        if data is None:
+            return None
+        try:
+            return F.decode(data, self.region.layout.max_frame_bytes)
+        except F.FrameError:
+            self.undecodable += 1
+            self.consumer.count_undeliverable()
+            return None
+
+    def receive(self, accept: Callable[[F.Frame], bool], stall: _Stall | None = None) -> F.Frame:
+        stall = stall or _Stall(self.timeout)
+        self.backoff.reset()
+        while True:
+            frame = self.receive_nowait()
+            if frame is not None:
+                if accept(frame):
+                    return frame
+                self.ignored += 1  # e.g. a heartbeat or an answer we did not ask for
+                continue
+            if stall.expired():
+                raise self._timeout("answer")
+            self.backoff.idle()
+
+    def request(self, control, accept_kinds) -> F.Frame:
+        self.send(self._frame(control=control))
+        return self.receive(lambda f: f.WhichOneof("body") == "control" and f.control.kind in accept_kinds)
+
+    # exchanges
+    def hello(self) -> str:
+        answer = self.request(K(kind=K.HELLO), (K.HELLO, K.ERROR))
+        if answer.control.kind == K.ERROR:
+            raise MgmtError(f"HELLO refused: {Result.of(answer.control)}")
+        return answer.control.text
+
+    def undeploy(self, name: str) -> Result:
+        _check_name(name)
+        answer = self.request(K(kind=K.UNDEPLOY, subject=name), (K.ACK, K.ERROR))
+        return Result.of(answer.control)
+
+    def list_services(self) -> list[dict]:
+        self.send(self._frame(control=K(kind=K.LIST_SERVICES)))
+        services, stall = [], _Stall(self.timeout)
+        while True:
+            answer = self.receive(lambda f: f.WhichOneof("body") == "control"
+                                  and f.control.kind in (K.SERVICE_INFO, K.ERROR), stall)
+            stall.progress()
+            if answer.control.kind == K.ERROR:
+                raise MgmtError(f"LIST_SERVICES refused: {Result.of(answer.control)}")
+            info = answer.control.service
+            if info.count == 0:
+                return services
+            if info.index != len(services) or info.count > 4096:
+                raise MgmtError(f"LIST_SERVICES answer {info.index}/{info.count} out of order "
+                                f"(expected index {len(services)})")
+            services.append({f: getattr(info, f) for f in ("name", "state", "releases", "deadline_misses",
+                                                             "worst_lateness_nanos")})
+            if len(services) == info.count:
+                return services
+
+    def stats(self) -> dict:
+        answer = self.request(K(kind=K.STATS_REQUEST), (K.STATS, K.ERROR))
+        if answer.control.kind == K.ERROR:
+            raise MgmtError(f"STATS_REQUEST refused: {Result.of(answer.control)}")
+        s = answer.control.stats
+        return {fd.name: getattr(s, fd.name) for fd in s.DESCRIPTOR.fields}
+
+    def deploy(self, data: bytes, name: str, progress: Callable[[int, int], None] | None = None) -> Result:
+        """Send a bundle as DeployChunk frames and wait for DEPLOY_RESULT."""
+        _check_name(name)
+        if not 0 < len(data) <= MAX_BUNDLE_BYTES:
+            raise MgmtError(f"bundle of {len(data)} bytes: must be 1..{MAX_BUNDLE_BYTES}")
+        count = math.ceil(len(data) / CHUNK_DATA_BYTES)
+        crc = zlib.crc32(data)
+        stall = _Stall(self.timeout)
+        early = []
+
+        def is_result(f):
+            return f.WhichOneof("body") == "control" and f.control.kind in (K.DEPLOY_RESULT, K.ERROR)
+
+        def keep_early(f):
+            if is_result(f):
+                early.append(f)
+                return True
+            self.ignored += 1
+            return False
+
+        for index in range(count):
+            chunk = F.DeployChunk(bundle=name, index=index, count=count, total_bytes=len(data), bundle_crc32=crc,
+                                  data=data[index * CHUNK_DATA_BYTES:(index + 1) * CHUNK_DATA_BYTES])
+            self.send(self._frame(deploy_chunk=chunk), stall, on_answer=keep_early)
+            if early:  # the agent refused before the last chunk (e.g. BAD_CHUNK): stop sending
+                return Result.of(early[0].control)
+            if progress is not None:
+                progress(index + 1, count)
+        answer = self.receive(is_result, stall)
+        return Result.of(answer.control)
+
+
+def _check_name(name: str) -> None:
+    if not B._NAME.match(name or ""):
+        raise MgmtError(f"name {name!r} must be 1-63 characters of [A-Za-z0-9._-]")
+
+
+def bundle_name(data: bytes, source: str) -> str:
+    """The application name from the bundle's manifest.xml, without judging the rest (the agent does)."""
+    import io
+    import zipfile
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            info = z.getinfo(B.MANIFEST_ENTRY)
+            if info.file_size > B.MAX_MANIFEST_BYTES:
+                raise B.BundleError("BAD_BUNDLE", f"{source}: manifest.xml is {info.file_size} bytes")
+            manifest = z.read(info)
+    except (zipfile.BadZipFile, KeyError, ValueError, EOFError) as e:
+        if isinstance(e, B.BundleError):
+            raise
+        raise B.BundleError("BAD_BUNDLE", f"{source}: cannot read manifest.xml from the zip ({e})") from None
+    return B.application_name(manifest, f"{source}!manifest.xml")
+
+
+# --- one-call helpers (what the CLI uses) -------------------------------------------------------
+
+def deploy(region_path, bundle_path, timeout: float = DEFAULT_TIMEOUT_S,
+           progress: Callable[[int, int], None] | None = None, name: str | None = None) -> Result:
+    bundle_path = Path(bundle_path)
+    size = bundle_path.stat().st_size
+    if size > MAX_BUNDLE_BYTES:
+        raise B.BundleError("BAD_BUNDLE", f"{bundle_path} is {size} bytes; the bound is {MAX_BUNDLE_BYTES}")
+    data = bundle_path.read_bytes()
+    name = name or bundle_name(data, str(bundle_path))
+    with ManagementClient(region_path, timeout) as client:
+        return client.deploy(data, name, progress)
+
+
+def undeploy(region_path, name: str, timeout: float = DEFAULT_TIMEOUT_S) -> Result:
+    with ManagementClient(region_path, timeout) as client:
+        return client.undeploy(name)
+
+
+def list_services(region_path, timeout: float = DEFAULT_TIMEOUT_S) -> list[dict]:
+    with ManagementClient(region_path, timeout) as client:
+        return client.list_services()
+
+
+def stats(region_path, timeout: float = DEFAULT_TIMEOUT_S) -> dict:
+    with ManagementClient(region_path, timeout) as client:
+        return client.stats()
+
+
+def hello(region_path, timeout: float = DEFAULT_TIMEOUT_S) -> str:
+    with ManagementClient(region_path, timeout) as client:
+        return client.hello()

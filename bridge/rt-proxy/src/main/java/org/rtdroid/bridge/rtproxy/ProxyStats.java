@@ -1,0 +1,99 @@
+package org.rtdroid.bridge.rtproxy;
+
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * The RT-side proxy's own counters, one per reason a frame was taken or dropped. The proxy thread
+ * is the only writer (a release store of {@code get + 1}: no lock, no allocation); any thread may
+ * read them (the agent's STATS answer, tests). Every inbound drop is counted here AND in the
+ * region's consumer line ({@code frames_undeliverable}), so the Android side's CLI sees it too.
+ */
+public final class ProxyStats {
+    /** Inbound frames taken off the Android cell's data rings (valid slots). */
+    public static final int FRAMES_IN = 0;
+    /** Inbound intents handed to the runtime. */
+    public static final int DELIVERED = 1;
+    /** Outbound frames written to this cell's data rings. */
+    public static final int FRAMES_OUT = 2;
+    /** Inbound: the frame did not decode (invalid protobuf or a bound exceeded). */
+    public static final int UNDECODABLE = 3;
+    /** Inbound: the frame decoded but carries no body. */
+    public static final int NO_BODY = 4;
+    /** Inbound: a body other than an intent on a data ring (control, deploy chunk, message). */
+    public static final int WRONG_KIND = 5;
+    /** Inbound: no deployed manifest declares the channel. */
+    public static final int UNKNOWN_CHANNEL = 6;
+    /** Inbound: the sender (or its priority) is not allowed on the channel. */
+    public static final int SENDER_NOT_ALLOWED = 7;
+    /** Inbound: the channel's real-time receiver queue was full. */
+    public static final int RECEIVER_FULL = 8;
+    /** Inbound: the payload is larger than the channel's declared data size. */
+    public static final int PAYLOAD_TOO_LARGE = 9;
+    /** Inbound: the channel is RT → Android only. */
+    public static final int WRONG_DIRECTION = 10;
+    /** Inbound: the owning application is not running. */
+    public static final int NOT_RUNNING = 11;
+    /** Outbound: the Android cell's consumer had not freed a slot (ring full); dropped. */
+    public static final int RING_FULL = 12;
+    /** Outbound: the Android cell was not READY; dropped (spec: no data frames to a peer not ready). */
+    public static final int PEER_NOT_READY = 13;
+    /** Outbound: the intent could not be encoded within the frame bounds; dropped. */
+    public static final int ENCODE_FAILED = 14;
+    /** Android cell restarts seen (epoch changes). */
+    public static final int PEER_RESTARTS = 15;
+    /** Heartbeats written to this cell's state line. */
+    public static final int HEARTBEATS = 16;
+
+    static final int COUNT = 17;
+    private static final String[] NAMES = {
+        "frames_in", "delivered", "frames_out", "undecodable", "no_body", "wrong_kind", "unknown_channel",
+        "sender_not_allowed", "receiver_full", "payload_too_large", "wrong_direction", "not_running",
+        "ring_full", "peer_not_ready", "encode_failed", "peer_restarts", "heartbeats",
+    };
+
+    private final AtomicLongArray counts = new AtomicLongArray(COUNT);
+
+    /** Single writer: the proxy thread. */
+    void increment(int counter) {
+        counts.lazySet(counter, counts.get(counter) + 1);
+    }
+
+    public long get(int counter) {
+        return counts.get(counter);
+    }
+
+    public static String name(int counter) {
+        return NAMES[counter];
+    }
+
+    /** Inbound frames dropped above the ring, for any reason. */
+    public long inboundDropped() {
+        long sum = 0;
+        for (int c = UNDECODABLE; c <= NOT_RUNNING; c++) {
+            sum += counts.get(c);
+        }
+        return sum;
+    }
+
+    /** Outbound intents dropped (ring full, peer not ready, not encodable). */
+    public long outboundDropped() {
+        return counts.get(RING_FULL) + counts.get(PEER_NOT_READY) + counts.get(ENCODE_FAILED);
+    }
+
+    /** Non-real-time: every counter as JSON. */
+    public String toJson() {
+        StringBuilder sb = new StringBuilder("{");
+        for (int c = 0; c < COUNT; c++) {
+            if (c > 0) {
+                sb.append(", ");
+            }
+            sb.append('"').append(NAMES[c]).append("\": ").append(counts.get(c));
+        }
+        return sb.append('}').toString();
+    }
+
+    @Override
+    public String toString() {
+        return toJson();
+    }
+}

@@ -1,0 +1,328 @@
+package org.rtdroid.bridge.rtproxy;
+
+import java.util.function.Consumer;
+import org.rtdroid.bridge.Backoff;
+import org.rtdroid.bridge.ConsumerRing;
+import org.rtdroid.bridge.ProducerRing;
+import org.rtdroid.bridge.Region;
+import org.rtdroid.bridge.codec.Frame;
+import org.rtdroid.bridge.codec.FrameCodec;
+import org.rtdroid.runtime.os.AppliedPolicy;
+import org.rtdroid.runtime.os.CpuSet;
+import org.rtdroid.runtime.os.RealtimePolicy;
+import org.rtdroid.runtime.os.RealtimeThreads;
+import org.rtdroid.runtime.xcc.CrossContextEndpoint;
+import org.rtdroid.runtime.xcc.CrossContextIntent;
+
+/**
+ * The RT-side proxy (region-spec.md, "Waiting"; protocols.md, "Application channels"): the only
+ * thread of the RT cell that touches frames.
+ *
+ * <p>It runs at the LOWEST real-time priority (SCHED_FIFO 1) on the cell's CPUs, so polling and
+ * decoding can never delay a real-time component, yet it is not starved by the non-real-time noise
+ * of the cell. Each {@link #doWork() pass}:
+ * <ol>
+ * <li>heartbeats the state table when {@code heartbeatIntervalNanos} has passed, and notices an
+ *     Android cell restart (its epoch changed);</li>
+ * <li>takes at most ONE inbound frame, from the highest-priority non-empty data ring (ring 1
+ *     first), decodes it on the heap into a reusable {@link Frame}, maps its channel name to the
+ *     runtime's channel id, checks the sender, copies it into a reusable {@link CrossContextIntent}
+ *     stamped with {@code rt_receive_nanos}, and hands it to the runtime, which copies it into a
+ *     pre-allocated real-time intent;</li>
+ * <li>takes at most ONE outbound intent the real-time components published and writes it as an
+ *     Intent frame ({@code rt_reply_nanos} stamped, correlation id kept) to the data ring its
+ *     priority selects ({@link Region#dataRingFor}).</li>
+ * </ol>
+ * Every frame that cannot be delivered is dropped and counted twice: in {@link ProxyStats} and in
+ * the region's consumer line ({@link ConsumerRing#countUndeliverable()}). The RT side never waits
+ * for the Android side: a full outbound ring drops and counts.
+ *
+ * <p>After construction nothing here allocates (checked by a test with per-thread allocated bytes),
+ * except logging the rare peer restart.
+ */
+public final class RtProxy implements Runnable {
+    /** The lowest SCHED_FIFO priority: below every real-time component. */
+    public static final int PROXY_FIFO_PRIORITY = RealtimePolicy.MIN_FIFO_PRIORITY;
+    /** The spec asks for a heartbeat at least every 100 ms; half that leaves margin for a slow pass. */
+    public static final long DEFAULT_HEARTBEAT_INTERVAL_NANOS = 50_000_000L;
+
+    private final Region region;
+    private final CrossContextEndpoint endpoint;
+    private final Backoff backoff;
+    private final long heartbeatIntervalNanos;
+    private final Consumer<String> log;
+    private final ConsumerRing[] inbound;   // index = ring number; [0] unused (management)
+    private final ProducerRing[] outbound;  // index = ring number; [0] unused
+    private final long[] outboundSeq;
+    private final int rings;
+    private final ProxyStats stats = new ProxyStats();
+
+    // reusable working state: touched only by the proxy thread
+    private final byte[] rxBuffer;
+    private final byte[] txBuffer;
+    private final Frame rxFrame = new Frame();
+    private final Frame txFrame = new Frame();
+    private final CrossContextIntent inIntent = new CrossContextIntent();
+    private final CrossContextIntent outIntent = new CrossContextIntent();
+    private long lastHeartbeatNanos;
+    private long peerEpoch;
+
+    private volatile boolean running;
+    private volatile Thread thread;
+    private volatile AppliedPolicy appliedPolicy;
+
+    /**
+     * @param region attached as the RT cell (peer 0) with {@link Region#attachCell}
+     * @param endpoint the runtime's cross-context endpoint ({@code RuntimeHost.crossContext()})
+     * @param backoff how the proxy waits when all rings are empty (sleeps eventually, so that a
+     *     SCHED_FIFO poller never monopolises a CPU)
+     * @param log where the rare events go (peer restart, degraded scheduling); null = stderr
+     */
+    public RtProxy(Region region, CrossContextEndpoint endpoint, Backoff backoff, long heartbeatIntervalNanos,
+            Consumer<String> log) {
+        if (region.peerId() != Region.RT_PEER) {
+            throw new IllegalArgumentException("the RT proxy runs in the RT cell (peer " + Region.RT_PEER
+                    + "), not peer " + region.peerId());
+        }
+        if (heartbeatIntervalNanos <= 0 || heartbeatIntervalNanos > 100_000_000L) {
+            throw new IllegalArgumentException("heartbeatIntervalNanos " + heartbeatIntervalNanos
+                    + " must be 1..100000000 (the spec's 100 ms)");
+        }
+        this.region = region;
+        this.endpoint = endpoint;
+        this.backoff = backoff;
+        this.heartbeatIntervalNanos = heartbeatIntervalNanos;
+        this.log = log != null ? log : System.err::println;
+        this.rings = region.layout().rings();
+        this.inbound = new ConsumerRing[rings];
+        this.outbound = new ProducerRing[rings];
+        this.outboundSeq = new long[rings];
+        for (int r = 1; r < rings; r++) {
+            inbound[r] = region.consumer(r);
+            outbound[r] = region.producer(r);
+        }
+        this.rxBuffer = new byte[region.layout().maxFrameBytes()];
+        this.txBuffer = new byte[region.layout().maxFrameBytes()];
+        this.peerEpoch = region.peerEpoch(region.otherPeer());
+    }
+
+    /** A proxy with the default backoff (spin 200, yield 20, sleep 20 µs .. 1 ms) and a 50 ms heartbeat. */
+    public static RtProxy create(Region region, CrossContextEndpoint endpoint, Consumer<String> log) {
+        return new RtProxy(region, endpoint, defaultBackoff(), DEFAULT_HEARTBEAT_INTERVAL_NANOS, log);
+    }
+
+    public static Backoff defaultBackoff() {
+        return new Backoff(200, 20, 20_000L, 1_000_000L);
+    }
+
+    public ProxyStats stats() {
+        return stats;
+    }
+
+    /** What the kernel applied to the proxy thread (null before it started). */
+    public AppliedPolicy appliedPolicy() {
+        return appliedPolicy;
+    }
+
+    /**
+     * Starts the proxy thread at SCHED_FIFO {@link #PROXY_FIFO_PRIORITY} on {@code cpus} (null:
+     * keep the affinity). Where SCHED_FIFO is not permitted the runtime warns once and the thread
+     * runs SCHED_OTHER.
+     */
+    public synchronized Thread start(CpuSet cpus) {
+        if (thread != null) {
+            throw new IllegalStateException("the RT proxy is already started");
+        }
+        running = true;
+        RealtimePolicy policy = RealtimePolicy.fifo(PROXY_FIFO_PRIORITY).withCpus(cpus);
+        Thread t = RealtimeThreads.newThread("xcc-rt-proxy", policy, a -> {
+            appliedPolicy = a;
+            log.accept("xcc-rt-proxy: polling data rings 1.." + (rings - 1) + " as " + a);
+        }, this);
+        t.setDaemon(true);
+        thread = t;
+        t.start();
+        return t;
+    }
+
+    /** Stops the proxy thread and waits for it (at most {@code timeoutMillis}). */
+    public void stop(long timeoutMillis) throws InterruptedException {
+        running = false;
+        Thread t = thread;
+        if (t != null) {
+            t.join(timeoutMillis);
+        }
+    }
+
+    public boolean isRunning() {
+        Thread t = thread;
+        return running && t != null && t.isAlive();
+    }
+
+    @Override
+    public void run() {
+        lastHeartbeatNanos = System.nanoTime();
+        while (running) {
+            if (doWork() > 0) {
+                backoff.reset();
+            } else {
+                backoff.idle();
+            }
+        }
+    }
+
+    /**
+     * One pass: heartbeat when due, at most one inbound frame, at most one outbound intent.
+     * Exposed so tests (and a host that owns its own thread) can step the proxy.
+     *
+     * @return how many frames were handled (0..2)
+     */
+    public int doWork() {
+        long now = System.nanoTime();
+        if (now - lastHeartbeatNanos >= heartbeatIntervalNanos) {
+            lastHeartbeatNanos = now;
+            region.heartbeat();
+            stats.increment(ProxyStats.HEARTBEATS);
+            long epoch = region.peerEpoch(region.otherPeer());
+            if (epoch != peerEpoch) {
+                // epoch 0 -> n is the Android cell's first attach; any other change is a restart
+                if (peerEpoch != 0) {
+                    stats.increment(ProxyStats.PEER_RESTARTS);
+                }
+                logPeerEpoch(peerEpoch, epoch);
+                peerEpoch = epoch;
+            }
+        }
+        int work = 0;
+        for (int r = 1; r < rings; r++) {
+            ConsumerRing ring = inbound[r];
+            int len = ring.poll(rxBuffer);
+            if (len > 0) {
+                handleInbound(ring, len);
+                work++;
+                break; // one frame at a time, then start again from ring 1
+            }
+        }
+        if (endpoint.pollOutbound(outIntent.clear())) {
+            sendOutbound();
+            work++;
+        }
+        return work;
+    }
+
+    private void handleInbound(ConsumerRing ring, int len) {
+        stats.increment(ProxyStats.FRAMES_IN);
+        long receivedNanos = System.nanoTime();
+        int decoded = FrameCodec.decode(rxBuffer, 0, len, rxFrame);
+        if (decoded != FrameCodec.OK) {
+            drop(ring, decoded == FrameCodec.ERR_NO_BODY ? ProxyStats.NO_BODY : ProxyStats.UNDECODABLE);
+            return;
+        }
+        int kind = rxFrame.bodyKind();
+        if (kind == Frame.BODY_NONE) {
+            drop(ring, ProxyStats.NO_BODY);
+            return;
+        }
+        if (kind != Frame.BODY_INTENT) {
+            drop(ring, ProxyStats.WRONG_KIND);
+            return;
+        }
+        Frame.Intent intent = rxFrame.intent();
+        int channelId = endpoint.channelId(intent.channel().array(), 0, intent.channel().length());
+        if (channelId < 0) {
+            drop(ring, ProxyStats.UNKNOWN_CHANNEL);
+            return;
+        }
+        int priority = intent.senderPriority();
+        if (!endpoint.mayReceiveFrom(channelId, intent.sender().array(), 0, intent.sender().length(), priority)) {
+            drop(ring, ProxyStats.SENDER_NOT_ALLOWED);
+            return;
+        }
+        CrossContextIntent in = inIntent.clear();
+        in.setChannel(intent.channel().array(), 0, intent.channel().length());
+        in.setAction(intent.action().array(), 0, intent.action().length());
+        in.setSender(intent.sender().array(), 0, intent.sender().length());
+        in.setSenderPriority(priority);
+        in.setCorrelationId(intent.correlationId());
+        in.setPayload(intent.payload().array(), 0, intent.payload().length());
+        in.setRtReceiveNanos(receivedNanos);
+        int result = endpoint.deliver(channelId, in);
+        switch (result) {
+            case CrossContextEndpoint.DELIVERED:
+                stats.increment(ProxyStats.DELIVERED);
+                return;
+            case CrossContextEndpoint.CHANNEL_FULL:
+                drop(ring, ProxyStats.RECEIVER_FULL);
+                return;
+            case CrossContextEndpoint.PAYLOAD_TOO_LARGE:
+                drop(ring, ProxyStats.PAYLOAD_TOO_LARGE);
+                return;
+            case CrossContextEndpoint.NO_SUCH_CHANNEL:
+                drop(ring, ProxyStats.UNKNOWN_CHANNEL);
+                return;
+            case CrossContextEndpoint.SENDER_NOT_ALLOWED:
+                drop(ring, ProxyStats.SENDER_NOT_ALLOWED);
+                return;
+            case CrossContextEndpoint.WRONG_DIRECTION:
+                drop(ring, ProxyStats.WRONG_DIRECTION);
+                return;
+            default:
+                drop(ring, ProxyStats.NOT_RUNNING);
+        }
+    }
+
+    private void drop(ConsumerRing ring, int reason) {
+        stats.increment(reason);
+        ring.countUndeliverable();
+    }
+
+    private void sendOutbound() {
+        CrossContextIntent out = outIntent;
+        if (!region.peerReady()) {
+            stats.increment(ProxyStats.PEER_NOT_READY);
+            return;
+        }
+        int priority = out.senderPriority();
+        if (priority < 0) {
+            priority = 0;
+        } else if (priority > 99) {
+            priority = 99;
+        }
+        int ringNo = Region.dataRingFor(priority, rings);
+        long now = System.nanoTime();
+        Frame f = txFrame.clear();
+        f.seq(++outboundSeq[ringNo]);
+        f.sendTimeNanos(now);
+        Frame.Intent intent = f.selectIntent();
+        intent.action().set(out.action(), 0, out.actionLength());
+        intent.channel().set(out.channel(), 0, out.channelLength());
+        intent.senderPriority(priority);
+        intent.payload().set(out.payload(), 0, out.payloadLength());
+        intent.correlationId(out.correlationId());
+        intent.sender().set(out.sender(), 0, out.senderLength());
+        intent.rtReceiveNanos(out.rtReceiveNanos());
+        intent.rtReplyNanos(now);
+        int len = FrameCodec.encode(f, txBuffer, 0);
+        if (len <= 0 || len > txBuffer.length) {
+            outboundSeq[ringNo]--;
+            stats.increment(ProxyStats.ENCODE_FAILED);
+            return;
+        }
+        if (outbound[ringNo].offer(txBuffer, 0, len)) {
+            stats.increment(ProxyStats.FRAMES_OUT);
+        } else {
+            outboundSeq[ringNo]--;
+            stats.increment(ProxyStats.RING_FULL); // frames_dropped_full is counted by the ring itself
+        }
+    }
+
+    private void logPeerEpoch(long before, long now) {
+        // Rare event: allocating a message here is acceptable (not the steady state).
+        if (before == 0) {
+            log.accept("xcc-rt-proxy: Android cell attached (epoch " + now + ")");
+        } else {
+            log.accept("xcc-rt-proxy: Android cell restarted (epoch " + before + " -> " + now + ", restart "
+                    + stats.get(ProxyStats.PEER_RESTARTS) + ")");
+        }
+    }
+}

@@ -1,0 +1,140 @@
+package org.rtdroid.rtcell.agent;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.function.Consumer;
+import org.rtdroid.bridge.Backoff;
+import org.rtdroid.bridge.Region;
+import org.rtdroid.bridge.RingCounters;
+import org.rtdroid.bridge.codec.Frame;
+import org.rtdroid.bridge.rtproxy.ProxyStats;
+import org.rtdroid.bridge.rtproxy.RtProxy;
+import org.rtdroid.runtime.boot.RuntimeHost;
+import org.rtdroid.runtime.os.CpuSet;
+
+/**
+ * The RT cell's system server, wired: a region attached as peer 0, the {@link RuntimeHost}, the
+ * {@link RtProxy} on the data rings and the {@link ManagementLoop} on ring 0. {@link Main} builds
+ * one from the command line; tests build one on a heap region.
+ */
+public final class Agent {
+    public static final String VERSION = "0.1.0";
+
+    private final Region region;
+    private final RuntimeHost host;
+    private final CellDeployments deployments;
+    private final RtProxy proxy;
+    private final ManagementLoop management;
+    private final Consumer<String> out;
+    private volatile boolean stopping;
+
+    /**
+     * Starts the proxy (SCHED_FIFO 1 on {@code cpus}, degraded with a warning where not permitted);
+     * the management loop runs when {@link #serve} is called.
+     */
+    public Agent(Region region, RuntimeHost host, CellDeployments deployments, CpuSet cpus, Consumer<String> out) {
+        this.region = region;
+        this.host = host;
+        this.deployments = deployments;
+        this.out = out;
+        this.proxy = RtProxy.create(region, host.crossContext(), out);
+        this.management = new ManagementLoop(region, deployments, this::stats, helloText(), out);
+        proxy.start(cpus);
+    }
+
+    public RtProxy proxy() {
+        return proxy;
+    }
+
+    public CellDeployments deployments() {
+        return deployments;
+    }
+
+    public ManagementLoop management() {
+        return management;
+    }
+
+    /** Marks the cell READY and serves the management ring until {@link #requestStop}. */
+    public void serve() {
+        region.setState(Region.STATE_READY);
+        management.run(new Backoff(100, 10, 50_000L, 2_000_000L));
+    }
+
+    /** Asks {@link #serve} to return (signal handlers call this). */
+    public void requestStop() {
+        stopping = true;
+        management.stop();
+    }
+
+    public boolean stopRequested() {
+        return stopping;
+    }
+
+    /** STOPPING, undeploy everything, stop the proxy and the runtime. Never throws. */
+    public void shutdown() {
+        region.setState(Region.STATE_STOPPING);
+        deployments.undeployAll();
+        try {
+            proxy.stop(2_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            host.shutdown();
+        } catch (RuntimeException e) {
+            out.accept("rtcell: runtime shutdown: " + e);
+        }
+        region.heartbeat();
+    }
+
+    /** The STATS answer: the region's counters for the RT cell's side plus the proxy's own. */
+    Frame.Stats stats() {
+        Frame f = new Frame();
+        Frame.Stats s = f.selectControl().selectStats();
+        long in = 0;
+        long outFrames = 0;
+        long corrupt = 0;
+        long undeliverable = 0;
+        long full = 0;
+        long resyncs = 0;
+        for (int r = 0; r < region.layout().rings(); r++) {
+            RingCounters theirs = region.counters(region.otherPeer(), r); // their ring, our consumer line
+            RingCounters ours = region.counters(region.peerId(), r);
+            in += theirs.framesAccepted();
+            corrupt += theirs.framesCorrupt();
+            undeliverable += theirs.framesUndeliverable();
+            resyncs += theirs.resyncs();
+            outFrames += ours.framesWritten();
+            full += ours.framesDroppedFull();
+        }
+        ProxyStats p = proxy.stats();
+        // Outbound intents dropped before reaching a ring (peer not ready, not encodable) count as full drops too.
+        full += p.get(ProxyStats.PEER_NOT_READY) + p.get(ProxyStats.ENCODE_FAILED);
+        return s.framesIn(in).framesOut(outFrames).droppedCorrupt(corrupt).droppedUndeliverable(undeliverable)
+                .droppedFull(full).resyncs(resyncs).peerRestarts(p.get(ProxyStats.PEER_RESTARTS));
+    }
+
+    private String helloText() {
+        return "rt-cell-agent " + VERSION + "; kernel realtime=" + (kernelRealtime() ? 1 : 0) + " " + kernelRelease()
+                + "; peer 0 epoch " + region.peerEpoch(Region.RT_PEER) + "; proxy SCHED_FIFO "
+                + RtProxy.PROXY_FIFO_PRIORITY;
+    }
+
+    /** /sys/kernel/realtime = 1 on a PREEMPT_RT kernel; absent elsewhere. */
+    public static boolean kernelRealtime() {
+        try {
+            return Files.readString(Path.of("/sys/kernel/realtime"), StandardCharsets.US_ASCII).trim().equals("1");
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    public static String kernelRelease() {
+        try {
+            return Files.readString(Path.of("/proc/sys/kernel/osrelease"), StandardCharsets.US_ASCII).trim();
+        } catch (Exception e) {
+            return System.getProperty("os.version");
+        }
+    }
+}

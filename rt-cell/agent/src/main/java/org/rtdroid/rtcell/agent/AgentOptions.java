@@ -1,0 +1,134 @@
+package org.rtdroid.rtcell.agent;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The agent's command line: {@code --region PATH|auto --deploy-key PUB.pem --cpus LIST
+ * --budget-bytes N [--deploy DIR]}. Every value is checked; a wrong one is refused with the option,
+ * the value and the rule.
+ */
+public final class AgentOptions {
+    public static final String USAGE = "usage: rt-cell-agent --region PATH|auto --deploy-key PUB.pem --cpus LIST"
+            + " --budget-bytes N [--deploy DIR]\n"
+            + "  --region        the shared region: a /dev/shm file, /sys/bus/pci/devices/<bdf>/resource2,\n"
+            + "                  or 'auto' (the ivshmem PCI device 1af4:1110)\n"
+            + "  --deploy-key    the board's Ed25519 public deploy key (PEM, PUBLIC KEY)\n"
+            + "  --cpus          CPUs of the RT cell, e.g. 1 or 1,3 or 2-3\n"
+            + "  --budget-bytes  memory budget for RT applications (bytes; suffix K, M or G allowed)\n"
+            + "  --deploy        a directory of signed *.rtb bundles deployed at boot";
+
+    public final String region;
+    public final Path deployKey;
+    public final int[] cpus;
+    public final long budgetBytes;
+    public final Path deployDir;
+
+    private AgentOptions(String region, Path deployKey, int[] cpus, long budgetBytes, Path deployDir) {
+        this.region = region;
+        this.deployKey = deployKey;
+        this.cpus = cpus;
+        this.budgetBytes = budgetBytes;
+        this.deployDir = deployDir;
+    }
+
+    /** @throws IllegalArgumentException naming the option, value and rule */
+    public static AgentOptions parse(String[] args) {
+        String region = null;
+        String key = null;
+        String cpus = null;
+        String budget = null;
+        String deploy = null;
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (a.equals("-h") || a.equals("--help")) {
+                throw new IllegalArgumentException(USAGE);
+            }
+            if (!a.startsWith("--")) {
+                throw new IllegalArgumentException("unexpected argument '" + a + "'\n" + USAGE);
+            }
+            String value;
+            int eq = a.indexOf('=');
+            String opt = eq > 0 ? a.substring(0, eq) : a;
+            if (eq > 0) {
+                value = a.substring(eq + 1);
+            } else {
+                if (i + 1 >= args.length) {
+                    throw new IllegalArgumentException("option " + opt + " needs a value\n" + USAGE);
+                }
+                value = args[++i];
+            }
+            switch (opt) {
+                case "--region": region = value; break;
+                case "--deploy-key": key = value; break;
+                case "--cpus": cpus = value; break;
+                case "--budget-bytes": budget = value; break;
+                case "--deploy": deploy = value; break;
+                default: throw new IllegalArgumentException("unknown option " + opt + "\n" + USAGE);
+            }
+        }
+        if (region == null || region.isEmpty()) {
+            throw new IllegalArgumentException("--region is required\n" + USAGE);
+        }
+        if (key == null || key.isEmpty()) {
+            throw new IllegalArgumentException("--deploy-key is required\n" + USAGE);
+        }
+        if (cpus == null) {
+            throw new IllegalArgumentException("--cpus is required\n" + USAGE);
+        }
+        if (budget == null) {
+            throw new IllegalArgumentException("--budget-bytes is required\n" + USAGE);
+        }
+        return new AgentOptions(region, Path.of(key), parseCpus(cpus), parseBytes(budget),
+                deploy == null ? null : Path.of(deploy));
+    }
+
+    /** A CPU list as the kernel writes it: {@code 1}, {@code 1,3}, {@code 0-2,5}. */
+    static int[] parseCpus(String list) {
+        List<Integer> out = new ArrayList<>();
+        if (list.isEmpty()) {
+            throw new IllegalArgumentException("--cpus '' : must name at least one CPU, e.g. 1 or 1,3 or 2-3");
+        }
+        for (String part : list.split(",", -1)) {
+            try {
+                int dash = part.indexOf('-');
+                int lo = Integer.parseInt(dash < 0 ? part : part.substring(0, dash));
+                int hi = dash < 0 ? lo : Integer.parseInt(part.substring(dash + 1));
+                if (lo < 0 || hi < lo || hi > 1023) {
+                    throw new NumberFormatException();
+                }
+                for (int c = lo; c <= hi; c++) {
+                    if (!out.contains(c)) {
+                        out.add(c);
+                    }
+                }
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--cpus '" + list + "': '" + part
+                        + "' is not a CPU number or range within 0..1023 (e.g. 1 or 1,3 or 2-3)");
+            }
+        }
+        return out.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    static long parseBytes(String s) {
+        long mult = 1;
+        String digits = s;
+        if (!s.isEmpty()) {
+            char last = Character.toUpperCase(s.charAt(s.length() - 1));
+            if (last == 'K' || last == 'M' || last == 'G') {
+                mult = last == 'K' ? 1L << 10 : last == 'M' ? 1L << 20 : 1L << 30;
+                digits = s.substring(0, s.length() - 1);
+            }
+        }
+        try {
+            long v = Long.parseLong(digits);
+            if (v <= 0 || v > (Long.MAX_VALUE / mult)) {
+                throw new NumberFormatException();
+            }
+            return v * mult;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--budget-bytes '" + s + "': must be a positive byte count (suffix K, M or G allowed)");
+        }
+    }
+}

@@ -1,0 +1,213 @@
+package org.rtdroid.rtcell.agent;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.security.PrivateKey;
+import java.security.PublicKey;
+import java.security.Signature;
+import java.util.Enumeration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
+import java.util.zip.ZipOutputStream;
+
+/**
+ * An RT bundle ({@code *.rtb}, protocols.md "RT bundle"): a zip with exactly {@code manifest.xml},
+ * {@code app.jar} and {@code signature.ed25519}. The signature covers
+ * {@code "RTDROID-BUNDLE-V1\n" || SHA-256(manifest.xml) || SHA-256(app.jar)}.
+ *
+ * <p>Everything here treats the bundle as hostile: sizes are bounded while reading (the zip's
+ * own size fields are not trusted), entries are checked by name and count, and nothing from the
+ * bundle is used before the signature has verified.
+ */
+public final class Bundle {
+    public static final String MANIFEST_ENTRY = "manifest.xml";
+    public static final String JAR_ENTRY = "app.jar";
+    public static final String SIGNATURE_ENTRY = "signature.ed25519";
+    public static final int MAX_MANIFEST_BYTES = 64 * 1024;
+    public static final int MAX_JAR_BYTES = 8 * 1024 * 1024;
+    public static final int SIGNATURE_BYTES = 64;
+    static final byte[] SIGNED_PREFIX = "RTDROID-BUNDLE-V1\n".getBytes(StandardCharsets.US_ASCII);
+
+    private final byte[] manifestXml;
+    private final byte[] appJar;
+
+    private Bundle(byte[] manifestXml, byte[] appJar) {
+        this.manifestXml = manifestXml;
+        this.appJar = appJar;
+    }
+
+    /** The verified manifest bytes. */
+    public byte[] manifestXml() {
+        return manifestXml;
+    }
+
+    /** The verified application jar bytes. */
+    public byte[] appJar() {
+        return appJar;
+    }
+
+    /** The message an Ed25519 bundle signature covers. */
+    public static byte[] signedMessage(byte[] manifestXml, byte[] appJar) {
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            byte[] m = sha.digest(manifestXml);
+            byte[] j = sha.digest(appJar);
+            byte[] out = new byte[SIGNED_PREFIX.length + 64];
+            System.arraycopy(SIGNED_PREFIX, 0, out, 0, SIGNED_PREFIX.length);
+            System.arraycopy(m, 0, out, SIGNED_PREFIX.length, 32);
+            System.arraycopy(j, 0, out, SIGNED_PREFIX.length + 32, 32);
+            return out;
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("SHA-256 missing from the JDK", e);
+        }
+    }
+
+    public static byte[] sign(byte[] manifestXml, byte[] appJar, PrivateKey key) {
+        try {
+            Signature s = Signature.getInstance("Ed25519");
+            s.initSign(key);
+            s.update(signedMessage(manifestXml, appJar));
+            return s.sign();
+        } catch (GeneralSecurityException e) {
+            throw new IllegalArgumentException("cannot sign with this key: " + e.getMessage(), e);
+        }
+    }
+
+    /** Builds a bundle zip from arbitrary entries, in the given order (tests and tools). */
+    public static byte[] zip(Map<String, byte[]> entries) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (ZipOutputStream zip = new ZipOutputStream(bytes)) {
+            for (Map.Entry<String, byte[]> e : entries.entrySet()) {
+                zip.putNextEntry(new ZipEntry(e.getKey()));
+                zip.write(e.getValue());
+                zip.closeEntry();
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    /** Builds and signs a well-formed bundle. */
+    public static byte[] build(byte[] manifestXml, byte[] appJar, PrivateKey key) {
+        Map<String, byte[]> entries = new java.util.LinkedHashMap<>();
+        entries.put(MANIFEST_ENTRY, manifestXml);
+        entries.put(JAR_ENTRY, appJar);
+        entries.put(SIGNATURE_ENTRY, sign(manifestXml, appJar, key));
+        return zip(entries);
+    }
+
+    /**
+     * Opens and verifies a bundle.
+     *
+     * @param scratchDir a private directory where the zip is written so its central directory can be read
+     * @throws DeployRefusal BAD_BUNDLE (malformed zip, wrong entries, entry too large) or
+     *     BAD_SIGNATURE (no signature entry, wrong length, signature does not verify)
+     */
+    public static Bundle verify(byte[] bundleBytes, PublicKey deployKey, Path scratchDir) throws DeployRefusal {
+        Path file;
+        try {
+            file = Files.createTempFile(scratchDir, "bundle-", ".rtb");
+            Files.write(file, bundleBytes);
+        } catch (IOException e) {
+            throw new DeployRefusal(ResultCode.LOAD_FAILED, "cannot write bundle to " + scratchDir + ": " + e.getMessage(), e);
+        }
+        Map<String, byte[]> entries = new HashMap<>();
+        try (ZipFile zip = new ZipFile(file.toFile())) {
+            Enumeration<? extends ZipEntry> en = zip.entries();
+            int count = 0;
+            while (en.hasMoreElements()) {
+                ZipEntry e = en.nextElement();
+                count++;
+                String name = e.getName();
+                if (count > 3) {
+                    throw new DeployRefusal(ResultCode.BAD_BUNDLE,
+                            "bundle has more than 3 entries (extra entry '" + clip(name) + "'); allowed exactly "
+                                    + MANIFEST_ENTRY + ", " + JAR_ENTRY + ", " + SIGNATURE_ENTRY);
+                }
+                if (e.isDirectory()) {
+                    throw new DeployRefusal(ResultCode.BAD_BUNDLE, "bundle entry '" + clip(name) + "' is a directory");
+                }
+                int limit;
+                switch (name) {
+                    case MANIFEST_ENTRY: limit = MAX_MANIFEST_BYTES; break;
+                    case JAR_ENTRY: limit = MAX_JAR_BYTES; break;
+                    case SIGNATURE_ENTRY: limit = SIGNATURE_BYTES; break;
+                    default:
+                        throw new DeployRefusal(ResultCode.BAD_BUNDLE, "bundle has unexpected entry '" + clip(name)
+                                + "'; allowed exactly " + MANIFEST_ENTRY + ", " + JAR_ENTRY + ", " + SIGNATURE_ENTRY);
+                }
+                if (entries.containsKey(name)) {
+                    throw new DeployRefusal(ResultCode.BAD_BUNDLE, "bundle has entry '" + name + "' twice");
+                }
+                try (InputStream in = zip.getInputStream(e)) {
+                    entries.put(name, readBounded(in, limit, name));
+                }
+            }
+        } catch (DeployRefusal r) {
+            throw r;
+        } catch (IOException | RuntimeException e) {
+            throw new DeployRefusal(ResultCode.BAD_BUNDLE, "bundle is not a readable zip: " + e.getMessage(), e);
+        } finally {
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException ignored) {
+                // a leftover scratch file is harmless; the directory is the agent's own
+            }
+        }
+        byte[] manifest = entries.get(MANIFEST_ENTRY);
+        byte[] jar = entries.get(JAR_ENTRY);
+        byte[] sig = entries.get(SIGNATURE_ENTRY);
+        if (manifest == null || jar == null) {
+            throw new DeployRefusal(ResultCode.BAD_BUNDLE, "bundle lacks " + (manifest == null ? MANIFEST_ENTRY : JAR_ENTRY));
+        }
+        if (sig == null) {
+            throw new DeployRefusal(ResultCode.BAD_SIGNATURE, "bundle is unsigned: no " + SIGNATURE_ENTRY + " entry");
+        }
+        if (sig.length != SIGNATURE_BYTES) {
+            throw new DeployRefusal(ResultCode.BAD_SIGNATURE,
+                    SIGNATURE_ENTRY + " is " + sig.length + " bytes; an Ed25519 signature is exactly 64");
+        }
+        boolean ok;
+        try {
+            Signature s = Signature.getInstance("Ed25519");
+            s.initVerify(deployKey);
+            s.update(signedMessage(manifest, jar));
+            ok = s.verify(sig);
+        } catch (GeneralSecurityException e) {
+            ok = false;
+        }
+        if (!ok) {
+            throw new DeployRefusal(ResultCode.BAD_SIGNATURE,
+                    "Ed25519 signature does not verify with the board's deploy key (bundle tampered with, or signed with another key)");
+        }
+        return new Bundle(manifest, jar);
+    }
+
+    private static byte[] readBounded(InputStream in, int limit, String name) throws IOException, DeployRefusal {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(Math.min(limit, 64 * 1024));
+        byte[] buf = new byte[8192];
+        long total = 0;
+        int n;
+        while ((n = in.read(buf)) > 0) {
+            total += n;
+            if (total > limit) {
+                throw new DeployRefusal(ResultCode.BAD_BUNDLE, "bundle entry " + name + " exceeds " + limit + " bytes");
+            }
+            out.write(buf, 0, n);
+        }
+        return out.toByteArray();
+    }
+
+    static String clip(String s) {
+        return s.length() > 60 ? s.substring(0, 60) + "..." : s;
+    }
+}

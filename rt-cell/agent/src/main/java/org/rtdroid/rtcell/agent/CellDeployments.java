@@ -1,0 +1,174 @@
+package org.rtdroid.rtcell.agent;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.PublicKey;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.rtdroid.runtime.boot.DeploymentException;
+import org.rtdroid.runtime.boot.RuntimeHost;
+import org.rtdroid.runtime.boot.ServiceStatus;
+import org.rtdroid.runtime.manifest.Manifest;
+import org.rtdroid.runtime.manifest.ManifestException;
+import org.rtdroid.runtime.manifest.ManifestParser;
+
+/**
+ * Deploys verified bundles into the cell's {@link RuntimeHost}, in this order, each step with its
+ * own result code: signature and zip shape ({@link Bundle#verify}); manifest parse and validation
+ * ({@link ManifestParser}); application name = bundle name; not already deployed; memory within
+ * what the cell's budget has left (checked by the runtime); then a fresh class loader per application (its jar written to a
+ * private directory) and {@link RuntimeHost#deploy}, which pre-allocates and starts it.
+ */
+public final class CellDeployments implements Deployments {
+    private final RuntimeHost host;
+    private final PublicKey deployKey;
+    private final Path workDir;
+    private final Map<String, Deployed> deployed = new LinkedHashMap<>();
+    private int generation;
+
+    private static final class Deployed {
+        final Manifest manifest;
+        final long bytes;
+        final URLClassLoader loader;
+        final Path dir;
+
+        Deployed(Manifest manifest, long bytes, URLClassLoader loader, Path dir) {
+            this.manifest = manifest;
+            this.bytes = bytes;
+            this.loader = loader;
+            this.dir = dir;
+        }
+    }
+
+    /**
+     * @param workDir a private, writable directory (the agent's tmpfs); jars and scratch files go here
+     */
+    public CellDeployments(RuntimeHost host, PublicKey deployKey, Path workDir) throws IOException {
+        this.host = host;
+        this.deployKey = deployKey;
+        this.workDir = Files.createDirectories(workDir);
+    }
+
+    /** Memory the deployed applications pre-allocate: scopes plus channel slots. */
+    public static long demandBytes(Manifest m) {
+        return m.totalScopeBytes() + m.totalChannelBytes();
+    }
+
+    /** Bytes of the cell's budget the deployed applications reserved. */
+    public long bytesInUse() {
+        return host.reservedBytes();
+    }
+
+    @Override
+    public synchronized String deploy(String expectedName, byte[] bundleBytes) throws DeployRefusal {
+        Bundle bundle = Bundle.verify(bundleBytes, deployKey, workDir);
+        String source = (expectedName != null ? expectedName : "bundle") + "/" + Bundle.MANIFEST_ENTRY;
+        Manifest manifest;
+        try {
+            manifest = ManifestParser.parse(source, new ByteArrayInputStream(bundle.manifestXml()));
+        } catch (ManifestException e) {
+            throw new DeployRefusal(ResultCode.BAD_MANIFEST, e.getMessage(), e);
+        } catch (RuntimeException e) {
+            throw new DeployRefusal(ResultCode.BAD_MANIFEST, source + ":0: <manifest>: " + e, e);
+        }
+        String name = manifest.name();
+        if (expectedName != null && !expectedName.equals(name)) {
+            throw new DeployRefusal(ResultCode.BAD_MANIFEST, source + ": <application>: name '" + name
+                    + "' differs from the bundle name '" + expectedName + "' it was sent as");
+        }
+        if (deployed.containsKey(name)) {
+            throw new DeployRefusal(ResultCode.DUPLICATE, "an application named '" + name
+                    + "' is already deployed; undeploy it first");
+        }
+        // The memory budget (scopes + channels against --budget-bytes) and utilization are checked
+        // by RuntimeHost.deploy before any class is loaded: one rule, one place.
+        Path dir;
+        URLClassLoader loader;
+        try {
+            dir = Files.createDirectories(workDir.resolve("apps").resolve(name + "-" + (++generation)));
+            Path jar = dir.resolve(Bundle.JAR_ENTRY);
+            Files.write(jar, bundle.appJar());
+            loader = new URLClassLoader("rtapp-" + name, new URL[] {jar.toUri().toURL()},
+                    RuntimeHost.class.getClassLoader());
+        } catch (IOException e) {
+            throw new DeployRefusal(ResultCode.LOAD_FAILED, "cannot stage app.jar under " + workDir + ": " + e.getMessage(), e);
+        }
+        try {
+            host.deploy(manifest, loader);
+        } catch (ManifestException e) {
+            discard(loader, dir);
+            throw new DeployRefusal(ResultCode.BAD_MANIFEST, e.getMessage(), e);
+        } catch (DeploymentException e) {
+            discard(loader, dir);
+            throw new DeployRefusal(e.reason().code(), e.getMessage(), e);
+        } catch (RuntimeException | LinkageError e) {
+            discard(loader, dir);
+            throw new DeployRefusal(ResultCode.START_FAILED, "'" + name + "' failed to start: " + e, e);
+        }
+        deployed.put(name, new Deployed(manifest, demandBytes(manifest), loader, dir));
+        return name;
+    }
+
+    @Override
+    public synchronized void undeploy(String name) throws DeployRefusal {
+        Deployed d = deployed.get(name);
+        if (d == null) {
+            throw new DeployRefusal(ResultCode.NOT_FOUND, "no application named '" + name + "' is deployed");
+        }
+        try {
+            host.undeploy(name);
+        } catch (java.util.NoSuchElementException e) {
+            throw new DeployRefusal(ResultCode.NOT_FOUND, e.getMessage(), e);
+        } finally {
+            deployed.remove(name);
+            discard(d.loader, d.dir);
+        }
+    }
+
+    @Override
+    public synchronized void undeployAll() {
+        List<String> names = new ArrayList<>(deployed.keySet());
+        for (int i = names.size() - 1; i >= 0; i--) {
+            try {
+                undeploy(names.get(i));
+            } catch (DeployRefusal | RuntimeException e) {
+                // shutting down: keep undeploying the others
+            }
+        }
+    }
+
+    /** The deployed applications' names, in deploy order. */
+    public synchronized List<String> applications() {
+        return new ArrayList<>(deployed.keySet());
+    }
+
+    @Override
+    public List<ServiceRow> services() {
+        List<ServiceRow> rows = new ArrayList<>();
+        for (ServiceStatus s : host.services()) {
+            rows.add(new ServiceRow(s.name(), s.state(), s.releases(), s.deadlineMisses(), s.worstLatenessNanos()));
+        }
+        return rows;
+    }
+
+    private static void discard(URLClassLoader loader, Path dir) {
+        try {
+            loader.close();
+        } catch (IOException ignored) {
+            // the jar is deleted below anyway
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // leftovers in the agent's own tmpfs are harmless
+        }
+    }
+}

@@ -1,0 +1,27 @@
+package org.rtdroid.rtcell.agent;
+
+import java.util.List;
+
+/** What the management loop asks of the cell: deploy, undeploy, list. Called from one thread. */
+public interface Deployments {
+    /** One row of LIST_SERVICES. */
+    record ServiceRow(String name, String state, long releases, long deadlineMisses, long worstLatenessNanos) {}
+
+    /**
+     * Verifies, checks and starts a bundle.
+     *
+     * @param expectedName the {@code DeployChunk.bundle} name the manifest's application name must
+     *     equal, or null (bundles pre-deployed from a directory at boot)
+     * @return the application's name
+     * @throws DeployRefusal with the protocol code and a precise reason
+     */
+    String deploy(String expectedName, byte[] bundle) throws DeployRefusal;
+
+    /** @throws DeployRefusal NOT_FOUND when no application has that name */
+    void undeploy(String name) throws DeployRefusal;
+
+    /** Undeploys everything (shutdown), newest first; never throws. */
+    void undeployAll();
+
+    List<ServiceRow> services();
+}

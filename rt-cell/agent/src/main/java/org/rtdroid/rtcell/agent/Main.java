@@ -1,0 +1,143 @@
+package org.rtdroid.rtcell.agent;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.PublicKey;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.function.Consumer;
+import org.rtdroid.bridge.Region;
+import org.rtdroid.bridge.RegionFormatException;
+import org.rtdroid.bridge.RegionMemory;
+import org.rtdroid.bridge.rtproxy.RtProxy;
+import org.rtdroid.runtime.boot.CellConfig;
+import org.rtdroid.runtime.boot.RuntimeHost;
+import org.rtdroid.runtime.os.CpuSet;
+
+/**
+ * {@code java --enable-native-access=ALL-UNNAMED -cp 'lib/*' org.rtdroid.rtcell.agent.Main
+ * --region PATH|auto --deploy-key PUB.pem --cpus LIST --budget-bytes N [--deploy DIR]}
+ *
+ * <p>Console protocol (the board tooling reads it): {@code rtcell: region <path> attached as peer
+ * 0, epoch N}, {@code rtcell: kernel realtime=<0|1> <release>}, a line per deploy and undeploy, and
+ * exactly {@code RTCELL READY} once the management ring is served. SIGTERM (or SIGINT): state
+ * STOPPING, every application undeployed, exit 0. Exit 2: bad command line; 1: cannot start.
+ */
+public final class Main {
+    private Main() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err, Path.of("/sys/bus/pci/devices")));
+    }
+
+    static int run(String[] args, PrintStream stdout, PrintStream stderr, Path pciDevices) {
+        AgentOptions options;
+        try {
+            options = AgentOptions.parse(args);
+        } catch (IllegalArgumentException e) {
+            stderr.println("rtcell: " + e.getMessage());
+            return 2;
+        }
+        Consumer<String> console = line -> {
+            synchronized (stdout) {
+                stdout.println(line);
+                stdout.flush();
+            }
+        };
+        Path regionPath;
+        PublicKey key;
+        CpuSet cpus;
+        try {
+            regionPath = RegionLocator.locate(options.region, pciDevices);
+            key = DeployKey.readPublic(options.deployKey);
+            cpus = CpuSet.of(options.cpus);
+        } catch (IllegalArgumentException | IOException e) {
+            stderr.println("rtcell: " + (e instanceof IOException ? "cannot read --deploy-key " + options.deployKey + ": " : "")
+                    + e.getMessage());
+            return 2;
+        }
+        RegionMemory memory;
+        Region region;
+        try {
+            memory = RegionMemory.mapFile(regionPath);
+            region = Region.attachCell(memory, Region.RT_PEER, true);
+        } catch (IOException | RegionFormatException e) {
+            stderr.println("rtcell: cannot attach region " + regionPath + ": " + e.getMessage());
+            return 1;
+        }
+        // attachCell announces READY; the cell is not serving yet, so say so until it is.
+        region.setState(Region.STATE_INITIALISING);
+        console.accept("rtcell: region " + regionPath + " attached as peer 0, epoch " + region.peerEpoch(Region.RT_PEER));
+        console.accept("rtcell: kernel realtime=" + (Agent.kernelRealtime() ? 1 : 0) + " " + Agent.kernelRelease());
+
+        Agent agent;
+        Path workDir;
+        try {
+            workDir = Files.createTempDirectory("rtcell-agent-");
+            // The runtime's lowest priority is the proxy's: cross-context intents queue there.
+            RuntimeHost host = RuntimeHost.start(new CellConfig(cpus, options.budgetBytes, RtProxy.PROXY_FIFO_PRIORITY, 98));
+            host.setLog(console);
+            CellDeployments deployments = new CellDeployments(host, key, workDir);
+            agent = new Agent(region, host, deployments, cpus, console);
+        } catch (IOException | RuntimeException e) {
+            region.setState(Region.STATE_FAILED);
+            stderr.println("rtcell: cannot start the runtime: " + e);
+            return 1;
+        }
+        installSignalHandlers(agent);
+        if (options.deployDir != null) {
+            predeploy(agent, options.deployDir, console);
+        }
+        console.accept("RTCELL READY");
+        agent.serve();
+        console.accept("rtcell: stopping: undeploying " + agent.deployments().applications());
+        agent.shutdown();
+        deleteTree(workDir);
+        console.accept("rtcell: stopped");
+        return 0;
+    }
+
+    private static void predeploy(Agent agent, Path dir, Consumer<String> console) {
+        List<Path> bundles = new ArrayList<>();
+        try (DirectoryStream<Path> s = Files.newDirectoryStream(dir, "*.rtb")) {
+            s.forEach(bundles::add);
+        } catch (IOException e) {
+            console.accept("rtcell: --deploy " + dir + ": cannot list: " + e.getMessage());
+            return;
+        }
+        Collections.sort(bundles);
+        for (Path b : bundles) {
+            try {
+                String name = agent.deployments().deploy(null, Files.readAllBytes(b));
+                console.accept("rtcell: deploy " + name + ": OK (" + b.getFileName() + ")");
+            } catch (DeployRefusal r) {
+                console.accept("rtcell: deploy " + b.getFileName() + ": " + ResultCode.name(r.code()) + ": " + r.reason());
+            } catch (IOException e) {
+                console.accept("rtcell: deploy " + b.getFileName() + ": cannot read: " + e.getMessage());
+            }
+        }
+    }
+
+    private static void installSignalHandlers(Agent agent) {
+        for (String name : new String[] {"TERM", "INT"}) {
+            try {
+                sun.misc.Signal.handle(new sun.misc.Signal(name), sig -> agent.requestStop());
+            } catch (IllegalArgumentException e) {
+                // signal not available here: the JVM's default handling (exit 143) remains
+            }
+        }
+    }
+
+    private static void deleteTree(Path dir) {
+        try (var files = Files.walk(dir)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // a leftover temp dir is harmless
+        }
+    }
+}

@@ -1,0 +1,269 @@
+package org.rtdroid.rtcell.agent;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.rtdroid.bridge.Backoff;
+import org.rtdroid.bridge.ConsumerRing;
+import org.rtdroid.bridge.ProducerRing;
+import org.rtdroid.bridge.Region;
+import org.rtdroid.bridge.codec.Frame;
+import org.rtdroid.bridge.codec.FrameCodec;
+
+/**
+ * Serves the management ring (protocols.md, "Management"): requests arrive on the Android cell's
+ * ring 0, answers leave on the RT cell's ring 0. One request, one answer (LIST_SERVICES: a
+ * numbered sequence). Runs on an ordinary (non-real-time) thread: deploying verifies signatures
+ * and loads classes, which is heap work that must never run at a real-time priority.
+ *
+ * <p>Everything on ring 0 is hostile input: a frame that does not decode, a body that has no
+ * business on the management ring, or a control kind that is not a request is dropped and counted
+ * in the region ({@code frames_undeliverable}) and here; nothing a peer writes can throw out of
+ * {@link #doWork()}.
+ */
+public final class ManagementLoop {
+    /** How long an answer may wait for a slot before it is dropped (the CLI drains promptly). */
+    static final long ANSWER_WAIT_NANOS = 1_000_000_000L;
+
+    private final Region region;
+    private final ConsumerRing requests;
+    private final ProducerRing answers;
+    private final Deployments deployments;
+    private final Supplier<Frame.Stats> statsSource;
+    private final String helloText;
+    private final Consumer<String> out;
+    private final ChunkAssembler assembler = new ChunkAssembler();
+    private final byte[] rx;
+    private final byte[] tx;
+    private final Frame request = new Frame();
+    private final Frame answer = new Frame();
+    private long seq;
+    private long dropped;
+    private long answersDropped;
+    private volatile boolean running = true;
+
+    /**
+     * @param statsSource fills a STATS answer (called on this thread)
+     * @param out the agent's console (one line per deploy / undeploy and per rejected frame burst)
+     */
+    public ManagementLoop(Region region, Deployments deployments, Supplier<Frame.Stats> statsSource, String helloText,
+            Consumer<String> out) {
+        this.region = region;
+        this.requests = region.consumer(Region.MANAGEMENT_RING);
+        this.answers = region.producer(Region.MANAGEMENT_RING);
+        this.deployments = deployments;
+        this.statsSource = statsSource;
+        this.helloText = helloText;
+        this.out = out;
+        this.rx = new byte[region.layout().maxFrameBytes()];
+        this.tx = new byte[region.layout().maxFrameBytes()];
+    }
+
+    /** Serves until {@link #stop()}. */
+    public void run(Backoff backoff) {
+        while (running) {
+            if (doWork()) {
+                backoff.reset();
+            } else {
+                backoff.idle();
+            }
+        }
+    }
+
+    public void stop() {
+        running = false;
+    }
+
+    /** Frames on ring 0 that were dropped (undecodable, wrong body, not a request). */
+    public long dropped() {
+        return dropped;
+    }
+
+    /** Answers that found ring 0 full for {@link #ANSWER_WAIT_NANOS} and were dropped. */
+    public long answersDropped() {
+        return answersDropped;
+    }
+
+    /** Handles at most one request frame. @return true if a frame was taken off the ring */
+    public boolean doWork() {
+        int len = requests.poll(rx);
+        if (len <= 0) {
+            return false;
+        }
+        try {
+            handle(len);
+        } catch (RuntimeException | LinkageError e) {
+            // A bug triggered by a hostile frame must not take the cell's system server down.
+            drop("request raised " + e);
+        }
+        return true;
+    }
+
+    private void handle(int len) {
+        int rc = FrameCodec.decode(rx, 0, len, request);
+        if (rc != FrameCodec.OK) {
+            drop("undecodable frame (" + FrameCodec.describe(rc) + ")");
+            return;
+        }
+        switch (request.bodyKind()) {
+            case Frame.BODY_DEPLOY_CHUNK:
+                onChunk(request.deployChunk());
+                return;
+            case Frame.BODY_CONTROL:
+                onControl(request.control());
+                return;
+            default:
+                drop(Frame.bodyName(request.bodyKind()) + " frame on the management ring");
+        }
+    }
+
+    private void onChunk(Frame.DeployChunk chunk) {
+        String name = chunk.bundleString();
+        ChunkAssembler.Outcome o = assembler.accept(name, chunk.index(), chunk.count(), chunk.totalBytes(),
+                chunk.bundleCrc32(), chunk.data().array(), 0, chunk.data().length());
+        switch (o) {
+            case IN_PROGRESS:
+                return;
+            case SWALLOWED:
+                requests.countUndeliverable();
+                dropped++;
+                return;
+            case REFUSED:
+                out.accept("rtcell: deploy " + printable(name) + ": " + ResultCode.name(ResultCode.BAD_CHUNK) + ": "
+                        + assembler.refusal());
+                answerControl(Frame.Control.DEPLOY_RESULT, ResultCode.BAD_CHUNK, name, assembler.refusal());
+                return;
+            case COMPLETE:
+            default:
+                byte[] bundle = assembler.takeCompleted();
+                try {
+                    String app = deployments.deploy(name, bundle);
+                    out.accept("rtcell: deploy " + app + ": OK");
+                    answerControl(Frame.Control.DEPLOY_RESULT, ResultCode.OK, app, "deployed " + app);
+                } catch (DeployRefusal r) {
+                    out.accept("rtcell: deploy " + printable(name) + ": " + ResultCode.name(r.code()) + ": " + r.reason());
+                    answerControl(Frame.Control.DEPLOY_RESULT, r.code(), name, r.reason());
+                }
+        }
+    }
+
+    private void onControl(Frame.Control c) {
+        switch (c.kind()) {
+            case Frame.Control.HELLO:
+                answerControl(Frame.Control.HELLO, ResultCode.OK, "", helloText);
+                return;
+            case Frame.Control.UNDEPLOY: {
+                String name = c.subjectString();
+                try {
+                    deployments.undeploy(name);
+                    out.accept("rtcell: undeploy " + name + ": OK");
+                    answerControl(Frame.Control.ACK, ResultCode.OK, name, "undeployed " + name);
+                } catch (DeployRefusal r) {
+                    out.accept("rtcell: undeploy " + printable(name) + ": " + ResultCode.name(r.code()) + ": " + r.reason());
+                    answerControl(Frame.Control.ERROR, r.code(), name, r.reason());
+                }
+                return;
+            }
+            case Frame.Control.LIST_SERVICES:
+                listServices();
+                return;
+            case Frame.Control.STATS_REQUEST: {
+                Frame.Control a = startAnswer(Frame.Control.STATS, ResultCode.OK, "", "");
+                Frame.Stats s = statsSource.get();
+                Frame.Stats dst = a.selectStats();
+                dst.framesIn(s.framesIn()).framesOut(s.framesOut()).droppedCorrupt(s.droppedCorrupt())
+                        .droppedUndeliverable(s.droppedUndeliverable()).droppedFull(s.droppedFull())
+                        .resyncs(s.resyncs()).peerRestarts(s.peerRestarts());
+                send();
+                return;
+            }
+            default:
+                drop("control kind " + c.kind() + " is not a management request");
+        }
+    }
+
+    private void listServices() {
+        List<Deployments.ServiceRow> rows = deployments.services();
+        int count = rows.size();
+        if (count == 0) {
+            Frame.Control a = startAnswer(Frame.Control.SERVICE_INFO, ResultCode.OK, "", "");
+            a.selectService().index(0).count(0);
+            send();
+            return;
+        }
+        for (int i = 0; i < count; i++) {
+            Deployments.ServiceRow row = rows.get(i);
+            Frame.Control a = startAnswer(Frame.Control.SERVICE_INFO, ResultCode.OK, "", "");
+            Frame.ServiceInfo s = a.selectService();
+            setBounded(s.name(), row.name());
+            setBounded(s.state(), row.state());
+            s.releases(row.releases()).deadlineMisses(row.deadlineMisses())
+                    .worstLatenessNanos(row.worstLatenessNanos()).index(i).count(count);
+            send();
+        }
+    }
+
+    private void answerControl(int kind, int code, String subject, String text) {
+        startAnswer(kind, code, subject, text);
+        send();
+    }
+
+    private Frame.Control startAnswer(int kind, int code, String subject, String text) {
+        answer.clear();
+        Frame.Control c = answer.selectControl();
+        c.kind(kind).code(code);
+        setBounded(c.subject(), subject);
+        setBounded(c.text(), text);
+        return c;
+    }
+
+    private void send() {
+        answer.seq(++seq).sendTimeNanos(System.nanoTime());
+        int len = FrameCodec.encode(answer, tx, 0);
+        if (len <= 0) {
+            out.accept("rtcell: cannot encode an answer (" + FrameCodec.describe(len) + "); dropped");
+            answersDropped++;
+            return;
+        }
+        // Management answers are not real-time: wait a little for the CLI to drain, then drop and count.
+        long deadline = System.nanoTime() + ANSWER_WAIT_NANOS;
+        Backoff wait = new Backoff(0, 10, 50_000L, 5_000_000L);
+        while (!answers.offer(tx, 0, len)) {
+            if (System.nanoTime() - deadline > 0 || !running) {
+                answersDropped++;
+                out.accept("rtcell: management ring full for 1 s; answer dropped");
+                return;
+            }
+            wait.idle();
+        }
+    }
+
+    private void drop(String why) {
+        requests.countUndeliverable();
+        dropped++;
+        // One console line per power of two keeps a flood of garbage from flooding the console.
+        if (Long.bitCount(dropped) == 1) {
+            out.accept("rtcell: management ring: dropped " + why + " (" + dropped + " dropped so far)");
+        }
+    }
+
+    /** Copies {@code text} as UTF-8 into a bounded field, cut at a character boundary if too long. */
+    static void setBounded(org.rtdroid.bridge.codec.BoundedBytes field, String text) {
+        byte[] b = text.getBytes(StandardCharsets.UTF_8);
+        int n = Math.min(b.length, field.capacity());
+        while (n < b.length && n > 0 && (b[n] & 0xC0) == 0x80) {
+            n--; // do not split a multi-byte character
+        }
+        field.set(b, 0, n);
+    }
+
+    private static String printable(String name) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < name.length() && i < 63; i++) {
+            char ch = name.charAt(i);
+            sb.append(ch >= 0x20 && ch < 0x7f ? ch : '?');
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,34 @@
+package org.rtdroid.rtcell.agent;
+
+/** Result codes of the management exchange ({@code bridge/docs/protocols.md}, {@code Control.code}). */
+public final class ResultCode {
+    public static final int OK = 0;
+    public static final int BAD_CHUNK = 1;
+    public static final int BAD_SIGNATURE = 2;
+    public static final int BAD_MANIFEST = 3;
+    public static final int OVER_BUDGET = 4;
+    public static final int LOAD_FAILED = 5;
+    public static final int START_FAILED = 6;
+    public static final int DUPLICATE = 7;
+    public static final int NOT_FOUND = 8;
+    public static final int BAD_BUNDLE = 9;
+
+    private ResultCode() {
+    }
+
+    public static String name(int code) {
+        switch (code) {
+            case OK: return "OK";
+            case BAD_CHUNK: return "BAD_CHUNK";
+            case BAD_SIGNATURE: return "BAD_SIGNATURE";
+            case BAD_MANIFEST: return "BAD_MANIFEST";
+            case OVER_BUDGET: return "OVER_BUDGET";
+            case LOAD_FAILED: return "LOAD_FAILED";
+            case START_FAILED: return "START_FAILED";
+            case DUPLICATE: return "DUPLICATE";
+            case NOT_FOUND: return "NOT_FOUND";
+            case BAD_BUNDLE: return "BAD_BUNDLE";
+            default: return "CODE_" + code;
+        }
+    }
+}

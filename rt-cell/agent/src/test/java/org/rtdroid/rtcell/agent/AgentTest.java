@@ -1,0 +1,299 @@
+package org.rtdroid.rtcell.agent;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.zip.CRC32;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rtdroid.bridge.ConsumerRing;
+import org.rtdroid.bridge.Region;
+import org.rtdroid.bridge.RegionLayout;
+import org.rtdroid.bridge.RegionMemory;
+import org.rtdroid.bridge.codec.Frame;
+import org.rtdroid.bridge.codec.FrameCodec;
+import org.rtdroid.rtcell.agent.client.ManagementClient;
+import org.rtdroid.runtime.boot.CellConfig;
+import org.rtdroid.runtime.boot.RuntimeHost;
+
+/** The agent against a real region and a real runtime, driven over the management ring like the CLI does. */
+class AgentTest {
+    static final long T = 10_000_000_000L;
+    static final long BUDGET = 1L << 20;
+    static KeyPair board;
+    static KeyPair stranger;
+    static byte[] echoJar;
+    static byte[] brokenJar;
+
+    @TempDir
+    static Path shared;
+    @TempDir
+    Path work;
+
+    RegionMemory memory;
+    Region rt;
+    RuntimeHost host;
+    Agent agent;
+    Thread serving;
+    ManagementClient client;
+    final List<String> console = new CopyOnWriteArrayList<>();
+
+    @BeforeAll
+    static void apps() throws Exception {
+        board = KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
+        stranger = KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
+        echoJar = TestApps.echoJar(shared.resolve("echo"));
+        brokenJar = TestApps.compileJar("rtapp/other/Other.java", "package rtapp.other; public class Other {}",
+                shared.resolve("other"));
+    }
+
+    @BeforeEach
+    void boot() throws Exception {
+        RegionLayout layout = RegionLayout.of(3, 64, 512);
+        memory = RegionMemory.wrap(ByteBuffer.allocateDirect(layout.regionBytes()));
+        Region.format(memory, layout);
+        rt = Region.attachCell(memory, Region.RT_PEER, true);
+        host = RuntimeHost.start(CellConfig.unprivileged(BUDGET));
+        agent = new Agent(rt, host, new CellDeployments(host, board.getPublic(), work), null, console::add);
+        serving = new Thread(agent::serve, "agent-management");
+        serving.start();
+        client = new ManagementClient(Region.attachManagement(memory, Region.ANDROID_PEER));
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        agent.requestStop();
+        serving.join(5000);
+        agent.shutdown();
+    }
+
+    Frame.Control deploy(String name, Map<String, byte[]> entries) {
+        return client.deploy(name, Bundle.zip(entries), T);
+    }
+
+    static Map<String, byte[]> signed(byte[] manifest, byte[] jar, KeyPair signer) {
+        Map<String, byte[]> e = new LinkedHashMap<>();
+        e.put("manifest.xml", manifest);
+        e.put("app.jar", jar);
+        e.put("signature.ed25519", Bundle.sign(manifest, jar, signer.getPrivate()));
+        return e;
+    }
+
+    static void assertResult(int code, String textPart, Frame.Control c) {
+        assertEquals(ResultCode.name(code), ResultCode.name(c.code()), c.textString());
+        assertTrue(c.textString().contains(textPart), c.textString());
+        assertTrue(c.text().length() <= 255);
+    }
+
+    @Test
+    void signedBundleIsDeployedListedAndAnswersAPing() throws Exception {
+        Frame.Control r = deploy("echo", signed(TestApps.manifest("echo"), echoJar, board));
+        assertEquals(Frame.Control.DEPLOY_RESULT, r.kind());
+        assertResult(ResultCode.OK, "deployed echo", r);
+        assertEquals("echo", r.subjectString());
+        assertTrue(console.contains("rtcell: deploy echo: OK"), console.toString());
+
+        List<Frame.Control> rows = client.listServices(T);
+        assertEquals(1, rows.size());
+        Frame.ServiceInfo s = rows.get(0).service();
+        assertEquals("echo/Echo", s.nameString());
+        assertEquals(1, s.count());
+        assertEquals(0, s.index());
+
+        // the Android cell pings through the agent's RT proxy
+        Region android = Region.attachCell(memory, Region.ANDROID_PEER, false);
+        Frame f = new Frame().seq(1).sendTimeNanos(System.nanoTime());
+        byte[] payload = "are you there".getBytes(StandardCharsets.UTF_8);
+        f.selectIntent().action("org.rtdroid.echo.PING").channel("echo").sender("org.rtdroid.ui").senderPriority(80)
+                .correlationId(77).payload().set(payload, 0, payload.length);
+        byte[] buf = new byte[496];
+        assertTrue(android.producer(1).offer(buf, 0, FrameCodec.encode(f, buf, 0)));
+        ConsumerRing replies = android.consumer(1);
+        long deadline = System.nanoTime() + T;
+        int n;
+        while ((n = replies.poll(buf)) == 0) {
+            assertTrue(System.nanoTime() < deadline, "no PONG; proxy " + agent.proxy().stats());
+            Thread.sleep(1);
+        }
+        Frame pong = new Frame();
+        assertEquals(FrameCodec.OK, FrameCodec.decode(buf, 0, n, pong));
+        assertEquals("org.rtdroid.echo.PONG", pong.intent().actionString());
+        assertEquals(77, pong.intent().correlationId());
+        assertArrayEquals(payload, pong.intent().payload().toByteArray());
+        assertTrue(pong.intent().rtReplyNanos() >= pong.intent().rtReceiveNanos() && pong.intent().rtReceiveNanos() > 0);
+
+        Frame.Control stats = client.request(Frame.Control.STATS_REQUEST, "", T);
+        assertEquals(Frame.Control.STATS, stats.kind());
+        assertTrue(stats.hasStats());
+        assertTrue(stats.stats().framesIn() >= 2, stats.stats().toString()); // chunks + the ping
+        assertTrue(stats.stats().framesOut() >= 3, stats.stats().toString()); // answers + the pong
+    }
+
+    @Test
+    void unsignedBundleIsRefused() {
+        Map<String, byte[]> e = signed(TestApps.manifest("echo"), echoJar, board);
+        e.remove("signature.ed25519");
+        assertResult(ResultCode.BAD_SIGNATURE, "unsigned", deploy("echo", e));
+        assertTrue(console.stream().anyMatch(l -> l.startsWith("rtcell: deploy echo: BAD_SIGNATURE")), console.toString());
+    }
+
+    @Test
+    void tamperedManifestIsRefused() {
+        Map<String, byte[]> e = signed(TestApps.manifest("echo"), echoJar, board);
+        e.put("manifest.xml", TestApps.manifest("echo", 512 * 1024));
+        assertResult(ResultCode.BAD_SIGNATURE, "does not verify", deploy("echo", e));
+    }
+
+    @Test
+    void tamperedJarIsRefused() {
+        Map<String, byte[]> e = signed(TestApps.manifest("echo"), echoJar, board);
+        byte[] jar = echoJar.clone();
+        jar[jar.length / 2] ^= 1;
+        e.put("app.jar", jar);
+        assertResult(ResultCode.BAD_SIGNATURE, "does not verify", deploy("echo", e));
+    }
+
+    @Test
+    void bundleSignedWithAnotherKeyIsRefused() {
+        assertResult(ResultCode.BAD_SIGNATURE, "deploy key", deploy("echo", signed(TestApps.manifest("echo"), echoJar, stranger)));
+    }
+
+    @Test
+    void extraZipEntryIsRefused() {
+        Map<String, byte[]> e = signed(TestApps.manifest("echo"), echoJar, board);
+        e.put("README", new byte[] {1});
+        assertResult(ResultCode.BAD_BUNDLE, "README", deploy("echo", e));
+    }
+
+    @Test
+    void brokenManifestIsRefusedWithItsLine() {
+        byte[] broken = "<manifest>\n  <application name=\"echo\">\n    <receiver name=\"rtapp.echo.Echo\"/>\n  </application>\n</manifest>\n"
+                .getBytes(StandardCharsets.UTF_8);
+        Frame.Control r = deploy("echo", signed(broken, echoJar, board));
+        assertResult(ResultCode.BAD_MANIFEST, "echo/manifest.xml:3:", r);
+        Frame.Control notXml = deploy("echo", signed("<manifest><oops".getBytes(StandardCharsets.UTF_8), echoJar, board));
+        assertResult(ResultCode.BAD_MANIFEST, "manifest.xml:1", notXml);
+    }
+
+    @Test
+    void manifestNamedDifferentlyFromTheBundleIsRefused() {
+        assertResult(ResultCode.BAD_MANIFEST, "differs from the bundle name",
+                deploy("other", signed(TestApps.manifest("echo"), echoJar, board)));
+    }
+
+    @Test
+    void overBudgetIsRefused() {
+        assertResult(ResultCode.OVER_BUDGET, "budget", deploy("big", signed(TestApps.manifest("big", 2L << 20), echoJar, board)));
+        assertEquals(0, client.listServices(T).get(0).service().count());
+    }
+
+    @Test
+    void missingClassIsLoadFailed() {
+        assertResult(ResultCode.LOAD_FAILED, "rtapp.echo.Echo", deploy("echo", signed(TestApps.manifest("echo"), brokenJar, board)));
+    }
+
+    @Test
+    void duplicateIsRefused() {
+        assertResult(ResultCode.OK, "", deploy("echo", signed(TestApps.manifest("echo"), echoJar, board)));
+        assertResult(ResultCode.DUPLICATE, "already deployed", deploy("echo", signed(TestApps.manifest("echo"), echoJar, board)));
+    }
+
+    @Test
+    void undeployAndListServices() {
+        Frame.Control none = client.listServices(T).get(0);
+        assertEquals(Frame.Control.SERVICE_INFO, none.kind());
+        assertEquals(0, none.service().count());
+        assertResult(ResultCode.OK, "", deploy("echo", signed(TestApps.manifest("echo"), echoJar, board)));
+        assertResult(ResultCode.OK, "", deploy("echo2", signed(TestApps.manifest("echo2"), echoJar, board)));
+        List<Frame.Control> rows = client.listServices(T);
+        assertEquals(2, rows.size());
+        assertEquals("echo/Echo", rows.get(0).service().nameString());
+        assertEquals("echo2/Echo", rows.get(1).service().nameString());
+        assertEquals(2, rows.get(1).service().count());
+        assertEquals(1, rows.get(1).service().index());
+
+        Frame.Control ack = client.request(Frame.Control.UNDEPLOY, "echo", T);
+        assertEquals(Frame.Control.ACK, ack.kind());
+        assertEquals("echo", ack.subjectString());
+        assertTrue(console.contains("rtcell: undeploy echo: OK"), console.toString());
+        assertEquals(1, client.listServices(T).size());
+        Frame.Control err = client.request(Frame.Control.UNDEPLOY, "echo", T);
+        assertEquals(Frame.Control.ERROR, err.kind());
+        assertResult(ResultCode.NOT_FOUND, "echo", err);
+        // the name and the channel are free again
+        assertResult(ResultCode.OK, "", deploy("echo", signed(TestApps.manifest("echo"), echoJar, board)));
+    }
+
+    @Test
+    void chunkErrorsAreBadChunk() {
+        byte[] bundle = Bundle.zip(signed(TestApps.manifest("echo"), echoJar, board));
+        CRC32 crc = new CRC32();
+        crc.update(bundle);
+        int c = (int) crc.getValue();
+        int count = (bundle.length + 383) / 384;
+        // out of order
+        client.sendChunk("echo", 0, count, bundle.length, c, bundle, 0, 384, T);
+        client.sendChunk("echo", 2, count, bundle.length, c, bundle, 768, 384, T);
+        assertResult(ResultCode.BAD_CHUNK, "out of order, expected 1", client.awaitControl(System.nanoTime() + T));
+        // wrong CRC of the whole: a complete, well-ordered sequence
+        byte[] small = new byte[100];
+        client.sendChunk("echo", 0, 1, 100, 12345, small, 0, 100, T);
+        assertResult(ResultCode.BAD_CHUNK, "CRC-32", client.awaitControl(System.nanoTime() + T));
+        // over 16 MiB
+        client.sendChunk("echo", 0, 50000, 17 << 20, 0, small, 0, 100, T);
+        assertResult(ResultCode.BAD_CHUNK, "total_bytes", client.awaitControl(System.nanoTime() + T));
+        // and a good deployment still goes through afterwards
+        assertResult(ResultCode.OK, "", client.deploy("echo", bundle, T));
+    }
+
+    @Test
+    void helloNamesVersionAndKernel() {
+        Frame.Control h = client.request(Frame.Control.HELLO, "", T);
+        assertEquals(Frame.Control.HELLO, h.kind());
+        assertTrue(h.textString().contains("rt-cell-agent " + Agent.VERSION), h.textString());
+        assertTrue(h.textString().matches(".*realtime=[01].*"), h.textString());
+    }
+
+    @Test
+    void garbageOnTheManagementRingNeverCrashesTheAgent() throws Exception {
+        java.util.Random random = new java.util.Random(42);
+        byte[] junk = new byte[496];
+        for (int i = 0; i < 500; i++) {
+            int len = 1 + random.nextInt(junk.length);
+            random.nextBytes(junk);
+            client.sendRaw(junk, len, T);
+        }
+        // well-formed frames that are not requests
+        Frame f = new Frame().seq(1);
+        f.selectIntent().channel("echo");
+        byte[] buf = new byte[496];
+        client.sendRaw(buf, FrameCodec.encode(f, buf, 0), T);
+        f.clear().seq(2).selectControl().kind(Frame.Control.DEPLOY_RESULT);
+        client.sendRaw(buf, FrameCodec.encode(f, buf, 0), T);
+        // a chunk claiming a huge bundle, then abandoned
+        client.sendChunk("x", 0, 3, 16 << 20, 0, buf, 0, 10, T);
+        Frame.Control h = client.request(Frame.Control.HELLO, "", T);
+        assertEquals(Frame.Control.HELLO, h.kind());
+        assertTrue(serving.isAlive());
+        assertTrue(agent.management().dropped() >= 2, "dropped " + agent.management().dropped());
+        long undeliverable = rt.counters(Region.ANDROID_PEER, 0).framesUndeliverable();
+        assertEquals(agent.management().dropped(), undeliverable);
+        // the abandoned exchange does not block the next deployment
+        assertResult(ResultCode.OK, "", deploy("echo", signed(TestApps.manifest("echo"), echoJar, board)));
+        assertTrue(Files.isDirectory(work));
+    }
+}

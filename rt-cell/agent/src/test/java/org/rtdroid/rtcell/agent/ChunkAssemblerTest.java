@@ -1,0 +1,103 @@
+package org.rtdroid.rtcell.agent;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Random;
+import java.util.zip.CRC32;
+import org.junit.jupiter.api.Test;
+import org.rtdroid.rtcell.agent.ChunkAssembler.Outcome;
+
+class ChunkAssemblerTest {
+    static final byte[] WHOLE = new byte[1000];
+    static final int CRC;
+
+    static {
+        new Random(7).nextBytes(WHOLE);
+        CRC32 c = new CRC32();
+        c.update(WHOLE);
+        CRC = (int) c.getValue();
+    }
+
+    /** Chunks of 384, 384, 232 bytes. */
+    static Outcome send(ChunkAssembler a, int index) {
+        int off = index * 384;
+        return a.accept("echo", index, 3, WHOLE.length, CRC, WHOLE, off, Math.min(384, WHOLE.length - off));
+    }
+
+    @Test
+    void reassemblesInOrder() {
+        ChunkAssembler a = new ChunkAssembler();
+        assertEquals(Outcome.IN_PROGRESS, send(a, 0));
+        assertEquals(Outcome.IN_PROGRESS, send(a, 1));
+        assertEquals(Outcome.COMPLETE, send(a, 2));
+        assertArrayEquals(WHOLE, a.takeCompleted());
+    }
+
+    @Test
+    void outOfOrderIsRefusedOnceThenSwallowed() {
+        ChunkAssembler a = new ChunkAssembler();
+        send(a, 0);
+        assertEquals(Outcome.REFUSED, send(a, 2));
+        assertTrue(a.refusal().contains("out of order, expected 1"), a.refusal());
+        assertEquals(Outcome.SWALLOWED, send(a, 1));
+        // a fresh chunk 0 starts over
+        assertEquals(Outcome.IN_PROGRESS, send(a, 0));
+        send(a, 1);
+        assertEquals(Outcome.COMPLETE, send(a, 2));
+    }
+
+    @Test
+    void missingChunkZeroIsRefused() {
+        ChunkAssembler a = new ChunkAssembler();
+        assertEquals(Outcome.REFUSED, send(a, 1));
+        assertTrue(a.refusal().contains("chunk 0 missing"), a.refusal());
+    }
+
+    @Test
+    void wrongCrcIsRefused() {
+        ChunkAssembler a = new ChunkAssembler();
+        a.accept("echo", 0, 1, 10, CRC, WHOLE, 0, 10);
+        assertEquals(Outcome.REFUSED, a.accept("echo", 0, 1, 10, CRC, WHOLE, 0, 10));
+        assertTrue(a.refusal().contains("CRC-32"), a.refusal());
+    }
+
+    @Test
+    void changedTotalsAreRefused() {
+        ChunkAssembler a = new ChunkAssembler();
+        send(a, 0);
+        assertEquals(Outcome.REFUSED, a.accept("echo", 1, 3, WHOLE.length + 1, CRC, WHOLE, 384, 384));
+        assertTrue(a.refusal().contains("changes the totals"), a.refusal());
+    }
+
+    @Test
+    void overSixteenMebibytesIsRefused() {
+        ChunkAssembler a = new ChunkAssembler();
+        assertEquals(Outcome.REFUSED, a.accept("echo", 0, 50000, 16 * 1024 * 1024 + 1, 0, WHOLE, 0, 384));
+        assertTrue(a.refusal().contains("total_bytes"), a.refusal());
+        assertEquals(Outcome.REFUSED, a.accept("echo", 0, 5, -1, 0, WHOLE, 0, 384));
+    }
+
+    @Test
+    void shortTotalIsRefused() {
+        ChunkAssembler a = new ChunkAssembler();
+        assertEquals(Outcome.IN_PROGRESS, a.accept("echo", 0, 2, 1000, CRC, WHOLE, 0, 384));
+        assertEquals(Outcome.REFUSED, a.accept("echo", 1, 2, 1000, CRC, WHOLE, 384, 384));
+        assertTrue(a.refusal().contains("last chunk"), a.refusal());
+    }
+
+    @Test
+    void overrunIsRefused() {
+        ChunkAssembler a = new ChunkAssembler();
+        assertEquals(Outcome.REFUSED, a.accept("echo", 0, 1, 100, CRC, WHOLE, 0, 384));
+        assertTrue(a.refusal().contains("overruns"), a.refusal());
+    }
+
+    @Test
+    void otherBundleMidwayIsRefused() {
+        ChunkAssembler a = new ChunkAssembler();
+        send(a, 0);
+        assertEquals(Outcome.REFUSED, a.accept("evil", 1, 3, WHOLE.length, CRC, WHOLE, 384, 384));
+    }
+}

@@ -1,0 +1,113 @@
+package org.rtdroid.rtcell.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rtdroid.bridge.Region;
+import org.rtdroid.bridge.RegionLayout;
+import org.rtdroid.bridge.RegionMemory;
+import org.rtdroid.bridge.codec.Frame;
+import org.rtdroid.rtcell.agent.client.ManagementClient;
+
+/** The agent as the board starts it: a separate JVM, its console protocol, SIGTERM. */
+class MainProcessTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void bootsPredeploysServesAndStopsCleanlyOnSigterm() throws Exception {
+        RegionLayout layout = RegionLayout.of(3, 16, 512);
+        Path regionFile = dir.resolve("region");
+        try (RandomAccessFile f = new RandomAccessFile(regionFile.toFile(), "rw")) {
+            f.setLength(layout.regionBytes());
+        }
+        try (RegionMemory m = RegionMemory.mapFile(regionFile)) {
+            Region.format(m, layout);
+        }
+        KeyPair kp = KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
+        Path pub = dir.resolve("deploy.pub");
+        Files.writeString(pub, DeployKey.toPem(kp.getPublic()));
+        Path bundles = Files.createDirectories(dir.resolve("bundles"));
+        byte[] jar = TestApps.echoJar(dir.resolve("app"));
+        Files.write(bundles.resolve("echo.rtb"), Bundle.build(TestApps.manifest("echo"), jar, kp.getPrivate()));
+
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        Process p = new ProcessBuilder(java.toString(), "--enable-native-access=ALL-UNNAMED", "-XX:+UseZGC",
+                "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+                "--region", regionFile.toString(), "--deploy-key", pub.toString(), "--cpus", "0",
+                "--budget-bytes", "1M", "--deploy", bundles.toString())
+                .redirectErrorStream(true).start();
+        List<String> lines = new CopyOnWriteArrayList<>();
+        Thread reader = new Thread(() -> {
+            try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = out.readLine()) != null) {
+                    lines.add(line);
+                }
+            } catch (java.io.IOException ignored) {
+                // process gone
+            }
+        });
+        reader.start();
+        try {
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (!lines.contains("RTCELL READY") && p.isAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertTrue(lines.contains("RTCELL READY"), "agent output: " + lines);
+            assertTrue(lines.contains("rtcell: region " + regionFile + " attached as peer 0, epoch 1"), lines.toString());
+            assertTrue(lines.stream().anyMatch(l -> l.matches("rtcell: kernel realtime=[01] \\S+")), lines.toString());
+            assertTrue(lines.contains("rtcell: deploy echo: OK (echo.rtb)"), lines.toString());
+
+            try (RegionMemory m = RegionMemory.mapFile(regionFile)) {
+                Region mgmt = Region.attachManagement(m, Region.ANDROID_PEER);
+                assertEquals(Region.STATE_READY, mgmt.peerState(Region.RT_PEER));
+                ManagementClient client = new ManagementClient(mgmt);
+                assertEquals("echo/Echo", client.listServices(10_000_000_000L).get(0).service().nameString());
+                assertEquals(Frame.Control.HELLO, client.request(Frame.Control.HELLO, "", 10_000_000_000L).kind());
+
+                // SIGTERM, as the board's `down` sends it (Process.destroy would also close our end of its stdout)
+                assertEquals(0, new ProcessBuilder("kill", "-TERM", Long.toString(p.pid())).start().waitFor());
+                assertTrue(p.waitFor(20, TimeUnit.SECONDS), "agent did not stop on SIGTERM");
+                reader.join(5000);
+                assertEquals(0, p.exitValue(), "exit status after SIGTERM; output " + lines);
+                assertTrue(lines.contains("rtcell: stopped"), lines.toString());
+                assertTrue(lines.contains("rtcell: stopping: undeploying [echo]"), lines.toString());
+                assertEquals(Region.STATE_STOPPING, mgmt.peerState(Region.RT_PEER));
+            }
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    @Test
+    void badCommandLinesExitTwoNamingTheProblem() {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
+        PrintStream o = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+        assertEquals(2, Main.run(new String[] {"--region", "auto", "--deploy-key", "k", "--cpus", "1", "--budget-bytes", "1M"},
+                o, e, dir));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("no ivshmem PCI device"), err.toString(StandardCharsets.UTF_8));
+        err.reset();
+        assertEquals(2, Main.run(new String[] {"--region", dir.toString(), "--deploy-key", dir.resolve("none.pem").toString(),
+                "--cpus", "1", "--budget-bytes", "1M"}, o, e, dir));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("none.pem"), err.toString(StandardCharsets.UTF_8));
+        err.reset();
+        assertEquals(2, Main.run(new String[] {"--cpus", "x"}, o, e, dir));
+    }
+}

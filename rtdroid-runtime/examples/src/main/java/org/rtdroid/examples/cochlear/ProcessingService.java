@@ -1,0 +1,264 @@
+package org.rtdroid.examples.cochlear;
+
+import static org.rtdroid.examples.cochlear.CochlearProtocol.*;
+
+import org.rtdroid.runtime.channel.BroadcastPublisher;
+import org.rtdroid.runtime.channel.BulkChannel;
+import org.rtdroid.runtime.channel.BulkHandler;
+import org.rtdroid.runtime.channel.MessageChannel;
+import org.rtdroid.runtime.channel.MessageClosure;
+import org.rtdroid.runtime.channel.MessageStolenException;
+import org.rtdroid.runtime.channel.RealtimeIntent;
+import org.rtdroid.runtime.component.PeriodicTask;
+import org.rtdroid.runtime.component.RealtimeService;
+import org.rtdroid.runtime.memory.Scope;
+import org.rtdroid.runtime.memory.TransferScope;
+import org.rtdroid.runtime.xcc.CrossContextClosure;
+import org.rtdroid.runtime.xcc.CrossContextIntent;
+import org.rtdroid.runtime.xcc.CrossContextPublisher;
+
+/**
+ * The cochlear implant's signal processing, every 8 ms on 128 samples:
+ * <ol>
+ *   <li>an 8-band filter bank (RBJ band-pass biquads, centres 250 Hz-6 kHz, log spaced);</li>
+ *   <li>per band: energy, a smoothed envelope, a noise floor tracker and, when noise reduction is
+ *       on, a spectral-subtraction style gain;</li>
+ *   <li>per band: a 3:1 compressor above -45 dBFS with 10 dB make-up gain, then the volume;</li>
+ *   <li>the re-synthesised output (sum of the weighted bands, hard-limited to [-1, 1]) and 8
+ *       electrode levels in [0, 1], broadcast to the OutputReceiver on {@code cochlear.output}.</li>
+ * </ol>
+ * Volume (0..100, 50 = unity) and noise reduction (0/1) arrive from the Android ConfigurationUI on
+ * cross-context channel {@code cochlear.config}; each accepted or refused request is answered by a
+ * CONFIG_ACK on {@code cochlear.status}, and a STATUS record follows every 25 releases (200 ms).
+ *
+ * <p>Filter coefficients and states live in the service's persistent scope; the audio block is
+ * read from the transfer scope it arrived in (moved, not copied, from the RecordingService) into
+ * working buffers allocated once with the component.
+ */
+public final class ProcessingService extends RealtimeService {
+    private static final double COMPRESSION_THRESHOLD_DB = -45.0;
+    private static final double COMPRESSION_RATIO = 3.0;
+    private static final double MAKEUP_DB = 10.0;
+    private static final double LEVEL_RANGE_DB = 70.0;
+    // Persistent-scope layout: per band 5 coefficients, 2 states, envelope, noise floor (doubles).
+    private static final int PER_BAND_DOUBLES = 9;
+    private static final int B0 = 0, B2 = 1, A1 = 2, A2 = 3, Z1 = 5, Z2 = 6, ENV = 7, FLOOR = 8;
+
+    private BulkChannel audio;
+    private MessageChannel config;
+    private BroadcastPublisher output;
+    private CrossContextPublisher status;
+    private final RealtimeIntent request = new RealtimeIntent(CONFIG_CHANNEL, CONFIG_BYTES);
+    private long bands; // persistent-scope offset of the per-band state
+    private final ProcessingTask task = new ProcessingTask();
+
+    private volatile int volume = 50;
+    private volatile int noiseReduction;
+    private volatile float inputDbfs = MIN_DBFS;
+    private volatile float outputDbfs = MIN_DBFS;
+    private volatile long blocksProcessed;
+    private volatile long blocksMissing;
+    private volatile long configsAccepted;
+    private volatile long configsRefused;
+    private volatile long statusRefused;
+
+    @Override
+    public void onCreate() {
+        audio = bulkChannel(AUDIO_CHANNEL);
+        config = messageChannel(CONFIG_CHANNEL);
+        output = broadcastPublisher(OUTPUT_CHANNEL);
+        status = crossContextPublisher(STATUS_CHANNEL);
+        Scope p = persistentScope();
+        bands = p.allocateDoubles(BANDS * PER_BAND_DOUBLES);
+        for (int b = 0; b < BANDS; b++) {
+            double fc = 250.0 * Math.pow(6000.0 / 250.0, b / (double) (BANDS - 1));
+            double w0 = 2 * Math.PI * fc / SAMPLE_RATE_HZ;
+            double q = 2.0;
+            double alpha = Math.sin(w0) / (2 * q);
+            double a0 = 1 + alpha;
+            long at = bands + 8L * b * PER_BAND_DOUBLES;
+            p.putDouble(at + 8 * B0, alpha / a0);
+            p.putDouble(at + 8 * B2, -alpha / a0);
+            p.putDouble(at + 8 * A1, -2 * Math.cos(w0) / a0);
+            p.putDouble(at + 8 * A2, (1 - alpha) / a0);
+            p.putDouble(at + 8 * Z1, 0);
+            p.putDouble(at + 8 * Z2, 0);
+            p.putDouble(at + 8 * ENV, 1e-9);
+            p.putDouble(at + 8 * FLOOR, 1e-6);
+        }
+    }
+
+    @Override
+    public void onStartCommand() {
+        registerTask("processingTask", task);
+    }
+
+    private final class ProcessingTask extends PeriodicTask implements BulkHandler, MessageClosure, CrossContextClosure {
+        // Working buffers: allocated once with the component, reused by every release.
+        private final float[] x = new float[SAMPLES_PER_BLOCK];
+        private final float[] band = new float[SAMPLES_PER_BLOCK];
+        private final float[] y = new float[SAMPLES_PER_BLOCK];
+        private final float[] levels = new float[BANDS];
+        private long block = -1;
+        private long lastBlock = -1;
+        private float peak;
+        private boolean ack;
+
+        @Override
+        public void onRelease() {
+            // 1. Configuration from the Android cell (at most the 4 per release the manifest declares).
+            for (int i = 0; i < 4 && config.receive(request); i++) {
+                applyConfig();
+            }
+            // 2. The newest audio block(s): process every block waiting, in order.
+            boolean any = false;
+            while (audio.receive(this)) {
+                any = true;
+            }
+            if (!any) {
+                blocksMissing++;
+            }
+            // 3. Status every 25 releases.
+            if ((releases() + 1) % STATUS_EVERY_RELEASES == 0) {
+                ack = false;
+                if (status.publish(this) != CrossContextPublisher.PUBLISHED) {
+                    statusRefused++;
+                }
+            }
+        }
+
+        private void applyConfig() {
+            boolean ok = request.hasAction(ACTION_SET_CONFIG) && request.payloadLength() == CONFIG_BYTES;
+            int v = ok ? request.getInt(CONFIG_VOLUME_OFFSET) : 0;
+            int nr = ok ? request.getInt(CONFIG_NOISE_REDUCTION_OFFSET) : 0;
+            if (ok && v >= 0 && v <= 100 && (nr == 0 || nr == 1)) {
+                volume = v;
+                noiseReduction = nr;
+                configsAccepted++;
+            } else {
+                configsRefused++; // answered with the unchanged configuration
+            }
+            ack = true;
+            if (status.publish(this) != CrossContextPublisher.PUBLISHED) {
+                statusRefused++;
+            }
+        }
+
+        /** One 128-sample block, read in place from the transfer scope. */
+        @Override
+        public void onBulk(TransferScope in) {
+            block = in.getLong(AUDIO_BLOCK_OFFSET);
+            if (lastBlock >= 0 && block != lastBlock + 1) {
+                blocksMissing += Math.max(0, block - lastBlock - 1);
+            }
+            lastBlock = block;
+            Scope p = persistentScope();
+            in.copyTo(AUDIO_SAMPLES_OFFSET, x, 0, SAMPLES_PER_BLOCK); // the one read of the transfer scope
+            double inSum = 0;
+            for (int i = 0; i < SAMPLES_PER_BLOCK; i++) {
+                inSum += x[i] * x[i];
+                y[i] = 0f;
+            }
+            double volumeGain = volume / 50.0;
+            boolean nr = noiseReduction != 0;
+            for (int b = 0; b < BANDS; b++) {
+                long at = bands + 8L * b * PER_BAND_DOUBLES;
+                double b0 = p.getDouble(at + 8 * B0);
+                double b2 = p.getDouble(at + 8 * B2);
+                double a1 = p.getDouble(at + 8 * A1);
+                double a2 = p.getDouble(at + 8 * A2);
+                double z1 = p.getDouble(at + 8 * Z1);
+                double z2 = p.getDouble(at + 8 * Z2);
+                double energy = 0;
+                for (int i = 0; i < SAMPLES_PER_BLOCK; i++) {
+                    double xi = x[i];
+                    double yi = b0 * xi + z1;          // transposed direct form II, b1 = 0
+                    z1 = -a1 * yi + z2;
+                    z2 = b2 * xi - a2 * yi;
+                    energy += yi * yi;
+                    band[i] = (float) yi;
+                }
+                p.putDouble(at + 8 * Z1, z1);
+                p.putDouble(at + 8 * Z2, z2);
+                double power = energy / SAMPLES_PER_BLOCK;
+                double env = 0.7 * p.getDouble(at + 8 * ENV) + 0.3 * power;
+                p.putDouble(at + 8 * ENV, env);
+                // Noise floor: falls fast to quiet blocks, creeps up slowly (minimum tracking).
+                double floor = p.getDouble(at + 8 * FLOOR);
+                floor = power < floor ? 0.8 * floor + 0.2 * power : floor * 1.0015 + 1e-13;
+                p.putDouble(at + 8 * FLOOR, floor);
+                double nrGain = nr ? Math.max(0.1, Math.min(1.0, 1.0 - 1.5 * floor / (env + 1e-12))) : 1.0;
+                double levelDb = 10 * Math.log10(env + 1e-12);
+                double compDb = levelDb > COMPRESSION_THRESHOLD_DB
+                        ? (COMPRESSION_THRESHOLD_DB + (levelDb - COMPRESSION_THRESHOLD_DB) / COMPRESSION_RATIO) - levelDb
+                        : 0.0;
+                double gain = Math.pow(10, (compDb + MAKEUP_DB) / 20) * nrGain * volumeGain;
+                double outDb = levelDb + 20 * Math.log10(gain + 1e-12);
+                double level = (outDb + LEVEL_RANGE_DB) / LEVEL_RANGE_DB;
+                levels[b] = (float) Math.max(0.0, Math.min(1.0, level));
+                float g = (float) gain;
+                for (int i = 0; i < SAMPLES_PER_BLOCK; i++) {
+                    y[i] += g * band[i];
+                }
+            }
+            double outSum = 0;
+            float pk = 0;
+            for (int i = 0; i < SAMPLES_PER_BLOCK; i++) {
+                float yi = Math.max(-1f, Math.min(1f, y[i])); // limiter
+                y[i] = yi;
+                outSum += yi * yi;
+                pk = Math.max(pk, Math.abs(yi));
+            }
+            peak = pk;
+            inputDbfs = dbfs(Math.sqrt(inSum / SAMPLES_PER_BLOCK));
+            outputDbfs = dbfs(Math.sqrt(outSum / SAMPLES_PER_BLOCK));
+            blocksProcessed++;
+            try {
+                output.broadcast(this);
+            } catch (MessageStolenException e) {
+                // Our own earlier output was reclaimed (the receiver is behind); counted by the channel.
+            }
+        }
+
+        /** Fills the cochlear.output intent. */
+        @Override
+        public void genMsg(RealtimeIntent m) {
+            m.setAction(ACTION_OUTPUT);
+            m.putLong(OUT_BLOCK_OFFSET, block);
+            m.putFloat(OUT_INPUT_DBFS_OFFSET, inputDbfs);
+            m.putFloat(OUT_OUTPUT_DBFS_OFFSET, outputDbfs);
+            m.putFloat(OUT_PEAK_OFFSET, peak);
+            for (int b = 0; b < BANDS; b++) {
+                m.putFloat(OUT_LEVELS_OFFSET + 4 * b, levels[b]);
+            }
+        }
+
+        /** Fills a CONFIG_ACK (for {@code request}) or a STATUS record. */
+        @Override
+        public void genMsg(CrossContextIntent out) {
+            out.setAction(ack ? ACTION_CONFIG_ACK : ACTION_STATUS);
+            out.setSender("rtdroid.cochlear");
+            out.setSenderPriority(ack ? request.arg1 : 50);
+            out.setCorrelationId(ack ? request.correlationId() : 0);
+            out.setRtReceiveNanos(ack ? request.crossContextReceiveNanos() : 0);
+            out.putPayloadLong(STATUS_RELEASES_OFFSET, releases() + 1);
+            out.putPayloadLong(STATUS_DEADLINE_MISSES_OFFSET, applicationDeadlineMisses());
+            out.putPayloadLong(STATUS_WORST_LATENESS_OFFSET, applicationWorstLatenessNanos());
+            out.putPayloadInt(STATUS_VOLUME_OFFSET, volume);
+            out.putPayloadInt(STATUS_NOISE_REDUCTION_OFFSET, noiseReduction);
+            out.putPayloadFloat(STATUS_INPUT_DBFS_OFFSET, inputDbfs);
+            out.putPayloadFloat(STATUS_OUTPUT_DBFS_OFFSET, outputDbfs);
+            out.setPayloadLength(STATUS_BYTES);
+        }
+    }
+
+    public int volume() { return volume; }
+    public int noiseReduction() { return noiseReduction; }
+    public float inputDbfs() { return inputDbfs; }
+    public float outputDbfs() { return outputDbfs; }
+    public long blocksProcessed() { return blocksProcessed; }
+    public long blocksMissing() { return blocksMissing; }
+    public long configsAccepted() { return configsAccepted; }
+    public long configsRefused() { return configsRefused; }
+    public long statusRefused() { return statusRefused; }
+}

@@ -1,0 +1,69 @@
+package org.rtdroid.examples.echo;
+
+import org.rtdroid.runtime.channel.RealtimeIntent;
+import org.rtdroid.runtime.component.RealtimeReceiver;
+import org.rtdroid.runtime.xcc.CrossContextClosure;
+import org.rtdroid.runtime.xcc.CrossContextIntent;
+import org.rtdroid.runtime.xcc.CrossContextPublisher;
+
+/**
+ * Replies to every {@code org.rtdroid.echo.PING} on cross-context channel {@code echo} with an
+ * {@code org.rtdroid.echo.PONG}: same payload, same correlation id, at once. Allocation-free: the
+ * receiver itself is the closure that fills the pre-allocated outbound intent.
+ */
+public final class EchoReceiver extends RealtimeReceiver implements CrossContextClosure {
+    public static final String CHANNEL = "echo";
+    public static final String PING = "org.rtdroid.echo.PING";
+    public static final String PONG = "org.rtdroid.echo.PONG";
+    private static final String SENDER = "rtdroid.echo";
+
+    private CrossContextPublisher replies;
+    private RealtimeIntent request;
+    private volatile long pongs;
+    private volatile long ignored;
+    private volatile long refused;
+
+    @Override
+    public void onCreate() {
+        replies = crossContextPublisher(CHANNEL);
+    }
+
+    @Override
+    public void onReceive(RealtimeIntent intent) {
+        if (!intent.hasAction(PING)) {
+            ignored++;
+            return;
+        }
+        request = intent;
+        if (replies.publish(this) == CrossContextPublisher.PUBLISHED) {
+            pongs++;
+        } else {
+            refused++;
+        }
+    }
+
+    @Override
+    public void onClean() {
+        request = null;
+    }
+
+    @Override
+    public void genMsg(CrossContextIntent out) {
+        RealtimeIntent in = request;
+        out.setAction(PONG);
+        out.setSender(SENDER);
+        out.setSenderPriority(in.arg1); // reply in the requester's priority class
+        out.setCorrelationId(in.correlationId());
+        out.setPayload(in.payload(), 0, in.payloadLength());
+        out.setRtReceiveNanos(in.crossContextReceiveNanos());
+    }
+
+    /** PONGs published. */
+    public long pongs() { return pongs; }
+
+    /** Intents that were not PINGs. */
+    public long ignored() { return ignored; }
+
+    /** Replies the outbound ring refused (full). */
+    public long refused() { return refused; }
+}

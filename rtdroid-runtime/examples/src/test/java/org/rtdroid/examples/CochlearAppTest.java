@@ -1,0 +1,131 @@
+package org.rtdroid.examples;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.rtdroid.examples.cochlear.CochlearProtocol.*;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.rtdroid.examples.cochlear.OutputReceiver;
+import org.rtdroid.examples.cochlear.ProcessingService;
+import org.rtdroid.examples.cochlear.RecordingService;
+import org.rtdroid.examples.cochlear.SpeechSource;
+import org.rtdroid.runtime.boot.DeployedApp;
+import org.rtdroid.runtime.boot.RuntimeHost;
+import org.rtdroid.runtime.boot.ServiceStatus;
+import org.rtdroid.runtime.xcc.CrossContextEndpoint;
+import org.rtdroid.runtime.xcc.CrossContextIntent;
+
+class CochlearAppTest {
+    private final RuntimeHost host = AppHarness.host();
+
+    @AfterEach
+    void tearDown() {
+        host.shutdown();
+    }
+
+    private static byte[] config(int volume, int noiseReduction) {
+        return ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putInt(volume).putInt(noiseReduction).array();
+    }
+
+    /** Polls outbound until an intent with that action (and correlation id, if not -1) arrives. */
+    private CrossContextIntent awaitOutbound(String action, long correlationId) throws InterruptedException {
+        CrossContextIntent out = new CrossContextIntent();
+        AppHarness.await(action + " " + correlationId, 5_000, () -> {
+            while (host.crossContext().pollOutbound(out)) {
+                if (out.actionEquals(action) && (correlationId < 0 || out.correlationId() == correlationId)) {
+                    return true;
+                }
+            }
+            return false;
+        });
+        return out;
+    }
+
+    @Test
+    void recordsProcessesAndChecksAudioAndTakesConfigurationFromAndroid() throws Exception {
+        DeployedApp app = AppHarness.deploy(host, "cochlear");
+        var recording = (RecordingService) app.component(RecordingService.class.getName());
+        var processing = (ProcessingService) app.component(ProcessingService.class.getName());
+        var output = (OutputReceiver) app.component(OutputReceiver.class.getName());
+        AppHarness.await("50 checked blocks", 10_000, () -> output.checked() >= 50);
+        assertTrue(recording.blocksSent() >= 50);
+        assertTrue(processing.blocksProcessed() >= 50);
+        assertEquals(0, output.violations(), "every processed block is bounded, finite and sane");
+
+        // SET_CONFIG from the ConfigurationUI: applied, answered with CONFIG_ACK + status record.
+        assertEquals(CrossContextEndpoint.DELIVERED, AppHarness.deliver(host, CONFIG_CHANNEL, ACTION_SET_CONFIG,
+                "org.rtdroid.cochlear.ui", 4242, config(80, 1)));
+        CrossContextIntent ack = awaitOutbound(ACTION_CONFIG_ACK, 4242);
+        assertTrue(ack.channelEquals(STATUS_CHANNEL));
+        assertEquals(STATUS_BYTES, ack.payloadLength());
+        assertEquals(80, ack.payloadInt(STATUS_VOLUME_OFFSET));
+        assertEquals(1, ack.payloadInt(STATUS_NOISE_REDUCTION_OFFSET));
+        assertTrue(ack.payloadLong(STATUS_RELEASES_OFFSET) >= 50);
+        float in = ack.payloadFloat(STATUS_INPUT_DBFS_OFFSET);
+        assertTrue(in > -120f && in <= 0f, "input level " + in);
+        assertTrue(ack.rtReceiveNanos() > 0);
+
+        // Out-of-range values are refused (the ACK shows the unchanged configuration).
+        AppHarness.deliver(host, CONFIG_CHANNEL, ACTION_SET_CONFIG, "org.rtdroid.cochlear.ui", 4243, config(150, 1));
+        CrossContextIntent refused = awaitOutbound(ACTION_CONFIG_ACK, 4243);
+        assertEquals(80, refused.payloadInt(STATUS_VOLUME_OFFSET));
+        assertEquals(1, processing.configsRefused());
+        // A sender the manifest does not allow never reaches the service.
+        assertEquals(CrossContextEndpoint.SENDER_NOT_ALLOWED,
+                AppHarness.deliver(host, CONFIG_CHANNEL, ACTION_SET_CONFIG, "org.evil", 1, config(0, 0)));
+
+        // STATUS every 25 releases, with increasing release counts.
+        CrossContextIntent s1 = awaitOutbound(ACTION_STATUS, -1);
+        long r1 = s1.payloadLong(STATUS_RELEASES_OFFSET);
+        assertEquals(0, r1 % STATUS_EVERY_RELEASES, "STATUS on every 25th release");
+        CrossContextIntent s2 = awaitOutbound(ACTION_STATUS, -1);
+        assertEquals(r1 + STATUS_EVERY_RELEASES, s2.payloadLong(STATUS_RELEASES_OFFSET));
+
+        // Volume 0 really silences the output: the DSP uses the configuration.
+        AppHarness.deliver(host, CONFIG_CHANNEL, ACTION_SET_CONFIG, "org.rtdroid.cochlear.ui", 4244, config(0, 0));
+        awaitOutbound(ACTION_CONFIG_ACK, 4244);
+        long seen = output.checked();
+        AppHarness.await("blocks at volume 0", 5_000, () -> output.checked() > seen + 5);
+        assertEquals(MIN_DBFS, output.lastOutputDbfs(), 0.0f);
+        assertEquals(0f, output.lastLevelSum(), 0.0f);
+        assertEquals(MIN_DBFS, processing.outputDbfs(), 0.0f);
+        assertEquals(0, output.violations());
+
+        for (ServiceStatus st : host.services()) {
+            assertEquals("RUNNING", st.state(), st.toString());
+            assertEquals(0, st.failures(), st.toString());
+        }
+    }
+
+    @Test
+    void theSimulatedMicrophoneIsDeterministicAndSpeechLike() {
+        SpeechSource a = new SpeechSource(SAMPLE_RATE_HZ, 0.01);
+        SpeechSource b = new SpeechSource(SAMPLE_RATE_HZ, 0.01);
+        float[] x = new float[SAMPLES_PER_BLOCK];
+        float[] y = new float[SAMPLES_PER_BLOCK];
+        double speech = 0;
+        double pause = 0;
+        for (int block = 0; block < 250; block++) { // 2 s: 1.6 s of speech, 0.4 s of pause
+            a.next(x, SAMPLES_PER_BLOCK);
+            b.next(y, SAMPLES_PER_BLOCK);
+            double e = 0;
+            for (int i = 0; i < SAMPLES_PER_BLOCK; i++) {
+                assertEquals(x[i], y[i], 0.0f);
+                assertTrue(x[i] >= -1f && x[i] <= 1f);
+                e += x[i] * x[i];
+            }
+            if (block < 200) {
+                speech += e;
+            } else {
+                pause += e;
+            }
+        }
+        double speechDb = 10 * Math.log10(speech / (200.0 * SAMPLES_PER_BLOCK));
+        double pauseDb = 10 * Math.log10(pause / (50.0 * SAMPLES_PER_BLOCK));
+        assertTrue(speechDb > -30 && speechDb < -3, "speech level " + speechDb + " dBFS");
+        assertTrue(pauseDb < speechDb - 15, "pauses are quiet: " + pauseDb + " dBFS");
+    }
+}

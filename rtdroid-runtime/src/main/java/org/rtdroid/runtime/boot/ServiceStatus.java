@@ -1,0 +1,16 @@
+package org.rtdroid.runtime.boot;
+
+/**
+ * One line of {@link RuntimeHost#services()}: a component or a periodic task of a deployed app.
+ *
+ * @param name {@code <app>/<Component>} or {@code <app>/<Component>/<task>}
+ * @param state CREATED, STARTING, RUNNING, STOPPING, DESTROYED or FAILED
+ * @param releases periodic releases (tasks) or completed callbacks (services, receivers)
+ * @param deadlineMisses releases that completed after their deadline (tasks; 0 otherwise)
+ * @param worstLatenessNanos worst release lateness (tasks) or worst send-to-callback delay (others)
+ * @param overruns releases still running when the next was due (tasks)
+ * @param failures callbacks that failed (exceptions, scope overflows, heap-bound violations)
+ * @param priority the declared priority
+ */
+public record ServiceStatus(String name, String state, long releases, long deadlineMisses, long worstLatenessNanos,
+                            long overruns, long failures, int priority) {}

@@ -1,0 +1,198 @@
+package org.rtdroid.runtime.channel;
+
+import java.util.concurrent.locks.LockSupport;
+import org.rtdroid.runtime.manifest.DropPolicy;
+
+/**
+ * A real-time broadcast (intent) channel (dissertation 4.3.2): N declared subscribers, a pool of
+ * pre-allocated intents. One stored intent per broadcast carries a recipient count; each
+ * subscriber has its own priority-ordered queue of references to stored intents, and the last
+ * recipient to finish returns the intent to the pool. When the pool is exhausted, the drop policy
+ * may reclaim an intent that no subscriber has started on yet.
+ */
+public final class BroadcastChannel {
+    private final String name;
+    private final DropPolicy drop;
+    private final boolean fifo;
+    private final RealtimeIntent[] pool;
+    private final ChannelSender[] owners;
+    private final int[] remaining;
+    private final int[] started;
+    private final int[] free;
+    private int freeCount;
+    private final Subscriber[] subscribers;
+    private final Object lock = new Object();
+    private long broadcastCount;
+    private long stolenCount;
+    private long droppedCount;
+
+    public BroadcastChannel(String name, int capacity, int dataSizeBytes, int subscriberCount, DropPolicy drop,
+                            boolean fifo) {
+        if (capacity < 1 || subscriberCount < 1) {
+            throw new IllegalArgumentException("capacity and subscriber count must be at least 1");
+        }
+        this.name = name;
+        this.drop = drop;
+        this.fifo = fifo;
+        pool = new RealtimeIntent[capacity];
+        owners = new ChannelSender[capacity];
+        remaining = new int[capacity];
+        started = new int[capacity];
+        free = new int[capacity];
+        for (int i = 0; i < capacity; i++) {
+            pool[i] = new RealtimeIntent(name, dataSizeBytes);
+            free[i] = i;
+        }
+        freeCount = capacity;
+        subscribers = new Subscriber[subscriberCount];
+        for (int i = 0; i < subscriberCount; i++) {
+            subscribers[i] = new Subscriber(capacity);
+        }
+    }
+
+    public String channelName() { return name; }
+    public int subscriberCount() { return subscribers.length; }
+    public int capacity() { return pool.length; }
+
+    /** The inbound view of subscriber {@code index} (0..N-1), as the runtime assigned them. */
+    public InboundSource subscriber(int index) { return subscribers[index]; }
+
+    /**
+     * Stores one intent filled by {@code closure} and queues it for every subscriber at the
+     * sender's priority.
+     *
+     * @return {@link ChannelSender#SENT} or {@link ChannelSender#DROPPED_FULL}
+     */
+    public int broadcast(ChannelSender sender, MessageClosure closure) {
+        int priority = fifo ? 0 : sender.priority();
+        synchronized (lock) {
+            sender.throwIfStolen();
+            int slot;
+            if (freeCount > 0) {
+                slot = free[--freeCount];
+            } else {
+                slot = reclaimFor(priority);
+                if (slot < 0) {
+                    droppedCount++;
+                    sender.countRefused();
+                    return ChannelSender.DROPPED_FULL;
+                }
+            }
+            RealtimeIntent m = pool[slot];
+            m.clear();
+            try {
+                closure.genMsg(m);
+            } catch (RuntimeException | Error e) {
+                free[freeCount++] = slot;
+                throw e;
+            }
+            m.stampSender(sender.nameBytes(), sender.priority(), System.nanoTime());
+            owners[slot] = sender;
+            remaining[slot] = subscribers.length;
+            started[slot] = 0;
+            long seq = Sequence.next();
+            for (Subscriber s : subscribers) {
+                s.queue.insert(slot, priority, seq);
+            }
+            broadcastCount++;
+            sender.countSent();
+        }
+        for (Subscriber s : subscribers) {
+            Thread t = s.consumer;
+            if (t != null) {
+                LockSupport.unpark(t);
+            }
+        }
+        return ChannelSender.SENT;
+    }
+
+    /** Under lock: an intent no subscriber has started on, chosen by the drop policy; -1 to refuse. */
+    private int reclaimFor(int priority) {
+        if (drop == DropPolicy.NEWEST) {
+            return -1;
+        }
+        int best = -1;
+        int bestPrio = Integer.MAX_VALUE;
+        long bestSeq = Long.MAX_VALUE;
+        // Candidates: intents still queued for every subscriber (nobody started): look at subscriber 0's queue.
+        SlotQueue q = subscribers[0].queue;
+        for (int pos = 0; pos < q.size(); pos++) {
+            int slot = q.slotAt(pos);
+            if (started[slot] != 0) {
+                continue;
+            }
+            int p = q.priorityAt(pos);
+            long seq = subscribers[0].seqOf(pos);
+            boolean better = drop == DropPolicy.OLDEST
+                    ? seq < bestSeq
+                    : (p < bestPrio || (p == bestPrio && seq < bestSeq));
+            if (better) {
+                best = slot;
+                bestPrio = p;
+                bestSeq = seq;
+            }
+        }
+        if (best < 0 || (drop == DropPolicy.PRIORITY_OLDEST && bestPrio >= priority)) {
+            return -1;
+        }
+        for (Subscriber s : subscribers) {
+            s.queue.removeSlot(best);
+        }
+        ChannelSender victim = owners[best];
+        owners[best] = null;
+        if (victim != null) {
+            victim.markStolen();
+        }
+        stolenCount++;
+        return best;
+    }
+
+    public long broadcastCount() { synchronized (lock) { return broadcastCount; } }
+    public long stolenCount() { synchronized (lock) { return stolenCount; } }
+    public long droppedCount() { synchronized (lock) { return droppedCount; } }
+
+    /** One subscriber's priority queue of references to stored intents. */
+    private final class Subscriber implements InboundSource {
+        final SlotQueue queue;
+        volatile Thread consumer;
+
+        Subscriber(int capacity) { queue = new SlotQueue(capacity); }
+
+        long seqOf(int pos) { return queue.seqAt(pos); }
+
+        @Override
+        public String channelName() { return name; }
+
+        @Override
+        public void setConsumerThread(Thread t) { consumer = t; }
+
+        @Override
+        public int headPriority() { synchronized (lock) { return queue.headPriority(); } }
+
+        @Override
+        public long headSeq() { synchronized (lock) { return queue.headSeq(); } }
+
+        @Override
+        public boolean deliverOne(IntentConsumer c) {
+            int slot;
+            synchronized (lock) {
+                if (queue.isEmpty()) {
+                    return false;
+                }
+                slot = queue.pollHead();
+                started[slot]++;
+            }
+            try {
+                c.onIntent(pool[slot]);
+            } finally {
+                synchronized (lock) {
+                    if (--remaining[slot] == 0) {
+                        owners[slot] = null;
+                        free[freeCount++] = slot;
+                    }
+                }
+            }
+            return true;
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package org.rtdroid.runtime.channel;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * One sender's endpoint on one channel: its name and priority (the priority its messages are
+ * queued at) and its pre-allocated "your message was stolen" notice. Created at deployment.
+ */
+public final class ChannelSender {
+    /** The message was queued. */
+    public static final int SENT = 0;
+    /** The channel was full and its drop policy refused this message. */
+    public static final int DROPPED_FULL = -1;
+
+    private final String name;
+    private final byte[] nameBytes;
+    private final int priority;
+    private final boolean throwOnSteal;
+    private final MessageStolenException stolen;
+    private long stolenPending;
+    private long stolenTotal;
+    private long sent;
+    private long refused;
+
+    public ChannelSender(String channelName, String name, int priority, boolean throwOnSteal) {
+        this.name = name;
+        this.nameBytes = name.getBytes(StandardCharsets.UTF_8);
+        this.priority = priority;
+        this.throwOnSteal = throwOnSteal;
+        this.stolen = new MessageStolenException(channelName, name);
+    }
+
+    public String name() { return name; }
+    public int priority() { return priority; }
+    byte[] nameBytes() { return nameBytes; }
+    public long sent() { return sent; }
+    public long refused() { return refused; }
+    public long stolenTotal() { return stolenTotal; }
+
+    /** Called under the channel's lock. */
+    void markStolen() {
+        stolenPending++;
+        stolenTotal++;
+    }
+
+    void countSent() { sent++; }
+
+    void countRefused() { refused++; }
+
+    /** Called under the channel's lock at the start of a send: throws if a steal is pending. */
+    void throwIfStolen() {
+        if (stolenPending > 0 && throwOnSteal) {
+            stolen.setCount(stolenPending);
+            stolenPending = 0;
+            throw stolen;
+        }
+    }
+
+    /** @return how many of this sender's messages were stolen since the last call (and clears it) */
+    public long takeStolen() {
+        synchronized (this) {
+            long n = stolenPending;
+            stolenPending = 0;
+            return n;
+        }
+    }
+}

@@ -1,0 +1,439 @@
+package org.rtdroid.runtime.component;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.rtdroid.runtime.channel.BroadcastPublisher;
+import org.rtdroid.runtime.channel.BulkChannel;
+import org.rtdroid.runtime.channel.BulkPublisher;
+import org.rtdroid.runtime.channel.ChannelSender;
+import org.rtdroid.runtime.channel.InboundSource;
+import org.rtdroid.runtime.channel.IntentConsumer;
+import org.rtdroid.runtime.channel.MessageChannel;
+import org.rtdroid.runtime.channel.MessagePublisher;
+import org.rtdroid.runtime.channel.RealtimeIntent;
+import org.rtdroid.runtime.manifest.ChannelDecl;
+import org.rtdroid.runtime.manifest.ChannelType;
+import org.rtdroid.runtime.manifest.ComponentDecl;
+import org.rtdroid.runtime.manifest.ComponentKind;
+import org.rtdroid.runtime.manifest.FailurePolicy;
+import org.rtdroid.runtime.manifest.IntentFilterDecl;
+import org.rtdroid.runtime.manifest.PeriodicTaskDecl;
+import org.rtdroid.runtime.memory.HeapBoundExceededError;
+import org.rtdroid.runtime.memory.HeapMeter;
+import org.rtdroid.runtime.memory.Scope;
+import org.rtdroid.runtime.os.RealtimePolicy;
+import org.rtdroid.runtime.os.RealtimeThreads;
+import org.rtdroid.runtime.xcc.CrossContextPublisher;
+
+/**
+ * The runtime side of one component: its thread, scopes, inbound sources, periodic tasks, counters
+ * and failure policy. Created and driven by the bootstrap; application code never sees it.
+ */
+public final class ComponentRuntime implements IntentConsumer {
+    /** How long an idle component thread parks before re-checking that it should keep running. */
+    static final long IDLE_PARK_NANOS = 20_000_000L;
+    /**
+     * Callbacks / releases exempt from the heap bound (still measured): while code is interpreted
+     * and being compiled, the JVM itself allocates on the calling thread (class loading and
+     * linking, method-handle customization), whatever the component does.
+     */
+    public static final int HEAP_WARMUP_CALLBACKS = 1000;
+
+    private final ComponentDecl decl;
+    private final RealtimeComponent instance;
+    private final AppContext app;
+    private final Scope persistent;
+    private final Scope release;
+    private final Map<String, Scope> taskScopes;
+    private final HeapBoundExceededError heapError;
+    private final CountDownLatch started = new CountDownLatch(1);
+    private final List<PeriodicTaskRuntime> tasks = new ArrayList<>();
+    private final Map<String, Object> ends = new HashMap<>();
+    private final List<InboundSource> sourceList = new ArrayList<>();
+    private final List<RealtimeHandler> handlerList = new ArrayList<>();
+    private InboundSource[] sources = new InboundSource[0];
+    private RealtimeHandler[] handlers = new RealtimeHandler[0];
+    private RealtimeHandler currentHandler;
+    private volatile boolean setupPhase = true;
+
+    private volatile ComponentState state = ComponentState.CREATED;
+    private volatile boolean running = true;
+    private volatile Thread thread;
+    private volatile Throwable startFailure;
+    private volatile Throwable lastFailure;
+    private volatile String degraded;
+    private volatile long callbacks;
+    private volatile long failures;
+    private volatile long heapViolations;
+    private volatile long worstDeliveryNanos;
+    private volatile long lastHeapBytes;
+
+    public ComponentRuntime(ComponentDecl decl, RealtimeComponent instance, AppContext app, Scope persistent,
+                            Scope release, Map<String, Scope> taskScopes) {
+        this.decl = decl;
+        this.instance = instance;
+        this.app = app;
+        this.persistent = persistent;
+        this.release = release;
+        this.taskScopes = taskScopes;
+        this.heapError = new HeapBoundExceededError(decl.simpleName(), decl.memSizes().releaseBytes());
+        instance.runtime = this;
+        if (decl.kind() == ComponentKind.RECEIVER) {
+            for (IntentFilterDecl f : decl.intentFilters()) {
+                if (f.role() != IntentFilterDecl.Role.SUBSCRIBER) {
+                    continue;
+                }
+                for (String ch : f.channels()) {
+                    sourceList.add(sourceFor(ch));
+                    handlerList.add(null);
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ accessors
+
+    public ComponentDecl decl() { return decl; }
+    public RealtimeComponent instance() { return instance; }
+    AppContext app() { return app; }
+    public Scope persistentScope() { return persistent; }
+    public Scope releaseScope() { return release; }
+    public ComponentState state() { return state; }
+    public long callbacks() { return callbacks; }
+    public long failures() { return failures; }
+    public long heapViolations() { return heapViolations; }
+    /** Worst time from a message's send to the start of its callback. */
+    public long worstDeliveryNanos() { return worstDeliveryNanos; }
+    public long lastHeapBytes() { return lastHeapBytes; }
+    public Throwable lastFailure() { return lastFailure; }
+    /** What the OS did not grant this component's thread (null if everything was applied). */
+    public String degraded() { return degraded; }
+    public List<PeriodicTaskRuntime> tasks() { return tasks; }
+    boolean isRunning() { return running; }
+    public Thread thread() { return thread; }
+
+    // ------------------------------------------------------------------ channel ends
+
+    private ChannelDecl channel(String name, ChannelType type) {
+        ChannelDecl c = app.channelDecl(name);
+        if (c == null) {
+            throw new IllegalArgumentException(decl.simpleName() + ": no channel '" + name + "' in the manifest");
+        }
+        if (c.type() != type) {
+            throw new IllegalArgumentException(decl.simpleName() + ": channel '" + name + "' is "
+                    + c.type().manifestName() + ", not " + type.manifestName());
+        }
+        return c;
+    }
+
+    private void requireRole(String name, IntentFilterDecl.Role role) {
+        if (decl.count(role, name) == 0) {
+            throw new IllegalStateException(decl.simpleName() + " does not declare <intent-filter role=\""
+                    + role.name().toLowerCase(java.util.Locale.ROOT) + "\"> for channel '" + name + "'");
+        }
+    }
+
+    private ChannelSender newSender(String channel, int priority) {
+        return new ChannelSender(channel, decl.simpleName(), priority, true);
+    }
+
+    synchronized MessagePublisher messagePublisher(String name, int priority) {
+        channel(name, ChannelType.MESSAGE);
+        requireRole(name, IntentFilterDecl.Role.PUBLISHER);
+        return (MessagePublisher) ends.computeIfAbsent("msg:" + name + "@" + priority,
+                k -> new MessagePublisher(app.messageChannel(name), newSender(name, priority)));
+    }
+
+    synchronized BroadcastPublisher broadcastPublisher(String name, int priority) {
+        channel(name, ChannelType.BROADCAST);
+        requireRole(name, IntentFilterDecl.Role.PUBLISHER);
+        return (BroadcastPublisher) ends.computeIfAbsent("bc:" + name + "@" + priority,
+                k -> new BroadcastPublisher(app.broadcastChannel(name), newSender(name, priority)));
+    }
+
+    synchronized BulkPublisher bulkPublisher(String name, int priority) {
+        channel(name, ChannelType.BULK);
+        requireRole(name, IntentFilterDecl.Role.PUBLISHER);
+        return (BulkPublisher) ends.computeIfAbsent("bulk:" + name + "@" + priority,
+                k -> new BulkPublisher(app.bulkChannel(name), newSender(name, priority)));
+    }
+
+    MessageChannel consumedMessageChannel(String name) {
+        ChannelDecl c = app.channelDecl(name);
+        if (c == null) {
+            throw new IllegalArgumentException(decl.simpleName() + ": no channel '" + name + "' in the manifest");
+        }
+        requireRole(name, IntentFilterDecl.Role.SUBSCRIBER);
+        return switch (c.type()) {
+            case MESSAGE -> app.messageChannel(name);
+            case CROSS_CONTEXT -> app.crossContextInbound(name);
+            default -> throw new IllegalArgumentException(decl.simpleName() + ": channel '" + name + "' is "
+                    + c.type().manifestName() + ": poll only rt-msg or cross-context channels");
+        };
+    }
+
+    BulkChannel consumedBulkChannel(String name) {
+        channel(name, ChannelType.BULK);
+        requireRole(name, IntentFilterDecl.Role.SUBSCRIBER);
+        return app.bulkChannel(name);
+    }
+
+    CrossContextPublisher crossContextPublisher(String name) {
+        channel(name, ChannelType.CROSS_CONTEXT);
+        requireRole(name, IntentFilterDecl.Role.PUBLISHER);
+        return app.crossContextPublisher(name);
+    }
+
+    private InboundSource sourceFor(String name) {
+        ChannelDecl c = app.channelDecl(name);
+        return switch (c.type()) {
+            case MESSAGE -> app.messageChannel(name);
+            case CROSS_CONTEXT -> app.crossContextInbound(name);
+            case BROADCAST -> app.broadcastSubscriber(name, decl.className());
+            case BULK -> throw new IllegalStateException(decl.simpleName() + ": channel '" + name
+                    + "' is rt-bulk: poll it with bulkChannel(name).receive(handler)");
+        };
+    }
+
+    void registerTask(String name, PeriodicTask task) {
+        if (!setupPhase) {
+            throw new IllegalStateException("registerTask is allowed only in onCreate/onStartCommand");
+        }
+        PeriodicTaskDecl td = null;
+        for (PeriodicTaskDecl d : decl.tasks()) {
+            if (d.name().equals(name)) {
+                td = d;
+            }
+        }
+        if (td == null) {
+            throw new IllegalArgumentException(decl.simpleName() + ": no <periodic-task name=\"" + name
+                    + "\"> declared in the manifest");
+        }
+        for (PeriodicTaskRuntime t : tasks) {
+            if (t.decl().name().equals(name)) {
+                throw new IllegalStateException(decl.simpleName() + ": task '" + name + "' registered twice");
+            }
+        }
+        if (task.runtime != null) {
+            throw new IllegalStateException("this PeriodicTask object is already registered");
+        }
+        tasks.add(new PeriodicTaskRuntime(td, this, task, taskScopes.get(name)));
+    }
+
+    void registerHandler(String name, RealtimeHandler handler) {
+        if (!setupPhase) {
+            throw new IllegalStateException("registerHandler is allowed only in onCreate/onStartCommand");
+        }
+        requireRole(name, IntentFilterDecl.Role.SUBSCRIBER);
+        InboundSource s = sourceFor(name);
+        if (sourceList.contains(s)) {
+            throw new IllegalStateException(decl.simpleName() + ": a handler for '" + name + "' is already registered");
+        }
+        sourceList.add(s);
+        handlerList.add(handler);
+    }
+
+    // ------------------------------------------------------------------ lifecycle
+
+    /** Starts the component's thread; {@link #awaitStarted} reports how start went. */
+    public void start(String threadName) {
+        Thread t = Thread.ofPlatform().name(threadName).daemon(true).unstarted(this::threadMain);
+        thread = t;
+        t.start();
+    }
+
+    /**
+     * Waits until onCreate/onStartCommand returned and the tasks are started.
+     *
+     * @return null on success, else the failure (a timeout is reported as an IllegalStateException)
+     */
+    public Throwable awaitStarted(long timeoutMillis) throws InterruptedException {
+        if (!started.await(timeoutMillis, TimeUnit.MILLISECONDS)) {
+            return new IllegalStateException(decl.simpleName() + " did not finish starting within " + timeoutMillis + " ms");
+        }
+        return startFailure;
+    }
+
+    void applyPolicy(int priority) {
+        RealtimePolicy p = app.policyFor(priority);
+        if (p != null) {
+            var applied = RealtimeThreads.applyToCurrentThread(p);
+            if (applied.isDegraded()) {
+                degraded = applied.degraded();
+            }
+        }
+    }
+
+    private void threadMain() {
+        applyPolicy(decl.priority());
+        state = ComponentState.STARTING;
+        try {
+            if (instance instanceof RealtimeService s) {
+                s.onCreate();
+                release.reset();
+                s.onStartCommand();
+                release.reset();
+                for (PeriodicTaskDecl d : decl.tasks()) {
+                    boolean found = false;
+                    for (PeriodicTaskRuntime t : tasks) {
+                        found |= t.decl().name().equals(d.name());
+                    }
+                    if (!found) {
+                        throw new IllegalStateException(decl.simpleName() + ": periodic task '" + d.name()
+                                + "' is declared in the manifest but was not registered in onCreate/onStartCommand");
+                    }
+                }
+            } else if (instance instanceof RealtimeReceiver r) {
+                r.onCreate();
+                release.reset();
+            }
+        } catch (Throwable t) {
+            startFailure = t;
+            state = ComponentState.FAILED;
+            running = false;
+            started.countDown();
+            return;
+        }
+        sources = sourceList.toArray(new InboundSource[0]);
+        handlers = handlerList.toArray(new RealtimeHandler[0]);
+        Thread me = Thread.currentThread();
+        for (InboundSource s : sources) {
+            s.setConsumerThread(me);
+        }
+        setupPhase = false;
+        for (PeriodicTaskRuntime t : tasks) {
+            t.start(app.appName() + "/" + t.decl().name());
+        }
+        state = ComponentState.RUNNING;
+        started.countDown();
+
+        deliveryLoop();
+
+        for (PeriodicTaskRuntime t : tasks) {
+            t.stop();
+        }
+        for (PeriodicTaskRuntime t : tasks) {
+            t.join(2_000);
+        }
+        try {
+            if (instance instanceof RealtimeService s) {
+                s.onDestroy();
+            } else if (instance instanceof RealtimeReceiver r) {
+                r.onDestroy();
+            }
+        } catch (Throwable t) {
+            app.log(decl.simpleName() + ": onDestroy threw " + t);
+        }
+        release.reset();
+        if (state != ComponentState.FAILED) {
+            state = ComponentState.DESTROYED;
+        }
+    }
+
+    /** Delivers intents of all sources in sender-priority order, oldest first among equals. */
+    private void deliveryLoop() {
+        final InboundSource[] src = sources;
+        while (running) {
+            int best = -1;
+            int bestPrio = -1;
+            long bestSeq = Long.MAX_VALUE;
+            for (int i = 0; i < src.length; i++) {
+                int p = src[i].headPriority();
+                if (p < 0) {
+                    continue;
+                }
+                long seq = src[i].headSeq();
+                if (p > bestPrio || (p == bestPrio && seq < bestSeq)) {
+                    best = i;
+                    bestPrio = p;
+                    bestSeq = seq;
+                }
+            }
+            if (best < 0) {
+                LockSupport.parkNanos(IDLE_PARK_NANOS);
+                continue;
+            }
+            currentHandler = handlers[best];
+            src[best].deliverOne(this);
+        }
+    }
+
+    /** One delivered intent: the receiver's onReceive + onClean, or the service's handler. */
+    @Override
+    public void onIntent(RealtimeIntent intent) {
+        long startNanos = System.nanoTime();
+        long delivery = startNanos - intent.sendNanos();
+        if (delivery > worstDeliveryNanos) {
+            worstDeliveryNanos = delivery;
+        }
+        long before = HeapMeter.currentThreadAllocatedBytes();
+        try {
+            if (instance instanceof RealtimeReceiver r) {
+                try {
+                    r.onReceive(intent);
+                } finally {
+                    r.onClean();
+                }
+            } else {
+                currentHandler.handleMessage(intent);
+            }
+        } catch (Throwable t) {
+            fail(t);
+        }
+        long used = HeapMeter.currentThreadAllocatedBytes() - before;
+        lastHeapBytes = used;
+        release.reset();
+        long n = callbacks + 1;
+        callbacks = n;
+        if (n > HEAP_WARMUP_CALLBACKS && used > decl.memSizes().releaseBytes()) {
+            heapViolations++;
+            fail(heapError.record(used));
+        }
+    }
+
+    /** A callback of this component (or of one of its tasks) failed: count it and apply the policy. */
+    void fail(Throwable t) {
+        failures++;
+        lastFailure = t;
+        if (failures <= 3) {
+            app.log(app.appName() + "/" + decl.simpleName() + " failed (" + decl.failurePolicy() + "): " + t);
+        }
+        if (decl.failurePolicy() == FailurePolicy.STOP) {
+            state = ComponentState.FAILED;
+            running = false;
+            for (PeriodicTaskRuntime task : tasks) {
+                task.stop();
+            }
+        }
+    }
+
+    /** Stops the component: its tasks, then onDestroy on its own thread. */
+    public void stop() {
+        running = false;
+        if (state == ComponentState.RUNNING) {
+            state = ComponentState.STOPPING;
+        }
+        for (PeriodicTaskRuntime t : tasks) {
+            t.stop();
+        }
+        Thread t = thread;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    /** Waits for the component's thread to finish. @return whether it did */
+    public boolean join(long millis) throws InterruptedException {
+        Thread t = thread;
+        if (t == null) {
+            return true;
+        }
+        t.join(millis);
+        return !t.isAlive();
+    }
+}

@@ -1,0 +1,149 @@
+package org.rtdroid.runtime.component;
+
+import java.util.concurrent.locks.LockSupport;
+import org.rtdroid.runtime.manifest.PeriodicTaskDecl;
+import org.rtdroid.runtime.memory.HeapBoundExceededError;
+import org.rtdroid.runtime.memory.HeapMeter;
+import org.rtdroid.runtime.memory.Scope;
+import org.rtdroid.runtime.os.Linux;
+
+/**
+ * Runs one periodic task: releases at epoch + start offset + k × period, slept to with
+ * {@code clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)}. A late release is not skipped: it runs
+ * at once and its lateness is recorded, so a backlog is visible in the counters.
+ * <ul>
+ *   <li>lateness: wake-up time − scheduled release time (worst kept);</li>
+ *   <li>deadline miss: completion − release time &gt; deadline;</li>
+ *   <li>overrun: completion − release time &gt; period (the next release is already due).</li>
+ * </ul>
+ */
+public final class PeriodicTaskRuntime {
+    private final PeriodicTaskDecl decl;
+    private final ComponentRuntime service;
+    private final PeriodicTask task;
+    private final Scope releaseScope;
+    private final HeapBoundExceededError heapError;
+    private volatile boolean running = true;
+    private volatile boolean ready;
+    private volatile Thread thread;
+    private volatile long currentReleaseNanos;
+    private volatile long releases;
+    private volatile long deadlineMisses;
+    private volatile long overruns;
+    private volatile long worstLatenessNanos;
+    private volatile long lastLatenessNanos;
+    private volatile long worstResponseNanos;
+    private volatile long heapViolations;
+    private volatile long lastHeapBytes;
+
+    PeriodicTaskRuntime(PeriodicTaskDecl decl, ComponentRuntime service, PeriodicTask task, Scope releaseScope) {
+        this.decl = decl;
+        this.service = service;
+        this.task = task;
+        this.releaseScope = releaseScope;
+        this.heapError = new HeapBoundExceededError(service.decl().simpleName() + "/" + decl.name(), decl.releaseBytes());
+        task.runtime = this;
+    }
+
+    public PeriodicTaskDecl decl() { return decl; }
+    ComponentRuntime service() { return service; }
+    public PeriodicTask task() { return task; }
+    Scope releaseScope() { return releaseScope; }
+    long currentReleaseNanos() { return currentReleaseNanos; }
+    public long releases() { return releases; }
+    public long deadlineMisses() { return deadlineMisses; }
+    public long overruns() { return overruns; }
+    public long worstLatenessNanos() { return worstLatenessNanos; }
+    public long lastLatenessNanos() { return lastLatenessNanos; }
+    public long worstResponseNanos() { return worstResponseNanos; }
+    public long heapViolations() { return heapViolations; }
+    public long lastHeapBytes() { return lastHeapBytes; }
+    public Thread thread() { return thread; }
+    /** The thread is set up and waits for the application's epoch. */
+    public boolean isReady() { return ready; }
+    public boolean isRunning() { return running && thread != null && thread.isAlive(); }
+
+    void start(String name) {
+        Thread t = Thread.ofPlatform().name(name).daemon(true).unstarted(this::run);
+        thread = t;
+        t.start();
+    }
+
+    void stop() {
+        running = false;
+        Thread t = thread;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    void join(long millis) {
+        Thread t = thread;
+        if (t != null) {
+            try {
+                t.join(millis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void run() {
+        service.applyPolicy(decl.priority());
+        // Link the FFM downcalls and create this thread's native scratch now, not in the first release.
+        Linux.sleepUntilNanos(Linux.monotonicNanos());
+        HeapMeter.currentThreadAllocatedBytes();
+        ready = true;
+        long epoch;
+        while ((epoch = service.app().epochNanos()) == 0) {
+            if (!running) {
+                return;
+            }
+            LockSupport.parkNanos(200_000);
+        }
+        final long period = decl.periodNanos();
+        final long deadline = decl.deadlineNanos();
+        final long releaseBound = decl.releaseBytes();
+        long next = epoch + service.decl().startNanos() + decl.startNanos();
+        while (running && service.isRunning()) {
+            Linux.sleepUntilNanos(next);
+            if (!running || !service.isRunning()) {
+                break;
+            }
+            long now = System.nanoTime();
+            long lateness = now - next;
+            lastLatenessNanos = lateness;
+            if (lateness > worstLatenessNanos) {
+                worstLatenessNanos = lateness;
+            }
+            currentReleaseNanos = next;
+            long before = HeapMeter.currentThreadAllocatedBytes();
+            try {
+                task.onRelease();
+            } catch (Throwable t) {
+                service.fail(t);
+            }
+            long used = HeapMeter.currentThreadAllocatedBytes() - before;
+            lastHeapBytes = used;
+            releaseScope.reset();
+            long end = System.nanoTime();
+            long response = end - next;
+            if (response > worstResponseNanos) {
+                worstResponseNanos = response;
+            }
+            if (response > deadline) {
+                deadlineMisses++;
+            }
+            if (response > period) {
+                overruns++;
+            }
+            long n = releases + 1;
+            releases = n;
+            if (n > ComponentRuntime.HEAP_WARMUP_CALLBACKS && used > releaseBound) {
+                heapViolations++;
+                service.fail(heapError.record(used));
+            }
+            next += period;
+        }
+    }
+}

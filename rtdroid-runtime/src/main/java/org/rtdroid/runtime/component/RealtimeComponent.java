@@ -1,0 +1,67 @@
+package org.rtdroid.runtime.component;
+
+import org.rtdroid.runtime.channel.BroadcastPublisher;
+import org.rtdroid.runtime.channel.BulkChannel;
+import org.rtdroid.runtime.channel.BulkPublisher;
+import org.rtdroid.runtime.channel.MessageChannel;
+import org.rtdroid.runtime.channel.MessagePublisher;
+import org.rtdroid.runtime.memory.Scope;
+import org.rtdroid.runtime.xcc.CrossContextPublisher;
+
+/**
+ * What every real-time component (service or receiver) shares: its name and priority from the
+ * manifest, its persistent and release scopes, and the channel ends its intent-filters declare.
+ * Look channel ends up once (in {@code onCreate}); using them afterwards allocates nothing.
+ */
+public abstract class RealtimeComponent {
+    ComponentRuntime runtime;
+
+    final ComponentRuntime rt() {
+        ComponentRuntime r = runtime;
+        if (r == null) {
+            throw new IllegalStateException(getClass().getName() + " is not deployed: the runtime creates components");
+        }
+        return r;
+    }
+
+    /** The class name the manifest declares. */
+    public final String name() { return rt().decl().className(); }
+
+    /** The declared priority (the SCHED_FIFO priority of this component's thread). */
+    public final int priority() { return rt().decl().priority(); }
+
+    public final String applicationName() { return rt().app().appName(); }
+
+    /** Data living as long as this component. */
+    public final Scope persistentScope() { return rt().persistentScope(); }
+
+    /** Data of the current callback; cleared when it returns. */
+    public final Scope releaseScope() { return rt().releaseScope(); }
+
+    /** Sending end of a message channel this component publishes on (at this component's priority). */
+    public final MessagePublisher messagePublisher(String channel) { return rt().messagePublisher(channel, priority()); }
+
+    /** Sending end of a broadcast channel this component publishes on. */
+    public final BroadcastPublisher broadcastPublisher(String channel) { return rt().broadcastPublisher(channel, priority()); }
+
+    /** Sending end of a bulk channel this component publishes on. */
+    public final BulkPublisher bulkPublisher(String channel) { return rt().bulkPublisher(channel, priority()); }
+
+    /** A message channel this component consumes, for polling ({@link MessageChannel#receive}). */
+    public final MessageChannel messageChannel(String channel) { return rt().consumedMessageChannel(channel); }
+
+    /** A bulk channel this component receives on, for polling ({@link BulkChannel#receive}). */
+    public final BulkChannel bulkChannel(String channel) { return rt().consumedBulkChannel(channel); }
+
+    /** A cross-context channel this component publishes on (RT → Android). */
+    public final CrossContextPublisher crossContextPublisher(String channel) { return rt().crossContextPublisher(channel); }
+
+    /** Σ deadline misses of this application's periodic tasks (allocation-free). */
+    public final long applicationDeadlineMisses() { return rt().app().deadlineMisses(); }
+
+    /** Worst release lateness of this application's periodic tasks (allocation-free). */
+    public final long applicationWorstLatenessNanos() { return rt().app().worstLatenessNanos(); }
+
+    /** Number of callbacks this component has completed. */
+    public final long callbacks() { return rt().callbacks(); }
+}

@@ -1,0 +1,32 @@
+package org.rtdroid.runtime.manifest;
+
+import java.util.List;
+
+/** One {@code <service>} or {@code <receiver>}. {@code className} is its {@code name} attribute. */
+public record ComponentDecl(ComponentKind kind, String className, int priority, MemSizes memSizes,
+                            long startNanos, FailurePolicy failurePolicy, List<PeriodicTaskDecl> tasks,
+                            List<IntentFilterDecl> intentFilters, int line) {
+
+    /** Short name (simple class name) used in status lists and error messages. */
+    public String simpleName() {
+        int dot = Math.max(className.lastIndexOf('.'), className.lastIndexOf('$'));
+        return dot < 0 ? className : className.substring(dot + 1);
+    }
+
+    public boolean publishesOn(String channel) { return has(IntentFilterDecl.Role.PUBLISHER, channel); }
+
+    public boolean subscribesTo(String channel) { return has(IntentFilterDecl.Role.SUBSCRIBER, channel); }
+
+    /** Messages per release this component declared for the channel in that role (0 if none). */
+    public int count(IntentFilterDecl.Role role, String channel) {
+        int n = 0;
+        for (IntentFilterDecl f : intentFilters) {
+            if (f.role() == role && f.channels().contains(channel)) {
+                n += f.count();
+            }
+        }
+        return n;
+    }
+
+    private boolean has(IntentFilterDecl.Role role, String channel) { return count(role, channel) > 0; }
+}

@@ -1,0 +1,356 @@
+package org.rtdroid.runtime.os;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
+
+/**
+ * Linux real-time system calls through the FFM API (Java 22+; no JNI).
+ *
+ * <p>Every binding is a static final {@link MethodHandle}, and every buffer a call needs (a
+ * {@code timespec}, a {@code sched_param}, a {@code cpu_set_t}, the errno capture area) is a
+ * per-thread scratch segment allocated once on the thread's first call. So after that first call,
+ * the calls on a real-time path ({@link #monotonicNanos}, {@link #sleepUntilNanos}) allocate
+ * nothing on the Java heap.
+ *
+ * <p>Calls that can fail for lack of privileges return {@code 0} or an errno value (never throw),
+ * because the caller decides whether the failure degrades or aborts (see {@link RealtimeThreads}).
+ *
+ * <p>The JVM must run with {@code --enable-native-access=ALL-UNNAMED}; without it Java 25 prints a
+ * warning on first use (and future JDKs will refuse).
+ */
+public final class Linux {
+    public static final int CLOCK_MONOTONIC = 1;
+    public static final int TIMER_ABSTIME = 1;
+    public static final int SCHED_OTHER = 0;
+    public static final int SCHED_FIFO = 1;
+    public static final int SCHED_RR = 2;
+    /** Threads a real-time thread creates start SCHED_OTHER instead of inheriting its priority. */
+    public static final int SCHED_RESET_ON_FORK = 0x40000000;
+    public static final int MCL_CURRENT = 1;
+    public static final int MCL_FUTURE = 2;
+    public static final int PR_SET_TIMERSLACK = 29;
+    public static final int PR_GET_TIMERSLACK = 30;
+    public static final int RLIMIT_RTPRIO = 14;
+
+    private static final long NANOS_PER_SECOND = 1_000_000_000L;
+    private static final int CPUSET_BYTES = CpuSet.WORDS * Long.BYTES;
+
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final SymbolLookup LIBC = LINKER.defaultLookup();
+    private static final StructLayout CAPTURE_LAYOUT = Linker.Option.captureStateLayout();
+    private static final long ERRNO_OFFSET =
+            CAPTURE_LAYOUT.byteOffset(MemoryLayout.PathElement.groupElement("errno"));
+    private static final Linker.Option ERRNO = Linker.Option.captureCallState("errno");
+
+    // vDSO, never blocks: critical (no thread-state transition) is safe and cheaper.
+    private static final MethodHandle CLOCK_GETTIME = downcall("clock_gettime",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS), Linker.Option.critical(false));
+    // Blocks for up to a period: must NOT be critical, or a safepoint would wait on a sleeping thread.
+    private static final MethodHandle CLOCK_NANOSLEEP = downcall("clock_nanosleep",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
+    private static final MethodHandle SCHED_SETSCHEDULER = downcall("sched_setscheduler",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS), ERRNO);
+    private static final MethodHandle SCHED_GETSCHEDULER = downcall("sched_getscheduler",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT), ERRNO);
+    private static final MethodHandle SCHED_GETPARAM = downcall("sched_getparam",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS), ERRNO);
+    private static final MethodHandle SCHED_GET_PRIORITY_MIN = downcall("sched_get_priority_min",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final MethodHandle SCHED_GET_PRIORITY_MAX = downcall("sched_get_priority_max",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final MethodHandle SCHED_SETAFFINITY = downcall("sched_setaffinity",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS), ERRNO);
+    private static final MethodHandle SCHED_GETAFFINITY = downcall("sched_getaffinity",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS), ERRNO);
+    private static final MethodHandle MLOCKALL = downcall("mlockall",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT), ERRNO);
+    // int prctl(int option, ...): the unsigned long argument is variadic.
+    private static final MethodHandle PRCTL_1 = downcall("prctl",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG), ERRNO, Linker.Option.firstVariadicArg(1));
+    private static final MethodHandle GETRLIMIT = downcall("getrlimit",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS), ERRNO);
+    private static final MethodHandle GETTID = downcall("gettid", FunctionDescriptor.of(JAVA_INT));
+    private static final MethodHandle STRERROR = downcall("strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+
+    /** Per-thread native buffers, allocated on the thread's first call and reused after. */
+    private static final class Scratch {
+        final MemorySegment timespec;
+        final MemorySegment capture;
+        final MemorySegment param;
+        final MemorySegment cpuset;
+
+        Scratch() {
+            Arena arena = Arena.ofAuto(); // freed when the thread (and so this object) is gone
+            timespec = arena.allocate(16, 8);
+            capture = arena.allocate(CAPTURE_LAYOUT);
+            param = arena.allocate(16, 8);
+            cpuset = arena.allocate(CPUSET_BYTES, 8);
+        }
+    }
+
+    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+
+    private Linux() {}
+
+    private static MethodHandle downcall(String name, FunctionDescriptor fd, Linker.Option... options) {
+        MemorySegment symbol = LIBC.find(name).orElseThrow(
+                () -> new UnsatisfiedLinkError("libc has no symbol " + name + " (rtdroid needs Linux with glibc >= 2.30)"));
+        return LINKER.downcallHandle(symbol, fd, options);
+    }
+
+    private static RuntimeException unexpected(String call, Throwable t) {
+        return new IllegalStateException("FFM call " + call + " failed to link or run", t);
+    }
+
+    // ---------------------------------------------------------------- clock
+
+    /** clock_gettime(CLOCK_MONOTONIC) in nanoseconds. Allocation-free after the thread's first call. */
+    public static long monotonicNanos() {
+        MemorySegment ts = SCRATCH.get().timespec;
+        int rc;
+        try {
+            rc = (int) CLOCK_GETTIME.invokeExact(CLOCK_MONOTONIC, ts);
+        } catch (Throwable t) {
+            throw unexpected("clock_gettime", t);
+        }
+        if (rc != 0) {
+            return -1; // cannot happen for CLOCK_MONOTONIC on Linux; never a valid time
+        }
+        return ts.get(JAVA_LONG, 0) * NANOS_PER_SECOND + ts.get(JAVA_LONG, 8);
+    }
+
+    /**
+     * clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME) until {@code deadlineNanos} (same time base as
+     * {@link #monotonicNanos}, which on Linux is also {@link System#nanoTime}). Resumes after signals
+     * (EINTR), since an absolute deadline does not drift. Allocation-free after the first call.
+     *
+     * @return 0, or the errno value clock_nanosleep returned (EINVAL for a negative deadline)
+     */
+    public static int sleepUntilNanos(long deadlineNanos) {
+        MemorySegment ts = SCRATCH.get().timespec;
+        ts.set(JAVA_LONG, 0, deadlineNanos / NANOS_PER_SECOND);
+        ts.set(JAVA_LONG, 8, deadlineNanos % NANOS_PER_SECOND);
+        int rc;
+        do {
+            try {
+                rc = (int) CLOCK_NANOSLEEP.invokeExact(CLOCK_MONOTONIC, TIMER_ABSTIME, ts, MemorySegment.NULL);
+            } catch (Throwable t) {
+                throw unexpected("clock_nanosleep", t);
+            }
+        } while (rc == Errno.EINTR);
+        return rc;
+    }
+
+    // ---------------------------------------------------------------- scheduling
+
+    private static int errno(Scratch s) {
+        return s.capture.get(JAVA_INT, ERRNO_OFFSET);
+    }
+
+    /**
+     * sched_setscheduler(0 = calling thread, policy, {priority}).
+     *
+     * @param policy {@link #SCHED_FIFO}, {@link #SCHED_RR} or {@link #SCHED_OTHER}, optionally or-ed
+     *     with {@link #SCHED_RESET_ON_FORK}
+     * @return 0 or errno (EPERM without CAP_SYS_NICE and with RLIMIT_RTPRIO below the priority)
+     */
+    public static int setScheduler(int policy, int priority) {
+        Scratch s = SCRATCH.get();
+        s.param.set(JAVA_INT, 0, priority);
+        try {
+            int rc = (int) SCHED_SETSCHEDULER.invokeExact(s.capture, 0, policy, s.param);
+            return rc == 0 ? 0 : errno(s);
+        } catch (Throwable t) {
+            throw unexpected("sched_setscheduler", t);
+        }
+    }
+
+    /**
+     * sched_setscheduler for another thread of this process, by kernel thread id (see {@link #gettid});
+     * used to boost a looper thread to the priority of a message queued for it.
+     *
+     * @return 0 or errno
+     */
+    public static int setSchedulerOf(int tid, int policy, int priority) {
+        Scratch s = SCRATCH.get();
+        s.param.set(JAVA_INT, 0, priority);
+        try {
+            int rc = (int) SCHED_SETSCHEDULER.invokeExact(s.capture, tid, policy, s.param);
+            return rc == 0 ? 0 : errno(s);
+        } catch (Throwable t) {
+            throw unexpected("sched_setscheduler", t);
+        }
+    }
+
+    /** @return the calling thread's policy (SCHED_RESET_ON_FORK masked off) */
+    public static int currentPolicy() {
+        Scratch s = SCRATCH.get();
+        try {
+            int rc = (int) SCHED_GETSCHEDULER.invokeExact(s.capture, 0);
+            if (rc < 0) {
+                throw new NativeCallException("sched_getscheduler", errno(s));
+            }
+            return rc & ~SCHED_RESET_ON_FORK;
+        } catch (NativeCallException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw unexpected("sched_getscheduler", t);
+        }
+    }
+
+    /** @return the calling thread's static (real-time) priority; 0 under SCHED_OTHER */
+    public static int currentPriority() {
+        Scratch s = SCRATCH.get();
+        try {
+            int rc = (int) SCHED_GETPARAM.invokeExact(s.capture, 0, s.param);
+            if (rc != 0) {
+                throw new NativeCallException("sched_getparam", errno(s));
+            }
+            return s.param.get(JAVA_INT, 0);
+        } catch (NativeCallException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw unexpected("sched_getparam", t);
+        }
+    }
+
+    public static int priorityMin(int policy) {
+        try {
+            return (int) SCHED_GET_PRIORITY_MIN.invokeExact(policy);
+        } catch (Throwable t) {
+            throw unexpected("sched_get_priority_min", t);
+        }
+    }
+
+    public static int priorityMax(int policy) {
+        try {
+            return (int) SCHED_GET_PRIORITY_MAX.invokeExact(policy);
+        } catch (Throwable t) {
+            throw unexpected("sched_get_priority_max", t);
+        }
+    }
+
+    /**
+     * sched_setaffinity(0 = calling thread): on Linux a pid of 0 names the calling thread only,
+     * which is what pthread_setaffinity_np does for pthread_self().
+     *
+     * @return 0 or errno (EINVAL when no CPU of the set is online or allowed by the cpuset cgroup)
+     */
+    public static int setAffinity(CpuSet cpus) {
+        Scratch s = SCRATCH.get();
+        for (int i = 0; i < CpuSet.WORDS; i++) {
+            s.cpuset.set(JAVA_LONG, (long) i * Long.BYTES, cpus.word(i));
+        }
+        try {
+            int rc = (int) SCHED_SETAFFINITY.invokeExact(s.capture, 0, (long) CPUSET_BYTES, s.cpuset);
+            return rc == 0 ? 0 : errno(s);
+        } catch (Throwable t) {
+            throw unexpected("sched_setaffinity", t);
+        }
+    }
+
+    /** @return the CPUs the calling thread may run on */
+    public static CpuSet currentAffinity() {
+        Scratch s = SCRATCH.get();
+        try {
+            int rc = (int) SCHED_GETAFFINITY.invokeExact(s.capture, 0, (long) CPUSET_BYTES, s.cpuset);
+            if (rc != 0) {
+                throw new NativeCallException("sched_getaffinity", errno(s));
+            }
+        } catch (NativeCallException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw unexpected("sched_getaffinity", t);
+        }
+        long[] words = new long[CpuSet.WORDS];
+        for (int i = 0; i < CpuSet.WORDS; i++) {
+            words[i] = s.cpuset.get(JAVA_LONG, (long) i * Long.BYTES);
+        }
+        return CpuSet.fromWords(words);
+    }
+
+    // ---------------------------------------------------------------- memory, slack, limits
+
+    /** mlockall(flags), e.g. MCL_CURRENT | MCL_FUTURE. @return 0 or errno (EPERM, ENOMEM) */
+    public static int lockAll(int flags) {
+        Scratch s = SCRATCH.get();
+        try {
+            int rc = (int) MLOCKALL.invokeExact(s.capture, flags);
+            return rc == 0 ? 0 : errno(s);
+        } catch (Throwable t) {
+            throw unexpected("mlockall", t);
+        }
+    }
+
+    /** prctl(PR_SET_TIMERSLACK, nanos) for the calling thread. @return 0 or errno */
+    public static int setTimerSlackNanos(long nanos) {
+        Scratch s = SCRATCH.get();
+        try {
+            int rc = (int) PRCTL_1.invokeExact(s.capture, PR_SET_TIMERSLACK, nanos);
+            return rc == 0 ? 0 : errno(s);
+        } catch (Throwable t) {
+            throw unexpected("prctl(PR_SET_TIMERSLACK)", t);
+        }
+    }
+
+    /** @return the calling thread's timer slack in nanoseconds (prctl(PR_GET_TIMERSLACK)) */
+    public static long timerSlackNanos() {
+        Scratch s = SCRATCH.get();
+        try {
+            int rc = (int) PRCTL_1.invokeExact(s.capture, PR_GET_TIMERSLACK, 0L);
+            if (rc < 0) {
+                throw new NativeCallException("prctl(PR_GET_TIMERSLACK)", errno(s));
+            }
+            return rc;
+        } catch (NativeCallException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw unexpected("prctl(PR_GET_TIMERSLACK)", t);
+        }
+    }
+
+    /** @return the soft RLIMIT_RTPRIO (highest SCHED_FIFO priority allowed without CAP_SYS_NICE) */
+    public static long rtprioSoftLimit() {
+        Scratch s = SCRATCH.get();
+        try {
+            int rc = (int) GETRLIMIT.invokeExact(s.capture, RLIMIT_RTPRIO, s.param);
+            if (rc != 0) {
+                throw new NativeCallException("getrlimit(RLIMIT_RTPRIO)", errno(s));
+            }
+            return s.param.get(JAVA_LONG, 0);
+        } catch (NativeCallException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw unexpected("getrlimit", t);
+        }
+    }
+
+    /** @return the kernel thread id of the calling thread (what ps -L and chrt -p show) */
+    public static int gettid() {
+        try {
+            return (int) GETTID.invokeExact();
+        } catch (Throwable t) {
+            throw unexpected("gettid", t);
+        }
+    }
+
+    /** libc strerror(3); allocates a String (use only off the real-time path). */
+    static String strerror(int errno) {
+        try {
+            MemorySegment p = (MemorySegment) STRERROR.invokeExact(errno);
+            return p.equals(MemorySegment.NULL) ? "Unknown error " + errno : p.reinterpret(256).getString(0);
+        } catch (Throwable t) {
+            throw unexpected("strerror", t);
+        }
+    }
+}

@@ -1,0 +1,300 @@
+package org.rtdroid.runtime.xcc;
+
+import java.nio.charset.StandardCharsets;
+import org.rtdroid.runtime.channel.ChannelSender;
+import org.rtdroid.runtime.channel.MessageChannel;
+import org.rtdroid.runtime.channel.MessageClosure;
+import org.rtdroid.runtime.channel.RealtimeIntent;
+import org.rtdroid.runtime.manifest.ChannelDecl;
+
+/**
+ * The runtime's {@link CrossContextEndpoint}: a fixed table of the cross-context channels deployed
+ * manifests declare, their inbound queues (filled one intent at a time, at the cell's lowest
+ * real-time priority, never stealing from real-time senders), and one bounded outbound ring shared
+ * by all channels, with a per-channel quota (its declared capacity) so that one chatty application
+ * cannot starve another. Nothing on {@link #deliver}, {@link #pollOutbound} or
+ * {@link CrossContextPublisher#publish} allocates.
+ */
+public final class CrossContextRouter implements CrossContextEndpoint {
+    /** Channel table size; ids are {@code generation << 8 | slot}. */
+    public static final int MAX_CHANNELS = 256;
+    /** Name the proxy's intents carry as their RT-side sender endpoint. */
+    public static final String PROXY_SENDER = "xcc-proxy";
+
+    // Copy-on-write: deploy/undeploy publish a new array; the proxy's lookups read one volatile
+    // reference and plain elements (no VarHandle on the hot path).
+    private volatile Entry[] table = new Entry[MAX_CHANNELS];
+    private final int[] generations = new int[MAX_CHANNELS];
+    private final int lowestPriority;
+
+    // Outbound ring: one slot = one intent copy + the entry it counts against.
+    private final CrossContextIntent[] ring;
+    private final Entry[] ringOwner;
+    private final Object outLock = new Object();
+    private long head;
+    private long tail;
+    private long reservedCapacity;
+    private long outboundDropped;
+
+    // deliver() is meant for one proxy thread; the lock keeps two callers from sharing the closure.
+    private final Object deliverLock = new Object();
+    private final InboundFill fill = new InboundFill();
+
+    /**
+     * @param lowestPriority the cell's lowest real-time priority: inbound intents queue at it
+     * @param outboundCapacity slots in the shared outbound ring
+     */
+    public CrossContextRouter(int lowestPriority, int outboundCapacity) {
+        this.lowestPriority = lowestPriority;
+        this.ring = new CrossContextIntent[outboundCapacity];
+        this.ringOwner = new Entry[outboundCapacity];
+        for (int i = 0; i < outboundCapacity; i++) {
+            ring[i] = new CrossContextIntent();
+        }
+    }
+
+    /** One declared channel. */
+    public final class Entry implements CrossContextPublisher {
+        final int id;
+        final String appName;
+        final ChannelDecl decl;
+        final byte[] nameBytes;
+        final byte[][] allowed;
+        final boolean anySender;
+        final MessageChannel inbound;
+        final ChannelSender proxySender;
+        final CrossContextIntent scratch = new CrossContextIntent();
+        volatile boolean open = true;
+        int outstanding;
+        long published;
+        long refused;
+
+        Entry(int id, String appName, ChannelDecl decl, MessageChannel inbound) {
+            this.id = id;
+            this.appName = appName;
+            this.decl = decl;
+            this.nameBytes = decl.name().getBytes(StandardCharsets.US_ASCII);
+            this.anySender = decl.allowedSenders().contains("*");
+            this.allowed = new byte[decl.allowedSenders().size()][];
+            for (int i = 0; i < allowed.length; i++) {
+                allowed[i] = decl.allowedSenders().get(i).getBytes(StandardCharsets.US_ASCII);
+            }
+            this.inbound = inbound;
+            this.proxySender = new ChannelSender(decl.name(), PROXY_SENDER, lowestPriority, false);
+        }
+
+        public int id() { return id; }
+        public String appName() { return appName; }
+        public ChannelDecl decl() { return decl; }
+        public MessageChannel inbound() { return inbound; }
+
+        @Override
+        public String channelName() { return decl.name(); }
+
+        @Override
+        public int publish(CrossContextClosure closure) {
+            if (!decl.direction().outbound()) {
+                throw new IllegalStateException("cross-context channel '" + decl.name() + "' is direction 'in'");
+            }
+            synchronized (this) {
+                if (!open) {
+                    refused++;
+                    return OUTBOUND_FULL;
+                }
+                CrossContextIntent s = scratch.clear();
+                closure.genMsg(s);
+                if (s.payloadLength() > decl.dataSizeBytes()) {
+                    throw new IllegalArgumentException("payload of " + s.payloadLength() + " B exceeds the "
+                            + decl.dataSizeBytes() + " B declared for cross-context channel '" + decl.name() + "'");
+                }
+                s.setChannel(nameBytes, 0, nameBytes.length); // the channel is the runtime's to set
+                synchronized (outLock) {
+                    if (outstanding >= decl.capacity() || tail - head >= ring.length) {
+                        refused++;
+                        outboundDropped++;
+                        return OUTBOUND_FULL;
+                    }
+                    int i = (int) (tail % ring.length);
+                    ring[i].copyFrom(s);
+                    ringOwner[i] = this;
+                    tail++;
+                    outstanding++;
+                    published++;
+                }
+            }
+            return PUBLISHED;
+        }
+
+        boolean allows(byte[] sender, int off, int len) {
+            if (anySender) {
+                return true;
+            }
+            for (byte[] a : allowed) {
+                if (a.length == len && java.util.Arrays.equals(a, 0, len, sender, off, off + len)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    /** Copies the proxy's intent into a pre-allocated channel message. */
+    private static final class InboundFill implements MessageClosure {
+        CrossContextIntent in;
+
+        @Override
+        public void genMsg(RealtimeIntent m) {
+            CrossContextIntent src = in;
+            m.setAction(src.action(), 0, src.actionLength());
+            m.setSender(src.sender(), 0, src.senderLength());
+            m.setCorrelationId(src.correlationId());
+            m.setPayload(src.payload(), 0, src.payloadLength());
+            m.arg1 = src.senderPriority(); // the Android sender's priority; the queue uses the cell's lowest
+            m.setCrossContextReceiveNanos(src.rtReceiveNanos());
+        }
+    }
+
+    // ------------------------------------------------------------------ registration (bootstrap)
+
+    /**
+     * Registers a channel of a deployed application.
+     *
+     * @throws IllegalStateException if a channel of that name is already registered, the table is
+     *     full, or the outbound ring cannot give the channel its quota
+     */
+    public synchronized Entry register(String appName, ChannelDecl decl, MessageChannel inbound) {
+        int freeSlot = -1;
+        Entry[] t = table;
+        for (int i = 0; i < MAX_CHANNELS; i++) {
+            Entry e = t[i];
+            if (e == null) {
+                if (freeSlot < 0) {
+                    freeSlot = i;
+                }
+            } else if (e.decl.name().equals(decl.name())) {
+                throw new IllegalStateException("cross-context channel '" + decl.name()
+                        + "' is already declared by application '" + e.appName + "'");
+            }
+        }
+        if (freeSlot < 0) {
+            throw new IllegalStateException("no room for more than " + MAX_CHANNELS + " cross-context channels");
+        }
+        int quota = decl.direction().outbound() ? decl.capacity() : 0;
+        synchronized (outLock) {
+            if (reservedCapacity + quota > ring.length) {
+                throw new IllegalStateException("the outbound ring (" + ring.length + " slots) cannot hold channel '"
+                        + decl.name() + "' (capacity " + quota + ") beside the " + reservedCapacity + " slots in use");
+            }
+            reservedCapacity += quota;
+        }
+        int gen = ++generations[freeSlot] & 0x7fffff;
+        Entry e = new Entry(gen << 8 | freeSlot, appName, decl, inbound);
+        Entry[] copy = t.clone();
+        copy[freeSlot] = e;
+        table = copy;
+        return e;
+    }
+
+    /** Closes and removes a channel; its id is rejected from now on. */
+    public synchronized void unregister(Entry e) {
+        e.open = false;
+        int slot = e.id & 0xff;
+        Entry[] t = table;
+        if (t[slot] == e) {
+            Entry[] copy = t.clone();
+            copy[slot] = null;
+            table = copy;
+            synchronized (outLock) {
+                reservedCapacity -= e.decl.direction().outbound() ? e.decl.capacity() : 0;
+            }
+        }
+    }
+
+    private Entry entry(int channelId) {
+        if (channelId < 0) {
+            return null;
+        }
+        Entry e = table[channelId & 0xff];
+        return e != null && e.id == channelId ? e : null;
+    }
+
+    // ------------------------------------------------------------------ CrossContextEndpoint
+
+    @Override
+    public int channelId(byte[] name, int off, int len) {
+        Entry[] t = table;
+        for (int i = 0; i < MAX_CHANNELS; i++) {
+            Entry e = t[i];
+            if (e != null && e.nameBytes.length == len
+                    && java.util.Arrays.equals(e.nameBytes, 0, len, name, off, off + len)) {
+                return e.id;
+            }
+        }
+        return -1;
+    }
+
+    @Override
+    public boolean mayReceiveFrom(int channelId, byte[] sender, int off, int len, int senderPriority) {
+        Entry e = entry(channelId);
+        return e != null && e.decl.direction().inbound() && senderPriority >= 0 && senderPriority <= 99
+                && e.allows(sender, off, len);
+    }
+
+    @Override
+    public int deliver(int channelId, CrossContextIntent in) {
+        Entry e = entry(channelId);
+        if (e == null) {
+            return NO_SUCH_CHANNEL;
+        }
+        if (!e.decl.direction().inbound()) {
+            return WRONG_DIRECTION;
+        }
+        if (!e.open) {
+            return NOT_RUNNING;
+        }
+        if (in.senderPriority() < 0 || in.senderPriority() > 99 || !e.allows(in.sender(), 0, in.senderLength())) {
+            return SENDER_NOT_ALLOWED;
+        }
+        if (in.payloadLength() > e.decl.dataSizeBytes()) {
+            return PAYLOAD_TOO_LARGE;
+        }
+        synchronized (deliverLock) {
+            fill.in = in;
+            int rc = e.inbound.send(e.proxySender, fill);
+            fill.in = null;
+            return rc == ChannelSender.SENT ? DELIVERED : CHANNEL_FULL;
+        }
+    }
+
+    @Override
+    public boolean pollOutbound(CrossContextIntent out) {
+        synchronized (outLock) {
+            if (head == tail) {
+                return false;
+            }
+            int i = (int) (head % ring.length);
+            out.copyFrom(ring[i]);
+            Entry owner = ringOwner[i];
+            ringOwner[i] = null;
+            if (owner != null) {
+                owner.outstanding--;
+            }
+            head++;
+            return true;
+        }
+    }
+
+    @Override
+    public long outboundDropped() {
+        synchronized (outLock) {
+            return outboundDropped;
+        }
+    }
+
+    /** Intents queued outbound now. */
+    public int outboundPending() {
+        synchronized (outLock) {
+            return (int) (tail - head);
+        }
+    }
+}

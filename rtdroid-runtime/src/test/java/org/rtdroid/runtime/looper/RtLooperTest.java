@@ -1,0 +1,261 @@
+package org.rtdroid.runtime.looper;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.management.ThreadMXBean;
+import java.lang.management.ManagementFactory;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntConsumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.rtdroid.runtime.os.RealtimePolicy;
+import org.rtdroid.runtime.os.RealtimeThreads;
+
+class RtLooperTest {
+    private static final int BLOCK = -1;
+
+    private RtHandlerThread thread;
+
+    @AfterEach
+    void quit() throws InterruptedException {
+        if (thread != null) {
+            thread.quit();
+            thread.join(5000);
+        }
+    }
+
+    /** Runs {@code body} on a thread that declared real-time priority {@code priority}. */
+    private static void as(int priority, Runnable body) throws InterruptedException {
+        Thread t = new Thread(() -> {
+            RealtimeThreads.applyToCurrentThread(new RealtimePolicy(priority, null, 0));
+            body.run();
+        });
+        t.start();
+        t.join();
+    }
+
+    /** A looper whose handler blocks on the first message (what == BLOCK) until {@code gate} opens. */
+    private RtHandler start(MessagePolicy policy, int base, CountDownLatch blocked, CountDownLatch gate, List<String> log) {
+        thread = new RtHandlerThread("test-looper", base, policy);
+        thread.start();
+        return new RtHandler(thread.getLooper(), "test", 64, 2, 0, m -> {
+            if (m.what == BLOCK) {
+                blocked.countDown();
+                await(gate);
+                return;
+            }
+            log.add(m.what + "@" + m.getPriority());
+        });
+    }
+
+    private static void await(CountDownLatch l) {
+        try {
+            assertTrue(l.await(10, TimeUnit.SECONDS), "timed out");
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static void waitHandled(RtLooper looper, long count) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (looper.handledCount() < count) {
+            assertTrue(System.nanoTime() < deadline, "looper handled " + looper.handledCount() + " of " + count);
+            Thread.sleep(1);
+        }
+    }
+
+    @Test
+    void higherPriorityMessagesAreHandledFirstAndEqualOnesInSendOrder() throws Exception {
+        CountDownLatch blocked = new CountDownLatch(1);
+        CountDownLatch gate = new CountDownLatch(1);
+        List<String> log = new CopyOnWriteArrayList<>();
+        RtHandler h = start(MessagePolicy.INHERITANCE, 0, blocked, gate, log);
+        h.sendEmptyMessage(BLOCK);
+        await(blocked);
+        as(10, () -> h.sendEmptyMessage(1));
+        as(50, () -> h.sendEmptyMessage(2));
+        as(30, () -> h.sendEmptyMessage(3));
+        as(0, () -> h.sendEmptyMessage(4));
+        as(50, () -> h.sendEmptyMessage(5));
+        as(10, () -> h.sendEmptyMessage(6));
+        gate.countDown();
+        waitHandled(h.getLooper(), 7);
+        assertEquals(List.of("2@50", "5@50", "3@30", "1@10", "6@10", "4@0"), log);
+    }
+
+    @Test
+    void inheritancePlusSpecifiedOrdersASendersMessagesButCapsAtItsPriority() throws Exception {
+        CountDownLatch blocked = new CountDownLatch(1);
+        CountDownLatch gate = new CountDownLatch(1);
+        List<String> log = new CopyOnWriteArrayList<>();
+        RtHandler h = start(MessagePolicy.INHERITANCE_SPECIFIED, 0, blocked, gate, log);
+        h.sendEmptyMessage(BLOCK);
+        await(blocked);
+        as(40, () -> {
+            h.sendMessage(h.obtainMessage(1).setPriority(10));
+            h.sendMessage(h.obtainMessage(2).setPriority(30));
+            h.sendMessage(h.obtainMessage(3).setPriority(90)); // capped at the sender's 40
+            h.sendMessage(h.obtainMessage(4));                 // inherits 40
+        });
+        gate.countDown();
+        waitHandled(h.getLooper(), 5);
+        assertEquals(List.of("3@40", "4@40", "2@30", "1@10"), log);
+    }
+
+    @Test
+    void plainInheritanceIgnoresASpecifiedPriority() throws Exception {
+        CountDownLatch blocked = new CountDownLatch(1);
+        CountDownLatch gate = new CountDownLatch(1);
+        List<String> log = new CopyOnWriteArrayList<>();
+        RtHandler h = start(MessagePolicy.INHERITANCE, 0, blocked, gate, log);
+        h.sendEmptyMessage(BLOCK);
+        await(blocked);
+        as(40, () -> {
+            h.sendMessage(h.obtainMessage(1).setPriority(10));
+            h.sendMessage(h.obtainMessage(2).setPriority(30));
+        });
+        gate.countDown();
+        waitHandled(h.getLooper(), 3);
+        assertEquals(List.of("1@40", "2@40"), log);
+    }
+
+    @Test
+    void theLooperInheritsThePriorityOfTheHighestPendingMessage() throws Exception {
+        CountDownLatch blocked = new CountDownLatch(1);
+        CountDownLatch gate = new CountDownLatch(1);
+        List<String> log = new CopyOnWriteArrayList<>();
+        RtHandler h = start(MessagePolicy.INHERITANCE, 5, blocked, gate, log);
+        RtLooper looper = h.getLooper();
+        assertEquals(5, looper.effectivePriority());
+        as(0, () -> h.sendEmptyMessage(BLOCK)); // handled at base 5 (message priority 0)
+        await(blocked);
+        assertEquals(5, looper.effectivePriority());
+        as(20, () -> h.sendEmptyMessage(1));
+        assertEquals(20, looper.effectivePriority(), "raised by the sender while the looper is busy");
+        as(60, () -> h.sendEmptyMessage(2));
+        assertEquals(60, looper.effectivePriority());
+        as(30, () -> h.sendEmptyMessage(3));
+        assertEquals(60, looper.effectivePriority(), "a lower message does not lower it");
+        gate.countDown();
+        waitHandled(looper, 4);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (looper.effectivePriority() != 5 && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        assertEquals(5, looper.effectivePriority(), "back to base once the backlog is handled");
+        assertEquals(List.of("2@60", "3@30", "1@20"), log);
+        if (RealtimeThreads.schedFifoPermitted()) {
+            assertTrue(looper.osPriorityApplied());
+        } else {
+            assertFalse(looper.osPriorityApplied());
+        }
+    }
+
+    @Test
+    void delayedMessagesWaitForTheirTimeAndDoNotBlockDueOnes() throws Exception {
+        List<String> log = new CopyOnWriteArrayList<>();
+        long[] handledAt = new long[1];
+        thread = new RtHandlerThread("delay-looper", 0, MessagePolicy.INHERITANCE);
+        thread.start();
+        RtHandler h = new RtHandler(thread.getLooper(), "delays", 8, 2, 0, m -> {
+            log.add(Integer.toString(m.what));
+            if (m.what == 1) {
+                handledAt[0] = System.nanoTime();
+            }
+        });
+        long sent = System.nanoTime();
+        as(50, () -> h.sendMessageDelayed(h.obtainMessage(1), 50));
+        as(0, () -> h.sendEmptyMessage(2));
+        waitHandled(h.getLooper(), 2);
+        assertEquals(List.of("2", "1"), log);
+        assertTrue(handledAt[0] - sent >= 50_000_000L, "delayed message handled early");
+    }
+
+    @Test
+    void anExhaustedPoolThrowsItsNamedPreallocatedError() {
+        thread = new RtHandlerThread("pool-looper", 0, MessagePolicy.INHERITANCE);
+        thread.start();
+        RtHandler h = new RtHandler(thread.getLooper(), "sensor-handler", 3);
+        RtMessage a = h.obtainMessage();
+        h.obtainMessage();
+        h.obtainMessage();
+        MessagePoolExhaustedException e1 = assertThrows(MessagePoolExhaustedException.class, h::obtainMessage);
+        MessagePoolExhaustedException e2 = assertThrows(MessagePoolExhaustedException.class, () -> h.obtainMessage(7));
+        assertSame(e1, e2, "the error is pre-allocated, not created per failure");
+        assertTrue(e1.getMessage().contains("'sensor-handler'") && e1.getMessage().contains("pool of 3"), e1.getMessage());
+        assertNull(h.tryObtainMessage());
+        assertEquals(3, h.exhaustedCount());
+        a.recycle();
+        RtMessage again = h.obtainMessage();
+        assertSame(a, again, "recycled message is reused");
+    }
+
+    @Test
+    void aMessageCannotBeSentTwiceOrThroughAnotherHandler() {
+        thread = new RtHandlerThread("misuse-looper", 0, MessagePolicy.INHERITANCE);
+        thread.start();
+        RtHandler h = new RtHandler(thread.getLooper(), "one", 4);
+        RtHandler other = new RtHandler(thread.getLooper(), "two", 4);
+        RtMessage m = h.obtainMessage();
+        assertThrows(IllegalArgumentException.class, () -> other.sendMessage(m));
+        thread.getLooper().quit();
+        assertFalse(h.sendMessage(m), "a quitting looper refuses messages");
+        assertThrows(IllegalStateException.class, () -> h.sendMessage(m), "the refused message went back to the pool");
+    }
+
+    @Test
+    void steadyStateSendAndReceiveAllocatesNothing() throws Exception {
+        ThreadMXBean mx = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long[] checksum = new long[1];
+        thread = new RtHandlerThread("alloc-looper", 0, MessagePolicy.INHERITANCE);
+        thread.start();
+        RtLooper looper = thread.getLooper();
+        RtHandler h = new RtHandler(looper, "alloc", 256, 2, 16, m -> checksum[0] += m.data[0] + m.arg1 + m.bytes[3]);
+        long[] senderBytes = new long[1];
+        IntConsumer send = n -> { // IntConsumer: a boxed count would itself allocate
+            for (int i = 0; i < n; i++) {
+                RtMessage m;
+                while ((m = h.tryObtainMessage()) == null) {
+                    Thread.onSpinWait();
+                }
+                m.what = 1;
+                m.arg1 = i;
+                m.data[0] = System.nanoTime();
+                m.bytes[3] = (byte) i;
+                h.sendMessage(m);
+            }
+        };
+        Thread sender = new Thread(() -> {
+            long tid = Thread.currentThread().threadId();
+            for (int round = 0; round < 10; round++) {
+                send.accept(20_000); // warm-up: JIT, thread-locals
+            }
+            long before = mx.getThreadAllocatedBytes(tid);
+            send.accept(100_000);
+            senderBytes[0] = mx.getThreadAllocatedBytes(tid) - before;
+        });
+        // Looper thread: warm-up first, then measure over the next 100,000 messages.
+        long looperTid = looper.getThread().threadId();
+        sender.start();
+        while (looper.handledCount() < 200_000) {
+            Thread.sleep(1);
+        }
+        long looperBefore = mx.getThreadAllocatedBytes(looperTid);
+        long handledBefore = looper.handledCount();
+        sender.join();
+        waitHandled(looper, 300_000);
+        long looperBytes = mx.getThreadAllocatedBytes(looperTid) - looperBefore;
+        assertTrue(looper.handledCount() - handledBefore >= 90_000, "measured too few messages");
+        assertEquals(0, senderBytes[0], "bytes the sender allocated for 100,000 messages");
+        assertEquals(0, looperBytes, "bytes the looper thread allocated while handling them");
+        assertTrue(checksum[0] != 0);
+    }
+}

@@ -1,0 +1,122 @@
+package org.rtdroid.runtime.os;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.management.ThreadMXBean;
+import java.lang.management.ManagementFactory;
+import org.junit.jupiter.api.Test;
+
+class LinuxTest {
+
+    @Test
+    void monotonicClockIsTheSameTimeBaseAsNanoTime() {
+        long before = System.nanoTime();
+        long mono = Linux.monotonicNanos();
+        long after = System.nanoTime();
+        // HotSpot's nanoTime is CLOCK_MONOTONIC on Linux: absolute deadlines can mix both.
+        assertTrue(mono >= before && mono <= after, "monotonic " + mono + " not within [" + before + ", " + after + "]");
+    }
+
+    @Test
+    void sleepUntilReturnsNoEarlierThanTheDeadline() {
+        for (int i = 0; i < 20; i++) {
+            long deadline = Linux.monotonicNanos() + 200_000;
+            assertEquals(0, Linux.sleepUntilNanos(deadline));
+            assertTrue(Linux.monotonicNanos() >= deadline, "woke before the absolute deadline");
+        }
+    }
+
+    @Test
+    void sleepUntilAPastDeadlineReturnsAtOnceAndANegativeOneIsRejected() {
+        assertEquals(0, Linux.sleepUntilNanos(Linux.monotonicNanos() - 1_000_000));
+        assertEquals(Errno.EINVAL, Linux.sleepUntilNanos(-5));
+    }
+
+    @Test
+    void fifoPriorityRangeIsLinuxs() {
+        assertEquals(1, Linux.priorityMin(Linux.SCHED_FIFO));
+        assertEquals(99, Linux.priorityMax(Linux.SCHED_FIFO));
+        assertEquals(0, Linux.priorityMax(Linux.SCHED_OTHER));
+    }
+
+    @Test
+    void timerSlackCanBeSetToOneNanosecondOnThisThread() throws Exception {
+        long[] slack = new long[2];
+        Thread t = new Thread(() -> {
+            slack[0] = Linux.setTimerSlackNanos(1);
+            slack[1] = Linux.timerSlackNanos();
+        });
+        t.start();
+        t.join();
+        assertEquals(0, slack[0], "prctl(PR_SET_TIMERSLACK) errno");
+        assertEquals(1, slack[1]);
+    }
+
+    @Test
+    void affinityRoundTripsOnThisThread() throws Exception {
+        Object[] out = new Object[3];
+        Thread t = new Thread(() -> {
+            CpuSet allowed = Linux.currentAffinity();
+            CpuSet one = CpuSet.of(allowed.first());
+            out[0] = Linux.setAffinity(one);
+            out[1] = Linux.currentAffinity();
+            out[2] = one;
+        });
+        t.start();
+        t.join();
+        assertEquals(0, out[0]);
+        assertEquals(out[2], out[1]);
+    }
+
+    @Test
+    void anOfflineCpuIsRefusedWithEinval() throws Exception {
+        int[] err = new int[1];
+        Thread t = new Thread(() -> err[0] = Linux.setAffinity(CpuSet.of(CpuSet.MAX_CPUS - 1)));
+        t.start();
+        t.join();
+        assertEquals(Errno.EINVAL, err[0]);
+    }
+
+    private static long clockAndSleep(int n) {
+        long sink = 0;
+        for (int i = 0; i < n; i++) {
+            sink += Linux.monotonicNanos();
+            Linux.sleepUntilNanos(0);
+        }
+        return sink;
+    }
+
+    @Test
+    void clockAndSleepAllocateNothingAfterTheFirstCall() {
+        ThreadMXBean mx = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long tid = Thread.currentThread().threadId();
+        long sink = 0;
+        // Warm up with many short calls so the JIT compiles clockAndSleep itself (an OSR transition
+        // in the measured call could otherwise materialize a few hundred bytes once).
+        for (int i = 0; i < 4_000; i++) {
+            sink += clockAndSleep(25);
+        }
+        long before = mx.getThreadAllocatedBytes(tid);
+        for (int i = 0; i < 2_000; i++) {
+            sink += clockAndSleep(50);
+        }
+        long allocated = mx.getThreadAllocatedBytes(tid) - before;
+        assertTrue(sink != 0);
+        assertEquals(0, allocated, "bytes allocated by 100,000 clock_gettime + clock_nanosleep calls");
+    }
+
+    @Test
+    void errnoMessagesReadLikeStrerror() {
+        assertEquals("Operation not permitted (EPERM)", Errno.describe(Errno.EPERM));
+        assertEquals("Invalid argument (EINVAL)", Errno.describe(Errno.EINVAL));
+        // Not in the table: libc's strerror text, with the number.
+        assertEquals("No such file or directory (errno 2)", Errno.describe(2));
+    }
+
+    @Test
+    void rtprioLimitIsReadable() {
+        long limit = Linux.rtprioSoftLimit();
+        assertTrue(limit == -1 || limit >= 0, "RLIMIT_RTPRIO " + limit);
+    }
+}

@@ -1,0 +1,476 @@
+"""Robot keyword library: drives a partitioned board as a user does.
+
+It uses the same three doors a user has: the `rtdroid` CLI (boot, deploy, status), the bridge's
+Python package (`xcc`: bundles, the region's counters) and the Android cell's loopback control
+interface (install apps, press buttons, read views, screenshots, round-trip samples).
+Nothing here stands in for a cell: every keyword talks to the real processes of the board.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+import zipfile
+from pathlib import Path
+
+from robot.api import logger
+from robot.api.deco import keyword, library
+
+ROOT = Path(os.environ.get("RTDROID_HOME", Path(__file__).resolve().parents[3]))
+BUILD = ROOT / "build"
+VENV_BIN = BUILD / "venv" / "bin"
+RTDROID = str(VENV_BIN / "rtdroid")
+EXAMPLE_APPS = ROOT / "rtdroid-runtime" / "examples" / "target" / "apps"
+ANDROID_APPS = ROOT / "android-cell" / "target" / "apps"
+KEYS = BUILD / "keys"
+
+sys.path.insert(0, str(ROOT / "tools" / "demo"))
+import report  # noqa: E402  (tools/demo/report.py: percentiles from HdrHistogram, plots)
+
+
+def _run(args: list[str], timeout: float = 300, check: bool = True) -> subprocess.CompletedProcess:
+    logger.info("$ " + " ".join(args))
+    p = subprocess.run(args, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    if p.stdout:
+        logger.info(p.stdout)
+    if p.stderr:
+        logger.info(p.stderr)
+    if check and p.returncode != 0:
+        raise AssertionError(f"{' '.join(args)} exited {p.returncode}:\n{p.stdout}\n{p.stderr}")
+    return p
+
+
+@library(scope="GLOBAL", auto_keywords=False)
+class RTDroidLibrary:
+    def __init__(self):
+        self.board: str | None = None
+        self.boot_seconds: float | None = None
+        self._stressors: list[subprocess.Popen] = []
+        self._stress_stop = threading.Event()
+        self._stress_threads: list[threading.Thread] = []
+        self.work = Path(tempfile.mkdtemp(prefix="rtdroid-robot-", dir=BUILD if BUILD.is_dir() else None))
+        self.latency: dict[str, list[int]] = {}
+
+    # ---------------------------------------------------------------- board
+    @keyword
+    def boot_board(self, board: str, budget_s: float = 120):
+        """Boots ``board`` with `rtdroid board up`, fails past ``budget_s`` seconds."""
+        self.board = board
+        t0 = time.monotonic()
+        _run([RTDROID, "board", "up", "--board", board], timeout=float(budget_s) + 120)
+        self.boot_seconds = time.monotonic() - t0
+        logger.info(f"board {board} up in {self.boot_seconds:.1f} s", also_console=True)
+        if self.boot_seconds > float(budget_s):
+            raise AssertionError(f"board up took {self.boot_seconds:.1f} s, budget {budget_s} s")
+        return self.boot_seconds
+
+    @keyword
+    def board_status(self) -> dict:
+        p = _run([RTDROID, "board", "status", "--json"])
+        return json.loads(p.stdout)
+
+    @keyword
+    def both_cells_should_report_ready(self):
+        st = self.board_status()
+        cells = st.get("cells", {})
+        for name in ("rt", "android"):
+            c = cells.get(name)
+            if not c or not c.get("alive") or not c.get("ready"):
+                raise AssertionError(f"cell {name} not ready: {c}")
+        peers = self.region_dump()["peers"]
+        for p in peers:
+            if p["state"] != "READY":
+                raise AssertionError(f"peer {p} is not READY in the region's state table")
+        self._android("GET", "/state")
+
+    @keyword
+    def rt_cell_should_run_a_preempt_rt_kernel(self):
+        text = self._mgmt().hello(self.region_path())
+        logger.info(f"RT cell agent: {text}", also_console=True)
+        if "realtime=1" not in text:
+            raise AssertionError(f"the RT cell does not report a PREEMPT_RT kernel: {text!r}")
+
+    @keyword
+    def tear_down_board(self):
+        """`rtdroid board down`; never fails a teardown on an already-down board."""
+        self.stop_android_stress()
+        _run([RTDROID, "board", "down"], timeout=120, check=False)
+
+    @keyword
+    def board_should_leave_nothing_behind(self):
+        if self.board is None:
+            return
+        leftovers = []
+        region = Path(f"/dev/shm/rtdroid-{self.board}.region")
+        if region.exists():
+            leftovers.append(str(region))
+        for pid_dir in Path("/proc").iterdir():
+            if not pid_dir.name.isdigit():
+                continue
+            try:
+                cmd = (pid_dir / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if ("org.rtdroid.rtcell.agent.Main" in cmd or "org.rtdroid.android.cell.Main" in cmd
+                    or ("qemu-system" in cmd and "rtdroid" in cmd)):
+                leftovers.append(f"pid {pid_dir.name}: {cmd[:120]}")
+        mounts = Path("/proc/mounts").read_text()
+        leftovers += [m for m in mounts.splitlines() if "rtdroid" in m]
+        if leftovers:
+            raise AssertionError("left behind: " + "; ".join(leftovers))
+
+    # ---------------------------------------------------------------- region and RT cell
+    def _mgmt(self):
+        from xcc import mgmt
+        return mgmt
+
+    @keyword
+    def region_path(self) -> str:
+        st = self.board_status()
+        path = st.get("region", {}).get("path") if isinstance(st.get("region"), dict) else None
+        return path or f"/dev/shm/rtdroid-{self.board}.region"
+
+    @keyword
+    def region_dump(self) -> dict:
+        p = _run([RTDROID, "stats", "--region-only"])
+        return json.loads(p.stdout)
+
+    @keyword
+    def rt_services(self) -> list[dict]:
+        p = _run([RTDROID, "rt", "services", "--json"])
+        return json.loads(p.stdout)
+
+    @keyword
+    def rt_service_should_be_running(self, name: str):
+        names = [s["name"] for s in self.rt_services()]
+        if not any(n == name or n.startswith(name + "/") or n.startswith(name + ".") for n in names):
+            raise AssertionError(f"no running RT service {name!r}; deployed: {names}")
+
+    @keyword
+    def deadline_misses(self, app_prefix: str = "") -> int:
+        return sum(int(s.get("deadline_misses", 0)) for s in self.rt_services()
+                   if s["name"].startswith(app_prefix))
+
+    @keyword
+    def worst_lateness_us(self, app_prefix: str = "") -> float:
+        ns = [int(s.get("worst_lateness_nanos", 0)) for s in self.rt_services()
+              if s["name"].startswith(app_prefix)]
+        return max(ns, default=0) / 1000.0
+
+    # ---------------------------------------------------------------- bundles
+    @keyword
+    def build_rt_bundle(self, app: str, variant: str = "signed") -> str:
+        """Builds a bundle of example app ``app``. ``variant``: signed, unsigned, tampered-jar,
+        tampered-manifest, wrong-key, broken-manifest, over-budget."""
+        from xcc import bundle as xb
+        src = EXAMPLE_APPS / app
+        jar, manifest = src / "app.jar", src / "manifest.xml"
+        for f in (jar, manifest):
+            if not f.is_file():
+                raise AssertionError(f"{f} is missing: build the examples first (make build)")
+        xb.generate_keypair(KEYS)  # keeps an existing pair
+        key = KEYS / "deploy.key"
+        out = self.work / f"{app}-{variant}.rtb"
+        mtext = manifest.read_text()
+        if variant == "broken-manifest":
+            mtext = mtext.replace("</application>", "<service name=\"Unclosed\"></application>", 1)
+        elif variant == "over-budget":
+            mtext = _inflate_memory(mtext)
+        if variant == "wrong-key":
+            other = self.work / "other-keys"
+            xb.generate_keypair(other)
+            key = other / "deploy.key"
+        mpath = self.work / f"{app}-{variant}-manifest.xml"
+        mpath.write_text(mtext)
+        xb.build_bundle(jar, mpath, key, out)
+        if variant in ("unsigned", "tampered-jar", "tampered-manifest"):
+            _rewrite_bundle(out, variant)
+        return str(out)
+
+    @keyword
+    def deploy_rt_bundle(self, path: str):
+        _run([RTDROID, "deploy", "rt", path], timeout=180)
+
+    @keyword
+    def rt_bundle_should_be_refused(self, path: str, reason: str):
+        p = _run([RTDROID, "deploy", "rt", path], timeout=180, check=False)
+        out = p.stdout + p.stderr
+        if p.returncode == 0:
+            raise AssertionError(f"the RT cell accepted {path}:\n{out}")
+        if reason not in out:
+            raise AssertionError(f"refusal of {path} does not say {reason!r}:\n{out}")
+        logger.info(f"refused as expected: {out.strip()}", also_console=True)
+
+    @keyword
+    def undeploy_rt_app(self, name: str):
+        _run([RTDROID, "undeploy", "rt", name], timeout=60, check=False)
+
+    # ---------------------------------------------------------------- Android cell
+    def _android_port(self) -> int:
+        st = self.board_status()
+        for key in ("android_control_port", "control_port"):
+            if key in st:
+                return int(st[key])
+        cell = st.get("cells", {}).get("android", {})
+        return int(cell.get("control_port", 7411))
+
+    def _android(self, method: str, path: str, body: dict | None = None, raw: bool = False,
+                 timeout: float = 30):
+        url = f"http://127.0.0.1:{self._android_port()}{path}"
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(url, data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as r:
+                payload = r.read()
+        except urllib.error.HTTPError as e:
+            raise AssertionError(f"{method} {path} -> {e.code}: {e.read().decode(errors='replace')}")
+        return payload if raw else json.loads(payload or b"null")
+
+    @keyword
+    def install_android_app(self, app: str = "configuration-ui"):
+        path = Path(app) if os.path.isabs(app) else ANDROID_APPS / app
+        _run([RTDROID, "deploy", "android", str(path)], timeout=120)
+
+    @keyword
+    def android_app_should_be_refused(self, reason: str):
+        broken = self.work / "broken-app"
+        if broken.exists():
+            shutil.rmtree(broken)
+        shutil.copytree(ANDROID_APPS / "configuration-ui", broken)
+        (broken / "AndroidManifest.xml").unlink()
+        p = _run([RTDROID, "deploy", "android", str(broken)], timeout=120, check=False)
+        out = p.stdout + p.stderr
+        if p.returncode == 0 or reason not in out:
+            raise AssertionError(f"broken app bundle not refused with {reason!r}: rc={p.returncode}\n{out}")
+
+    @keyword
+    def android_state(self) -> dict:
+        return self._android("GET", "/state")
+
+    @keyword
+    def click_view(self, view_id: str):
+        self._android("POST", "/ui/click", {"id": view_id})
+
+    @keyword
+    def set_seekbar(self, view_id: str, progress: int):
+        self._android("POST", "/ui/seekbar", {"id": view_id, "progress": int(progress)})
+
+    @keyword
+    def set_switch(self, view_id: str, checked: bool):
+        self._android("POST", "/ui/switch", {"id": view_id, "checked": bool(checked)})
+
+    @keyword
+    def view_text(self, view_id: str) -> str:
+        r = self._android("GET", f"/ui/text?id={view_id}")
+        return r["text"] if isinstance(r, dict) else str(r)
+
+    @keyword
+    def view_text_should_change(self, view_id: str, action: str, timeout_s: float = 10):
+        """Runs ``action`` (a view id to click) and waits until ``view_id``'s text changes."""
+        before = self.view_text(view_id)
+        self.click_view(action)
+        deadline = time.monotonic() + float(timeout_s)
+        while time.monotonic() < deadline:
+            now = self.view_text(view_id)
+            if now != before:
+                logger.info(f"{view_id}: {before!r} -> {now!r}", also_console=True)
+                return now
+            time.sleep(0.05)
+        raise AssertionError(f"{view_id} still reads {before!r} {timeout_s} s after clicking {action}")
+
+    @keyword
+    def take_screenshot(self, name: str) -> str:
+        png = self._android("GET", "/screenshot", raw=True)
+        out = Path(os.environ.get("ROBOT_OUTPUT_DIR", BUILD / "robot")) / f"{name}.png"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(png)
+        if png[:8] != b"\x89PNG\r\n\x1a\n":
+            raise AssertionError(f"/screenshot did not return a PNG ({len(png)} bytes)")
+        logger.info(f'<img src="{out.name}" width="320">', html=True)
+        return str(out)
+
+    # ---------------------------------------------------------------- latency
+    @keyword
+    def measure_ui_round_trips(self, count: int, view: str = "ping", name: str = "ui ping") -> dict:
+        """Presses ``view`` ``count`` times, one request in flight at a time, and returns the
+        percentiles of the app-measured round trips (Intent sent -> reply shown)."""
+        count = int(count)
+        before = len(self._latency_samples())
+        for _ in range(count):
+            self.click_view(view)
+            self._wait_samples(before + 1, timeout_s=10)
+            before += 1
+        samples = self._latency_samples()[-count:]
+        self.latency.setdefault(name, []).extend(samples)
+        pc = report.percentiles(samples).as_dict()
+        logger.info(f"{name}: {pc}", also_console=True)
+        return pc
+
+    def _latency_samples(self) -> list[int]:
+        r = self._android("GET", "/latency")
+        return [int(s) for s in r.get("samples_ns", r.get("round_trip_ns", []))]
+
+    def _wait_samples(self, n: int, timeout_s: float):
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if len(self._latency_samples()) >= n:
+                return
+            time.sleep(0.002)
+        raise AssertionError(f"no round-trip reply within {timeout_s} s (wanted {n} samples)")
+
+    @keyword
+    def percentile_should_be_within(self, pc: dict, which: str, budget_us: float):
+        v = float(pc[which])
+        if v > float(budget_us):
+            raise AssertionError(f"{which} = {v} µs exceeds the budget of {budget_us} µs ({pc})")
+        logger.info(f"{which} = {v} µs within {budget_us} µs", also_console=True)
+
+    # ---------------------------------------------------------------- stress and faults
+    @keyword
+    def start_android_stress(self, seconds: float = 10):
+        """Loads the Android cell's CPUs (busy processes pinned to them), allocates heavily
+        (a memory-churning process) and floods the UI with events, all on the Android side."""
+        cpus = self._android_cpus()
+        taskset = ["taskset", "-c", ",".join(map(str, cpus))] if shutil.which("taskset") else []
+        hog = "import time\nend=time.time()+%f\nwhile time.time()<end: pass\n" % float(seconds)
+        churn = ("import time\nend=time.time()+%f\nkeep=[]\n"
+                 "while time.time()<end:\n keep.append(bytearray(1<<20))\n"
+                 " keep=keep[-256:]\n" % float(seconds))
+        for code in (hog, hog, churn):
+            self._stressors.append(subprocess.Popen(taskset + [sys.executable, "-c", code]))
+        self._stress_stop.clear()
+
+        def flood():
+            end = time.monotonic() + float(seconds)
+            v = 0
+            while time.monotonic() < end and not self._stress_stop.is_set():
+                try:
+                    self.set_seekbar("volume", v % 101)
+                except AssertionError:
+                    pass
+                v += 7
+        t = threading.Thread(target=flood, daemon=True)
+        t.start()
+        self._stress_threads.append(t)
+
+    @keyword
+    def stop_android_stress(self):
+        self._stress_stop.set()
+        for t in self._stress_threads:
+            t.join(timeout=10)
+        self._stress_threads.clear()
+        for p in self._stressors:
+            if p.poll() is None:
+                p.kill()
+            p.wait()
+        self._stressors.clear()
+
+    def _android_cpus(self) -> list[int]:
+        import yaml
+        cfg = yaml.safe_load((ROOT / "board-configs" / f"{self.board}.yaml").read_text())
+        for c in cfg["cells"]:
+            if c["role"] == "android":
+                return list(c["cpus"])
+        return [0]
+
+    @keyword
+    def kill_android_cell(self):
+        st = self.board_status()
+        pid = int(st["cells"]["android"]["pid"])
+        os.kill(pid, signal.SIGKILL)
+        for _ in range(100):
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.05)
+        logger.info(f"killed the Android cell host (pid {pid})", also_console=True)
+
+    @keyword
+    def restart_android_cell(self):
+        _run([RTDROID, "board", "restart", "android"], timeout=180)
+
+    @keyword
+    def flood_cross_context_channel(self, channel: str, frames: int = 20000,
+                                    corrupt_every: int = 10) -> dict:
+        """With the Android cell host down, plays a hostile Android peer: attaches as peer 1 and
+        writes ``frames`` intents to ``channel`` as fast as it can, every ``corrupt_every``-th one
+        corrupted (bad CRC). Returns what it could and could not place."""
+        from xcc import frames as xf
+        from xcc import region as xr
+        reg = xr.attach_cell(self.region_path(), xr.ANDROID_PEER, owns_management_ring=False)
+        placed = full = corrupted = 0
+        try:
+            ring = xr.data_ring_for(10, reg.layout.rings)
+            prod = reg.producer(ring)
+            for i in range(int(frames)):
+                f = xf.Frame(seq=i + 1, send_time_nanos=time.monotonic_ns())
+                f.intent.channel = channel
+                f.intent.action = "org.rtdroid.cochlear.SET_CONFIG"
+                f.intent.sender_priority = 10
+                f.intent.sender = "org.rtdroid.flood"
+                f.intent.payload = (50).to_bytes(4, "little") + (1).to_bytes(4, "little")
+                data = xf.encode(f)
+                if corrupt_every and i % int(corrupt_every) == 0:
+                    # a torn write: publish a slot whose bytes do not match its CRC
+                    data = bytes([data[0] ^ 0xFF]) + data[1:]
+                    corrupted += 1
+                if prod.offer(data):
+                    placed += 1
+                else:
+                    full += 1
+        finally:
+            reg.close()
+        result = {"placed": placed, "ring_full": full, "corrupted": corrupted}
+        logger.info(f"flood: {result}", also_console=True)
+        return result
+
+    @keyword
+    def region_counters_should_show_drops(self):
+        dump = self.region_dump()
+        logger.info(json.dumps(dump, indent=1))
+        text = json.dumps(dump)
+        if '"frames_corrupt": 0' in text and '"frames_undeliverable": 0' in text \
+                and '"frames_dropped_full": 0' in text:
+            raise AssertionError("the flood left no counted drop in the region's counters")
+
+    @keyword
+    def save_latency(self):
+        out = Path(os.environ.get("ROBOT_OUTPUT_DIR", BUILD / "robot"))
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "latency-samples.json").write_text(json.dumps(self.latency))
+        return str(out / "latency-samples.json")
+
+
+def _inflate_memory(manifest: str) -> str:
+    """Asks for far more memory than any cell has: every total/persistent/release size x 10^4."""
+    import re
+
+    def big(m):
+        return f'{m.group(1)}="{m.group(2)}0000{m.group(3)}"'
+    return re.sub(r'(total|persistent|release)="(\d+)([KMG]?i?B?)"', big, manifest)
+
+
+def _rewrite_bundle(path: Path, variant: str):
+    with zipfile.ZipFile(path) as z:
+        entries = {n: z.read(n) for n in z.namelist()}
+    if variant == "unsigned":
+        entries.pop("signature.ed25519", None)
+    elif variant == "tampered-jar":
+        jar = bytearray(entries["app.jar"])
+        jar[len(jar) // 2] ^= 0x01
+        entries["app.jar"] = bytes(jar)
+    elif variant == "tampered-manifest":
+        entries["manifest.xml"] = entries["manifest.xml"].replace(b"<application", b"<application ", 1)
+    with zipfile.ZipFile(path, "w") as z:
+        for n, data in entries.items():
+            z.writestr(n, data)

@@ -1,0 +1,27 @@
+*** Settings ***
+Documentation     End-to-end round trips: UI -> Android proxy -> shared memory -> RT component ->
+...               back -> UI, measured in the Android cell on one clock. Under Android-side stress
+...               the RT cell's 8 ms periodic tasks keep their deadlines.
+Resource          ../resources/rtdroid.resource
+Suite Setup       Board Is Up With The Cochlear Implant
+Suite Teardown    Tear Down The Board
+Test Tags         any
+
+
+*** Test Cases ***
+A Ping From The UI Is Answered By The RT Cell
+    [Tags]    cell:android    cell:rt
+    View Text Should Change    status    ping
+
+End-To-End Round Trips Stay Within The Board's Budget
+    [Tags]    cell:android    cell:rt
+    Round Trips Should Stay Within The Board's Budget
+
+Periodic Tasks Keep Their Deadlines While The Android Cell Is Stressed
+    [Tags]    cell:rt
+    ${before}=    Deadline Misses    cochlear
+    Start Android Stress    ${STRESS_SECONDS}
+    Sleep    ${STRESS_SECONDS}
+    Stop Android Stress
+    Deadline Misses Should Stay Within The Board's Budget    ${before}
+    Take Screenshot    latency-after-stress

@@ -1,0 +1,63 @@
+"""`make bench [BENCH=name]`: runs the benchmarks and prints one table per result.
+
+Runtime benchmarks (looper, periodic, channels) run through bench/run.sh; the bridge benchmark
+through bridge/bench/bridge_bench.py. Each writes build/bench/<name>.json and a PNG.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PY = str(ROOT / "build" / "venv" / "bin" / "python")
+RUNTIME = ("looper", "periodic", "channels")
+ALL = RUNTIME + ("bridge",)
+
+
+def run(name: str, quick: bool) -> int:
+    if name in RUNTIME:
+        cmd = ["bash", str(ROOT / "bench" / "run.sh"), name] + (["--quick"] if quick else [])
+    else:
+        cmd = [PY, str(ROOT / "bridge" / "bench" / "bridge_bench.py")] + (["--quick"] if quick else [])
+    print(f"== bench {name}: {' '.join(cmd)}", flush=True)
+    return subprocess.run(cmd, cwd=ROOT).returncode
+
+
+def show(name: str) -> None:
+    path = ROOT / "build" / "bench" / f"{name}.json"
+    if not path.is_file():
+        print(f"   (no {path})")
+        return
+    doc = json.loads(path.read_text())
+    rows = doc.get("rows", [])
+    keys = ["impl"] + [k for k in rows[0] if k not in ("impl", "count", "p50_us", "p99_us", "p999_us", "max_us")
+                       and not isinstance(rows[0][k], (list, dict))][:3] if rows else []
+    cols = keys + ["count", "p50_us", "p99_us", "p999_us", "max_us"]
+    print("   " + "".join(f"{c:>14}" for c in cols))
+    for r in rows:
+        print("   " + "".join(f"{str(r.get(c, '')):>14}" for c in cols))
+    for g in doc.get("goals", []):
+        print(f"   goal: {g.get('text')}: measured {g.get('measured')} -> {'met' if g.get('met') else 'NOT met'}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", choices=ALL + ("all",), default="all")
+    ap.add_argument("--quick", action="store_true", help="short runs (smoke test)")
+    args = ap.parse_args()
+    names = ALL if args.only == "all" else (args.only,)
+    failed = [n for n in names if run(n, args.quick) != 0]
+    for n in names:
+        print(f"== {n}")
+        show(n)
+    if failed:
+        print(f"bench: failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,147 @@
+"""Latency report: percentiles from an HdrHistogram, histogram and CDF plots, one HTML page.
+
+Used by the demo (`make run`) and by the Robot listener. Input is plain data (samples in
+nanoseconds, service counters, screenshot paths) so it can be re-rendered from a saved JSON.
+"""
+from __future__ import annotations
+
+import html
+import json
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from hdrh.histogram import HdrHistogram
+
+# 1 ns .. 60 s at 3 significant digits: wide enough for TCG's millisecond tails.
+_HIST_LOWEST_NS = 1
+_HIST_HIGHEST_NS = 60_000_000_000
+_HIST_DIGITS = 3
+
+
+@dataclass(frozen=True)
+class Percentiles:
+    count: int
+    p50_us: float
+    p99_us: float
+    p999_us: float
+    max_us: float
+
+    def as_dict(self) -> dict:
+        return {"count": self.count, "p50_us": self.p50_us, "p99_us": self.p99_us,
+                "p999_us": self.p999_us, "max_us": self.max_us}
+
+
+def histogram(samples_ns) -> HdrHistogram:
+    h = HdrHistogram(_HIST_LOWEST_NS, _HIST_HIGHEST_NS, _HIST_DIGITS)
+    for s in samples_ns:
+        h.record_value(min(max(int(s), _HIST_LOWEST_NS), _HIST_HIGHEST_NS))
+    return h
+
+
+def percentiles(samples_ns) -> Percentiles:
+    samples_ns = list(samples_ns)
+    if not samples_ns:
+        return Percentiles(0, 0.0, 0.0, 0.0, 0.0)
+    h = histogram(samples_ns)
+    us = lambda v: round(v / 1000.0, 1)
+    return Percentiles(h.get_total_count(), us(h.get_value_at_percentile(50)),
+                       us(h.get_value_at_percentile(99)), us(h.get_value_at_percentile(99.9)),
+                       us(h.get_max_value()))
+
+
+def plot_latency(samples_ns, out_dir: Path, stem: str, title: str) -> list[Path]:
+    """Writes <stem>-hist.png and <stem>-cdf.png; returns their paths."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    us = sorted(s / 1000.0 for s in samples_ns)
+    paths = []
+    if not us:
+        return paths
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    ax.hist(us, bins=80, color="#2b6cb0")
+    ax.set_xlabel("round trip (µs)")
+    ax.set_ylabel("count")
+    ax.set_title(title + " — histogram")
+    ax.grid(alpha=0.3)
+    p = out_dir / f"{stem}-hist.png"
+    fig.tight_layout()
+    fig.savefig(p, dpi=110)
+    plt.close(fig)
+    paths.append(p)
+
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    n = len(us)
+    ax.plot(us, [(i + 1) / n for i in range(n)], color="#c05621")
+    ax.set_xscale("log")
+    ax.set_xlabel("round trip (µs, log)")
+    ax.set_ylabel("fraction ≤ x")
+    ax.set_title(title + " — CDF")
+    ax.grid(alpha=0.3, which="both")
+    p = out_dir / f"{stem}-cdf.png"
+    fig.tight_layout()
+    fig.savefig(p, dpi=110)
+    plt.close(fig)
+    paths.append(p)
+    return paths
+
+
+def _table(rows: list[dict], columns: list[str]) -> str:
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(str(r.get(c, '')))}</td>" for c in columns) + "</tr>"
+        for r in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def write_report(result: dict, out_dir: Path) -> Path:
+    """result: {"board", "started", "duration_s", "latency": {name: [ns...]}, "services": [...],
+    "notes": [...], "screenshots": [paths], "summary": {...}}. Returns index.html's path."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    sections = []
+    lat_rows = []
+    for name, samples in result.get("latency", {}).items():
+        pc = percentiles(samples)
+        lat_rows.append({"path": name, **pc.as_dict()})
+        imgs = plot_latency(samples, out_dir, name.replace(" ", "_").replace("/", "_"), name)
+        sections.append(f"<h3>{html.escape(name)}</h3>" + "".join(
+            f'<img src="{p.name}" alt="{html.escape(p.stem)}">' for p in imgs))
+    shots = []
+    for s in result.get("screenshots", []):
+        src = Path(s)
+        if src.is_file():
+            dst = out_dir / src.name
+            if src.resolve() != dst.resolve():
+                shutil.copyfile(src, dst)
+            shots.append(f'<figure><img class="shot" src="{dst.name}"><figcaption>{html.escape(dst.stem)}</figcaption></figure>')
+    notes = "".join(f"<li>{html.escape(n)}</li>" for n in result.get("notes", []))
+    page = f"""<!doctype html><html><head><meta charset="utf-8">
+<title>RTDroid run — {html.escape(result.get('board', ''))}</title>
+<style>body{{font-family:sans-serif;margin:2em;max-width:70em}}table{{border-collapse:collapse;margin:1em 0}}
+td,th{{border:1px solid #ccc;padding:.3em .7em;text-align:right}}th{{background:#edf2f7}}
+img{{max-width:48%;margin:.3em}}img.shot{{max-width:320px;border:1px solid #999}}figure{{display:inline-block}}</style>
+</head><body>
+<h1>RTDroid end-to-end run on <code>{html.escape(result.get('board', ''))}</code></h1>
+<p>Started {html.escape(str(result.get('started', '')))}, {result.get('duration_s', '')} s of traffic.</p>
+<h2>Round trips (measured in the Android cell, one clock)</h2>
+{_table(lat_rows, ['path', 'count', 'p50_us', 'p99_us', 'p999_us', 'max_us'])}
+<h2>RT services</h2>
+{_table(result.get('services', []), ['name', 'state', 'releases', 'deadline_misses', 'worst_lateness_us'])}
+<h2>Notes</h2><ul>{notes}</ul>
+<h2>Latency distributions</h2>{''.join(sections)}
+<h2>The ConfigurationUI app</h2>{''.join(shots)}
+</body></html>"""
+    index = out_dir / "index.html"
+    index.write_text(page)
+    (out_dir / "result.json").write_text(json.dumps(result, indent=1))
+    return index
+
+
+if __name__ == "__main__":
+    # Re-render a saved result: python report.py build/report/result.json
+    src = Path(sys.argv[1])
+    print(write_report(json.loads(src.read_text()), src.parent))

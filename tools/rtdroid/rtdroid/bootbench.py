@@ -1,0 +1,78 @@
+"""Boot figures: wall-clock from `board up` to RT cell ready, and to the first echo reply.
+
+    python -m rtdroid.bootbench [--board qemu-x86_64] [--runs 3]  ->  build/bench/boot-<board>.json
+
+Each run: `board up --cells rt` (this process then plays the Android side's peer 1, as the
+integration test does), sign and deploy the echo bundle, one PING -> PONG, `board down`.
+Not a test: boot time depends on the machine's load (TCG especially) and is reported, not asserted.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from pathlib import Path
+
+from . import keys, lifecycle, paths
+from .echo import EchoPeer
+
+ECHO_APP = Path("rtdroid-runtime/examples/target/apps/echo")
+
+
+def one_run(board: str, bundle: Path) -> dict:
+    from xcc import mgmt
+    t0 = time.monotonic()
+    state = lifecycle.up(board, cells=["rt"], out=lambda s: print("   ", s))
+    try:
+        ready = time.monotonic() - t0
+        res = mgmt.deploy(state["region"]["path"], str(bundle), timeout=300)
+        if not res.ok:
+            raise RuntimeError(f"deploy refused: {res}")
+        deployed = time.monotonic() - t0
+        with EchoPeer(state["region"]["path"]) as peer:
+            reply = peer.ping(b"first", correlation_id=1, timeout=120)
+            first_echo = time.monotonic() - t0
+            rtts = [peer.ping(b"x" * 64, correlation_id=i, timeout=30).round_trip_s for i in range(2, 102)]
+    finally:
+        lifecycle.down(board, out=lambda s: None)
+    return {"up_to_rt_ready_s": round(ready, 3), "up_to_echo_deployed_s": round(deployed, 3),
+            "up_to_first_echo_reply_s": round(first_echo, 3),
+            "first_echo_round_trip_s": round(reply.round_trip_s, 6),
+            "echo_round_trip_p50_us": round(statistics.median(rtts) * 1e6, 1),
+            "echo_round_trip_max_us": round(max(rtts) * 1e6, 1),
+            "milestones_s": state["cells"]["rt"].get("milestones", {}),
+            "accel": state.get("accel"), "rt_kernel_realtime": state.get("rt_kernel_realtime")}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--board", default="qemu-x86_64")
+    ap.add_argument("--runs", type=int, default=3)
+    a = ap.parse_args()
+    from xcc import bundle as xb
+    keys.ensure_keys(out=lambda s: None)
+    app = paths.repo_root() / ECHO_APP
+    out_dir = paths.build_dir() / "bench"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    bundle = out_dir / "echo.rtb"
+    xb.build_bundle(app / "app.jar", app / "manifest.xml", paths.keys_dir() / "deploy.key", bundle)
+    runs = []
+    for i in range(a.runs):
+        print(f"run {i + 1}/{a.runs} on {a.board}")
+        runs.append(one_run(a.board, bundle))
+        print("   ", runs[-1])
+    with open("/proc/loadavg") as f:
+        load = f.read().split()[:3]
+    summary = {k: {"min": min(r[k] for r in runs), "median": statistics.median(r[k] for r in runs),
+                   "max": max(r[k] for r in runs)}
+               for k in ("up_to_rt_ready_s", "up_to_first_echo_reply_s")}
+    out = out_dir / f"boot-{a.board}.json"
+    out.write_text(json.dumps({"board": a.board, "runs": runs, "summary": summary,
+                               "loadavg_after": load}, indent=2))
+    print(json.dumps(summary, indent=2))
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,501 @@
+"""`rtdroid`: boot, inspect and tear down partitioned boards; deploy to their cells.
+
+Exit status: 0 success, 1 refused or failed (the message says why), 2 bad command line.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import select
+import socket
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from . import keys, lifecycle, paths, render
+from .boardconfig import BoardConfigError, available_boards, load_board
+
+DEFAULT_BOARD = "qemu-x86_64"
+
+
+class CliError(Exception):
+    pass
+
+
+def _err(msg: str) -> None:
+    print(f"rtdroid: {msg}", file=sys.stderr)
+
+
+# ------------------------------------------------------------------ board
+
+def cmd_board_up(a) -> int:
+    cells = [c.strip() for c in a.cells.split(",")] if a.cells else None
+    if cells and (not set(cells) <= {"rt", "android"} or not cells):
+        raise CliError(f"--cells {a.cells!r}: name cells among rt, android")
+    lifecycle.up(a.board, cells=cells, boot_timeout=a.timeout)
+    return 0
+
+
+def cmd_board_down(a) -> int:
+    lifecycle.down(a.board)
+    return 0
+
+
+def cmd_board_status(a) -> int:
+    st = lifecycle.status(a.board)
+    if a.json:
+        print(json.dumps(st, indent=2, sort_keys=True))
+        return 0 if st and all(b["up"] for b in st.values()) else 1
+    if not st:
+        print("no board is up")
+        return 1
+    code = 0
+    for name, b in st.items():
+        if not b.get("phase"):
+            print(f"board {name}: not up")
+            code = 1
+            continue
+        print(f"board {name}: {'up' if b['up'] else 'DEGRADED'} (phase {b['phase']}, {b['hypervisor']}"
+              + (f", {b['accel']}" if b.get("accel") else "") + ")")
+        for cn, c in b["cells"].items():
+            print(f"  cell {cn}: pid {c['pid']} {'running' if c['alive'] else 'NOT RUNNING'}"
+                  f"{', ready' if c['ready'] else ''}")
+        print(f"  region {b['region']}")
+        for pn, p in b["peers"].items():
+            if isinstance(p, dict):
+                state = lifecycle.STATE_NAMES.get(p.get("state"), p.get("state"))
+                print(f"  peer {pn}: state {state} epoch {p.get('epoch')} heartbeat {p.get('heartbeat')}")
+            else:
+                print(f"  peers: {p}")
+        print(f"  Android control port 127.0.0.1:{b['control_port']}; RT kernel realtime="
+              f"{b.get('rt_kernel_realtime')}; up in {b.get('up_seconds')} s")
+        if not b["up"]:
+            code = 1
+    return code
+
+
+def _follow(path: Path, start_lines: int) -> None:
+    print(lifecycle.tail(path, start_lines))
+    with open(path, "rb") as f:
+        f.seek(0, os.SEEK_END)
+        while True:
+            chunk = f.read()
+            if chunk:
+                sys.stdout.write(chunk.decode(errors="replace"))
+                sys.stdout.flush()
+            else:
+                time.sleep(0.2)
+
+
+def cmd_board_console(a) -> int:
+    state = lifecycle.current_state(a.board)
+    cell = next((c for c in state["cells"].values() if c.get("role") == a.cell), None)
+    if cell is None:
+        raise CliError(f"board {state['board']} has no running {a.cell} cell")
+    sock_path = cell.get("console_socket")
+    if sock_path and Path(sock_path).exists() and not a.tail:
+        # An interactive serial console: bytes both ways until Ctrl-] (0x1d) or EOF.
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(sock_path)
+        print(f"connected to {a.cell} cell's serial console ({sock_path}); Ctrl-] leaves", file=sys.stderr)
+        import termios
+        import tty
+        fd = sys.stdin.fileno()
+        old = termios.tcgetattr(fd) if os.isatty(fd) else None
+        try:
+            if old:
+                tty.setraw(fd)
+            while True:
+                r, _, _ = select.select([s, fd], [], [])
+                if s in r:
+                    data = s.recv(4096)
+                    if not data:
+                        break
+                    os.write(sys.stdout.fileno(), data)
+                if fd in r:
+                    data = os.read(fd, 1024)
+                    if not data or b"\x1d" in data:
+                        break
+                    s.sendall(data)
+        finally:
+            if old:
+                termios.tcsetattr(fd, termios.TCSADRAIN, old)
+            s.close()
+        return 0
+    log = Path(cell.get("console") or cell["log"])
+    try:
+        _follow(log, a.lines)
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+def cmd_board_logs(a) -> int:
+    run = paths.run_dir(a.board) if a.board else None
+    if run is None:
+        running = lifecycle.running_boards()
+        if running:
+            run = paths.run_dir(running[0][0])
+        else:  # logs survive `down`: show the last board's
+            dirs = sorted(paths.run_root().glob("*/"), key=lambda d: d.stat().st_mtime) \
+                if paths.run_root().is_dir() else []
+            if not dirs:
+                raise CliError("no board has run yet")
+            run = dirs[-1]
+    names = {"rt": ["rt.log"], "android": ["android.log"], "console": ["console.log"],
+             "all": ["rt.log", "console.log", "android.log"]}[a.which]
+    if a.which == "rt" and (run / "console.log").exists():
+        names = ["console.log", "rt.log"]
+    if a.follow:
+        if len(names) != 1 and a.which == "all":
+            raise CliError("--follow needs one log: rt, android or console")
+        try:
+            _follow(run / names[0], a.lines)
+        except KeyboardInterrupt:
+            pass
+        return 0
+    for n in names:
+        p = run / n
+        if p.exists():
+            print(f"==> {p} <==")
+            print(lifecycle.tail(p, a.lines))
+    return 0
+
+
+def cmd_board_render(a) -> int:
+    boards = available_boards() if a.all else [a.board or DEFAULT_BOARD]
+    code = 0
+    for name in boards:
+        board = load_board(name)
+        if a.update_golden:
+            for p in render.write_golden(board):
+                print(f"wrote {p}")
+        elif a.check:
+            bad = render.compare_with_golden(board)
+            if bad:
+                print(f"{name}: rendering differs from golden: {', '.join(bad)}")
+                code = 1
+            else:
+                print(f"{name}: rendering matches golden")
+        else:
+            for fname, text in render.rendered_files(board).items():
+                if len(boards) > 1 or fname.endswith(".init"):
+                    print(f"# {fname}")
+                print(text, end="")
+    return code
+
+
+def cmd_board_validate(a) -> int:
+    for f in a.files:
+        b = load_board(f)
+        print(f"{b.source}: valid ({b.name}, hypervisor {b.hypervisor})")
+    return 0
+
+
+# ------------------------------------------------------------------ RT cell management
+
+def _mgmt():
+    try:
+        from xcc import mgmt
+    except ImportError as e:
+        raise CliError(f"the bridge's Python package xcc.mgmt is not available ({e}); "
+                       "run tools/setup.sh") from None
+    return mgmt
+
+
+def _region_of(a) -> str:
+    state = lifecycle.current_state(a.board)
+    if "rt" not in {c.get("role") for c in state["cells"].values()}:
+        raise CliError(f"board {state['board']} has no RT cell running")
+    return state["region"]["path"]
+
+
+def _result_ok(res) -> tuple[bool, str]:
+    """xcc.mgmt.Result: code (0 = OK), name (BAD_SIGNATURE, ...), text (the agent's reason)."""
+    if res.code == 0:
+        return True, res.text or "OK"
+    return False, f"{res.name} ({res.code}): {res.text}"
+
+
+def cmd_deploy_rt(a) -> int:
+    bundle = Path(a.bundle)
+    if not bundle.is_file():
+        raise CliError(f"bundle {bundle} does not exist")
+    mgmt = _mgmt()
+    t0 = time.monotonic()
+    res = mgmt.deploy(_region_of(a), str(bundle), timeout=a.timeout)
+    print(f"deploy answered in {time.monotonic() - t0:.2f} s", file=sys.stderr)
+    ok, text = _result_ok(res)
+    print(f"deploy {bundle.name}: {'OK' if ok else 'REFUSED'}: {text}")
+    return 0 if ok else 1
+
+
+def cmd_undeploy_rt(a) -> int:
+    res = _mgmt().undeploy(_region_of(a), a.name, timeout=a.timeout)
+    ok, text = _result_ok(res)
+    print(f"undeploy {a.name}: {'OK' if ok else 'REFUSED'}: {text}")
+    return 0 if ok else 1
+
+
+def _as_dict(x):
+    if isinstance(x, dict):
+        return x
+    if hasattr(x, "_asdict"):
+        return x._asdict()
+    if hasattr(x, "__dataclass_fields__"):
+        import dataclasses
+        return dataclasses.asdict(x)
+    try:
+        from xcc.frames import to_dict
+        return to_dict(x)
+    except Exception:
+        return vars(x)
+
+
+def cmd_rt_services(a) -> int:
+    services = [_as_dict(s) for s in _mgmt().list_services(_region_of(a), timeout=a.timeout)]
+    if a.json:
+        print(json.dumps(services, indent=2, sort_keys=True))
+        return 0
+    if not services:
+        print("no RT services deployed")
+        return 0
+    print(f"{'service':<24} {'state':<10} {'releases':>10} {'misses':>8} {'worst lateness':>16}")
+    for s in services:
+        worst = int(s.get("worst_lateness_nanos", 0))
+        print(f"{s.get('name', ''):<24} {s.get('state', ''):<10} {int(s.get('releases', 0)):>10} "
+              f"{int(s.get('deadline_misses', 0)):>8} {worst / 1000:>13.1f} us")
+    return 0
+
+
+def cmd_rt_ping(a) -> int:
+    state = lifecycle.current_state(a.board)
+    roles = {c.get("role") for c in state["cells"].values()}
+    if "android" in roles:
+        raise CliError("the Android cell owns peer 1's data rings; `rt ping` needs a board brought up "
+                       "with --cells rt")
+    if "rt" not in roles:
+        raise CliError(f"board {state['board']} has no RT cell running")
+    from .echo import EchoError, EchoPeer
+    payload = a.payload.encode()
+    with EchoPeer(state["region"]["path"], a.priority) as peer:
+        for i in range(a.count):
+            try:
+                r = peer.ping(payload, correlation_id=i + 1, timeout=a.timeout)
+            except EchoError as e:
+                raise CliError(str(e)) from None
+            ok = "" if r.payload == payload else " PAYLOAD MISMATCH"
+            print(f"PONG {r.correlation_id}: {len(r.payload)} bytes, round trip {r.round_trip_s * 1e6:.0f} us, "
+                  f"RT cell share {r.rt_share_nanos / 1000:.0f} us{ok}")
+            if ok:
+                return 1
+    return 0
+
+
+def cmd_stats(a) -> int:
+    state = lifecycle.current_state(a.board)
+    from xcc import region as xr
+    out = {"region": xr.dump(state["region"]["path"])}
+    if "rt" in {c.get("role") for c in state["cells"].values()} and not a.region_only:
+        try:
+            out["rt_agent"] = _as_dict(_mgmt().stats(state["region"]["path"], timeout=a.timeout))
+        except Exception as e:  # the region counters are still worth showing
+            out["rt_agent"] = {"error": str(e)}
+    print(json.dumps(out, indent=2, sort_keys=True, default=str))
+    return 0
+
+
+# ------------------------------------------------------------------ bundles, keys, Android
+
+def cmd_bundle(a) -> int:
+    try:
+        from xcc import bundle as xb
+    except ImportError as e:
+        raise CliError(f"xcc.bundle not available ({e}); run tools/setup.sh") from None
+    key = Path(a.key) if a.key else paths.keys_dir() / "deploy.key"
+    for what, p in (("--jar", Path(a.jar)), ("--manifest", Path(a.manifest)), ("--key", key)):
+        if not p.is_file():
+            raise CliError(f"{what} {p} does not exist" + (" (run: rtdroid keys)" if what == "--key" else ""))
+    info = xb.build_bundle(a.jar, a.manifest, key, a.output)
+    print(f"wrote {a.output}: application {info.name}, {info.bundle_bytes} bytes, signed with {key}")
+    return 0
+
+
+def cmd_keys(a) -> int:
+    keys.ensure_keys(Path(a.dir) if a.dir else None)
+    return 0
+
+
+def _http(method: str, url: str, body: dict | None, timeout: float) -> dict:
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method,
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return json.loads(r.read() or b"{}")
+    except urllib.error.HTTPError as e:
+        detail = e.read().decode(errors="replace")
+        try:
+            detail = json.loads(detail).get("error", detail)
+        except ValueError:
+            pass
+        raise CliError(f"Android cell refused {method} {url}: HTTP {e.code}: {detail}") from None
+    except (urllib.error.URLError, OSError) as e:
+        raise CliError(f"Android cell control interface {url} unreachable: {e}") from None
+
+
+def cmd_deploy_android(a) -> int:
+    state = lifecycle.current_state(a.board)
+    if "android" not in {c.get("role") for c in state["cells"].values()}:
+        raise CliError(f"board {state['board']} has no Android cell running")
+    app = Path(a.app).resolve()
+    if not app.exists():
+        raise CliError(f"app {app} does not exist")
+    base = f"http://127.0.0.1:{state['control_port']}"
+    res = _http("POST", f"{base}/apps/install", {"bundle": str(app)}, a.timeout)
+    pkg = res.get("package") or res.get("pkg")
+    print(f"installed {app.name}" + (f" as {pkg}" if pkg else "") + f": {json.dumps(res)}")
+    if pkg and not a.no_launch:
+        res = _http("POST", f"{base}/apps/{pkg}/launch", {}, a.timeout)
+        print(f"launched {pkg}: {json.dumps(res)}")
+    return 0
+
+
+# ------------------------------------------------------------------ parser
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="rtdroid", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="command", required=True)
+
+    def board_opt(sp, default=None):
+        sp.add_argument("--board", default=default, metavar="NAME",
+                        help=f"board name in board-configs/ or a YAML path (default {default or 'the board that is up'})")
+
+    def timeout_opt(sp, default=30.0):
+        sp.add_argument("--timeout", type=float, default=default, metavar="S", help=f"seconds (default {default:g})")
+
+    board = sub.add_parser("board", help="boot, inspect, tear down a board").add_subparsers(dest="action", required=True)
+    sp = board.add_parser("up", help="format the region, start both cells, wait until ready")
+    board_opt(sp, DEFAULT_BOARD)
+    sp.add_argument("--cells", metavar="LIST", help="start only these cells (rt,android); default both")
+    sp.add_argument("--timeout", type=float, metavar="S", help="boot timeout per cell (default: the board's)")
+    sp.set_defaults(func=cmd_board_up)
+    sp = board.add_parser("down", help="stop every cell, remove the region file")
+    board_opt(sp)
+    sp.set_defaults(func=cmd_board_down)
+    sp = board.add_parser("status", help="cells, peers and region of the board that is up")
+    board_opt(sp)
+    sp.add_argument("--json", action="store_true")
+    sp.set_defaults(func=cmd_board_status)
+    sp = board.add_parser("console", help="attach to a cell's serial console (or follow its log)")
+    sp.add_argument("cell", choices=["rt"])
+    board_opt(sp)
+    sp.add_argument("--tail", action="store_true", help="follow the console log instead of attaching")
+    sp.add_argument("-n", "--lines", type=int, default=30)
+    sp.set_defaults(func=cmd_board_console)
+    sp = board.add_parser("logs", help="show the cells' logs")
+    sp.add_argument("which", nargs="?", default="all", choices=["rt", "android", "console", "all"])
+    board_opt(sp)
+    sp.add_argument("-n", "--lines", type=int, default=50)
+    sp.add_argument("-f", "--follow", action="store_true")
+    sp.set_defaults(func=cmd_board_logs)
+    sp = board.add_parser("render", help="render a board to its hypervisor's command lines")
+    board_opt(sp, DEFAULT_BOARD)
+    sp.add_argument("--all", action="store_true", help="every board in board-configs/")
+    g = sp.add_mutually_exclusive_group()
+    g.add_argument("--check", action="store_true", help="compare with hypervisor-cells/<hv>/golden/")
+    g.add_argument("--update-golden", action="store_true", help="rewrite the golden files")
+    sp.set_defaults(func=cmd_board_render)
+    sp = board.add_parser("validate", help="validate board files")
+    sp.add_argument("files", nargs="+")
+    sp.set_defaults(func=cmd_board_validate)
+
+    deploy = sub.add_parser("deploy", help="deploy to a cell").add_subparsers(dest="cell", required=True)
+    sp = deploy.add_parser("rt", help="send a signed bundle (.rtb) to the RT cell agent")
+    sp.add_argument("bundle")
+    board_opt(sp)
+    timeout_opt(sp, 60.0)
+    sp.set_defaults(func=cmd_deploy_rt)
+    sp = deploy.add_parser("android", help="install (and launch) an app in the Android cell")
+    sp.add_argument("app")
+    board_opt(sp)
+    timeout_opt(sp, 60.0)
+    sp.add_argument("--no-launch", action="store_true")
+    sp.set_defaults(func=cmd_deploy_android)
+
+    undeploy = sub.add_parser("undeploy", help="remove an application from a cell").add_subparsers(dest="cell", required=True)
+    sp = undeploy.add_parser("rt")
+    sp.add_argument("name")
+    board_opt(sp)
+    timeout_opt(sp)
+    sp.set_defaults(func=cmd_undeploy_rt)
+
+    rt = sub.add_parser("rt", help="RT cell queries").add_subparsers(dest="action", required=True)
+    sp = rt.add_parser("services", help="deployed services: releases, deadline misses, worst lateness")
+    board_opt(sp)
+    timeout_opt(sp)
+    sp.add_argument("--json", action="store_true")
+    sp.set_defaults(func=cmd_rt_services)
+
+    sp = rt.add_parser("ping", help="echo PING/PONG through the region as peer 1 (board up with --cells rt)")
+    board_opt(sp)
+    timeout_opt(sp, 10.0)
+    sp.add_argument("--count", type=int, default=1)
+    sp.add_argument("--payload", default="ping")
+    sp.add_argument("--priority", type=int, default=60, help="sender priority 0..99 (default 60: ring 1)")
+    sp.set_defaults(func=cmd_rt_ping)
+
+    sp = sub.add_parser("stats", help="region counters, peer states and the RT agent's counters (JSON)")
+    board_opt(sp)
+    timeout_opt(sp, 10.0)
+    sp.add_argument("--region-only", action="store_true", help="only what the region itself says")
+    sp.set_defaults(func=cmd_stats)
+
+    sp = sub.add_parser("bundle", help="build and sign an RT bundle from a jar and its manifest")
+    sp.add_argument("--jar", required=True)
+    sp.add_argument("--manifest", required=True)
+    sp.add_argument("--key", help="Ed25519 private key, PEM PKCS#8 (default build/keys/deploy.key)")
+    sp.add_argument("-o", "--output", required=True)
+    sp.set_defaults(func=cmd_bundle)
+
+    sp = sub.add_parser("keys", help="create build/keys/deploy.{key,pub} if missing")
+    sp.add_argument("--dir", help="another directory for the pair")
+    sp.set_defaults(func=cmd_keys)
+    return p
+
+
+def _xcc_errors() -> tuple:
+    errs = []
+    try:
+        from xcc.bundle import BundleError
+        errs.append(BundleError)
+    except ImportError:
+        pass
+    try:
+        from xcc.region import RegionError
+        errs.append(RegionError)
+    except ImportError:
+        pass
+    return tuple(errs)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (CliError, lifecycle.BoardError, BoardConfigError, RuntimeError, *_xcc_errors()) as e:
+        _err(str(e))
+        return 1
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 130
+    except BrokenPipeError:  # `rtdroid stats | head`
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

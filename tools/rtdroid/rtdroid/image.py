@@ -1,0 +1,345 @@
+"""The qemu RT cell's image, assembled under build/rt-cell/ from what the set-up fetched:
+
+- vmlinux: the ELF kernel unpacked from Debian's vmlinuz (a bzImage) so QEMU can boot it as PVH
+  (~2.5 s to /init under TCG instead of ~5 s through SeaBIOS);
+- initramfs.cpio.gz: busybox-static, the kernel modules in load order, /dev/console and /init;
+- root/: the read-only 9p root share: a jlink'ed Java 25 runtime, the RT cell agent's jars and
+  the board's deploy public key.
+
+Each piece is rebuilt only when its inputs changed (a stamp file records them).
+"""
+from __future__ import annotations
+
+import bz2
+import gzip
+import hashlib
+import io
+import json
+import lzma
+import os
+import shutil
+import stat
+import subprocess
+import time
+from pathlib import Path
+
+from . import paths
+from .boardconfig import Board
+from .render import QEMU_RT_MODULES, qemu_init_script
+
+
+class ImageError(Exception):
+    pass
+
+
+# Modules the agent needs (java.base has Ed25519 and FFM; java.management/jdk.management for the
+# thread allocation counters; jdk.unsupported for sun.misc.Unsafe users; java.xml for manifests).
+JLINK_MODULES = ["java.base", "java.xml", "java.logging", "java.management", "jdk.management",
+                 "jdk.unsupported", "jdk.crypto.ec", "jdk.zipfs"]
+
+_COMPRESSIONS = [
+    (b"\xfd7zXZ\x00", lambda b: lzma.LZMADecompressor(format=lzma.FORMAT_XZ).decompress(b)),
+    (b"\x1f\x8b\x08", lambda b: gzip.GzipFile(fileobj=io.BytesIO(b)).read()),
+    (b"BZh", lambda b: bz2.BZ2Decompressor().decompress(b)),
+    (b"\x5d\x00\x00", lambda b: lzma.LZMADecompressor(format=lzma.FORMAT_ALONE).decompress(b)),
+]
+
+
+def kernel_dir() -> Path:
+    return paths.rt_cell_build_dir() / "kernel"
+
+
+def kernel_version() -> str:
+    f = kernel_dir() / "VERSION"
+    if not f.is_file():
+        raise ImageError(f"no RT kernel fetched: {f} missing (run tools/fetch-kernel.sh or make setup)")
+    return f.read_text().strip()
+
+
+def vmlinuz_path() -> Path:
+    return kernel_dir() / "boot" / f"vmlinuz-{kernel_version()}"
+
+
+def check_kernel() -> Path:
+    """The RT kernel must be there and readable; a clear error otherwise."""
+    p = vmlinuz_path()
+    if not p.is_file():
+        raise ImageError(f"RT kernel missing: {p} (run tools/fetch-kernel.sh)")
+    try:
+        with open(p, "rb") as f:
+            head = f.read(0x210)
+    except OSError as e:
+        raise ImageError(f"RT kernel unreadable: {p}: {e.strerror}") from None
+    if len(head) < 0x206 or head[0x202:0x206] != b"HdrS":
+        raise ImageError(f"RT kernel {p} is not a bzImage (no 'HdrS' boot header at 0x202)")
+    return p
+
+
+def extract_vmlinux(vmlinuz: Path, out: Path) -> bool:
+    """Find the compressed payload inside a bzImage (as scripts/extract-vmlinux does) and write
+    the ELF it contains. False when no payload decompresses to an ELF."""
+    data = vmlinuz.read_bytes()
+    for magic, decompress in _COMPRESSIONS:
+        start = 0
+        while True:
+            pos = data.find(magic, start)
+            if pos < 0:
+                break
+            start = pos + 1
+            try:
+                elf = decompress(data[pos:])
+            except Exception:
+                continue
+            if elf[:4] == b"\x7fELF":
+                tmp = out.with_suffix(".tmp")
+                tmp.write_bytes(elf)
+                tmp.replace(out)
+                return True
+    return False
+
+
+def _stamp_ok(stamp: Path, key: dict) -> bool:
+    try:
+        return json.loads(stamp.read_text()) == key
+    except (OSError, ValueError):
+        return False
+
+
+def _file_key(p: Path) -> list:
+    st = p.stat()
+    return [str(p), st.st_size, int(st.st_mtime)]
+
+
+def ensure_kernel() -> Path:
+    """The kernel QEMU boots: the extracted ELF vmlinux (PVH) when possible, else the bzImage."""
+    vmlinuz = check_kernel()
+    out = paths.rt_cell_build_dir() / "vmlinux"
+    stamp = paths.rt_cell_build_dir() / "vmlinux.stamp"
+    key = {"vmlinuz": _file_key(vmlinuz)}
+    if out.is_file() and _stamp_ok(stamp, key):
+        return out
+    if extract_vmlinux(vmlinuz, out):
+        stamp.write_text(json.dumps(key))
+        return out
+    return vmlinuz
+
+
+# --- initramfs: a newc cpio archive written here, so the result is byte-for-byte reproducible ---
+
+class _Cpio:
+    def __init__(self):
+        self.buf = io.BytesIO()
+        self.ino = 1
+
+    def _entry(self, name: str, mode: int, data: bytes = b"", rdev=(0, 0), nlink=1):
+        name_b = name.encode() + b"\0"
+        hdr = "070701" + "".join(f"{v:08X}" for v in (
+            self.ino, mode, 0, 0, nlink, 0, len(data), 0, 0, rdev[0], rdev[1], len(name_b), 0))
+        self.ino += 1
+        self.buf.write(hdr.encode() + name_b)
+        self.buf.write(b"\0" * ((4 - (110 + len(name_b)) % 4) % 4))
+        self.buf.write(data)
+        self.buf.write(b"\0" * ((4 - len(data) % 4) % 4))
+
+    def dir(self, name):
+        self._entry(name, stat.S_IFDIR | 0o755, nlink=2)
+
+    def file(self, name, data: bytes, perm=0o644):
+        self._entry(name, stat.S_IFREG | perm, data)
+
+    def symlink(self, name, target: str):
+        self._entry(name, stat.S_IFLNK | 0o777, target.encode())
+
+    def chardev(self, name, major, minor, perm=0o600):
+        self._entry(name, stat.S_IFCHR | perm, rdev=(major, minor))
+
+    def finish(self) -> bytes:
+        self._entry("TRAILER!!!", 0)
+        return self.buf.getvalue()
+
+
+BUSYBOX_APPLETS = ["ln", "tr", "sh", "mount", "umount", "insmod", "cat", "echo", "mkdir", "poweroff", "stat",
+                   "uname", "ls", "sleep", "dmesg", "ps", "free", "top", "grep", "cut", "tail"]
+
+
+def _module_path(name: str) -> Path:
+    base = kernel_dir() / "lib" / "modules" / kernel_version()
+    found = sorted(base.rglob(f"{name}.ko"))
+    if not found:
+        raise ImageError(f"kernel module {name}.ko not found under {base}")
+    return found[0]
+
+
+def ensure_initramfs(board: Board, busybox: Path = Path("/bin/busybox")) -> Path:
+    out = paths.rt_cell_build_dir() / "initramfs.cpio.gz"
+    stamp = paths.rt_cell_build_dir() / "initramfs.stamp"
+    init = qemu_init_script(board).encode()
+    env = f"RT={root_share_dir()}\n".encode()
+    if not busybox.is_file():
+        raise ImageError(f"{busybox} missing (apt-get install busybox-static)")
+    modules = [_module_path(m) for m in QEMU_RT_MODULES]
+    key = {"init": hashlib.sha256(init + env).hexdigest(), "busybox": _file_key(busybox),
+           "modules": [_file_key(m) for m in modules]}
+    if out.is_file() and _stamp_ok(stamp, key):
+        return out
+    c = _Cpio()
+    for d in ("bin", "sbin", "dev", "etc", "proc", "sys", "tmp", "rt", "lib", "lib/modules"):
+        c.dir(d)
+    c.chardev("dev/console", 5, 1)
+    c.chardev("dev/null", 1, 3, 0o666)
+    c.file("bin/busybox", busybox.read_bytes(), 0o755)
+    for applet in BUSYBOX_APPLETS:
+        c.symlink(f"bin/{applet}", "busybox")
+    for name, m in zip(QEMU_RT_MODULES, modules):
+        c.file(f"lib/modules/{name}.ko", m.read_bytes())
+    c.file("init", init, 0o755)
+    c.file("etc/rtcell.env", env)
+    raw = c.finish()
+    tmp = out.with_suffix(".tmp")
+    with open(tmp, "wb") as f:
+        # mtime=0: the same inputs give the same bytes.
+        with gzip.GzipFile(fileobj=f, mode="wb", mtime=0, compresslevel=6) as gz:
+            gz.write(raw)
+    tmp.replace(out)
+    stamp.write_text(json.dumps(key))
+    return out
+
+
+# --- the read-only root share ---
+
+def root_share_dir() -> Path:
+    return paths.rt_cell_build_dir() / "root"
+
+
+def _jdeps_modules(lib: Path, java_home: Path) -> list[str]:
+    jars = sorted(str(j) for j in lib.glob("*.jar"))
+    if not jars:
+        return []
+    r = subprocess.run([str(java_home / "bin" / "jdeps"), "--print-module-deps", "--ignore-missing-deps",
+                        "--multi-release", "25", "-q", "--class-path", os.pathsep.join(jars)] + jars,
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        return []
+    return [m for m in r.stdout.strip().split(",") if m]
+
+
+def _copy_system_libs(jdk: Path, dest: Path) -> None:
+    """The JDK's launcher and libraries are dynamically linked: the guest gets the host's glibc
+    (the versions the JDK was checked against) in the share; /init points the loader at them."""
+    wanted: set[str] = set()
+    targets = [jdk / "bin" / "java"] + sorted(jdk.rglob("*.so"))
+    for t in targets:
+        r = subprocess.run(["ldd", str(t)], capture_output=True, text=True)
+        for line in r.stdout.splitlines():
+            parts = line.split()
+            if "=>" in parts and len(parts) >= 3 and parts[2].startswith("/"):
+                wanted.add(parts[2])
+            elif parts and parts[0].startswith("/") and "ld-linux" in parts[0]:
+                wanted.add(parts[0])
+    wanted = {w for w in wanted if not Path(w).resolve().is_relative_to(jdk.resolve())}
+    if not any("ld-linux" in w for w in wanted):
+        raise ImageError("ldd found no dynamic loader for the jlink'ed java")
+    shutil.rmtree(dest, ignore_errors=True)
+    dest.mkdir(parents=True)
+    for w in sorted(wanted):
+        shutil.copy2(Path(w).resolve(), dest / Path(w).name)
+
+
+def ensure_root_share(agent_lib: Path | None = None, deploy_pub: Path | None = None,
+                      java_home: Path | None = None) -> Path:
+    java_home = java_home or paths.java_home()
+    agent_lib = agent_lib or paths.rt_agent_lib_dir()
+    deploy_pub = deploy_pub or (paths.keys_dir() / "deploy.pub")
+    root = root_share_dir()
+    root.mkdir(parents=True, exist_ok=True)
+    if not agent_lib.is_dir() or not any(agent_lib.glob("*.jar")):
+        raise ImageError(f"RT cell agent not built: no jars in {agent_lib} "
+                         "(run: mvn -B -q install from the repository root with JAVA_HOME=temurin-25)")
+    if not deploy_pub.is_file():
+        raise ImageError(f"deploy public key missing: {deploy_pub} (run: rtdroid keys)")
+    jdk = root / "jdk"
+    stamp = root / "jdk.stamp"
+    jars_key = [_file_key(j) for j in sorted(agent_lib.glob("*.jar"))]
+    try:
+        prev = json.loads(stamp.read_text())
+    except (OSError, ValueError):
+        prev = {}
+    if prev.get("jars") == jars_key and prev.get("java") == _file_key(java_home / "release"):
+        modules = prev["modules"]  # jdeps takes seconds: reuse its answer while the jars are the same
+    else:
+        modules = sorted(set(JLINK_MODULES) | set(_jdeps_modules(agent_lib, java_home)))
+    key = {"modules": modules, "java": _file_key(java_home / "release"), "jars": jars_key}
+    if not (jdk / "bin" / "java").is_file() or not (root / "glibc").is_dir() or prev.get("modules") != modules \
+            or prev.get("java") != key["java"]:
+        shutil.rmtree(jdk, ignore_errors=True)
+        r = subprocess.run([str(java_home / "bin" / "jlink"), "--add-modules", ",".join(modules),
+                            "--strip-debug", "--no-header-files", "--no-man-pages",
+                            "--generate-cds-archive", "--output", str(jdk)],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise ImageError(f"jlink failed: {r.stderr.strip() or r.stdout.strip()}")
+        _copy_system_libs(jdk, root / "glibc")
+    stamp.write_text(json.dumps(key))
+    # Jars and key are copied every time (cheap), so the share always matches the build.
+    lib = root / "lib"
+    shutil.rmtree(lib, ignore_errors=True)
+    lib.mkdir()
+    for j in sorted(agent_lib.glob("*.jar")):
+        shutil.copy2(j, lib / j.name)
+    keys = root / "keys"
+    keys.mkdir(exist_ok=True)
+    shutil.copy2(deploy_pub, keys / "deploy.pub")
+    return root
+
+
+# --- AOT cache: a training run of the agent on the host, so the guest JVM starts from it ---
+
+def ensure_aot_cache(board: Board, out=lambda s: None) -> Path | None:
+    """Train the agent's AOT cache (JDK 25 -XX:AOTCacheOutput) on the host with the guest's exact
+    JVM flags and classpath (the share is mounted in the guest at its host path), so the guest JVM
+    maps already parsed classes instead of loading them on an emulated CPU.
+    Best effort: a failed training leaves no cache and the guest starts without one."""
+    from .render import cpu_list, qemu_rt_jvm_args
+    root = root_share_dir()
+    jars = sorted(str(j) for j in (root / "lib").glob("*.jar"))
+    java = root / "jdk" / "bin" / "java"
+    aot_dir = root / "aot"
+    cache = aot_dir / "agent.aot"
+    stamp = aot_dir / "agent.aot.stamp"
+    jvm = qemu_rt_jvm_args(board)
+    key = {"jars": [_file_key(Path(j)) for j in jars], "java": _file_key(java), "jvm": jvm,
+           "jdk": _file_key(root / "jdk" / "lib" / "modules")}
+    if cache.is_file() and _stamp_ok(stamp, key):
+        return cache
+    shutil.rmtree(aot_dir, ignore_errors=True)
+    aot_dir.mkdir(parents=True)
+    import tempfile
+    from xcc import region as xr
+    r = board.region
+    with tempfile.TemporaryDirectory(prefix="rtdroid-aot-") as tmp:
+        region = Path(tmp) / "region"
+        xr.format(str(region), rings=r["rings"], slots=r["slots"], slot_bytes=r["slot_bytes"])
+        argv = (["taskset", "-c", cpu_list(board.rt["cpus"]), str(java)] + jvm
+                + [f"-XX:AOTCacheOutput={cache}", "-cp", ":".join(jars), "org.rtdroid.rtcell.agent.Main",
+                   "--region", str(region), "--deploy-key", str(root / "keys" / "deploy.pub"),
+                   "--cpus", cpu_list(board.rt["cpus"]), "--budget-bytes", str(board.rt["rt_budget_bytes"])])
+        log = Path(tmp) / "train.log"
+        with open(log, "wb") as f:
+            p = subprocess.Popen(argv, stdout=f, stderr=subprocess.STDOUT, cwd=tmp, start_new_session=True)
+        try:
+            deadline = time.monotonic() + 90
+            while time.monotonic() < deadline and p.poll() is None and "RTCELL READY" not in log.read_text(errors="replace"):
+                time.sleep(0.1)
+            if p.poll() is None:
+                p.terminate()  # the agent exits cleanly on SIGTERM; the JVM then writes the cache
+            p.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+        if not cache.is_file():
+            out(f"AOT training of the RT cell agent produced no cache (guest starts without one): "
+                f"{log.read_text(errors='replace')[-500:]}")
+            shutil.rmtree(aot_dir, ignore_errors=True)
+            return None
+    stamp.write_text(json.dumps(key))
+    return cache

@@ -1,0 +1,61 @@
+"""Where things are: the repository root and everything under build/.
+
+The root is RTDROID_HOME when set, else found from this package's location (tools/rtdroid/rtdroid).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def repo_root() -> Path:
+    env = os.environ.get("RTDROID_HOME")
+    if env:
+        return Path(env).resolve()
+    return Path(__file__).resolve().parents[3]
+
+
+def build_dir() -> Path:
+    return repo_root() / "build"
+
+
+def board_configs_dir() -> Path:
+    return repo_root() / "board-configs"
+
+
+def hypervisor_cells_dir() -> Path:
+    return repo_root() / "hypervisor-cells"
+
+
+def run_root() -> Path:
+    """RTDROID_RUN_DIR relocates board state (tests use a private one)."""
+    env = os.environ.get("RTDROID_RUN_DIR")
+    return Path(env) if env else build_dir() / "run"
+
+
+def run_dir(board: str) -> Path:
+    return run_root() / board
+
+
+def rt_cell_build_dir() -> Path:
+    return build_dir() / "rt-cell"
+
+
+def keys_dir() -> Path:
+    return build_dir() / "keys"
+
+
+def rt_agent_lib_dir() -> Path:
+    """RTDROID_RT_AGENT_LIB overrides it (tests run the lifecycle against a test double)."""
+    env = os.environ.get("RTDROID_RT_AGENT_LIB")
+    return Path(env) if env else repo_root() / "rt-cell" / "agent" / "target" / "dist" / "lib"
+
+
+def android_cell_dist_dir() -> Path:
+    """RTDROID_ANDROID_CELL_DIST overrides it (tests)."""
+    env = os.environ.get("RTDROID_ANDROID_CELL_DIST")
+    return Path(env) if env else repo_root() / "android-cell" / "target" / "dist"
+
+
+def java_home() -> Path:
+    return Path(os.environ.get("RTDROID_JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64"))

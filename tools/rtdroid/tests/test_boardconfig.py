@@ -1,0 +1,133 @@
+"""Board files: the shipped ones validate; each broken one is rejected naming field, value, rule."""
+import copy
+
+import pytest
+import yaml
+
+from rtdroid import boardconfig as bc
+from rtdroid import paths
+
+
+def shipped(name):
+    return yaml.safe_load((paths.board_configs_dir() / f"{name}.yaml").read_text())
+
+
+@pytest.mark.parametrize("name", ["host", "qemu-x86_64"])
+def test_shipped_boards_validate(name):
+    b = bc.load_board(name)
+    assert b.name == name
+    assert b.rt["cpus"] == [1] and b.android["cpus"] == [0]
+    assert b.region_formatted_bytes <= b.region["size_bytes"]
+
+
+def test_region_geometry_formula_matches_the_spec():
+    # 256 + 2*(64R + R(64 + S*slot_bytes)) with R=3, S=256, 512-byte slots
+    assert bc.formatted_region_bytes(3, 256, 512) == 256 + 2 * (64 * 3 + 3 * (64 + 256 * 512))
+
+
+def _set(d, path, value):
+    keys = path.split(".")
+    for k in keys[:-1]:
+        d = d[int(k)] if k.isdigit() else d[k]
+    last = keys[-1]
+    if value is _DELETE:
+        del d[int(last) if last.isdigit() else last]
+    else:
+        d[int(last) if last.isdigit() else last] = value
+
+
+_DELETE = object()
+
+CASES = [
+    # (board, field to change, new value, expected field path, expected words in the rule)
+    ("host", "cells.1.cpus", [1], "cells[1].cpus", "must not share CPUs"),
+    ("host", "cells.0.cpus", [5], "cells[0].cpus", "not declared"),
+    ("host", "regions.0.size_bytes", 4096, "regions[0].size_bytes", "too small for the ring geometry"),
+    ("host", "regions.0.slots", 100, "regions[0].slots", "power of two"),
+    ("host", "regions.0.slot_bytes", 500, "regions[0].slot_bytes", "multipleOf"),
+    ("host", "regions.0.rings", 9, "regions[0].rings", "maximum"),
+    ("host", "regions.0.backing", "/tmp/x.region", "regions[0].backing", "pattern"),
+    ("host", "regions.0.backing", "/dev/shm/fixed.region", "regions[0].backing", "{board}"),
+    ("host", "regions.0.peers", ["rt", "nobody"], "regions[0].peers[1]", "names no cell"),
+    ("host", "cells.0.rt_budget_bytes", 1 << 30, "cells[0].rt_budget_bytes", "must fit the cell's memory_mib"),
+    ("host", "cells.0.role", "android", "cells[0]", "not allowed for this cell's role"),
+    ("host", "cells.0.kernel", "debian-rt", "cells[0].kernel", "process board has no kernel"),
+    ("host", "cells.1.control_port", "7411", "cells[1].control_port", "type"),
+    ("host", "cells.1.control_port", 80, "cells[1].control_port", "minimum"),
+    ("host", "cells.0.frequency", 3, "cells[0]", "unknown field"),
+    ("host", "hypervisor", "jailhouse", "hypervisor", "must be one of"),
+    ("host", "tuning.rt_cmdline", "isolcpus=1", "tuning.rt_cmdline", "boots no kernel"),
+    ("host", "cells.0.heap_mib", _DELETE, "cells[0]", "required field missing"),
+    ("qemu-x86_64", "regions.0.size_bytes", 3 * 1024 * 1024, "regions[0].size_bytes", "power of two"),
+    ("qemu-x86_64", "tuning.rt_cmdline", "console=ttyS0 isolcpus=0", "tuning.rt_cmdline", "housekeeping"),
+    ("qemu-x86_64", "tuning.rt_cmdline", "console=ttyS0 nohz_full=3", "tuning.rt_cmdline", "1 vCPU"),
+    ("qemu-x86_64", "tuning.rt_cmdline", "quiet", "tuning.rt_cmdline", "console=ttyS0"),
+    ("qemu-x86_64", "cells.0.kernel", _DELETE, "cells[0].kernel", "boots a kernel"),
+    ("qemu-x86_64", "cells.0.vcpus", 2, "cells[0].vcpus", "more vCPUs"),
+    ("qemu-x86_64", "cells.0.accel", "hvf", "cells[0].accel", "must be one of"),
+    ("qemu-x86_64", "devices", [], "devices", "ivshmem-plain device"),
+    ("qemu-x86_64", "devices.0.region", "other", "devices[0].region", "names no region"),
+]
+
+
+@pytest.mark.parametrize("board,field,value,path,rule", CASES,
+                         ids=[f"{c[0]}:{c[1]}" for c in CASES])
+def test_broken_board_is_rejected_with_field_value_and_rule(board, field, value, path, rule):
+    d = copy.deepcopy(shipped(board))
+    _set(d, field, value)
+    with pytest.raises(bc.BoardConfigError) as e:
+        bc.validate_board(d, f"{board}.yaml")
+    paths_and_rules = [(p, r) for p, v, r in e.value.problems]
+    assert any(p == path and rule in r for p, r in paths_and_rules), paths_and_rules
+    text = str(e.value)
+    assert f"{board}.yaml: {path}:" in text
+    if value is not _DELETE and path == field_path(field) and isinstance(value, (int, str)):
+        assert str(value).split()[-1] in text  # the value (or the offending word of it) is shown
+
+
+def field_path(dotted):
+    out = ""
+    for k in dotted.split("."):
+        out += f"[{k}]" if k.isdigit() else (f".{k}" if out else k)
+    return out
+
+
+def test_two_rt_cells_are_rejected():
+    d = shipped("host")
+    d["cells"][1] = copy.deepcopy(d["cells"][0])
+    d["cells"][1]["name"] = "rt2"
+    d["cells"][1]["cpus"] = [0]
+    with pytest.raises(bc.BoardConfigError) as e:
+        bc.validate_board(d, "host.yaml")
+    assert "exactly one cell of role rt" in str(e.value)
+
+
+def test_missing_board_file_names_the_known_boards():
+    with pytest.raises(bc.BoardConfigError) as e:
+        bc.load_board("no-such-board")
+    assert "no such board file" in str(e.value) and "qemu-x86_64" in str(e.value)
+
+
+def test_not_yaml_is_rejected(tmp_path):
+    p = tmp_path / "bad.yaml"
+    p.write_text("board: [unclosed\n")
+    with pytest.raises(bc.BoardConfigError) as e:
+        bc.load_board(str(p))
+    assert "not readable YAML" in str(e.value)
+
+
+def test_cpu_that_does_not_exist_on_this_machine_is_refused_at_up():
+    d = shipped("host")
+    d["cpus"] = [0, 1, 1000]
+    d["cells"][0]["cpus"] = [1000]
+    b = bc.validate_board(d, "host.yaml")  # declared, so the file itself is valid
+    with pytest.raises(bc.BoardConfigError) as e:
+        bc.check_host_cpus(b)
+    assert "cells[0].cpus" in str(e.value) and "1000" in str(e.value)
+
+
+def test_cpu_list_syntax():
+    assert bc.parse_cpu_list("0,2-4") == [0, 2, 3, 4]
+    assert bc.parse_cpu_list("domain,managed_irq,1") == [1]
+    with pytest.raises(ValueError):
+        bc.parse_cpu_list("3-1")

@@ -1,0 +1,57 @@
+"""Integration: the host board with both real cells (run with -m integration)."""
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from rtdroid import lifecycle, paths
+
+from rtdroid_testutil import rtdroid_cmd
+
+pytestmark = pytest.mark.integration
+BUILD_HINT = "build it first: (cd /work/main && JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64 mvn -B -q install -DskipTests)"
+
+
+def require(path: Path, what: str) -> None:
+    if not path.exists() or (path.is_dir() and not any(path.iterdir())):
+        pytest.fail(f"{what} is not built: {path} missing; {BUILD_HINT}")
+
+
+def rtdroid(*args, timeout=300):
+    r = subprocess.run(rtdroid_cmd(*args), capture_output=True, text=True, timeout=timeout)
+    return r.returncode, r.stdout + r.stderr
+
+
+def assert_board_gone(state: dict) -> None:
+    for c in state["cells"].values():
+        assert not lifecycle.process_alive(c), f"{c['name']} cell (pid {c['pid']}) still runs"
+    assert not Path(state["region"]["path"]).exists(), "region file left behind"
+    assert not Path(state["region"]["lock"]).exists(), "region lock file left behind"
+
+
+def test_host_board_boots_both_cells_and_tears_down(tmp_path):
+    require(paths.rt_agent_lib_dir(), "the RT cell agent")
+    require(paths.android_cell_dist_dir() / "lib", "the Android cell host")
+    if lifecycle.running_boards():
+        pytest.fail("a board is already up; bring it down first")
+    code, text = rtdroid("board", "up", "--board", "host")
+    state = lifecycle.load_state("host")
+    try:
+        assert code == 0, text
+        assert "rt cell ready" in text and "android cell ready" in text
+        code, st = rtdroid("board", "status", "--board", "host", "--json")
+        assert code == 0, st
+        peers = json.loads(st)["host"]["peers"]
+        assert peers["rt"]["state"] == "READY" and peers["android"]["state"] == "READY", peers
+        # A broken app bundle (no AndroidManifest.xml, no classes.jar) is refused with its reason.
+        broken = tmp_path / "broken-app"
+        broken.mkdir()
+        code, out = rtdroid("deploy", "android", str(broken))
+        assert code == 1 and "refused" in out and "HTTP 400" in out, out
+    finally:
+        code2, text2 = rtdroid("board", "down", "--board", "host")
+    assert code2 == 0, text2
+    if state:
+        assert_board_gone(state)
+

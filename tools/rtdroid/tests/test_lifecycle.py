@@ -1,0 +1,158 @@
+"""`board up` / `down` on a process board against test doubles of the cells: progress, readiness,
+refusals, timeouts, crashes, Ctrl-C, and that nothing is left behind."""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rtdroid import lifecycle
+
+from rtdroid_testutil import rtdroid_cmd
+
+
+def pids_of(state):
+    return [c["pid"] for c in state["cells"].values()]
+
+
+def assert_nothing_left(board, pids):
+    for pid in pids:
+        assert not Path(f"/proc/{pid}").exists() or \
+            Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] in "ZX", f"pid {pid} still runs"
+    assert not board["region"].exists()
+    assert not Path(str(board["region"]) + ".lock").exists()
+    assert lifecycle.load_state(board["name"]) is None
+
+
+def test_up_then_down_leaves_nothing(private_board):
+    lines = []
+    state = lifecycle.up(str(private_board["file"]), out=lines.append)
+    assert [l[:5] for l in lines[:7]] == [f"[{i}/7]" for i in range(1, 8)]
+    assert any("region formatted" in l for l in lines)
+    assert all(c["ready"] for c in state["cells"].values())
+    pids = pids_of(state)
+    assert all(lifecycle.process_alive(c) for c in state["cells"].values())
+    st = lifecycle.status(private_board["name"])[private_board["name"]]
+    assert st["up"] and st["peers"]["rt"]["state"] == "READY"
+    saved = json.loads((private_board["run"] / private_board["name"] / "state.json").read_text())
+    assert saved["region"]["path"] == str(private_board["region"])
+    assert lifecycle.down(private_board["name"], out=lambda s: None) == 1
+    assert_nothing_left(private_board, pids)
+
+
+def test_second_up_is_refused(private_board):
+    state = lifecycle.up(str(private_board["file"]), out=lambda s: None)
+    try:
+        with pytest.raises(lifecycle.BoardError, match="already up"):
+            lifecycle.up(str(private_board["file"]), out=lambda s: None)
+        assert all(lifecycle.process_alive(c) for c in state["cells"].values())
+    finally:
+        lifecycle.down(private_board["name"], out=lambda s: None)
+
+
+def test_region_file_in_use_is_refused_and_nothing_starts(private_board):
+    region = private_board["region"]
+    region.write_bytes(b"\0" * 4096)
+    with open(region, "rb"):  # held open by "another process" (this one)
+        with pytest.raises(lifecycle.BoardError, match="already exists"):
+            lifecycle.up(str(private_board["file"]), out=lambda s: None)
+    assert region.read_bytes() == b"\0" * 4096  # not formatted over
+    assert lifecycle.load_state(private_board["name"]) is None
+    region.unlink()
+
+
+def test_control_port_in_use_is_refused(private_board):
+    s = socket.socket()
+    s.bind(("127.0.0.1", private_board["port"]))
+    s.listen()
+    try:
+        with pytest.raises(lifecycle.BoardError, match=f"port {private_board['port']}.*already in use"):
+            lifecycle.up(str(private_board["file"]), out=lambda s: None)
+    finally:
+        s.close()
+    assert not private_board["region"].exists()
+
+
+def test_cell_that_never_reports_ready_times_out_with_its_last_lines(private_board, monkeypatch):
+    monkeypatch.setenv("FAKE_MODE", "never-ready")
+    out = []
+    with pytest.raises(lifecycle.BoardError) as e:
+        lifecycle.up(str(private_board["file"]), boot_timeout=3, out=out.append)
+    assert "did not report ready within 3 s" in str(e.value)
+    assert "last 30 lines" in str(e.value) and "fake RT agent" in str(e.value) or \
+        "android" in str(e.value)
+    assert any("tearing down" in l for l in out)
+    assert not private_board["region"].exists()
+    assert lifecycle.load_state(private_board["name"]) is None
+
+
+def test_cell_that_crashes_is_reported_and_the_rest_torn_down(private_board, monkeypatch):
+    monkeypatch.setenv("FAKE_MODE", "crash")
+    with pytest.raises(lifecycle.BoardError, match="rt cell exited with status 3"):
+        lifecycle.up(str(private_board["file"]), cells=["rt"], out=lambda s: None)
+    assert not private_board["region"].exists()
+
+
+def test_missing_cell_build_is_a_clear_error(private_board, monkeypatch, tmp_path):
+    monkeypatch.setenv("RTDROID_RT_AGENT_LIB", str(tmp_path / "empty"))
+    with pytest.raises(lifecycle.BoardError, match="RT cell agent not built"):
+        lifecycle.up(str(private_board["file"]), out=lambda s: None)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_interrupted_up_tears_down_what_it_started(private_board, sig):
+    env = dict(os.environ, FAKE_MODE="never-ready")
+    p = subprocess.Popen(rtdroid_cmd("board", "up", "--board", str(private_board["file"]), "--timeout", "60"),
+                         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    state_file = private_board["run"] / private_board["name"] / "state.json"
+    deadline = time.monotonic() + 20
+    state = None
+    while time.monotonic() < deadline:
+        if state_file.exists():
+            state = json.loads(state_file.read_text())
+            if len(state["cells"]) == 2:
+                break
+        time.sleep(0.05)
+    assert state and len(state["cells"]) == 2, "cells never started"
+    time.sleep(0.3)
+    p.send_signal(sig)
+    out, _ = p.communicate(timeout=30)
+    assert p.returncode != 0
+    assert "tearing down" in out and "interrupted" in out
+    assert_nothing_left(private_board, pids_of(state))
+
+
+def test_down_removes_a_leftover_region_of_a_killed_up(private_board):
+    # Simulate a `board up` killed with SIGKILL: state and region remain, cells are gone.
+    state = lifecycle.up(str(private_board["file"]), out=lambda s: None)
+    for c in state["cells"].values():
+        os.killpg(c["pid"], signal.SIGKILL)
+    time.sleep(0.3)
+    assert lifecycle.down(str(private_board["file"]), out=lambda s: None) == 1
+    assert_nothing_left(private_board, pids_of(state))
+
+
+@pytest.fixture
+def private_qemu_board(private_board, tmp_path):
+    """The qemu-x86_64 board under a private name (and region file)."""
+    import yaml
+    from rtdroid import paths
+    data = yaml.safe_load((paths.board_configs_dir() / "qemu-x86_64.yaml").read_text())
+    data["board"] = private_board["name"]
+    f = tmp_path / "qemu-private.yaml"
+    f.write_text(yaml.safe_dump(data))
+    return dict(private_board, file=f, data=data)
+
+
+def test_qemu_board_without_a_kernel_is_refused_and_leaves_nothing(private_qemu_board, monkeypatch, tmp_path):
+    from rtdroid import paths
+    monkeypatch.setattr(paths, "rt_cell_build_dir", lambda: tmp_path / "no-rt-cell")
+    with pytest.raises(lifecycle.BoardError, match="no RT kernel fetched"):
+        lifecycle.up(str(private_qemu_board["file"]), cells=["rt"], out=lambda s: None)
+    assert not private_qemu_board["region"].exists()
+    assert lifecycle.load_state(private_qemu_board["name"]) is None

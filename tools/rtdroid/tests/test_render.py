@@ -1,0 +1,59 @@
+"""Rendering is deterministic and equals the committed golden files."""
+import copy
+import json
+
+import pytest
+import yaml
+
+from rtdroid import boardconfig as bc
+from rtdroid import paths, render
+
+
+@pytest.mark.parametrize("name", bc.available_boards())
+def test_rendering_matches_golden(name):
+    board = bc.load_board(name)
+    assert render.compare_with_golden(board) == [], \
+        "re-render with `rtdroid board render --all --update-golden` and review the diff"
+
+
+@pytest.mark.parametrize("name", bc.available_boards())
+def test_rendering_is_deterministic(name):
+    board = bc.load_board(name)
+    assert render.rendered_files(board) == render.rendered_files(bc.load_board(name))
+
+
+def test_a_changed_board_no_longer_matches_golden(tmp_path, monkeypatch):
+    d = yaml.safe_load((paths.board_configs_dir() / "qemu-x86_64.yaml").read_text())
+    d["cells"][0]["memory_mib"] = 2048
+    board = bc.validate_board(d, "board-configs/qemu-x86_64.yaml")
+    bad = render.compare_with_golden(board)
+    assert any(p.endswith("qemu-x86_64.json") for p in bad)
+
+
+def test_qemu_rt_argv_carries_the_board():
+    r = render.render(bc.load_board("qemu-x86_64"))
+    argv = r["cells"]["rt"]["argv"]
+    assert argv[:3] == ["taskset", "-c", "1"]
+    assert argv[argv.index("-m") + 1] == "1024"
+    assert "ivshmem-plain,memdev=shm" in argv
+    backend = argv[argv.index("-object") + 1]
+    assert "mem-path=/dev/shm/rtdroid-qemu-x86_64.region" in backend and "size=4194304" in backend
+    assert "readonly=on" in argv[argv.index("-virtfs") + 1]
+    assert argv[argv.index("-append") + 1].startswith("console=ttyS0")
+    android = r["cells"]["android"]["argv"]
+    assert android[:3] == ["taskset", "-c", "0"] and android[-2:] == ["--control-port", "7411"]
+
+
+def test_init_script_loads_modules_in_order_and_runs_the_agent():
+    init = render.qemu_init_script(bc.load_board("qemu-x86_64"))
+    assert "@" not in init.replace("$@", "")  # every placeholder was filled
+    assert " ".join(render.QEMU_RT_MODULES) in init
+    assert "/sys/kernel/realtime" in init and "0x1110" in init
+    assert "org.rtdroid.rtcell.agent.Main" in init and "--budget-bytes 67108864" in init
+
+
+def test_resolve_argv_substitutes_and_splices(tmp_path):
+    args = tmp_path / "jvm.args"
+    args.write_text("# comment\n-Xmx1g\n\n-Dx=1\n")
+    out = render.resolve_argv(["${A}/bin", f"@file:{args}", "@file:/nonexistent", "z"], {"A": "/h"})
+    assert out == ["/h/bin", "-Xmx1g", "-Dx=1", "z"]
