@@ -18,7 +18,7 @@ BENCH     ?=
 # Robot suites run on these boards in `make test`.
 TEST_BOARDS ?= host qemu-x86_64
 
-.PHONY: help setup build java c apk test unit-test java-test python-test c-test integration-test robot \
+.PHONY: help setup build java c apk apk-test test unit-test java-test python-test c-test integration-test robot \
         run bench fuzz clean
 
 help:
@@ -29,10 +29,9 @@ help:
 	@echo "make fuzz  [FUZZ_SECONDS=60]         fuzz the three frame decoders"
 
 # --- set-up -----------------------------------------------------------------------------------
-setup: $(BUILD)/.setup-done
-$(BUILD)/.setup-done: tools/setup.sh requirements.txt
-	bash tools/setup.sh
-	@touch $@
+# tools/setup.sh keeps its own stamp: when nothing changed it returns at once.
+setup:
+	@bash tools/setup.sh
 
 # --- build ------------------------------------------------------------------------------------
 build: setup java c apk
@@ -49,11 +48,18 @@ apk: java
 	@echo "== building signed APKs"
 	bash android-cell/apk/build-apk.sh
 
+apk-test: setup
+	@echo "== building and verifying signed APKs (apksigner, aapt, dexdump)"
+	bash android-cell/apk/build-apk.sh --verify
+
 # --- tests ------------------------------------------------------------------------------------
-test: build unit-test integration-test robot
+# Order matters: Maven builds and tests the JVM modules, the C peer is built and tested, the APKs
+# are built and verified, then the Python tests (some run against the built Java and C peers),
+# the integration tests and the Robot suites on real boards.
+test: setup java-test c-test apk-test python-test integration-test robot
 	@echo "make test: all suites passed"
 
-unit-test: java-test python-test c-test
+unit-test: java-test c-test python-test
 
 java-test: setup
 	@echo "== JVM unit tests"
@@ -67,11 +73,11 @@ c-test: setup
 	@echo "== C unit tests"
 	$(MAKE) -s -C bridge/c test
 
-integration-test: build
+integration-test: setup
 	@echo "== integration tests (real processes, real regions, QEMU under TCG)"
 	$(PY) -m pytest -q -m integration tools/rtdroid/tests
 
-robot: build
+robot: setup
 	@for b in $(TEST_BOARDS); do \
 	  echo "== Robot suites on board $$b"; \
 	  $(PY) -m robot --outputdir $(BUILD)/robot/$$b --variablefile tests/robot/variables/$$b.py \

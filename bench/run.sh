@@ -18,8 +18,14 @@ if [ -x "$PYTHON" ]; then
 else
   echo "bench/run.sh: no $PYTHON; JSON only, no plot" >&2
 fi
+if [ $# -eq 0 ]; then
+  set -- --help
+fi
+NAME=$1
+shift
 # Generational ZGC (the only ZGC mode in Java 25), a fixed, pre-touched heap so mlockall covers it.
+# Defaults first, so a --out given on the command line wins.
 # shellcheck disable=SC2086
 exec "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED \
   -XX:+UseZGC -Xms1g -Xmx1g -XX:+AlwaysPreTouch \
-  -cp "$JAR:$ROOT/bench/target/lib/*" org.rtdroid.bench.Main "$@" --out "$ROOT/build/bench" $PLOT
+  -cp "$JAR:$ROOT/bench/target/lib/*" org.rtdroid.bench.Main "$NAME" --out "$ROOT/build/bench" $PLOT "$@"

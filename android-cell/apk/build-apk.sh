@@ -25,7 +25,7 @@ VERIFY=0
 step() { echo "[apk] $*"; }
 die() { echo "build-apk: $*" >&2; exit 1; }
 
-for tool in aapt2 zipalign apksigner javac keytool; do
+for tool in aapt2 zipalign apksigner javac jar keytool; do
   command -v "$tool" >/dev/null || die "$tool not found (apt-get install aapt zipalign apksigner; JDK at $JAVA_HOME)"
 done
 [[ -f "$FRAMEWORK_RES" ]] || die "$FRAMEWORK_RES missing (apt-get install android-framework-res)"
@@ -69,7 +69,8 @@ package_apk() {
   step "$name: aapt2 link (framework-res API 29, min SDK $min_sdk)"
   aapt2 link -I "$FRAMEWORK_RES" --manifest "$manifest" --min-sdk-version "$min_sdk" \
     --target-sdk-version "$target_sdk" -o "$unsigned"
-  (cd "$dexdir" && zip -q -X "$unsigned" classes*.dex)
+  # the dex goes in with the JDK's jar tool (no manifest added): no zip package needed
+  jar --update --no-manifest --file "$unsigned" -C "$dexdir" classes.dex
   step "$name: zipalign -p 4"
   zipalign -f -p 4 "$unsigned" "$aligned"
   step "$name: apksigner sign"

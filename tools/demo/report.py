@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import shutil
 import sys
 from dataclasses import dataclass
@@ -107,7 +108,7 @@ def write_report(result: dict, out_dir: Path) -> Path:
     for name, samples in result.get("latency", {}).items():
         pc = percentiles(samples)
         lat_rows.append({"path": name, **pc.as_dict()})
-        imgs = plot_latency(samples, out_dir, name.replace(" ", "_").replace("/", "_"), name)
+        imgs = plot_latency(samples, out_dir, re.sub(r"[^A-Za-z0-9_.-]+", "_", name), name)
         sections.append(f"<h3>{html.escape(name)}</h3>" + "".join(
             f'<img src="{p.name}" alt="{html.escape(p.stem)}">' for p in imgs))
     shots = []

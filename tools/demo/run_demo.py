@@ -56,9 +56,10 @@ class AndroidCell:
             raise SystemExit(f"demo: {method} {path} -> {e.code} {e.read().decode(errors='replace')}")
         return payload if raw else json.loads(payload or b"null")
 
-    def samples(self) -> list[int]:
-        r = self.call("GET", "/latency")
-        return [int(s) for s in r.get("samples_ns", [])]
+    def latency(self) -> dict:
+        """Round trips measured by the proxy for app requests that got a reply (ns): roundTrip
+        (app send -> app's view updated), intentToFrame, frameToDelivered, rtShare."""
+        return self.call("GET", "/latency")
 
     def screenshot(self, path: Path) -> Path:
         path.write_bytes(self.call("GET", "/screenshot", raw=True))
@@ -102,7 +103,7 @@ def main() -> int:
 
         say(f"[4/7] driving the UI for {args.seconds:.0f} s (volume, noise reduction, pings)")
         rng = random.Random(8)
-        first = len(android.samples())
+        first = android.latency()["count"]
         end = time.monotonic() + args.seconds
         last_print = 0.0
         noise = False
@@ -119,10 +120,17 @@ def main() -> int:
             now = time.monotonic()
             if now - last_print >= 2.0:
                 last_print = now
-                say(f"      {len(android.samples()) - first} round trips so far, "
+                say(f"      {android.latency()['count'] - first} round trips so far, "
                     f"{max(0.0, end - now):.0f} s left")
         time.sleep(0.5)
-        samples = android.samples()[first:]
+        lat = android.latency()
+        n = lat["count"] - first
+        series = {"ui round trip": lat["roundTrip"][-n:] if n else [],
+                  "android share: intent to frame": lat["intentToFrame"][-n:] if n else [],
+                  "android share: frame to delivered": lat["frameToDelivered"][-n:] if n else [],
+                  "rt cell share": lat["rtShare"][-n:] if n else []}
+        series = {k: [int(v) for v in vs if int(v) >= 0] for k, vs in series.items()}
+        samples = series["ui round trip"]
         shots.append(android.screenshot(out / "ui-end.png"))
 
         say("[5/7] collecting RT service and bridge statistics")
@@ -131,13 +139,12 @@ def main() -> int:
             s["worst_lateness_us"] = round(int(s.get("worst_lateness_nanos", 0)) / 1000.0, 1)
         stats = json.loads(cli("stats", capture=True))
         proxy = android.call("GET", "/proxy/stats")
-        latency_info = android.call("GET", "/latency")
     finally:
-        say("[7/7] bringing the board down")
+        say("[6/7] bringing the board down")
         subprocess.run([RTDROID, "board", "down"], cwd=ROOT, timeout=300)
 
     pc = report.percentiles(samples)
-    say("[6/7] writing the report")
+    say("[7/7] writing the report")
     notes = [f"Board up in {boot_s:.1f} s.",
              "Round trips are measured inside the Android cell: the app's Intent to the UI update "
              "that shows the RT cell's reply."]
@@ -146,8 +153,7 @@ def main() -> int:
                      "timings prove function, not real-time latency. Latency goals are measured "
                      "on the host board (make run BOARD=host, make bench).")
     result = {"board": args.board, "started": started, "duration_s": args.seconds,
-              "boot_seconds": round(boot_s, 2), "latency": {"ui round trip": samples},
-              "android_share": {k: v for k, v in latency_info.items() if k != "samples_ns"},
+              "boot_seconds": round(boot_s, 2), "latency": series,
               "services": services, "region_stats": stats, "proxy_stats": proxy,
               "screenshots": [str(s) for s in shots], "notes": notes}
     index = report.write_report(result, out)

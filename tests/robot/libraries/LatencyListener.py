@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -41,7 +42,7 @@ class LatencyListener:
         summary = {}
         for name, samples in lib.latency.items():
             summary[name] = report.percentiles(samples).as_dict()
-            report.plot_latency(samples, hist_dir, name.replace(" ", "_"), name)
+            report.plot_latency(samples, hist_dir, re.sub(r"[^A-Za-z0-9_.-]+", "_", name), name)
         (hist_dir / "latency.json").write_text(json.dumps(
             {"percentiles": summary, "samples_ns": lib.latency}, indent=1))
         report.write_report({"board": getattr(lib, "board", ""), "latency": lib.latency,

@@ -11,7 +11,7 @@ Test Tags         any
 *** Test Cases ***
 A Ping From The UI Is Answered By The RT Cell
     [Tags]    cell:android    cell:rt
-    View Text Should Change    status    ping
+    View Text Should Become    ping_result    ping    Pong
 
 End-To-End Round Trips Stay Within The Board's Budget
     [Tags]    cell:android    cell:rt

@@ -1,12 +1,14 @@
-"""Budgets for qemu-x86_64 under TCG. Emulation is not real time: these budgets check that the
-system works and stays bounded, not that it meets real-time latency."""
+"""Budgets for qemu-x86_64 under TCG. Emulation is not real time: the guest's clock and its
+instructions advance at whatever pace the emulator gets from a shared 2-core host, so a busy host
+makes releases late by seconds. These budgets check that the system works, stays bounded and
+recovers — not real-time latency, which is measured on the host board."""
 BOARD = "qemu-x86_64"
-RTT_P50_BUDGET_US = 50_000
-RTT_P99_BUDGET_US = 500_000
-ECHO_P99_BUDGET_US = 200_000
-# Under TCG a periodic 8 ms task can miss: misses are reported and held to this budget.
-MAX_DEADLINE_MISSES = 200
-WORST_LATENESS_BUDGET_US = 500_000
-BOOT_BUDGET_S = 60
+RTT_P50_BUDGET_US = 100_000
+RTT_P99_BUDGET_US = 2_000_000
+# Per measured window (10-20 s, ~2,500-5,000 releases of the two 8 ms tasks): misses are
+# reported; at most half of them may miss under emulation.
+MAX_DEADLINE_MISSES = 2_500
+WORST_LATENESS_BUDGET_US = 10_000_000
+BOOT_BUDGET_S = 90
 LATENCY_SAMPLES = 100
 STRESS_SECONDS = 8

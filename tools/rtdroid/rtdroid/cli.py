@@ -44,11 +44,18 @@ def cmd_board_down(a) -> int:
     return 0
 
 
+def cmd_board_restart(a) -> int:
+    lifecycle.restart(a.cell, a.board, boot_timeout=a.timeout)
+    return 0
+
+
 def cmd_board_status(a) -> int:
     st = lifecycle.status(a.board)
     if a.json:
-        print(json.dumps(st, indent=2, sort_keys=True))
-        return 0 if st and all(b["up"] for b in st.values()) else 1
+        # One board is up at a time: its status as one flat object ({"board": null} when none).
+        name, b = next(iter(st.items())) if st else (a.board, {"up": False})
+        print(json.dumps({"board": name, **b}, indent=2, sort_keys=True))
+        return 0 if b.get("up") else 1
     if not st:
         print("no board is up")
         return 1
@@ -386,6 +393,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp = board.add_parser("down", help="stop every cell, remove the region file")
     board_opt(sp)
     sp.set_defaults(func=cmd_board_down)
+    sp = board.add_parser("restart", help="stop and start one cell of the board that is up")
+    sp.add_argument("cell", choices=["rt", "android"])
+    board_opt(sp)
+    sp.add_argument("--timeout", type=float, metavar="S", help="boot timeout (default: the board's)")
+    sp.set_defaults(func=cmd_board_restart)
+
     sp = board.add_parser("status", help="cells, peers and region of the board that is up")
     board_opt(sp)
     sp.add_argument("--json", action="store_true")

@@ -20,7 +20,6 @@ import os
 import shutil
 import stat
 import subprocess
-import time
 from pathlib import Path
 
 from . import paths
@@ -158,7 +157,7 @@ class _Cpio:
         return self.buf.getvalue()
 
 
-BUSYBOX_APPLETS = ["ln", "tr", "sh", "mount", "umount", "insmod", "cat", "echo", "mkdir", "poweroff", "stat",
+BUSYBOX_APPLETS = ["ln", "sh", "mount", "umount", "insmod", "cat", "echo", "mkdir", "poweroff", "stat",
                    "uname", "ls", "sleep", "dmesg", "ps", "free", "top", "grep", "cut", "tail"]
 
 
@@ -174,11 +173,10 @@ def ensure_initramfs(board: Board, busybox: Path = Path("/bin/busybox")) -> Path
     out = paths.rt_cell_build_dir() / "initramfs.cpio.gz"
     stamp = paths.rt_cell_build_dir() / "initramfs.stamp"
     init = qemu_init_script(board).encode()
-    env = f"RT={root_share_dir()}\n".encode()
     if not busybox.is_file():
         raise ImageError(f"{busybox} missing (apt-get install busybox-static)")
     modules = [_module_path(m) for m in QEMU_RT_MODULES]
-    key = {"init": hashlib.sha256(init + env).hexdigest(), "busybox": _file_key(busybox),
+    key = {"init": hashlib.sha256(init).hexdigest(), "busybox": _file_key(busybox),
            "modules": [_file_key(m) for m in modules]}
     if out.is_file() and _stamp_ok(stamp, key):
         return out
@@ -193,7 +191,6 @@ def ensure_initramfs(board: Board, busybox: Path = Path("/bin/busybox")) -> Path
     for name, m in zip(QEMU_RT_MODULES, modules):
         c.file(f"lib/modules/{name}.ko", m.read_bytes())
     c.file("init", init, 0o755)
-    c.file("etc/rtcell.env", env)
     raw = c.finish()
     tmp = out.with_suffix(".tmp")
     with open(tmp, "wb") as f:
@@ -291,55 +288,3 @@ def ensure_root_share(agent_lib: Path | None = None, deploy_pub: Path | None = N
     shutil.copy2(deploy_pub, keys / "deploy.pub")
     return root
 
-
-# --- AOT cache: a training run of the agent on the host, so the guest JVM starts from it ---
-
-def ensure_aot_cache(board: Board, out=lambda s: None) -> Path | None:
-    """Train the agent's AOT cache (JDK 25 -XX:AOTCacheOutput) on the host with the guest's exact
-    JVM flags and classpath (the share is mounted in the guest at its host path), so the guest JVM
-    maps already parsed classes instead of loading them on an emulated CPU.
-    Best effort: a failed training leaves no cache and the guest starts without one."""
-    from .render import cpu_list, qemu_rt_jvm_args
-    root = root_share_dir()
-    jars = sorted(str(j) for j in (root / "lib").glob("*.jar"))
-    java = root / "jdk" / "bin" / "java"
-    aot_dir = root / "aot"
-    cache = aot_dir / "agent.aot"
-    stamp = aot_dir / "agent.aot.stamp"
-    jvm = qemu_rt_jvm_args(board)
-    key = {"jars": [_file_key(Path(j)) for j in jars], "java": _file_key(java), "jvm": jvm,
-           "jdk": _file_key(root / "jdk" / "lib" / "modules")}
-    if cache.is_file() and _stamp_ok(stamp, key):
-        return cache
-    shutil.rmtree(aot_dir, ignore_errors=True)
-    aot_dir.mkdir(parents=True)
-    import tempfile
-    from xcc import region as xr
-    r = board.region
-    with tempfile.TemporaryDirectory(prefix="rtdroid-aot-") as tmp:
-        region = Path(tmp) / "region"
-        xr.format(str(region), rings=r["rings"], slots=r["slots"], slot_bytes=r["slot_bytes"])
-        argv = (["taskset", "-c", cpu_list(board.rt["cpus"]), str(java)] + jvm
-                + [f"-XX:AOTCacheOutput={cache}", "-cp", ":".join(jars), "org.rtdroid.rtcell.agent.Main",
-                   "--region", str(region), "--deploy-key", str(root / "keys" / "deploy.pub"),
-                   "--cpus", cpu_list(board.rt["cpus"]), "--budget-bytes", str(board.rt["rt_budget_bytes"])])
-        log = Path(tmp) / "train.log"
-        with open(log, "wb") as f:
-            p = subprocess.Popen(argv, stdout=f, stderr=subprocess.STDOUT, cwd=tmp, start_new_session=True)
-        try:
-            deadline = time.monotonic() + 90
-            while time.monotonic() < deadline and p.poll() is None and "RTCELL READY" not in log.read_text(errors="replace"):
-                time.sleep(0.1)
-            if p.poll() is None:
-                p.terminate()  # the agent exits cleanly on SIGTERM; the JVM then writes the cache
-            p.wait(timeout=120)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
-        if not cache.is_file():
-            out(f"AOT training of the RT cell agent produced no cache (guest starts without one): "
-                f"{log.read_text(errors='replace')[-500:]}")
-            shutil.rmtree(aot_dir, ignore_errors=True)
-            return None
-    stamp.write_text(json.dumps(key))
-    return cache

@@ -104,6 +104,9 @@ def processes_mapping(path: Path) -> list[int]:
 
 def port_in_use(port: int) -> bool:
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # The cell's server binds with SO_REUSEADDR (the JDK's default on Linux), so connections of
+    # a previous run lingering in TIME_WAIT do not make the port busy; probe the same way.
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         s.bind(("127.0.0.1", port))
         return False
@@ -404,12 +407,10 @@ def up(board_name: str, cells: list[str] | None = None, boot_timeout: float | No
                 rt_kernel = image.ensure_kernel()
                 image.ensure_initramfs(board)
                 image.ensure_root_share()
-                aot = image.ensure_aot_cache(board, out=out)
             except image.ImageError as e:
                 raise BoardError(str(e)) from None
             kind = "PVH ELF vmlinux" if rt_kernel.name == "vmlinux" else "bzImage"
-            progress.stage(f"RT cell image ready (kernel {image.kernel_version()} as {kind}, initramfs, root share"
-                           + (", agent AOT cache" if aot else ", no AOT cache") + ")")
+            progress.stage(f"RT cell image ready (kernel {image.kernel_version()} as {kind}, initramfs, root share)")
         elif qemu:
             progress.stage("RT cell image not needed (RT cell not started)")
 
@@ -506,6 +507,40 @@ def _up_started(board, cells, state, progress, run, rt_kernel, boot_timeout):
     _wait_ready(board, state, pending, progress)
 
 
+# ------------------------------------------------------------------ restart
+
+def restart(cell_name: str, board_name: str | None = None, boot_timeout: float | None = None,
+            out: Callable[[str], None] = print) -> dict:
+    """Stops one cell of the board that is up (if it still runs) and starts it again with the
+    argv it was started with, waiting until it reports ready. The region and the other cell are
+    left alone: this is how a crashed Android cell comes back while the RT cell keeps running."""
+    with _up_lock():
+        state = current_state(board_name)
+        board = load_board(state["board"])
+        cell = state["cells"].get(cell_name)
+        if cell is None:
+            raise BoardError(f"board {state['board']} has no cell {cell_name!r} "
+                             f"(cells: {', '.join(state['cells'])})")
+        if board.hypervisor == "qemu" and cell.get("role") == "rt":
+            raise BoardError("restarting the RT cell of a QEMU board is not supported; "
+                             "use `rtdroid board down` and `board up`")
+        if process_alive(cell):
+            _stop_process(cell)
+            out(f"stopped {cell_name} cell (pid {cell['pid']})")
+        log = Path(cell["log"])
+        if log.exists():
+            # The ready line of the previous incarnation must not satisfy the wait below.
+            log.replace(log.with_name(log.name + ".previous"))
+        progress = Progress(2, out)
+        p = _start_cell(state, cell_name, cell["argv"], log)
+        state["cells"][cell_name]["role"] = cell["role"]
+        progress.stage(f"{cell_name} cell restarted, pid {p.pid}")
+        pattern = r"RTCELL READY[^\n]*" if cell["role"] == "rt" else r"ANDROID CELL READY[^\n]*"
+        timeout = boot_timeout or board.cell(cell["role"]).get("boot_timeout_seconds", 60)
+        _wait_ready(board, state, {cell_name: (p, log, pattern, timeout)}, progress)
+        return state
+
+
 # ------------------------------------------------------------------ down
 
 def _teardown(state: dict, out: Callable[[str], None]) -> list[str]:
@@ -588,7 +623,10 @@ def status(board_name: str | None = None) -> dict:
         if state is None:
             result[name] = {"up": False}
             continue
-        cells = {n: {"pid": c["pid"], "alive": process_alive(c), "ready": c.get("ready", False)}
+        cells = {n: {"pid": c["pid"], "alive": process_alive(c), "ready": c.get("ready", False),
+                     "role": c.get("role"), "log": c.get("log"),
+                     **({"control_port": state.get("control_port")} if c.get("role") == "android" else {}),
+                     **({"console": c["console"]} if c.get("console") else {})}
                  for n, c in state["cells"].items()}
         peers = {}
         try:

@@ -63,7 +63,7 @@ def _render_process(board: Board) -> dict:
 
 
 def qemu_rt_jvm_args(board: Board) -> list[str]:
-    """The guest JVM's flags; the host's AOT training run uses exactly these too."""
+    """The guest JVM's flags (no hsperfdata file; temporary files on the tmpfs)."""
     return rt_jvm_args(board.rt["heap_mib"]) + ["-XX:-UsePerfData", "-Djava.io.tmpdir=/tmp"]
 
 
@@ -73,7 +73,8 @@ def qemu_init_script(board: Board) -> str:
     # Inside the VM the cell's CPUs are its vCPUs 0..n-1; the host pins the VM to rt["cpus"].
     guest_cpus = cpu_list(list(range(rt.get("vcpus", 1))))
     jvm = qemu_rt_jvm_args(board)
-    agent = ["--cpus", guest_cpus, "--budget-bytes", str(rt["rt_budget_bytes"])]
+    agent = ["--deploy-key", "/rt/keys/deploy.pub", "--cpus", guest_cpus,
+             "--budget-bytes", str(rt["rt_budget_bytes"])]
     tmpfs_mib = max(16, (rt["memory_mib"] * MIB - rt["heap_mib"] * MIB - rt["rt_budget_bytes"]) // MIB // 4)
     values = {"BOARD": board.name, "MODULES": " ".join(QEMU_RT_MODULES), "ROOT_TAG": ROOT_SHARE_TAG,
               "TMPFS_MIB": str(tmpfs_mib), "JVM_ARGS": " ".join(jvm), "AGENT_ARGS": " ".join(agent)}
@@ -124,9 +125,8 @@ def _render_qemu(board: Board) -> dict:
                 "path": "${RTDROID_HOME}/build/rt-cell/root",
                 "mount_tag": ROOT_SHARE_TAG,
                 "contents": ["jdk/ (jlink'ed Java 25 runtime)", "glibc/ (the libraries that runtime links)",
-                             "lib/ (RT cell agent jars)", "keys/deploy.pub",
-                             "aot/agent.aot (AOT cache from a training run of the agent on the host)"],
-                "guest_mount": "the host path of the share (/etc/rtcell.env in the initramfs)",
+                             "lib/ (RT cell agent jars)", "keys/deploy.pub"],
+                "guest_mount": "/rt",
             },
         },
     }

@@ -42,7 +42,9 @@ def test_host_board_boots_both_cells_and_tears_down(tmp_path):
         assert "rt cell ready" in text and "android cell ready" in text
         code, st = rtdroid("board", "status", "--board", "host", "--json")
         assert code == 0, st
-        peers = json.loads(st)["host"]["peers"]
+        st = json.loads(st)
+        assert st["board"] == "host" and st["cells"]["android"]["control_port"] == 7411, st
+        peers = st["peers"]
         assert peers["rt"]["state"] == "READY" and peers["android"]["state"] == "READY", peers
         # A broken app bundle (no AndroidManifest.xml, no classes.jar) is refused with its reason.
         broken = tmp_path / "broken-app"

@@ -156,3 +156,18 @@ def test_qemu_board_without_a_kernel_is_refused_and_leaves_nothing(private_qemu_
         lifecycle.up(str(private_qemu_board["file"]), cells=["rt"], out=lambda s: None)
     assert not private_qemu_board["region"].exists()
     assert lifecycle.load_state(private_qemu_board["name"]) is None
+
+
+def test_status_json_is_one_flat_object(private_board):
+    lifecycle.up(str(private_board["file"]), out=lambda s: None)
+    try:
+        r = subprocess.run(rtdroid_cmd("board", "status", "--json"), capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        st = json.loads(r.stdout)
+        assert st["board"] == private_board["name"] and st["up"]
+        assert st["cells"]["android"]["control_port"] == private_board["port"]
+        assert st["peers"]["rt"]["state"] == "READY"
+    finally:
+        lifecycle.down(private_board["name"], out=lambda s: None)
+    r = subprocess.run(rtdroid_cmd("board", "status", "--json"), capture_output=True, text=True)
+    assert r.returncode == 1 and json.loads(r.stdout)["up"] is False

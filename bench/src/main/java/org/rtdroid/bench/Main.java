@@ -50,6 +50,9 @@ public final class Main {
         }
         // Heap is committed (-Xms = -Xmx, AlwaysPreTouch): lock it so page faults do not add latency.
         RealtimeThreads.lockMemory();
+        // cyclictest holds /dev/cpu_dma_latency at 0 while it runs; hold it for the whole run so
+        // every participant gets the same CPU idle policy.
+        RealtimeThreads.holdCpuIdleLatencyZero();
         int failed = 0;
         for (Benchmark b : selected) {
             System.out.println("== " + b.name() + ": " + b.description()

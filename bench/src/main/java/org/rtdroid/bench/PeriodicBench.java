@@ -47,7 +47,7 @@ final class PeriodicBench implements Benchmark {
         boolean cyclictestOk = true;
         PeriodicTaskProbe probe = PeriodicTaskProbe.start(o.cpu(), PERIOD_NANOS);
         // JIT warm-up of the runtime's release loop and onRelease: a 20 us period, not recorded.
-        probe.run(PRIORITY, "20us", o.quick() ? JIT_WARMUP_CALLS / 3 : JIT_WARMUP_CALLS, 1, new Latency());
+        probe.run(PRIORITY, "20us", o.quick() ? JIT_WARMUP_CALLS / 3 : JIT_WARMUP_CALLS, 0, new Latency());
         try {
             for (String noise : List.of("none", "gc")) {
                 GarbageNoise gc = "gc".equals(noise) ? GarbageNoise.start() : null;

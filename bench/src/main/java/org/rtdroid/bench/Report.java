@@ -114,6 +114,7 @@ public final class Report {
         h.put("gc", gcName());
         h.put("sched_fifo_permitted", RealtimeThreads.schedFifoPermitted());
         h.put("memory_locked", Boolean.TRUE.equals(RealtimeThreads.memoryLocked()));
+        h.put("cpu_dma_latency_zero", RealtimeThreads.cpuIdleLatencyHeld());
         h.put("warnings", RealtimeThreads.warnings());
         return h;
     }

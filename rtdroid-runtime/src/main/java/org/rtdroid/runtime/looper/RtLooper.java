@@ -17,8 +17,9 @@ import org.rtdroid.runtime.os.RealtimeThreads;
  * of its base priority, the message being handled and every queued message. A sender that queues a
  * message above it raises the looper thread at once (sched_setscheduler on its tid); the looper
  * lowers itself when it next dispatches a lower message (not when it parks: a parked thread competes
- * with nobody, and a looper serving one priority then makes no system call). Where SCHED_FIFO is not
- * permitted, the effective priority is
+ * with nobody, and a looper serving one priority then makes no system call; the cost is that a
+ * low-priority message can wake it at the old, higher priority for the few microseconds before it
+ * lowers itself). Where SCHED_FIFO is not permitted, the effective priority is
  * still computed and still orders delivery; only the kernel priority is left unchanged (one warning).
  *
  * <p>Nothing here allocates once started: inboxes are lock-free stacks of pre-allocated messages
@@ -39,7 +40,6 @@ public final class RtLooper {
     private static final int OS_PRIORITY_ON = 1;
     private static final int OS_PRIORITY_OFF = 2;
 
-    private static final boolean EAGER = Boolean.getBoolean("rtdroid.eager");
     private static final ThreadLocal<RtLooper> CURRENT = new ThreadLocal<>();
 
     private final String name;
@@ -278,8 +278,7 @@ public final class RtLooper {
             // The computed priority drops to what is left; the kernel priority is lowered lazily, at
             // the next dispatch of a lower message: a parked thread competes with nobody, and a
             // looper that serves one priority makes no system call at all.
-            int idleP = settleEffective(-1);
-            if (EAGER) { kernelExactly(idleP); }
+            settleEffective(-1);
             long wake = earliestWhen();
             parked = true;
             if ((pendingLow.get() | pendingHigh.get()) == 0 && !quitting) {

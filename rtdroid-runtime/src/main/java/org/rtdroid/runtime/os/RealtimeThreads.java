@@ -24,6 +24,11 @@ public final class RealtimeThreads {
     public static final String AFFINITY = "affinity";
     public static final String TIMER_SLACK = "timer_slack";
     public static final String MLOCKALL = "mlockall";
+    public static final String CPU_DMA_LATENCY = "cpu_dma_latency";
+
+    /** The PM QoS request stays in force while this file is open (see the kernel's pm_qos docs). */
+    private static final String CPU_DMA_LATENCY_FILE = "/dev/cpu_dma_latency";
+    private static java.io.FileOutputStream cpuLatencyRequest;
 
     private static final Map<String, String> WARNINGS = new ConcurrentHashMap<>();
     private static volatile Consumer<String> warningSink = System.err::println;
@@ -153,6 +158,35 @@ public final class RealtimeThreads {
             }
         }
         return memoryLocked;
+    }
+
+    /**
+     * Asks the kernel to keep CPU wake-up latency at 0 µs (no deep idle states) for as long as the
+     * process lives, by writing 0 to /dev/cpu_dma_latency and keeping it open, as cyclictest does.
+     * Deep C-states can add tens to hundreds of microseconds to a timer wake-up.
+     *
+     * @return true if the request is in force
+     */
+    public static synchronized boolean holdCpuIdleLatencyZero() {
+        if (cpuLatencyRequest != null) {
+            return true;
+        }
+        try {
+            java.io.FileOutputStream out = new java.io.FileOutputStream(CPU_DMA_LATENCY_FILE);
+            out.write(new byte[4]); // a binary s32 of 0 microseconds
+            out.flush();
+            cpuLatencyRequest = out;
+            return true;
+        } catch (java.io.IOException | SecurityException e) {
+            warnOnce(CPU_DMA_LATENCY, "rtdroid: cannot hold " + CPU_DMA_LATENCY_FILE + " at 0 us (" + e.getMessage()
+                    + "): CPUs may enter deep idle states; timer wake-ups can be later");
+            return false;
+        }
+    }
+
+    /** @return true if {@link #holdCpuIdleLatencyZero} is in force */
+    public static synchronized boolean cpuIdleLatencyHeld() {
+        return cpuLatencyRequest != null;
     }
 
     /** @return whether mlockall succeeded, or null if {@link #lockMemory} was not called */

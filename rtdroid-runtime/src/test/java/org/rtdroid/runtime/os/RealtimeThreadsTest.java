@@ -82,6 +82,16 @@ class RealtimeThreadsTest {
     }
 
     @Test
+    void theCpuIdleLatencyRequestReportsItsOutcome() {
+        boolean held = RealtimeThreads.holdCpuIdleLatencyZero();
+        assertEquals(held, RealtimeThreads.cpuIdleLatencyHeld());
+        assertEquals(held, RealtimeThreads.holdCpuIdleLatencyZero(), "a second call changes nothing");
+        if (!held) {
+            assertTrue(RealtimeThreads.warnings().stream().anyMatch(w -> w.startsWith("rtdroid: cannot hold /dev/cpu_dma_latency")));
+        }
+    }
+
+    @Test
     void outOfRangePrioritiesAreRejectedBeforeTheKernelSeesThem() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RealtimePolicy.fifo(100));
         assertTrue(e.getMessage().contains("100"));

@@ -6,7 +6,6 @@ import android.os.Looper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.concurrent.CountDownLatch;
@@ -146,9 +145,5 @@ final class CellHost {
         } catch (IOException ignored) {
             // nothing to delete
         }
-    }
-
-    static Path path(String s) {
-        return Paths.get(s);
     }
 }

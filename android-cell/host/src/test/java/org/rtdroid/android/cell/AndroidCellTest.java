@@ -289,6 +289,24 @@ class AndroidCellTest {
 
     @Test
     @Order(9)
+    void aFloodIntoAFullRingIsRefusedAndCountedNotQueued() throws Exception {
+        // The test's RT side stops reading: 64 slots fill, the rest are refused to the app.
+        for (int i = 0; i < 90; i++) {
+            assertEquals(200, cell.post("/ui/seekbar", "{\"id\":\"volume\",\"progress\":" + (i % 100) + "}").status());
+        }
+        String stats = cell.await("/proxy/stats", b -> !b.contains("\"droppedFull\":0,"), 10_000);
+        assertTrue(stats.contains("\"frames_dropped_full\":"), stats);
+        cell.await("/ui/text?id=connection", b -> b.contains("Refused: data ring for priority 70 is full"), 10_000);
+        int drained = 0;
+        while (rt.receive(500) != null) {
+            drained++;
+        }
+        assertEquals(64, drained, "exactly the ring's 64 slots were written; nothing else was queued");
+        assertEquals(200, cell.get("/state").status());
+    }
+
+    @Test
+    @Order(10)
     void rtRestartIsNoticedAndTheProxyReconnects() throws Exception {
         rt.close();
         cell.await("/proxy/stats", b -> b.contains("\"connected\":false"), 10_000);
@@ -303,7 +321,7 @@ class AndroidCellTest {
     }
 
     @Test
-    @Order(10)
+    @Order(11)
     void uninstallRemovesTheApp() throws Exception {
         assertEquals(200, cell.delete("/apps/" + TEST_APP).status());
         assertFalse(cell.get("/apps").body().contains(TEST_APP));
@@ -312,7 +330,7 @@ class AndroidCellTest {
     }
 
     @Test
-    @Order(11)
+    @Order(12)
     void sigtermShutsTheCellDownCleanly() throws Exception {
         ProcessHandle h = cell.process.toHandle();
         assertTrue(h.isAlive());

@@ -10,7 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -91,7 +90,14 @@ class RealRtCellIT {
             for (int i = 1; i <= PINGS; i++) {
                 assertEquals(200, cell.post("/ui/click", "{\"id\":\"ping\"}").status());
                 final int n = i;
-                cell.await("/ui/text?id=ping_result", b -> b.contains("Pong #" + n + " in"), 10_000);
+                try {
+                    cell.await("/ui/text?id=ping_result", b -> b.contains("Pong #" + n + " in"), 10_000);
+                } catch (AssertionError e) {
+                    // Say why: a stalled RT heartbeat (e.g. a SCHED_FIFO hog on the RT cell's CPU
+                    // starving its proxy thread) makes the proxy refuse, and the stats say so.
+                    throw new AssertionError(e.getMessage() + "; proxy: " + cell.get("/proxy/stats").body()
+                            + "; RT cell: " + agentOut, e);
+                }
             }
             assertEquals(200, cell.post("/ui/seekbar", "{\"id\":\"volume\",\"progress\":42}").status());
             cell.await("/ui/text?id=applied", b -> b.contains("Applied: volume 42"), 10_000);
@@ -151,9 +157,5 @@ class RealRtCellIT {
         t.setDaemon(true);
         t.start();
         seen.get(seconds, TimeUnit.SECONDS);
-    }
-
-    static List<String> list(String... s) {
-        return new ArrayList<>(List.of(s));
     }
 }

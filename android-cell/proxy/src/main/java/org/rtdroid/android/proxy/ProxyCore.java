@@ -45,6 +45,8 @@ public final class ProxyCore {
     public static final int MAX_PENDING_DELIVERIES = 256;
     /** Bound of requests awaiting a reply (round-trip bookkeeping). */
     public static final int MAX_OUTSTANDING = 1024;
+    /** -Dorg.rtdroid.proxy.trace=true: log each hop's time (diagnosis; off by default). */
+    static final boolean TRACE = Boolean.getBoolean("org.rtdroid.proxy.trace");
 
     private static volatile ProxyCore instance;
 
@@ -200,7 +202,7 @@ public final class ProxyCore {
             return;
         }
         long written = System.nanoTime();
-        if (Boolean.getBoolean("org.rtdroid.proxy.trace")) {
+        if (TRACE) {
             Log.d(TAG, "TRACE hop=" + (received - appSendNanos) + " encode+offer=" + (written - received));
         }
         stats.framesOut++;
@@ -314,6 +316,7 @@ public final class ProxyCore {
     }
 
     private void accept(Inbound in) {
+        in.acceptNanos = System.nanoTime();
         stats.framesIn++;
         stats.channel(in.channel).in++;
         in.arrival = arrivals++;
@@ -378,6 +381,10 @@ public final class ProxyCore {
                     return;
                 }
                 stats.delivered++;
+                if (TRACE) {
+                    Log.d(TAG, "TRACE ring->proxy=" + (in.acceptNanos - in.frameReadNanos) + " proxy->delivered="
+                            + (delivered - in.acceptNanos));
+                }
                 if (req != null) {
                     stats.roundTrips++;
                     latency.record(delivered - req.appSendNanos, req.frameWrittenNanos - req.appSendNanos,
@@ -476,6 +483,7 @@ public final class ProxyCore {
         final int ring;
         final long frameReadNanos;
         long arrival;
+        long acceptNanos;
 
         Inbound(String channel, String action, int priority, byte[] payload, long correlationId,
                 long rtReceiveNanos, long rtReplyNanos, long seq, int ring, long frameReadNanos) {

@@ -43,12 +43,14 @@ public final class ProxyStats {
     public static final int PEER_RESTARTS = 15;
     /** Heartbeats written to this cell's state line. */
     public static final int HEARTBEATS = 16;
+    /** Times the proxy used up its CPU budget for a window and slept until the next one. */
+    public static final int BUDGET_EXHAUSTED = 17;
 
-    static final int COUNT = 17;
+    static final int COUNT = 18;
     private static final String[] NAMES = {
         "frames_in", "delivered", "frames_out", "undecodable", "no_body", "wrong_kind", "unknown_channel",
         "sender_not_allowed", "receiver_full", "payload_too_large", "wrong_direction", "not_running",
-        "ring_full", "peer_not_ready", "encode_failed", "peer_restarts", "heartbeats",
+        "ring_full", "peer_not_ready", "encode_failed", "peer_restarts", "heartbeats", "budget_exhausted",
     };
 
     private final AtomicLongArray counts = new AtomicLongArray(COUNT);

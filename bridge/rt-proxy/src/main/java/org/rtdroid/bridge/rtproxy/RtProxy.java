@@ -1,6 +1,8 @@
 package org.rtdroid.bridge.rtproxy;
 
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+
 import org.rtdroid.bridge.Backoff;
 import org.rtdroid.bridge.ConsumerRing;
 import org.rtdroid.bridge.ProducerRing;
@@ -37,6 +39,13 @@ import org.rtdroid.runtime.xcc.CrossContextIntent;
  * the region's consumer line ({@link ConsumerRing#countUndeliverable()}). The RT side never waits
  * for the Android side: a full outbound ring drops and counts.
  *
+ * <p>The proxy is a polling <em>server</em> with a CPU budget: in every window of
+ * {@link #BUDGET_WINDOW_NANOS} it may be busy with frames for at most {@link #BUDGET_NANOS}, then it
+ * sleeps until the window ends. Without it, a flood from the Android side would keep a SCHED_FIFO
+ * thread busy for 100% of a CPU; Linux's RT throttling (95% by default) would then stall every
+ * real-time thread of that CPU, the periodic tasks included, for the rest of its period. With it the
+ * proxy's share of the cell's CPU is bounded whatever the other cell does.
+ *
  * <p>After construction nothing here allocates (checked by a test with per-thread allocated bytes),
  * except logging the rare peer restart.
  */
@@ -45,6 +54,10 @@ public final class RtProxy implements Runnable {
     public static final int PROXY_FIFO_PRIORITY = RealtimePolicy.MIN_FIFO_PRIORITY;
     /** The spec asks for a heartbeat at least every 100 ms; half that leaves margin for a slow pass. */
     public static final long DEFAULT_HEARTBEAT_INTERVAL_NANOS = 50_000_000L;
+    /** The proxy's budget window. */
+    public static final long BUDGET_WINDOW_NANOS = 1_000_000L;
+    /** How long the proxy may be busy with frames in one window: 20% of the CPU at most. */
+    public static final long BUDGET_NANOS = 200_000L;
 
     private final Region region;
     private final CrossContextEndpoint endpoint;
@@ -162,9 +175,28 @@ public final class RtProxy implements Runnable {
     @Override
     public void run() {
         lastHeartbeatNanos = System.nanoTime();
+        long windowStart = lastHeartbeatNanos;
+        long busyNanos = 0;
         while (running) {
-            if (doWork() > 0) {
+            long start = System.nanoTime();
+            int work = doWork();
+            long end = System.nanoTime();
+            if (end - windowStart >= BUDGET_WINDOW_NANOS) {
+                windowStart = end;
+                busyNanos = 0;
+            }
+            if (work > 0) {
                 backoff.reset();
+                busyNanos += end - start;
+                if (busyNanos >= BUDGET_NANOS) {
+                    stats.increment(ProxyStats.BUDGET_EXHAUSTED);
+                    long wake = windowStart + BUDGET_WINDOW_NANOS;
+                    for (long left = wake - end; left > 0; left = wake - System.nanoTime()) {
+                        LockSupport.parkNanos(left);
+                    }
+                    windowStart = System.nanoTime();
+                    busyNanos = 0;
+                }
             } else {
                 backoff.idle();
             }

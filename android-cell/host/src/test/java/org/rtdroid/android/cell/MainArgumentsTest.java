@@ -1,0 +1,47 @@
+package org.rtdroid.android.cell;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+/** Bad command lines are refused before the framework starts: exit 2, the option and the rule. */
+class MainArgumentsTest {
+    private static String[] run(String... args) throws Exception {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add("-cp");
+        cmd.add(CellProcess.runtimeClasspath());
+        cmd.add("org.rtdroid.android.cell.Main");
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        return new String[] {Integer.toString(p.exitValue()), out};
+    }
+
+    @Test
+    void badArgumentsAreNamed() throws Exception {
+        String[] r = run("--control-port", "7600");
+        assertEquals("2", r[0], r[1]);
+        assertTrue(r[1].contains("--region PATH is required"), r[1]);
+        r = run("--region", "/dev/shm/x", "--control-port", "70000");
+        assertEquals("2", r[0], r[1]);
+        assertTrue(r[1].contains("--control-port 70000 must be 0..65535"), r[1]);
+        r = run("--region", "/dev/shm/x", "--control-port", "0", "--sdk", "36");
+        assertEquals("2", r[0], r[1]);
+        assertTrue(r[1].contains("--sdk 36 is not available"), r[1]);
+        r = run("--region", "/no/such/dir/region", "--control-port", "0");
+        assertEquals("2", r[0], r[1]);
+        assertTrue(r[1].contains("directory /no/such/dir does not exist"), r[1]);
+        r = run("--region", "/dev/shm/x", "--control-port", "0", "--bogus", "1");
+        assertEquals("2", r[0], r[1]);
+        assertTrue(r[1].contains("unknown argument '--bogus'"), r[1]);
+    }
+}
