@@ -30,6 +30,7 @@ import java.lang.invoke.MethodHandle;
  */
 public final class Linux {
     public static final int CLOCK_MONOTONIC = 1;
+    public static final int CLOCK_THREAD_CPUTIME_ID = 3;
     public static final int TIMER_ABSTIME = 1;
     public static final int SCHED_OTHER = 0;
     public static final int SCHED_FIFO = 1;
@@ -125,6 +126,24 @@ public final class Linux {
         }
         if (rc != 0) {
             return -1; // cannot happen for CLOCK_MONOTONIC on Linux; never a valid time
+        }
+        return ts.get(JAVA_LONG, 0) * NANOS_PER_SECOND + ts.get(JAVA_LONG, 8);
+    }
+
+    /**
+     * clock_gettime(CLOCK_THREAD_CPUTIME_ID): CPU time the calling thread has consumed, in
+     * nanoseconds (spinning counts, sleeping does not). Allocation-free after the thread's first call.
+     */
+    public static long threadCpuNanos() {
+        MemorySegment ts = SCRATCH.get().timespec;
+        int rc;
+        try {
+            rc = (int) CLOCK_GETTIME.invokeExact(CLOCK_THREAD_CPUTIME_ID, ts);
+        } catch (Throwable t) {
+            throw unexpected("clock_gettime", t);
+        }
+        if (rc != 0) {
+            return -1;
         }
         return ts.get(JAVA_LONG, 0) * NANOS_PER_SECOND + ts.get(JAVA_LONG, 8);
     }

@@ -19,6 +19,20 @@ class LinuxTest {
     }
 
     @Test
+    void threadCpuClockCountsSpinningButNotSleeping() {
+        long cpu0 = Linux.threadCpuNanos();
+        long spinUntil = System.nanoTime() + 20_000_000;
+        while (System.nanoTime() < spinUntil) {
+            Thread.onSpinWait();
+        }
+        long cpu1 = Linux.threadCpuNanos();
+        assertTrue(cpu1 - cpu0 >= 5_000_000, "20 ms of spinning counted only " + (cpu1 - cpu0) + " ns");
+        assertEquals(0, Linux.sleepUntilNanos(Linux.monotonicNanos() + 50_000_000));
+        long cpu2 = Linux.threadCpuNanos();
+        assertTrue(cpu2 - cpu1 < 25_000_000, "50 ms asleep counted " + (cpu2 - cpu1) + " ns of CPU");
+    }
+
+    @Test
     void sleepUntilReturnsNoEarlierThanTheDeadline() {
         for (int i = 0; i < 20; i++) {
             long deadline = Linux.monotonicNanos() + 200_000;

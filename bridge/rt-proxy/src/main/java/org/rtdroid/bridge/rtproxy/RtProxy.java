@@ -11,6 +11,7 @@ import org.rtdroid.bridge.codec.Frame;
 import org.rtdroid.bridge.codec.FrameCodec;
 import org.rtdroid.runtime.os.AppliedPolicy;
 import org.rtdroid.runtime.os.CpuSet;
+import org.rtdroid.runtime.os.Linux;
 import org.rtdroid.runtime.os.RealtimePolicy;
 import org.rtdroid.runtime.os.RealtimeThreads;
 import org.rtdroid.runtime.xcc.CrossContextEndpoint;
@@ -40,8 +41,8 @@ import org.rtdroid.runtime.xcc.CrossContextIntent;
  * for the Android side: a full outbound ring drops and counts.
  *
  * <p>The proxy is a polling <em>server</em> with a CPU budget: in every window of
- * {@link #BUDGET_WINDOW_NANOS} it may be busy with frames for at most {@link #BUDGET_NANOS}, then it
- * sleeps until the window ends. Without it, a flood from the Android side would keep a SCHED_FIFO
+ * {@link #BUDGET_WINDOW_NANOS} it may use at most {@link #BUDGET_NANOS} of CPU time (handling frames
+ * or spinning in its backoff alike), then it sleeps until the window ends. Without it, a flood from the Android side would keep a SCHED_FIFO
  * thread busy for 100% of a CPU; Linux's RT throttling (95% by default) would then stall every
  * real-time thread of that CPU, the periodic tasks included, for the rest of its period. With it the
  * proxy's share of the cell's CPU is bounded whatever the other cell does.
@@ -56,7 +57,7 @@ public final class RtProxy implements Runnable {
     public static final long DEFAULT_HEARTBEAT_INTERVAL_NANOS = 50_000_000L;
     /** The proxy's budget window. */
     public static final long BUDGET_WINDOW_NANOS = 1_000_000L;
-    /** How long the proxy may be busy with frames in one window: 20% of the CPU at most. */
+    /** CPU time the proxy may use in one window: 20% of the CPU at most. */
     public static final long BUDGET_NANOS = 200_000L;
 
     private final Region region;
@@ -175,30 +176,28 @@ public final class RtProxy implements Runnable {
     @Override
     public void run() {
         lastHeartbeatNanos = System.nanoTime();
+        // The budget counts the thread's CPU time, so spinning in the backoff counts as much as
+        // handling frames: only sleeping is free.
         long windowStart = lastHeartbeatNanos;
-        long busyNanos = 0;
+        long windowCpuStart = Linux.threadCpuNanos();
         while (running) {
-            long start = System.nanoTime();
-            int work = doWork();
-            long end = System.nanoTime();
-            if (end - windowStart >= BUDGET_WINDOW_NANOS) {
-                windowStart = end;
-                busyNanos = 0;
-            }
-            if (work > 0) {
+            if (doWork() > 0) {
                 backoff.reset();
-                busyNanos += end - start;
-                if (busyNanos >= BUDGET_NANOS) {
-                    stats.increment(ProxyStats.BUDGET_EXHAUSTED);
-                    long wake = windowStart + BUDGET_WINDOW_NANOS;
-                    for (long left = wake - end; left > 0; left = wake - System.nanoTime()) {
-                        LockSupport.parkNanos(left);
-                    }
-                    windowStart = System.nanoTime();
-                    busyNanos = 0;
-                }
             } else {
                 backoff.idle();
+            }
+            long now = System.nanoTime();
+            if (now - windowStart >= BUDGET_WINDOW_NANOS) {
+                windowStart = now;
+                windowCpuStart = Linux.threadCpuNanos();
+            } else if (Linux.threadCpuNanos() - windowCpuStart >= BUDGET_NANOS) {
+                stats.increment(ProxyStats.BUDGET_EXHAUSTED);
+                long wake = windowStart + BUDGET_WINDOW_NANOS;
+                for (long left = wake - now; left > 0; left = wake - System.nanoTime()) {
+                    LockSupport.parkNanos(left);
+                }
+                windowStart = System.nanoTime();
+                windowCpuStart = Linux.threadCpuNanos();
             }
         }
     }
