@@ -117,17 +117,7 @@ public final class Linux {
 
     /** clock_gettime(CLOCK_MONOTONIC) in nanoseconds. Allocation-free after the thread's first call. */
     public static long monotonicNanos() {
-        MemorySegment ts = SCRATCH.get().timespec;
-        int rc;
-        try {
-            rc = (int) CLOCK_GETTIME.invokeExact(CLOCK_MONOTONIC, ts);
-        } catch (Throwable t) {
-            throw unexpected("clock_gettime", t);
-        }
-        if (rc != 0) {
-            return -1; // cannot happen for CLOCK_MONOTONIC on Linux; never a valid time
-        }
-        return ts.get(JAVA_LONG, 0) * NANOS_PER_SECOND + ts.get(JAVA_LONG, 8);
+        return clockNanos(CLOCK_MONOTONIC); // -1 cannot happen for CLOCK_MONOTONIC on Linux
     }
 
     /**
@@ -135,10 +125,15 @@ public final class Linux {
      * nanoseconds (spinning counts, sleeping does not). Allocation-free after the thread's first call.
      */
     public static long threadCpuNanos() {
+        return clockNanos(CLOCK_THREAD_CPUTIME_ID);
+    }
+
+    /** clock_gettime(clockId) in nanoseconds, or -1 (never a valid time) if the call failed. */
+    private static long clockNanos(int clockId) {
         MemorySegment ts = SCRATCH.get().timespec;
         int rc;
         try {
-            rc = (int) CLOCK_GETTIME.invokeExact(CLOCK_THREAD_CPUTIME_ID, ts);
+            rc = (int) CLOCK_GETTIME.invokeExact(clockId, ts);
         } catch (Throwable t) {
             throw unexpected("clock_gettime", t);
         }
