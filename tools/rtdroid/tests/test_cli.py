@@ -18,6 +18,7 @@ def run(*args, **kw):
     [], ["board"], ["board", "launch"], ["deploy"], ["deploy", "rt"], ["deploy", "ios", "x"],
     ["board", "console", "android"], ["board", "logs", "kernel"], ["bundle", "--jar", "x.jar"],
     ["board", "up", "--timeout", "soon"], ["board", "render", "--check", "--update-golden"],
+    ["board", "restart"], ["board", "restart", "kernel"],
 ])
 def test_argument_errors_exit_2(args):
     with pytest.raises(SystemExit) as e:
@@ -58,7 +59,8 @@ def test_up_with_unknown_cells_is_refused():
 
 def test_commands_that_need_a_board_say_none_is_up(tmp_path):
     env = dict(__import__("os").environ, RTDROID_RUN_DIR=str(tmp_path / "run"))
-    for args in (["rt", "services"], ["stats"], ["undeploy", "rt", "echo"], ["board", "console", "rt"]):
+    for args in (["rt", "services"], ["stats"], ["undeploy", "rt", "echo"], ["board", "console", "rt"],
+                 ["board", "restart", "android"]):
         r = run(*args, env=env)
         assert r.returncode == 1 and "no board is up" in r.stderr, (args, r.stderr)
     r = run("deploy", "rt", "/nonexistent.rtb", env=env)
