@@ -273,19 +273,25 @@ class RTDroidLibrary:
         return r["text"] if isinstance(r, dict) else str(r)
 
     @keyword
-    def view_text_should_become(self, view_id: str, action: str, expected: str, timeout_s: float = 10):
-        """Clicks ``action`` and waits until ``view_id``'s text changes and contains ``expected``."""
-        before = self.view_text(view_id)
-        self.click_view(action)
-        deadline = time.monotonic() + float(timeout_s)
-        while time.monotonic() < deadline:
-            now = self.view_text(view_id)
-            if now != before and expected in now:
-                logger.info(f"{view_id}: {before!r} -> {now!r}", also_console=True)
-                return now
-            time.sleep(0.05)
-        raise AssertionError(f"{view_id} reads {self.view_text(view_id)!r} {timeout_s} s after "
-                             f"clicking {action} (expected a new text containing {expected!r})")
+    def view_text_should_become(self, view_id: str, action: str, expected: str, timeout_s: float = 10,
+                                attempts: int = 1):
+        """Clicks ``action`` and waits until ``view_id``'s text changes and contains ``expected``.
+        With ``attempts`` > 1 an unanswered click is reported as a warning and clicked again."""
+        for attempt in range(1, int(attempts) + 1):
+            before = self.view_text(view_id)
+            self.click_view(action)
+            deadline = time.monotonic() + float(timeout_s)
+            while time.monotonic() < deadline:
+                now = self.view_text(view_id)
+                if now != before and expected in now:
+                    logger.info(f"{view_id}: {before!r} -> {now!r} (attempt {attempt})", also_console=True)
+                    return now
+                time.sleep(0.05)
+            text = (f"{view_id} reads {self.view_text(view_id)!r} {timeout_s} s after clicking {action} "
+                    f"(expected a new text containing {expected!r}), attempt {attempt} of {attempts}")
+            if attempt == int(attempts):
+                raise AssertionError(text)
+            logger.warn(text)
 
     @keyword
     def take_screenshot(self, name: str) -> str:

@@ -11,7 +11,7 @@ Test Tags         any
 *** Test Cases ***
 A Ping From The UI Is Answered By The RT Cell
     [Tags]    cell:android    cell:rt
-    View Text Should Become    ping_result    ping    Pong
+    View Text Should Become    ping_result    ping    Pong    attempts=${FIRST_PING_ATTEMPTS}
 
 End-To-End Round Trips Stay Within The Board's Budget
     [Tags]    cell:android    cell:rt

@@ -19,3 +19,5 @@ WORST_LATENESS_BUDGET_US = 100_000
 BOOT_BUDGET_S = 30
 LATENCY_SAMPLES = 300
 STRESS_SECONDS = 10
+# The first Ping after deployment must be answered: no retry on the host board.
+FIRST_PING_ATTEMPTS = 1
