@@ -4,7 +4,7 @@ makes releases late by seconds. These budgets check that the system works, stays
 recovers — not real-time latency, which is measured on the host board."""
 BOARD = "qemu-x86_64"
 RTT_P50_BUDGET_US = 100_000
-RTT_P99_BUDGET_US = 2_000_000
+RTT_P99_BUDGET_US = 10_000_000
 # Per measured window (10-20 s, ~2,500-5,000 releases of the two 8 ms tasks): misses are
 # reported; at most half of them may miss under emulation.
 MAX_DEADLINE_MISSES = 2_500
