@@ -24,8 +24,13 @@ fi
 NAME=$1
 shift
 # Generational ZGC (the only ZGC mode in Java 25), a fixed, pre-touched heap so mlockall covers it.
+# The JVM's safepoints, handshakes and GC pauses are logged (asynchronously, by the VM's own
+# threads, never the measuring ones) to build/bench/<name>-jvm.log: stalls of the Java participants
+# can be matched against them.
 # Defaults first, so a --out given on the command line wins.
+mkdir -p "$ROOT/build/bench"
 # shellcheck disable=SC2086
 exec "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED \
   -XX:+UseZGC -Xms1g -Xmx1g -XX:+AlwaysPreTouch \
+  -Xlog:async -Xlog:safepoint=info,handshake=info,gc=info:file="$ROOT/build/bench/$NAME-jvm.log":uptime,tid \
   -cp "$JAR:$ROOT/bench/target/lib/*" org.rtdroid.bench.Main "$NAME" --out "$ROOT/build/bench" $PLOT "$@"

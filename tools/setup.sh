@@ -17,6 +17,7 @@ mkdir -p "$BUILD"
 
 PACKAGES=(
   qemu-system-x86 busybox-static cpio      # the qemu-x86_64 board's RT cell
+  zstd                                     # its boot snapshot (QEMU migration stream)
   nanopb libnanopb-dev protobuf-compiler   # frame codecs (C, and protoc for Python/Java)
   rt-tests                                 # cyclictest baseline
   zipalign apksigner android-framework-res dexdump aapt   # real signed APKs

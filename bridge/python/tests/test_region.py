@@ -307,3 +307,21 @@ for i in range(1, 3001):
     assert proc.wait(30) == 0
     assert seqs == list(range(1, 3001))
     assert c.counters()["frames_corrupt"] == 0
+
+
+def test_format_in_place_keeps_the_file_and_writes_a_valid_region(tmp_path):
+    p = tmp_path / "backing"
+    p.write_bytes(b"\xa5" * (4 << 20))            # a VM's 4 MiB ivshmem backing with old contents
+    layout = R.format_in_place(str(p), rings=3, slots=16, slot_bytes=512)
+    data = p.read_bytes()
+    assert len(data) == 4 << 20                     # neither truncated nor resized
+    assert R.validate_header(bytearray(data)) == layout
+    assert data[layout.region_bytes:] == b"\xa5" * ((4 << 20) - layout.region_bytes)
+
+
+def test_format_in_place_refuses_a_file_too_small(tmp_path):
+    p = tmp_path / "backing"
+    p.write_bytes(bytes(4096))
+    with pytest.raises(R.RegionError, match="region_bytes"):
+        R.format_in_place(str(p), rings=3, slots=256, slot_bytes=512)
+    assert p.read_bytes() == bytes(4096)

@@ -188,6 +188,25 @@ def format_image(rings: int, slots: int, slot_bytes: int) -> bytearray:
     return buf
 
 
+def format_in_place(path, rings: int = 3, slots: int = 64, slot_bytes: int = 512) -> RegionLayout:
+    """Format the region at the start of an existing file that a peer may already map (a running
+    VM's ivshmem backing): the file is neither truncated nor resized, and the header, whose CRC
+    makes a half-written one invalid, is written last, so a peer polling for it never attaches
+    to a region still being formatted."""
+    layout = RegionLayout(rings, slots, slot_bytes)
+    image = format_image(rings, slots, slot_bytes)
+    fd = os.open(path, os.O_RDWR)
+    try:
+        size = os.fstat(fd).st_size
+        if size < layout.region_bytes:
+            raise RegionError("region_bytes", layout.region_bytes, f"does not fit the file {path} ({size} bytes)")
+        os.pwrite(fd, bytes(image[HEADER_BYTES:]), HEADER_BYTES)
+        os.pwrite(fd, bytes(image[:HEADER_BYTES]), 0)
+    finally:
+        os.close(fd)
+    return layout
+
+
 def format(path, rings: int = 3, slots: int = 64, slot_bytes: int = 512) -> RegionLayout:  # noqa: A001
     """Create (or truncate) the file ``path`` and format a region in it (the board's job)."""
     layout = RegionLayout(rings, slots, slot_bytes)

@@ -220,7 +220,7 @@ def _semantic_problems(d: dict) -> list[tuple[str, Any, str]]:
                     probs.append((f"cells[{i}].vcpus", c.get("vcpus"),
                                   f"more vCPUs than host CPUs pinned to the cell ({c['cpus']})"))
             else:
-                for key in ("kernel", "accel", "cpu_model", "vcpus"):
+                for key in ("kernel", "accel", "cpu_model", "vcpus", "boot"):
                     if key in c:
                         probs.append((f"cells[{i}].{key}", c[key],
                                       "only a qemu board's RT cell boots a VM; a process board has no " + key))

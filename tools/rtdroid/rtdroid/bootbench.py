@@ -1,6 +1,10 @@
 """Boot figures: wall-clock from `board up` to RT cell ready, and to the first echo reply.
 
-    python -m rtdroid.bootbench [--board qemu-x86_64] [--runs 3]  ->  build/bench/boot-<board>.json
+    python -m rtdroid.bootbench [--board qemu-x86_64] [--runs 3] [--cold]  ->  build/bench/boot-<board>[-cold].json
+
+A qemu board with `boot: snapshot` restores its RT cell from the boot snapshot (taken on the
+first run if there is none yet: that run's figures include the cold boot and are reported as
+such); --cold boots the RT cell cold every run.
 
 Each run: `board up --cells rt` (this process then plays the Android side's peer 1, as the
 integration test does), sign and deploy the echo bundle, one PING -> PONG, `board down`.
@@ -20,10 +24,15 @@ from .echo import EchoPeer
 ECHO_APP = Path("rtdroid-runtime/examples/target/apps/echo")
 
 
-def one_run(board: str, bundle: Path) -> dict:
+def one_run(board: str, bundle: Path, cold: bool = False) -> dict:
     from xcc import mgmt
     t0 = time.monotonic()
-    state = lifecycle.up(board, cells=["rt"], out=lambda s: print("   ", s))
+    lines: list[str] = []
+
+    def out(s: str) -> None:
+        lines.append(s)
+        print("   ", s)
+    state = lifecycle.up(board, cells=["rt"], out=out, cold=cold)
     try:
         ready = time.monotonic() - t0
         res = mgmt.deploy(state["region"]["path"], str(bundle), timeout=300)
@@ -42,13 +51,18 @@ def one_run(board: str, bundle: Path) -> dict:
             "echo_round_trip_p50_us": round(statistics.median(rtts) * 1e6, 1),
             "echo_round_trip_max_us": round(max(rtts) * 1e6, 1),
             "milestones_s": state["cells"]["rt"].get("milestones", {}),
-            "accel": state.get("accel"), "rt_kernel_realtime": state.get("rt_kernel_realtime")}
+            "accel": state.get("accel"), "rt_kernel_realtime": state.get("rt_kernel_realtime"),
+            "rt_boot": ("snapshot taken, then restored" if any("boot snapshot taken" in s for s in lines)
+                        else "restored from the boot snapshot" if "restored_seconds" in state["cells"]["rt"]
+                        else "cold"),
+            "restore_s": state["cells"]["rt"].get("restored_seconds")}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--board", default="qemu-x86_64")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--cold", action="store_true", help="boot the RT cell cold (no boot snapshot)")
     a = ap.parse_args()
     from xcc import bundle as xb
     keys.ensure_keys(out=lambda s: None)
@@ -60,14 +74,14 @@ def main() -> None:
     runs = []
     for i in range(a.runs):
         print(f"run {i + 1}/{a.runs} on {a.board}")
-        runs.append(one_run(a.board, bundle))
+        runs.append(one_run(a.board, bundle, a.cold))
         print("   ", runs[-1])
     with open("/proc/loadavg") as f:
         load = f.read().split()[:3]
     summary = {k: {"min": min(r[k] for r in runs), "median": statistics.median(r[k] for r in runs),
                    "max": max(r[k] for r in runs)}
                for k in ("up_to_rt_ready_s", "up_to_first_echo_reply_s")}
-    out = out_dir / f"boot-{a.board}.json"
+    out = out_dir / f"boot-{a.board}{'-cold' if a.cold else ''}.json"
     out.write_text(json.dumps({"board": a.board, "runs": runs, "summary": summary,
                                "loadavg_after": load}, indent=2))
     print(json.dumps(summary, indent=2))

@@ -35,7 +35,7 @@ def cmd_board_up(a) -> int:
     cells = [c.strip() for c in a.cells.split(",")] if a.cells else None
     if cells and (not set(cells) <= {"rt", "android"} or not cells):
         raise CliError(f"--cells {a.cells!r}: name cells among rt, android")
-    lifecycle.up(a.board, cells=cells, boot_timeout=a.timeout)
+    lifecycle.up(a.board, cells=cells, boot_timeout=a.timeout, cold=a.cold)
     return 0
 
 
@@ -388,6 +388,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp = board.add_parser("up", help="format the region, start both cells, wait until ready")
     board_opt(sp, DEFAULT_BOARD)
     sp.add_argument("--cells", metavar="LIST", help="start only these cells (rt,android); default both")
+    sp.add_argument("--cold", action="store_true",
+                    help="boot a qemu RT cell cold even when its board restores it from a boot snapshot")
     sp.add_argument("--timeout", type=float, metavar="S", help="boot timeout per cell (default: the board's)")
     sp.set_defaults(func=cmd_board_up)
     sp = board.add_parser("down", help="stop every cell, remove the region file")

@@ -2,9 +2,11 @@
 
 - vmlinux: the ELF kernel unpacked from Debian's vmlinuz (a bzImage) so QEMU can boot it as PVH
   (~2.5 s to /init under TCG instead of ~5 s through SeaBIOS);
-- initramfs.cpio.gz: busybox-static, the kernel modules in load order, /dev/console and /init;
-- root/: the read-only 9p root share: a jlink'ed Java 25 runtime, the RT cell agent's jars and
-  the board's deploy public key.
+- root/: the RT cell's root, assembled here: a jlink'ed Java 25 runtime, the glibc it links, the
+  RT cell agent's jars and the board's deploy public key;
+- initrd.cpio: the initramfs, uncompressed (the kernel unpacks it with a memcpy, where gunzip under
+  TCG costs seconds): busybox-static, /dev/console, /init, and root/ as /rt. No kernel modules: the
+  ivshmem BAR needs no driver, and nothing is mounted over virtio.
 
 Each piece is rebuilt only when its inputs changed (a stamp file records them).
 """
@@ -24,7 +26,7 @@ from pathlib import Path
 
 from . import paths
 from .boardconfig import Board
-from .render import QEMU_RT_MODULES, qemu_init_script
+from .render import GUEST_ROOT, qemu_init_script
 
 
 class ImageError(Exception):
@@ -161,50 +163,58 @@ BUSYBOX_APPLETS = ["ln", "sh", "mount", "umount", "insmod", "cat", "echo", "mkdi
                    "uname", "ls", "sleep", "dmesg", "ps", "free", "top", "grep", "cut", "tail"]
 
 
-def _module_path(name: str) -> Path:
-    base = kernel_dir() / "lib" / "modules" / kernel_version()
-    found = sorted(base.rglob(f"{name}.ko"))
-    if not found:
-        raise ImageError(f"kernel module {name}.ko not found under {base}")
-    return found[0]
+def _tree_key(root: Path) -> list:
+    return [[str(p.relative_to(root)), p.lstat().st_size, int(p.lstat().st_mtime)]
+            for p in sorted(root.rglob("*"))]
 
 
-def ensure_initramfs(board: Board, busybox: Path = Path("/bin/busybox")) -> Path:
-    out = paths.rt_cell_build_dir() / "initramfs.cpio.gz"
-    stamp = paths.rt_cell_build_dir() / "initramfs.stamp"
+def _add_tree(c: "_Cpio", root: Path, prefix: str) -> None:
+    """Everything under root as prefix/..., in sorted order, symlinks kept as symlinks."""
+    for p in sorted(root.rglob("*")):
+        name = f"{prefix}/{p.relative_to(root)}"
+        if p.is_symlink():
+            c.symlink(name, os.readlink(p))
+        elif p.is_dir():
+            c.dir(name)
+        elif p.is_file():
+            c.file(name, p.read_bytes(), stat.S_IMODE(p.stat().st_mode))
+
+
+def ensure_initramfs(board: Board, busybox: Path = Path("/bin/busybox"), root: Path | None = None) -> Path:
+    """build/rt-cell/initrd.cpio: busybox, /init and the RT cell's root (ensure_root_tree first)."""
+    out = paths.rt_cell_build_dir() / "initrd.cpio"
+    stamp = paths.rt_cell_build_dir() / "initrd.stamp"
+    root = root or root_tree_dir()
     init = qemu_init_script(board).encode()
     if not busybox.is_file():
         raise ImageError(f"{busybox} missing (apt-get install busybox-static)")
-    modules = [_module_path(m) for m in QEMU_RT_MODULES]
-    key = {"init": hashlib.sha256(init).hexdigest(), "busybox": _file_key(busybox),
-           "modules": [_file_key(m) for m in modules]}
+    if not (root / "jdk" / "bin" / "java").is_file():
+        raise ImageError(f"the RT cell's root {root} has no jdk/bin/java (it is built by `board up`)")
+    key = {"init": hashlib.sha256(init).hexdigest(), "busybox": _file_key(busybox), "root": _tree_key(root)}
     if out.is_file() and _stamp_ok(stamp, key):
         return out
     c = _Cpio()
-    for d in ("bin", "sbin", "dev", "etc", "proc", "sys", "tmp", "rt", "lib", "lib/modules"):
+    for d in ("bin", "sbin", "dev", "etc", "proc", "sys", "tmp", "lib"):
         c.dir(d)
     c.chardev("dev/console", 5, 1)
     c.chardev("dev/null", 1, 3, 0o666)
     c.file("bin/busybox", busybox.read_bytes(), 0o755)
     for applet in BUSYBOX_APPLETS:
         c.symlink(f"bin/{applet}", "busybox")
-    for name, m in zip(QEMU_RT_MODULES, modules):
-        c.file(f"lib/modules/{name}.ko", m.read_bytes())
     c.file("init", init, 0o755)
+    c.dir(GUEST_ROOT.lstrip("/"))
+    _add_tree(c, root, GUEST_ROOT.lstrip("/"))
     raw = c.finish()
     tmp = out.with_suffix(".tmp")
-    with open(tmp, "wb") as f:
-        # mtime=0: the same inputs give the same bytes.
-        with gzip.GzipFile(fileobj=f, mode="wb", mtime=0, compresslevel=6) as gz:
-            gz.write(raw)
+    tmp.write_bytes(raw)
     tmp.replace(out)
     stamp.write_text(json.dumps(key))
     return out
 
 
-# --- the read-only root share ---
+# --- the RT cell's root (Java runtime, agent jars, deploy key) ---
 
-def root_share_dir() -> Path:
+def root_tree_dir() -> Path:
     return paths.rt_cell_build_dir() / "root"
 
 
@@ -222,7 +232,7 @@ def _jdeps_modules(lib: Path, java_home: Path) -> list[str]:
 
 def _copy_system_libs(jdk: Path, dest: Path) -> None:
     """The JDK's launcher and libraries are dynamically linked: the guest gets the host's glibc
-    (the versions the JDK was checked against) in the share; /init points the loader at them."""
+    (the versions the JDK was checked against) in its root; /init points the loader at them."""
     wanted: set[str] = set()
     targets = [jdk / "bin" / "java"] + sorted(jdk.rglob("*.so"))
     for t in targets:
@@ -242,12 +252,12 @@ def _copy_system_libs(jdk: Path, dest: Path) -> None:
         shutil.copy2(Path(w).resolve(), dest / Path(w).name)
 
 
-def ensure_root_share(agent_lib: Path | None = None, deploy_pub: Path | None = None,
+def ensure_root_tree(agent_lib: Path | None = None, deploy_pub: Path | None = None,
                       java_home: Path | None = None) -> Path:
     java_home = java_home or paths.java_home()
     agent_lib = agent_lib or paths.rt_agent_lib_dir()
     deploy_pub = deploy_pub or (paths.keys_dir() / "deploy.pub")
-    root = root_share_dir()
+    root = root_tree_dir()
     root.mkdir(parents=True, exist_ok=True)
     if not agent_lib.is_dir() or not any(agent_lib.glob("*.jar")):
         raise ImageError(f"RT cell agent not built: no jars in {agent_lib} "
@@ -255,7 +265,7 @@ def ensure_root_share(agent_lib: Path | None = None, deploy_pub: Path | None = N
     if not deploy_pub.is_file():
         raise ImageError(f"deploy public key missing: {deploy_pub} (run: rtdroid keys)")
     jdk = root / "jdk"
-    stamp = root / "jdk.stamp"
+    stamp = paths.rt_cell_build_dir() / "root.stamp"  # outside root/: it must not enter the initramfs
     jars_key = [_file_key(j) for j in sorted(agent_lib.glob("*.jar"))]
     try:
         prev = json.loads(stamp.read_text())
@@ -277,14 +287,26 @@ def ensure_root_share(agent_lib: Path | None = None, deploy_pub: Path | None = N
             raise ImageError(f"jlink failed: {r.stderr.strip() or r.stdout.strip()}")
         _copy_system_libs(jdk, root / "glibc")
     stamp.write_text(json.dumps(key))
-    # Jars and key are copied every time (cheap), so the share always matches the build.
+    # Jars and key are copied only when they differ (copy2 keeps mtimes), so the root always
+    # matches the build and an unchanged build leaves the initramfs stamp valid.
     lib = root / "lib"
-    shutil.rmtree(lib, ignore_errors=True)
-    lib.mkdir()
-    for j in sorted(agent_lib.glob("*.jar")):
-        shutil.copy2(j, lib / j.name)
+    wanted = {j.name: j for j in sorted(agent_lib.glob("*.jar"))}
+    lib.mkdir(exist_ok=True)
+    for old in lib.iterdir():
+        if old.name not in wanted:
+            old.unlink()
+    for name, j in wanted.items():
+        _copy_if_changed(j, lib / name)
     keys = root / "keys"
     keys.mkdir(exist_ok=True)
-    shutil.copy2(deploy_pub, keys / "deploy.pub")
+    _copy_if_changed(deploy_pub, keys / "deploy.pub")
+    for stray in root.glob("*.aot"):
+        stray.unlink()
     return root
+
+
+def _copy_if_changed(src: Path, dest: Path) -> None:
+    if dest.is_file() and dest.read_bytes() == src.read_bytes():
+        return
+    shutil.copy2(src, dest)
 

@@ -353,7 +353,9 @@ def _wait_ready(board: Board, state: dict, pending: dict, progress: Progress) ->
                 cell["ready_seconds"] = round(progress.elapsed(), 3)
                 detail = m.group(0).strip()
                 if role == "rt":
-                    rtm = re.search(r"RTCELL realtime=(\d)", text)
+                    # /init prints it on a cold boot; the agent prints it after attaching (a
+                    # cell restored from its snapshot has no boot lines on this console).
+                    rtm = re.search(r"RTCELL realtime=(\d)", text) or re.search(r"rtcell: kernel realtime=(\d)", text)
                     realtime = rtm.group(1) if rtm else _host_realtime()
                     state["rt_kernel_realtime"] = int(realtime)
                     detail += f", region peer 0 READY, kernel realtime={realtime}"
@@ -384,7 +386,7 @@ def _host_realtime() -> str:
 
 
 def up(board_name: str, cells: list[str] | None = None, boot_timeout: float | None = None,
-       out: Callable[[str], None] = print) -> dict:
+       out: Callable[[str], None] = print, cold: bool = False) -> dict:
     cells = cells or ["rt", "android"]
     board = load_board(board_name)
     qemu = board.hypervisor == "qemu"
@@ -405,18 +407,19 @@ def up(board_name: str, cells: list[str] | None = None, boot_timeout: float | No
             from . import image
             try:
                 rt_kernel = image.ensure_kernel()
+                image.ensure_root_tree()
                 image.ensure_initramfs(board)
-                image.ensure_root_share()
             except image.ImageError as e:
                 raise BoardError(str(e)) from None
             kind = "PVH ELF vmlinux" if rt_kernel.name == "vmlinux" else "bzImage"
-            progress.stage(f"RT cell image ready (kernel {image.kernel_version()} as {kind}, initramfs, root share)")
+            progress.stage(f"RT cell image ready (kernel {image.kernel_version()} as {kind}, initramfs with "
+                           f"the Java runtime and agent)")
         elif qemu:
             progress.stage("RT cell image not needed (RT cell not started)")
 
         run = paths.run_dir(board.name)
         run.mkdir(parents=True, exist_ok=True)
-        for stale in ("rt.log", "android.log", "console.log", "console.sock"):
+        for stale in ("rt.log", "android.log", "console.log", "console.sock", "qmp.sock"):
             (run / stale).unlink(missing_ok=True)
         state = {"board": board.name, "hypervisor": board.hypervisor, "phase": "starting",
                  "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "cells": {},
@@ -426,7 +429,7 @@ def up(board_name: str, cells: list[str] | None = None, boot_timeout: float | No
         _save_state(state)
         try:
             with _signals_raise():
-                _up_started(board, cells, state, progress, run, rt_kernel, boot_timeout)
+                _up_started(board, cells, state, progress, run, rt_kernel, boot_timeout, cold)
         except BaseException as e:
             out(f"board up failed ({_describe(e)}); tearing down what was started")
             try:
@@ -451,10 +454,15 @@ def _describe(e: BaseException) -> str:
     return str(e).splitlines()[0].rstrip(":;") if str(e) else type(e).__name__
 
 
-def _up_started(board, cells, state, progress, run, rt_kernel, boot_timeout):
+def _up_started(board, cells, state, progress, run, rt_kernel, boot_timeout, cold=False):
     from xcc import region as xr
     r = board.region
     path = board.region_path
+    # A qemu RT cell restored from its boot snapshot overwrites the region with the snapshot's
+    # (zero) contents while it loads, so then the region is formatted after the restore, and
+    # the other cells start after that.
+    restore = (board.hypervisor == "qemu" and "rt" in cells and not cold
+               and board.rt.get("boot", "cold") == "snapshot")
     # Claim the file exclusively first: a concurrent creator makes this fail instead of sharing it.
     try:
         fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o660)
@@ -463,13 +471,22 @@ def _up_started(board, cells, state, progress, run, rt_kernel, boot_timeout):
     os.close(fd)
     state["region"]["created"] = True
     _save_state(state)
-    layout = xr.format(str(path), rings=r["rings"], slots=r["slots"], slot_bytes=r["slot_bytes"])
-    # The file is the ivshmem BAR's backing: its size is the board's (a power of two) and the
-    # formatted region_bytes may be smaller.
-    os.truncate(path, r["size_bytes"])
-    progress.stage(f"region formatted at {path} ({r['size_bytes'] / MIB:g} MiB file, "
-                   f"{layout.region_bytes} bytes formatted, R={r['rings']} S={r['slots']} "
-                   f"slot {r['slot_bytes']} B)")
+
+    def format_region(in_place: bool) -> None:
+        fmt = xr.format_in_place if in_place else xr.format
+        layout = fmt(str(path), rings=r["rings"], slots=r["slots"], slot_bytes=r["slot_bytes"])
+        # The file is the ivshmem BAR's backing: its size is the board's (a power of two) and the
+        # formatted region_bytes may be smaller.
+        if os.path.getsize(path) != r["size_bytes"]:
+            os.truncate(path, r["size_bytes"])
+        progress.stage(f"region formatted at {path} ({r['size_bytes'] / MIB:g} MiB file, "
+                       f"{layout.region_bytes} bytes formatted, R={r['rings']} S={r['slots']} "
+                       f"slot {r['slot_bytes']} B)")
+
+    if restore:
+        os.truncate(path, r["size_bytes"])   # zero until the restored cell runs
+    else:
+        format_region(in_place=False)
 
     rendered = render(board)
     values = {"RTDROID_HOME": str(paths.repo_root()), "RUN_DIR": str(run),
@@ -487,12 +504,17 @@ def _up_started(board, cells, state, progress, run, rt_kernel, boot_timeout):
             state["accel"] = accel
             values.update(ACCEL=accel, QEMU_CPU=cpu)
             argv = resolve_argv(cell["argv"], values)
-            p = _start_cell(state, cell_name, argv, run / "rt.log")
+            how = f"QEMU {accel.upper()} ({why})"
+            if restore:
+                p, how = _restore_rt_cell(board, state, cell_name, argv, run, rt_kernel, accel, timeout, progress)
+                format_region(in_place=True)
+            else:
+                p = _start_cell(state, cell_name, argv, run / "rt.log")
             state["cells"][cell_name]["role"] = role
             state["cells"][cell_name]["console"] = str(run / "console.log")
             state["cells"][cell_name]["console_socket"] = str(run / "console.sock")
-            progress.stage(f"{cell_name} cell started: QEMU {accel.upper()} ({why}), pid {p.pid}, "
-                           f"host CPUs {board.cell(role)['cpus']}")
+            state["cells"][cell_name]["qmp_socket"] = str(run / "qmp.sock")
+            progress.stage(f"{cell_name} cell started: {how}, pid {p.pid}, host CPUs {board.cell(role)['cpus']}")
             pending[cell_name] = (p, run / "console.log", r"RTCELL READY[^\n]*", timeout)
         else:
             argv = resolve_argv(cell["argv"], values)
@@ -505,6 +527,66 @@ def _up_started(board, cells, state, progress, run, rt_kernel, boot_timeout):
             pending[cell_name] = (p, log, pattern, timeout)
         _save_state(state)
     _wait_ready(board, state, pending, progress)
+
+
+def _restore_rt_cell(board, state, name, argv, run, rt_kernel, accel, timeout, progress):
+    """Starts the qemu RT cell from its boot snapshot, creating the snapshot first if there is
+    none for this image; a snapshot that does not restore is discarded and the cell boots cold.
+    Returns (process, how it started)."""
+    from . import image, snapshot
+    snap = snapshot.snapshot_file(board.name, accel)
+    key = snapshot.key_for(argv, Path(rt_kernel), paths.rt_cell_build_dir() / "initrd.cpio")
+    if not snapshot.usable(snap, key):
+        snapshot.discard(snap)
+        progress.note(f"{name} cell: no boot snapshot for this image yet: booting it cold once to take one "
+                      f"(~30 s under TCG)")
+        t0 = time.monotonic()
+        p = _start_cell(state, name, argv, run / "rt-snapshot.log")
+        _wait_console(p, run / "console.log", snapshot.AWAITING_LINE, timeout, name)
+        booted = time.monotonic() - t0
+        try:
+            size = snapshot.save(run / "qmp.sock", snap, key)
+        except snapshot.SnapshotError as e:
+            raise BoardError(f"{name} cell: {e}") from None
+        try:
+            p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            _stop_process(state["cells"][name])
+        progress.note(f"{name} cell: boot snapshot taken after a {booted:.1f} s cold boot "
+                      f"({size / MIB:.0f} MiB, {snap.name})")
+        for stale in ("console.log", "console.sock", "qmp.sock"):
+            (run / stale).unlink(missing_ok=True)
+    t0 = time.monotonic()
+    p = _start_cell(state, name, snapshot.restore_argv(argv, snap), run / "rt.log")
+    try:
+        snapshot.wait_restored(run / "qmp.sock", p, timeout)
+    except snapshot.SnapshotError as e:
+        _stop_process(state["cells"][name])
+        snapshot.discard(snap)
+        progress.note(f"{name} cell: the boot snapshot did not restore ({e}); discarded, booting cold")
+        for stale in ("console.log", "console.sock", "qmp.sock"):
+            (run / stale).unlink(missing_ok=True)
+        return _start_cell(state, name, argv, run / "rt.log"), f"QEMU {accel.upper()}, cold boot"
+    state["cells"][name]["restored_seconds"] = round(time.monotonic() - t0, 3)
+    return p, f"QEMU {accel.upper()}, restored from the boot snapshot in {time.monotonic() - t0:.2f} s"
+
+
+def _wait_console(proc, console: Path, line: str, timeout: float, name: str) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if line in console.read_text(errors="replace"):
+                return
+        except OSError:
+            pass
+        if proc.poll() is not None:
+            raise BoardError(f"the {name} cell exited with status {proc.returncode} during its first boot; last "
+                             f"{TAIL_LINES} lines of {console}:\n{tail(console)}")
+        if time.monotonic() > deadline:
+            raise BoardError(f"the {name} cell did not report ready within {timeout:g} s (its first, cold "
+                             f"boot, for the boot snapshot: no '{line}' line); last "
+                             f"{TAIL_LINES} lines of {console}:\n{tail(console)}")
+        time.sleep(0.1)
 
 
 # ------------------------------------------------------------------ restart

@@ -14,13 +14,10 @@ from pathlib import Path
 from . import paths
 from .boardconfig import MIB, Board
 
-# Modules the RT cell's initramfs loads, in dependency order (FEASIBILITY.md): virtio PCI transport,
-# then 9p over virtio for the read-only root share.
-QEMU_RT_MODULES = [
-    "virtio_ring", "virtio", "virtio_pci_legacy_dev", "virtio_pci_modern_dev", "virtio_pci",
-    "netfs", "fscache", "9pnet", "9pnet_virtio", "9p",
-]
-ROOT_SHARE_TAG = "rtroot"
+# Where the RT cell's root (Java runtime, agent jars, deploy key) sits in the guest. It travels
+# inside the initramfs rather than over a 9p share: QEMU refuses to migrate (snapshot) a VM with a
+# mounted 9p export, and the boot snapshot is what brings the TCG cell up in seconds.
+GUEST_ROOT = "/rt"
 RT_AGENT_MAIN = "org.rtdroid.rtcell.agent.Main"
 ANDROID_CELL_MAIN = "org.rtdroid.android.cell.Main"
 
@@ -73,11 +70,10 @@ def qemu_init_script(board: Board) -> str:
     # Inside the VM the cell's CPUs are its vCPUs 0..n-1; the host pins the VM to rt["cpus"].
     guest_cpus = cpu_list(list(range(rt.get("vcpus", 1))))
     jvm = qemu_rt_jvm_args(board)
-    agent = ["--deploy-key", "/rt/keys/deploy.pub", "--cpus", guest_cpus,
-             "--budget-bytes", str(rt["rt_budget_bytes"])]
+    agent = ["--deploy-key", f"{GUEST_ROOT}/keys/deploy.pub", "--cpus", guest_cpus,
+             "--budget-bytes", str(rt["rt_budget_bytes"]), "--await-region"]
     tmpfs_mib = max(16, (rt["memory_mib"] * MIB - rt["heap_mib"] * MIB - rt["rt_budget_bytes"]) // MIB // 4)
-    values = {"BOARD": board.name, "MODULES": " ".join(QEMU_RT_MODULES), "ROOT_TAG": ROOT_SHARE_TAG,
-              "TMPFS_MIB": str(tmpfs_mib), "JVM_ARGS": " ".join(jvm), "AGENT_ARGS": " ".join(agent)}
+    values = {"BOARD": board.name, "GUEST_ROOT": GUEST_ROOT, "TMPFS_MIB": str(tmpfs_mib), "JVM_ARGS": " ".join(jvm), "AGENT_ARGS": " ".join(agent)}
     out = re.sub(r"@([A-Z_]+)@", lambda m: values[m.group(1)], template)
     return out
 
@@ -96,16 +92,18 @@ def _render_qemu(board: Board) -> dict:
                "-smp", str(rt.get("vcpus", 1)), "-m", str(rt["memory_mib"]),
                "-display", "none", "-vga", "none", "-nic", "none",
                "-kernel", "${RT_KERNEL}",
-               "-initrd", "${RTDROID_HOME}/build/rt-cell/initramfs.cpio.gz",
+               "-initrd", "${RTDROID_HOME}/build/rt-cell/initrd.cpio",
                "-append", board.data["tuning"]["rt_cmdline"],
                "-chardev", "socket,id=console,path=${RUN_DIR}/console.sock,server=on,wait=off,"
                            "logfile=${RUN_DIR}/console.log",
                "-serial", "chardev:console",
                "-object", f"memory-backend-file,id=shm,share=on,mem-path={board.region_path},"
                           f"size={qemu_backing_size(board)}",
-               "-device", "ivshmem-plain,memdev=shm",
-               "-virtfs", f"local,path=${{RTDROID_HOME}}/build/rt-cell/root,mount_tag={ROOT_SHARE_TAG},"
-                          "security_model=none,readonly=on"]
+               # master=on: this side owns the region in a migration (the boot snapshot); in
+               # peer mode QEMU refuses to migrate at all.
+               "-device", "ivshmem-plain,memdev=shm,master=on",
+               # QMP: the board tooling stops, snapshots and restores the cell through it.
+               "-qmp", "unix:${RUN_DIR}/qmp.sock,server=on,wait=off"]
     return {
         "cells": {
             rt["name"]: {"role": "rt", "argv": rt_argv, "ready_line": "RTCELL READY",
@@ -117,17 +115,18 @@ def _render_qemu(board: Board) -> dict:
             "kernel_package": "linux-image-rt-amd64",
             "kernel": "${RTDROID_HOME}/build/rt-cell/vmlinux (ELF for PVH boot, else the vmlinuz)",
             "initramfs": {
+                "path": "${RTDROID_HOME}/build/rt-cell/initrd.cpio (uncompressed newc cpio)",
                 "busybox": "/bin/busybox (busybox-static)",
-                "modules": QEMU_RT_MODULES,
                 "init": f"hypervisor-cells/qemu/golden/{board.name}.init",
+                "root": {
+                    "built_in": "${RTDROID_HOME}/build/rt-cell/root",
+                    "guest_path": GUEST_ROOT,
+                    "contents": ["jdk/ (jlink'ed Java 25 runtime)", "glibc/ (the libraries that runtime links)",
+                                 "lib/ (RT cell agent jars)", "keys/deploy.pub"],
+                },
             },
-            "root_share": {
-                "path": "${RTDROID_HOME}/build/rt-cell/root",
-                "mount_tag": ROOT_SHARE_TAG,
-                "contents": ["jdk/ (jlink'ed Java 25 runtime)", "glibc/ (the libraries that runtime links)",
-                             "lib/ (RT cell agent jars)", "keys/deploy.pub"],
-                "guest_mount": "/rt",
-            },
+            "boot": rt.get("boot", "cold"),
+            "snapshot": "${RTDROID_HOME}/build/rt-cell/snapshot-<board>-<accel>.zst (QEMU migration stream)",
         },
     }
 

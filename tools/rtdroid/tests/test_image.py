@@ -10,15 +10,20 @@ from rtdroid import image, paths, render
 
 @pytest.fixture
 def kernel_tree(tmp_path, monkeypatch):
-    """A fake build/rt-cell with a kernel VERSION and module files."""
+    """A fake build/rt-cell with a kernel VERSION and a root tree."""
     monkeypatch.setattr(paths, "rt_cell_build_dir", lambda: tmp_path)
     k = tmp_path / "kernel"
     (k / "boot").mkdir(parents=True)
     (k / "VERSION").write_text("6.1.0-test-rt-amd64\n")
-    mods = k / "lib" / "modules" / "6.1.0-test-rt-amd64" / "kernel"
-    mods.mkdir(parents=True)
-    for m in render.QEMU_RT_MODULES:
-        (mods / f"{m}.ko").write_bytes(b"\x7fELF module " + m.encode())
+    root = tmp_path / "root"
+    (root / "jdk" / "bin").mkdir(parents=True)
+    (root / "jdk" / "bin" / "java").write_bytes(b"\x7fELF java")
+    (root / "jdk" / "bin" / "java").chmod(0o755)
+    (root / "lib").mkdir()
+    (root / "lib" / "agent.jar").write_bytes(b"PK agent")
+    (root / "glibc").mkdir()
+    (root / "glibc" / "libc.so.6").write_bytes(b"\x7fELF libc")
+    (root / "glibc" / "libc.so").symlink_to("libc.so.6")
     return k
 
 
@@ -61,34 +66,45 @@ def test_extract_vmlinux_without_payload_says_so(tmp_path):
     assert not image.extract_vmlinux(src, tmp_path / "vmlinux")
 
 
-def test_initramfs_is_reproducible_and_complete(kernel_tree, tmp_path):
+def test_initramfs_is_reproducible_and_carries_the_root(kernel_tree, tmp_path):
     board = bc.load_board("qemu-x86_64")
     out = image.ensure_initramfs(board)
     first = out.read_bytes()
-    (tmp_path / "initramfs.stamp").unlink()
+    (tmp_path / "initrd.stamp").unlink()
     assert image.ensure_initramfs(board).read_bytes() == first  # rebuilt: same bytes
-    listing = subprocess.run(f"zcat {out} | cpio -t --quiet", shell=True, capture_output=True,
+    listing = subprocess.run(["cpio", "-t", "--quiet", "-F", str(out)], capture_output=True,
                              text=True, check=True).stdout.split()
-    for entry in ["init", "bin/busybox", "bin/sh", "dev/console", "lib/modules/9p.ko",
-                  "lib/modules/virtio_pci.ko"]:
+    for entry in ["init", "bin/busybox", "bin/sh", "dev/console", "rt/jdk/bin/java", "rt/lib/agent.jar",
+                  "rt/glibc/libc.so"]:
         assert entry in listing
-    init = subprocess.run(f"zcat {out} | cpio -i --quiet --to-stdout init", shell=True,
+    assert not any(e.startswith("lib/modules/") for e in listing)
+    init = subprocess.run(["cpio", "-i", "--quiet", "--to-stdout", "init"], input=first,
                           capture_output=True, check=True).stdout.decode()
     assert init == render.qemu_init_script(board)
+    java = subprocess.run(["cpio", "-i", "--quiet", "--to-stdout", "rt/jdk/bin/java"], input=first,
+                          capture_output=True, check=True).stdout
+    assert java == b"\x7fELF java"
 
 
-def test_missing_module_is_named(kernel_tree):
-    next(kernel_tree.rglob("9pnet_virtio.ko")).unlink()
-    with pytest.raises(image.ImageError, match="9pnet_virtio.ko not found"):
+def test_initramfs_is_rebuilt_when_the_root_changes(kernel_tree, tmp_path):
+    board = bc.load_board("qemu-x86_64")
+    first = image.ensure_initramfs(board).read_bytes()
+    (tmp_path / "root" / "lib" / "agent.jar").write_bytes(b"PK agent, rebuilt")
+    assert image.ensure_initramfs(board).read_bytes() != first
+
+
+def test_initramfs_without_a_java_runtime_is_refused(kernel_tree, tmp_path):
+    (tmp_path / "root" / "jdk" / "bin" / "java").unlink()
+    with pytest.raises(image.ImageError, match="no jdk/bin/java"):
         image.ensure_initramfs(bc.load_board("qemu-x86_64"))
 
 
-def test_root_share_needs_the_agent_and_the_key(tmp_path, monkeypatch):
+def test_root_tree_needs_the_agent_and_the_key(tmp_path, monkeypatch):
     monkeypatch.setattr(paths, "rt_cell_build_dir", lambda: tmp_path)
     with pytest.raises(image.ImageError, match="RT cell agent not built"):
-        image.ensure_root_share(agent_lib=tmp_path / "nolib", deploy_pub=tmp_path / "k.pub")
+        image.ensure_root_tree(agent_lib=tmp_path / "nolib", deploy_pub=tmp_path / "k.pub")
     lib = tmp_path / "lib"
     lib.mkdir()
     (lib / "a.jar").write_bytes(b"PK")
     with pytest.raises(image.ImageError, match="deploy public key missing"):
-        image.ensure_root_share(agent_lib=lib, deploy_pub=tmp_path / "k.pub")
+        image.ensure_root_tree(agent_lib=lib, deploy_pub=tmp_path / "k.pub")

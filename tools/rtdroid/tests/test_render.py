@@ -35,19 +35,23 @@ def test_qemu_rt_argv_carries_the_board():
     argv = r["cells"]["rt"]["argv"]
     assert argv[:3] == ["taskset", "-c", "1"]
     assert argv[argv.index("-m") + 1] == "1024"
-    assert "ivshmem-plain,memdev=shm" in argv
+    assert "ivshmem-plain,memdev=shm,master=on" in argv   # peer mode would forbid the boot snapshot
     backend = argv[argv.index("-object") + 1]
     assert "mem-path=/dev/shm/rtdroid-qemu-x86_64.region" in backend and "size=4194304" in backend
-    assert "readonly=on" in argv[argv.index("-virtfs") + 1]
+    assert "-virtfs" not in argv                            # a mounted 9p export blocks migration
+    assert argv[argv.index("-qmp") + 1] == "unix:${RUN_DIR}/qmp.sock,server=on,wait=off"
+    assert argv[argv.index("-initrd") + 1].endswith("build/rt-cell/initrd.cpio")
+    assert r["rt_image"]["boot"] == "snapshot"
     assert argv[argv.index("-append") + 1].startswith("console=ttyS0")
     android = r["cells"]["android"]["argv"]
     assert android[:3] == ["taskset", "-c", "0"] and android[-2:] == ["--control-port", "7411"]
 
 
-def test_init_script_loads_modules_in_order_and_runs_the_agent():
+def test_init_script_runs_the_agent_from_the_initramfs_root():
     init = render.qemu_init_script(bc.load_board("qemu-x86_64"))
     assert "@" not in init.replace("$@", "")  # every placeholder was filled
-    assert " ".join(render.QEMU_RT_MODULES) in init
+    assert "RT=/rt" in init and "insmod" not in init and "mount -t 9p" not in init
+    assert "--await-region" in init
     assert "/sys/kernel/realtime" in init and "0x1110" in init
     assert "org.rtdroid.rtcell.agent.Main" in init and "--budget-bytes 67108864" in init
 

@@ -2,10 +2,16 @@ package org.rtdroid.bench;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.rtdroid.runtime.channel.BroadcastChannel;
 import org.rtdroid.runtime.channel.BulkChannel;
@@ -34,6 +40,12 @@ import org.rtdroid.runtime.os.RealtimeThreads;
  *       payload_bytes and writes its ends); the timestamp is taken when the data is ready, at the
  *       end of the closure, so the latency is the ownership transfer plus the wake-up: zero copy.</li>
  * </ul>
+ *
+ * The baseline, {@code impl=copy-queue}, runs the bulk cases the way a design without transfer
+ * scopes does: the sender's payload is ready in its own buffer (the clock starts), it is copied
+ * into a freshly allocated {@code byte[]} and handed over through a
+ * {@code java.util.concurrent.ArrayBlockingQueue} of the same capacity to a receiver thread of the
+ * same priority blocked in {@code take()}. Its latency includes the allocation and the copy.
  */
 final class ChannelsBench implements Benchmark {
     static final long PERIOD_NANOS = 1_000_000L;
@@ -41,6 +53,7 @@ final class ChannelsBench implements Benchmark {
     static final int RECEIVER_PRIORITY = 70;
     static final int CAPACITY = 4;
     static final int SUBSCRIBERS = 2;
+    static final String COPY_QUEUE = "copy-queue";
 
     @Override
     public String name() {
@@ -70,17 +83,22 @@ final class ChannelsBench implements Benchmark {
         int[] sizes = o.quick() ? new int[] {64, 65536, 1 << 20} : new int[] {64, 1024, 16384, 262144, 1 << 20};
         long messages = Math.max(100, (long) (o.nanosPerCase() / 4 / PERIOD_NANOS));
         Map<String, Report.Row> bulkRows = new LinkedHashMap<>();
-        for (String channel : List.of("message", "broadcast", "bulk")) {
+        Map<String, Report.Row> copyRows = new LinkedHashMap<>();
+        // impl/channel pairs; the baseline (copy-queue) runs the bulk cases: same payloads, same threads.
+        String[][] runs = {{"rtdroid", "message"}, {"rtdroid", "broadcast"}, {"rtdroid", "bulk"}, {COPY_QUEUE, "bulk"}};
+        for (String[] run : runs) {
+            String impl = run[0];
+            String channel = run[1];
             boolean first = true;
             for (int size : sizes) {
-                Participant p = switch (channel) {
+                Participant p = impl.equals(COPY_QUEUE) ? new CopyQueueParticipant(size) : switch (channel) {
                     case "message" -> new MessageParticipant(size);
                     case "broadcast" -> new BroadcastParticipant(size);
                     default -> new BulkParticipant(size);
                 };
-                Report.Row row = runCase(report, p, channel, size, messages, first ? 5_000 : 200);
+                Report.Row row = runCase(report, p, impl, channel, size, messages, first ? 5_000 : 200);
                 if (channel.equals("bulk")) {
-                    bulkRows.put(Integer.toString(size), row);
+                    (impl.equals(COPY_QUEUE) ? copyRows : bulkRows).put(Integer.toString(size), row);
                 }
                 first = false;
             }
@@ -91,12 +109,19 @@ final class ChannelsBench implements Benchmark {
         report.goal("bulk p99 stays flat from " + sizes[0] + " B to " + sizes[sizes.length - 1] + " B (within 2x: zero copy)",
                 String.format("p99 %.1f us at %d B vs %.1f us at %d B (%.2fx)", large.p99Micros(), sizes[sizes.length - 1],
                         small.p99Micros(), sizes[0], ratio), ratio <= 2.0);
+        Report.Row copySmall = copyRows.get(Integer.toString(sizes[0]));
+        Report.Row copyLarge = copyRows.get(Integer.toString(sizes[sizes.length - 1]));
+        report.note(String.format("baseline copy-queue (fresh byte[] copy + ArrayBlockingQueue): p99 %.1f us at %d B vs "
+                + "%.1f us at %d B (%.2fx); at %d B bulk p99 is %.2fx the copy-queue p99", copyLarge.p99Micros(),
+                sizes[sizes.length - 1], copySmall.p99Micros(), sizes[0], copyLarge.p99Micros() / copySmall.p99Micros(),
+                sizes[sizes.length - 1], large.p99Micros() / copyLarge.p99Micros()));
         report.note("sender SCHED_FIFO " + SENDER_PRIORITY + " every " + PERIOD_NANOS / 1000 + " us; receivers SCHED_FIFO "
                 + RECEIVER_PRIORITY + " parked until woken; channel capacity " + CAPACITY + "; broadcast to " + SUBSCRIBERS
                 + " subscribers; bulk timestamps are taken once the payload is produced in the transfer scope");
     }
 
-    private Report.Row runCase(Report report, Participant p, String channel, int size, long messages, int warmup)
+    private Report.Row runCase(Report report, Participant p, String impl, String channel, int size, long messages,
+                               int warmup)
             throws Exception {
         int receivers = p instanceof BroadcastParticipant ? SUBSCRIBERS : 1;
         Latency[] recs = new Latency[receivers];
@@ -146,7 +171,7 @@ final class ChannelsBench implements Benchmark {
         extra.put("sent", result[0]);
         extra.put("dropped", result[1]);
         extra.put("receivers", receivers);
-        return report.row("rtdroid", cases, all.histogram(), extra);
+        return report.row(impl, cases, all.histogram(), extra);
     }
 
     private static long total(Latency[] recs) {
@@ -363,6 +388,68 @@ final class ChannelsBench implements Benchmark {
         public void stop() throws InterruptedException {
             receiver.stop();
             arena.close();
+        }
+    }
+
+    /** The baseline: copy into a fresh byte[], hand it over through an ArrayBlockingQueue. */
+    static final class CopyQueueParticipant implements Participant {
+        private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+        private final int size;
+        private final byte[] source;
+        private final ArrayBlockingQueue<byte[]> queue = new ArrayBlockingQueue<>(CAPACITY);
+        private Thread thread;
+        private volatile boolean running = true;
+        private volatile long delivered;
+
+        CopyQueueParticipant(int size) {
+            this.size = size;
+            this.source = new byte[size];
+            LONG.set(source, size - 8, (long) size); // the payload's far end, checked by the receiver
+        }
+
+        @Override
+        public void start(Latency[] recs) {
+            Latency rec = recs[0];
+            thread = RealtimeThreads.newThread("bench-copy-rx", RealtimePolicy.fifo(RECEIVER_PRIORITY), null, () -> {
+                while (running) {
+                    byte[] b;
+                    try {
+                        b = queue.poll(100, TimeUnit.MILLISECONDS);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    if (b == null) {
+                        continue;
+                    }
+                    long now = System.nanoTime();
+                    long stamp = (long) LONG.get(b, 0);
+                    if (stamp > 1 && (long) LONG.get(b, size - 8) == size) {
+                        rec.recordNanos(now - stamp);
+                    }
+                    delivered++;
+                }
+            });
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        @Override
+        public boolean send(long s) {
+            LONG.set(source, 0, s == 0 ? 0L : System.nanoTime()); // data ready: start the clock
+            byte[] copy = Arrays.copyOf(source, size);
+            return queue.offer(copy);
+        }
+
+        @Override
+        public long delivered() {
+            return delivered;
+        }
+
+        @Override
+        public void stop() throws InterruptedException {
+            running = false;
+            thread.interrupt();
+            thread.join(5000);
         }
     }
 }

@@ -2,6 +2,7 @@ package org.rtdroid.runtime.channel;
 
 import java.util.concurrent.locks.LockSupport;
 import org.rtdroid.runtime.manifest.DropPolicy;
+import org.rtdroid.runtime.os.PiMutex;
 
 /**
  * A real-time broadcast (intent) channel (dissertation 4.3.2): N declared subscribers, a pool of
@@ -9,6 +10,8 @@ import org.rtdroid.runtime.manifest.DropPolicy;
  * subscriber has its own priority-ordered queue of references to stored intents, and the last
  * recipient to finish returns the intent to the pool. When the pool is exhausted, the drop policy
  * may reclaim an intent that no subscriber has started on yet.
+ *
+ * <p>Locking: one {@link PiMutex} (priority inheritance) for the channel and all its subscribers.
  */
 public final class BroadcastChannel {
     private final String name;
@@ -21,7 +24,7 @@ public final class BroadcastChannel {
     private final int[] free;
     private int freeCount;
     private final Subscriber[] subscribers;
-    private final Object lock = new Object();
+    private final PiMutex lock;
     private long broadcastCount;
     private long stolenCount;
     private long droppedCount;
@@ -44,6 +47,7 @@ public final class BroadcastChannel {
             free[i] = i;
         }
         freeCount = capacity;
+        lock = new PiMutex("broadcast channel '" + name + "'");
         subscribers = new Subscriber[subscriberCount];
         for (int i = 0; i < subscriberCount; i++) {
             subscribers[i] = new Subscriber(capacity);
@@ -65,7 +69,8 @@ public final class BroadcastChannel {
      */
     public int broadcast(ChannelSender sender, MessageClosure closure) {
         int priority = fifo ? 0 : sender.priority();
-        synchronized (lock) {
+        lock.lock();
+        try {
             sender.throwIfStolen();
             int slot;
             if (freeCount > 0) {
@@ -96,6 +101,8 @@ public final class BroadcastChannel {
             }
             broadcastCount++;
             sender.countSent();
+        } finally {
+            lock.unlock();
         }
         for (Subscriber s : subscribers) {
             Thread t = s.consumer;
@@ -147,9 +154,9 @@ public final class BroadcastChannel {
         return best;
     }
 
-    public long broadcastCount() { synchronized (lock) { return broadcastCount; } }
-    public long stolenCount() { synchronized (lock) { return stolenCount; } }
-    public long droppedCount() { synchronized (lock) { return droppedCount; } }
+    public long broadcastCount() { lock.lock(); try { return broadcastCount; } finally { lock.unlock(); } }
+    public long stolenCount() { lock.lock(); try { return stolenCount; } finally { lock.unlock(); } }
+    public long droppedCount() { lock.lock(); try { return droppedCount; } finally { lock.unlock(); } }
 
     /** One subscriber's priority queue of references to stored intents. */
     private final class Subscriber implements InboundSource {
@@ -167,29 +174,35 @@ public final class BroadcastChannel {
         public void setConsumerThread(Thread t) { consumer = t; }
 
         @Override
-        public int headPriority() { synchronized (lock) { return queue.headPriority(); } }
+        public int headPriority() { lock.lock(); try { return queue.headPriority(); } finally { lock.unlock(); } }
 
         @Override
-        public long headSeq() { synchronized (lock) { return queue.headSeq(); } }
+        public long headSeq() { lock.lock(); try { return queue.headSeq(); } finally { lock.unlock(); } }
 
         @Override
         public boolean deliverOne(IntentConsumer c) {
             int slot;
-            synchronized (lock) {
+            lock.lock();
+            try {
                 if (queue.isEmpty()) {
                     return false;
                 }
                 slot = queue.pollHead();
                 started[slot]++;
+            } finally {
+                lock.unlock();
             }
             try {
                 c.onIntent(pool[slot]);
             } finally {
-                synchronized (lock) {
+                lock.lock();
+                try {
                     if (--remaining[slot] == 0) {
                         owners[slot] = null;
                         free[freeCount++] = slot;
                     }
+                } finally {
+                    lock.unlock();
                 }
             }
             return true;

@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.locks.LockSupport;
 import org.rtdroid.runtime.manifest.DropPolicy;
 import org.rtdroid.runtime.memory.TransferScope;
+import org.rtdroid.runtime.os.PiMutex;
 
 /**
  * A bulk data channel (dissertation 4.3.3): one sender, one receiver, a pool of pre-allocated
@@ -13,6 +14,8 @@ import org.rtdroid.runtime.memory.TransferScope;
  *
  * <p>When every scope is queued, drop policy {@code oldest} (the default for bulk) reclaims the
  * oldest queued scope (never one being received) and tells the sender; {@code newest} refuses.
+ *
+ * <p>Locking: the queue bookkeeping (never the payload) is guarded by a {@link PiMutex}.
  */
 public final class BulkChannel {
     private final String name;
@@ -23,7 +26,7 @@ public final class BulkChannel {
     private final int[] fifo;
     private int head;
     private int count;
-    private final Object lock = new Object();
+    private final PiMutex lock;
     private volatile Thread consumer;
     private ChannelSender lastSender;
     private long sentCount;
@@ -46,6 +49,7 @@ public final class BulkChannel {
             free[i] = i;
         }
         freeCount = capacity;
+        lock = new PiMutex("bulk channel '" + name + "'");
     }
 
     public String channelName() { return name; }
@@ -61,7 +65,8 @@ public final class BulkChannel {
      */
     public int send(ChannelSender sender, BulkClosure closure) {
         int slot;
-        synchronized (lock) {
+        lock.lock();
+        try {
             sender.throwIfStolen();
             if (freeCount > 0) {
                 slot = free[--freeCount];
@@ -77,6 +82,8 @@ public final class BulkChannel {
                 sender.countRefused();
                 return ChannelSender.DROPPED_FULL;
             }
+        } finally {
+            lock.unlock();
         }
         TransferScope s = scopes[slot];
         s.grantToSender(Thread.currentThread());
@@ -84,18 +91,24 @@ public final class BulkChannel {
             closure.genMsg(s);
         } catch (RuntimeException | Error e) {
             s.reclaim();
-            synchronized (lock) {
+            lock.lock();
+            try {
                 free[freeCount++] = slot;
+            } finally {
+                lock.unlock();
             }
             throw e;
         }
         s.relinquish();
-        synchronized (lock) {
+        lock.lock();
+        try {
             fifo[(head + count) % fifo.length] = slot;
             count++;
             sentCount++;
             lastSender = sender;
             sender.countSent();
+        } finally {
+            lock.unlock();
         }
         Thread c = consumer;
         if (c != null) {
@@ -111,13 +124,16 @@ public final class BulkChannel {
      */
     public boolean receive(BulkHandler handler) {
         int slot;
-        synchronized (lock) {
+        lock.lock();
+        try {
             if (count == 0) {
                 return false;
             }
             slot = fifo[head];
             head = (head + 1) % fifo.length;
             count--;
+        } finally {
+            lock.unlock();
         }
         TransferScope s = scopes[slot];
         s.grantToReceiver(Thread.currentThread());
@@ -125,18 +141,21 @@ public final class BulkChannel {
             handler.onBulk(s);
         } finally {
             s.reclaim();
-            synchronized (lock) {
+            lock.lock();
+            try {
                 free[freeCount++] = slot;
                 deliveredCount++;
+            } finally {
+                lock.unlock();
             }
         }
         return true;
     }
 
-    public int size() { synchronized (lock) { return count; } }
-    public long sentCount() { synchronized (lock) { return sentCount; } }
-    public long deliveredCount() { synchronized (lock) { return deliveredCount; } }
+    public int size() { lock.lock(); try { return count; } finally { lock.unlock(); } }
+    public long sentCount() { lock.lock(); try { return sentCount; } finally { lock.unlock(); } }
+    public long deliveredCount() { lock.lock(); try { return deliveredCount; } finally { lock.unlock(); } }
     /** Queued scopes reclaimed (dropped) because the sender outran the receiver. */
-    public long reclaimedCount() { synchronized (lock) { return reclaimedCount; } }
-    public long droppedCount() { synchronized (lock) { return droppedCount; } }
+    public long reclaimedCount() { lock.lock(); try { return reclaimedCount; } finally { lock.unlock(); } }
+    public long droppedCount() { lock.lock(); try { return droppedCount; } finally { lock.unlock(); } }
 }

@@ -1,5 +1,7 @@
 package org.rtdroid.runtime.channel;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -17,7 +19,18 @@ public final class ChannelSender {
     private final int priority;
     private final boolean throwOnSteal;
     private final MessageStolenException stolen;
-    private long stolenPending;
+    /** Written under the channel's lock (steal, send) and by {@link #takeStolen} from anywhere: atomic. */
+    private volatile long stolenPending;
+    private static final VarHandle STOLEN_PENDING;
+
+    static {
+        try {
+            STOLEN_PENDING = MethodHandles.lookup().findVarHandle(ChannelSender.class, "stolenPending", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private long stolenTotal;
     private long sent;
     private long refused;
@@ -39,7 +52,7 @@ public final class ChannelSender {
 
     /** Called under the channel's lock. */
     void markStolen() {
-        stolenPending++;
+        STOLEN_PENDING.getAndAdd(this, 1L);
         stolenTotal++;
     }
 
@@ -49,19 +62,17 @@ public final class ChannelSender {
 
     /** Called under the channel's lock at the start of a send: throws if a steal is pending. */
     void throwIfStolen() {
-        if (stolenPending > 0 && throwOnSteal) {
-            stolen.setCount(stolenPending);
-            stolenPending = 0;
-            throw stolen;
+        if (throwOnSteal && stolenPending > 0) {
+            long n = (long) STOLEN_PENDING.getAndSet(this, 0L);
+            if (n > 0) {
+                stolen.setCount(n);
+                throw stolen;
+            }
         }
     }
 
     /** @return how many of this sender's messages were stolen since the last call (and clears it) */
     public long takeStolen() {
-        synchronized (this) {
-            long n = stolenPending;
-            stolenPending = 0;
-            return n;
-        }
+        return (long) STOLEN_PENDING.getAndSet(this, 0L);
     }
 }

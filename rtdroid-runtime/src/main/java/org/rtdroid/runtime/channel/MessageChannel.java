@@ -2,6 +2,7 @@ package org.rtdroid.runtime.channel;
 
 import java.util.concurrent.locks.LockSupport;
 import org.rtdroid.runtime.manifest.DropPolicy;
+import org.rtdroid.runtime.os.PiMutex;
 
 /**
  * A real-time message channel (dissertation 4.3.1): one consumer, a pool of pre-allocated
@@ -12,8 +13,9 @@ import org.rtdroid.runtime.manifest.DropPolicy;
  * sender is told by its pre-allocated {@link MessageStolenException}; otherwise the newcomer is
  * refused ({@link ChannelSender#DROPPED_FULL}). Messages being delivered are never stolen.
  *
- * <p>Locking: a short monitor section per operation (no allocation; HotSpot inflates monitors in
- * native memory). The JVM's monitors do not inherit priority; sections are bounded and short.
+ * <p>Locking: a short section per operation under a {@link PiMutex} (a priority-inheritance
+ * pthread mutex): a high-priority sender or receiver blocked on it boosts whoever holds it, so a
+ * middle-priority thread cannot prolong the wait. No allocation.
  */
 public final class MessageChannel implements InboundSource {
     private final String name;
@@ -24,7 +26,7 @@ public final class MessageChannel implements InboundSource {
     private final int[] free;
     private int freeCount;
     private final SlotQueue queue;
-    private final Object lock = new Object();
+    private final PiMutex lock;
     private volatile Thread consumer;
     private long sentCount;
     private long deliveredCount;
@@ -50,6 +52,7 @@ public final class MessageChannel implements InboundSource {
         }
         this.freeCount = capacity;
         this.queue = new SlotQueue(capacity);
+        this.lock = new PiMutex("message channel '" + name + "'");
     }
 
     @Override
@@ -70,7 +73,8 @@ public final class MessageChannel implements InboundSource {
      */
     public int send(ChannelSender sender, MessageClosure closure) {
         int priority = fifo ? 0 : sender.priority();
-        synchronized (lock) {
+        lock.lock();
+        try {
             sender.throwIfStolen();
             int slot;
             if (freeCount > 0) {
@@ -96,6 +100,8 @@ public final class MessageChannel implements InboundSource {
             queue.insert(slot, priority, Sequence.next());
             sentCount++;
             sender.countSent();
+        } finally {
+            lock.unlock();
         }
         Thread c = consumer;
         if (c != null) {
@@ -134,15 +140,21 @@ public final class MessageChannel implements InboundSource {
 
     @Override
     public int headPriority() {
-        synchronized (lock) {
+        lock.lock();
+        try {
             return queue.headPriority();
+        } finally {
+            lock.unlock();
         }
     }
 
     @Override
     public long headSeq() {
-        synchronized (lock) {
+        lock.lock();
+        try {
             return queue.headSeq();
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -153,19 +165,25 @@ public final class MessageChannel implements InboundSource {
     @Override
     public boolean deliverOne(IntentConsumer consumer) {
         int slot;
-        synchronized (lock) {
+        lock.lock();
+        try {
             if (queue.isEmpty()) {
                 return false;
             }
             slot = queue.pollHead();
             owners[slot] = null;
+        } finally {
+            lock.unlock();
         }
         try {
             consumer.onIntent(pool[slot]);
         } finally {
-            synchronized (lock) {
+            lock.lock();
+            try {
                 free[freeCount++] = slot;
                 deliveredCount++;
+            } finally {
+                lock.unlock();
             }
         }
         return true;
@@ -173,7 +191,8 @@ public final class MessageChannel implements InboundSource {
 
     /** Copying receive (for polling consumers, e.g. a periodic task): @return false if empty */
     public boolean receive(RealtimeIntent into) {
-        synchronized (lock) {
+        lock.lock();
+        try {
             if (queue.isEmpty()) {
                 return false;
             }
@@ -183,20 +202,25 @@ public final class MessageChannel implements InboundSource {
             free[freeCount++] = slot;
             deliveredCount++;
             return true;
+        } finally {
+            lock.unlock();
         }
     }
 
     /** Messages queued now. */
     public int size() {
-        synchronized (lock) {
+        lock.lock();
+        try {
             return queue.size();
+        } finally {
+            lock.unlock();
         }
     }
 
-    public long sentCount() { synchronized (lock) { return sentCount; } }
-    public long deliveredCount() { synchronized (lock) { return deliveredCount; } }
+    public long sentCount() { lock.lock(); try { return sentCount; } finally { lock.unlock(); } }
+    public long deliveredCount() { lock.lock(); try { return deliveredCount; } finally { lock.unlock(); } }
     /** Queued messages reclaimed for another sender (stolen). */
-    public long stolenCount() { synchronized (lock) { return stolenCount; } }
+    public long stolenCount() { lock.lock(); try { return stolenCount; } finally { lock.unlock(); } }
     /** Messages refused because the channel was full. */
-    public long droppedCount() { synchronized (lock) { return droppedCount; } }
+    public long droppedCount() { lock.lock(); try { return droppedCount; } finally { lock.unlock(); } }
 }

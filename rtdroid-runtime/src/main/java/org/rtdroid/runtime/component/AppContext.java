@@ -31,6 +31,15 @@ public interface AppContext {
     /** The scheduling policy for a thread at {@code priority}, or null to stay SCHED_OTHER. */
     RealtimePolicy policyFor(int priority);
 
+    /**
+     * The priority component and task threads start up at (onCreate, onStartCommand, class loading,
+     * waiting for the epoch) before they rise to their declared priority: the cell's lowest, so
+     * deploying an application never preempts the components already running. Default 1.
+     */
+    default int startupPriority() {
+        return 1;
+    }
+
     /** CLOCK_MONOTONIC time all periodic tasks of the app count their start offsets from; 0 until set. */
     long epochNanos();
 

@@ -35,8 +35,6 @@ import org.rtdroid.runtime.xcc.CrossContextPublisher;
  * and failure policy. Created and driven by the bootstrap; application code never sees it.
  */
 public final class ComponentRuntime implements IntentConsumer {
-    /** How long an idle component thread parks before re-checking that it should keep running. */
-    static final long IDLE_PARK_NANOS = 20_000_000L;
     /**
      * Callbacks / releases exempt from the heap bound (still measured): while code is interpreted
      * and being compiled, the JVM itself allocates on the calling thread (class loading and
@@ -270,7 +268,12 @@ public final class ComponentRuntime implements IntentConsumer {
     }
 
     private void threadMain() {
-        applyPolicy(decl.priority());
+        // Start-up is not real-time work: it loads and links the application's classes and runs
+        // interpreted code for milliseconds. At the declared priority it would preempt the
+        // components already running on the cell's CPUs (measured: 1.5-2.5 ms stalls of a running
+        // 1 ms task while a higher-priority app deployed). So: the cell's lowest priority until the
+        // component is ready, then its own, before any task is released or intent delivered.
+        applyPolicy(Math.min(app.startupPriority(), decl.priority()));
         state = ComponentState.STARTING;
         try {
             if (instance instanceof RealtimeService s) {
@@ -306,6 +309,7 @@ public final class ComponentRuntime implements IntentConsumer {
             s.setConsumerThread(me);
         }
         setupPhase = false;
+        applyPolicy(decl.priority());
         for (PeriodicTaskRuntime t : tasks) {
             t.start(app.appName() + "/" + t.decl().name());
         }
@@ -355,7 +359,12 @@ public final class ComponentRuntime implements IntentConsumer {
                 }
             }
             if (best < 0) {
-                LockSupport.parkNanos(IDLE_PARK_NANOS);
+                // Untimed: every source unparks its consumer after queueing, and stop() unparks it
+                // too (a permit given before park makes park return at once). A timed park here
+                // used to wake this thread every 20 ms at its real-time priority, on the cell's CPU,
+                // for nothing: with a periodic task of the same priority there, a wake-up next to a
+                // release delayed the release (seen as lateness tail in the periodic benchmark).
+                LockSupport.park(this);
                 continue;
             }
             currentHandler = handlers[best];

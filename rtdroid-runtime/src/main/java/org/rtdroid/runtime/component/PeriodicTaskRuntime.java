@@ -89,7 +89,9 @@ public final class PeriodicTaskRuntime {
     }
 
     private void run() {
-        service.applyPolicy(decl.priority());
+        // Set-up and the wait for the epoch at the cell's lowest priority (see ComponentRuntime);
+        // the declared priority from the moment the epoch is known (it is set a few ms ahead).
+        service.applyPolicy(Math.min(service.app().startupPriority(), decl.priority()));
         // Link the FFM downcalls and create this thread's native scratch now, not in the first release.
         Linux.sleepUntilNanos(Linux.monotonicNanos());
         HeapMeter.currentThreadAllocatedBytes();
@@ -101,49 +103,57 @@ public final class PeriodicTaskRuntime {
             }
             LockSupport.parkNanos(200_000);
         }
+        service.applyPolicy(decl.priority());
         final long period = decl.periodNanos();
-        final long deadline = decl.deadlineNanos();
-        final long releaseBound = decl.releaseBytes();
         long next = epoch + service.decl().startNanos() + decl.startNanos();
+        // The loop body is a method of its own: all task threads share its invocation counter and
+        // its compiled code, so a task deployed later runs compiled code from its first release.
+        // (Inline in this loop it is reached through on-stack replacement, and a new task thread
+        // runs its first ~200 releases interpreted before it jumps into the OSR code; measured.)
         while (running && service.isRunning()) {
             Linux.sleepUntilNanos(next);
             if (!running || !service.isRunning()) {
                 break;
             }
-            long now = System.nanoTime();
-            long lateness = now - next;
-            lastLatenessNanos = lateness;
-            if (lateness > worstLatenessNanos) {
-                worstLatenessNanos = lateness;
-            }
-            currentReleaseNanos = next;
-            long before = HeapMeter.currentThreadAllocatedBytes();
-            try {
-                task.onRelease();
-            } catch (Throwable t) {
-                service.fail(t);
-            }
-            long used = HeapMeter.currentThreadAllocatedBytes() - before;
-            lastHeapBytes = used;
-            releaseScope.reset();
-            long end = System.nanoTime();
-            long response = end - next;
-            if (response > worstResponseNanos) {
-                worstResponseNanos = response;
-            }
-            if (response > deadline) {
-                deadlineMisses++;
-            }
-            if (response > period) {
-                overruns++;
-            }
-            long n = releases + 1;
-            releases = n;
-            if (n > ComponentRuntime.HEAP_WARMUP_CALLBACKS && used > releaseBound) {
-                heapViolations++;
-                service.fail(heapError.record(used));
-            }
+            release(next, period);
             next += period;
+        }
+    }
+
+    /** One release due at {@code next}: run the task, measure it, reset its scope. Allocation-free. */
+    private void release(long next, long period) {
+        long now = System.nanoTime();
+        long lateness = now - next;
+        lastLatenessNanos = lateness;
+        if (lateness > worstLatenessNanos) {
+            worstLatenessNanos = lateness;
+        }
+        currentReleaseNanos = next;
+        long before = HeapMeter.currentThreadAllocatedBytes();
+        try {
+            task.onRelease();
+        } catch (Throwable t) {
+            service.fail(t);
+        }
+        long used = HeapMeter.currentThreadAllocatedBytes() - before;
+        lastHeapBytes = used;
+        releaseScope.reset();
+        long end = System.nanoTime();
+        long response = end - next;
+        if (response > worstResponseNanos) {
+            worstResponseNanos = response;
+        }
+        if (response > decl.deadlineNanos()) {
+            deadlineMisses++;
+        }
+        if (response > period) {
+            overruns++;
+        }
+        long n = releases + 1;
+        releases = n;
+        if (n > ComponentRuntime.HEAP_WARMUP_CALLBACKS && used > decl.releaseBytes()) {
+            heapViolations++;
+            service.fail(heapError.record(used));
         }
     }
 }

@@ -123,7 +123,7 @@ public class RtHandler {
             long newTop = (((top >>> 32) + 1) << 32) | (next & 0xFFFF_FFFFL);
             if (freeTop.compareAndSet(top, newTop)) {
                 RtMessage m = pool[slot - 1];
-                m.state = RtMessage.OBTAINED;
+                m.setOwnedState(RtMessage.OBTAINED);
                 return m;
             }
         }
@@ -131,7 +131,7 @@ public class RtHandler {
 
     final void release(RtMessage m) {
         m.clear();
-        m.state = RtMessage.FREE;
+        m.setOwnedState(RtMessage.FREE);
         int slot = m.poolIndex + 1;
         for (;;) {
             long top = freeTop.get();
@@ -173,7 +173,7 @@ public class RtHandler {
         if (msg.target != this) {
             throw new IllegalArgumentException("message belongs to handler '" + msg.target.name + "', not '" + name + "'");
         }
-        if (msg.state != RtMessage.OBTAINED) {
+        if (msg.state() != RtMessage.OBTAINED) {
             throw new IllegalStateException("RT handler '" + name + "': message is already queued or was not obtained");
         }
         int sender = RealtimeThreads.declaredPriority();
@@ -183,12 +183,84 @@ public class RtHandler {
         }
         msg.priority = p;
         msg.whenNanos = whenNanos;
-        msg.state = RtMessage.QUEUED;
+        msg.markQueued();
         if (!looper.enqueue(msg)) {
             release(msg);
             return false;
         }
         return true;
+    }
+
+    // ---------------------------------------------------------------- remove / query (android.os.Handler)
+
+    /**
+     * Removes every queued message of this handler with code {@code what}, as
+     * {@code android.os.Handler.removeMessages(int)}: none of them is dispatched after this returns
+     * (one already being handled is not affected). They return to this handler's pool at once when
+     * called on the looper's thread (e.g. from {@code handleMessage}), otherwise as soon as the
+     * looper runs again, before it dispatches anything else. Allocation-free; O(pool capacity).
+     */
+    public final void removeMessages(int what) {
+        remove(false, what);
+    }
+
+    /**
+     * {@code android.os.Handler.removeCallbacksAndMessages(null)}: removes every queued message of
+     * this handler (see {@link #removeMessages(int)} for when they return to the pool).
+     *
+     * @param token must be null: RT messages carry no {@code obj}, so no token could match
+     * @throws IllegalArgumentException for a non-null token
+     */
+    public final void removeCallbacksAndMessages(Object token) {
+        if (token != null) {
+            throw new IllegalArgumentException("RT handler '" + name + "': RT messages carry no obj, so only "
+                    + "removeCallbacksAndMessages(null) (remove all) is meaningful");
+        }
+        remove(true, 0);
+    }
+
+    /** @return true if a message of this handler with code {@code what} is queued (not being handled) */
+    public final boolean hasMessages(int what) {
+        for (RtMessage m : pool) {
+            if (m.isQueued(false, what)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return how many messages of this handler are queued (not being handled) */
+    public final int queuedCount() {
+        int n = 0;
+        for (RtMessage m : pool) {
+            if (m.isQueued(true, 0)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** @return messages of this pool free to obtain now */
+    public final int freeCount() {
+        int n = 0;
+        for (RtMessage m : pool) {
+            if (m.state() == RtMessage.FREE) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private void remove(boolean all, int what) {
+        int cancelled = 0;
+        for (RtMessage m : pool) {
+            if (m.cancelIfQueued(all, what)) {
+                cancelled++;
+            }
+        }
+        if (cancelled > 0) {
+            looper.purgeCancelled();
+        }
     }
 
     @Override

@@ -71,6 +71,8 @@ public final class RtLooper {
     private final AtomicInteger kernel;
     private volatile int osPriorityState = OS_PRIORITY_UNKNOWN;
     private volatile boolean parked;
+    /** A handler cancelled queued messages from another thread: the looper frees them next. */
+    private volatile boolean purgeRequested;
     private volatile boolean quitting;
     private volatile long handledCount;
 
@@ -261,6 +263,51 @@ public final class RtLooper {
         }
     }
 
+    /**
+     * Returns cancelled messages to their pools: at once on the looper's own thread, otherwise
+     * by the looper before its next dispatch (only the looper owns its sorted lists).
+     */
+    void purgeCancelled() {
+        if (Thread.currentThread() == thread) {
+            purgeNow();
+        } else {
+            purgeRequested = true;
+            LockSupport.unpark(thread);
+        }
+    }
+
+    /** Looper thread: sorts every inbox in, then unlinks and frees every cancelled message. */
+    private void purgeNow() {
+        drainInboxes();
+        for (int level = 0; level < PRIORITY_LEVELS; level++) {
+            RtMessage prev = null;
+            RtMessage m = sortedHead[level];
+            while (m != null) {
+                RtMessage next = m.sortedNext;
+                if (m.state() == RtMessage.CANCELLED) {
+                    if (prev == null) {
+                        sortedHead[level] = next;
+                    } else {
+                        prev.sortedNext = next;
+                    }
+                    if (sortedTail[level] == m) {
+                        sortedTail[level] = prev;
+                    }
+                    m.sortedNext = null;
+                    m.target.release(m);
+                } else {
+                    prev = m;
+                }
+                m = next;
+            }
+            if (sortedHead[level] == null) {
+                markSorted(level, false);
+            }
+        }
+        sortedLowSeen = sortedLow;
+        sortedHighSeen = sortedHigh;
+    }
+
     // ---------------------------------------------------------------- looper side
 
     private void run() {
@@ -268,6 +315,10 @@ public final class RtLooper {
             throw new IllegalStateException("RT looper '" + name + "' must loop on the thread that prepared it");
         }
         while (!quitting) {
+            if (purgeRequested) {
+                purgeRequested = false;
+                purgeNow();
+            }
             long now = System.nanoTime();
             int level = drainDownTo(highestDueLevel(now), now);
             if (level >= 0) {
@@ -281,7 +332,7 @@ public final class RtLooper {
             settleEffective(-1);
             long wake = earliestWhen();
             parked = true;
-            if ((pendingLow.get() | pendingHigh.get()) == 0 && !quitting) {
+            if ((pendingLow.get() | pendingHigh.get()) == 0 && !quitting && !purgeRequested) {
                 if (wake == NO_DEADLINE) {
                     LockSupport.park(this);
                 } else {
@@ -297,13 +348,16 @@ public final class RtLooper {
     }
 
     private void dispatch(RtMessage m) {
+        if (!m.beginHandling()) { // cancelled by removeMessages: free it, do not deliver
+            m.target.release(m);
+            return;
+        }
         int p = settleEffective(m.priority);
         kernelExactly(p);
         int raised = effective.get(); // a sender that raised it meanwhile may have seen the old kernel value
         if (raised > p) {
             kernelAtLeast(raised);
         }
-        m.state = RtMessage.HANDLING;
         try {
             m.target.handleMessage(m);
         } finally {

@@ -1,5 +1,8 @@
 package org.rtdroid.runtime.looper;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 /**
  * A message of the RT looper, the counterpart of {@code android.os.Message} without {@code obj}:
  * payloads are the int fields, a fixed {@link #data} long array and a fixed {@link #bytes} buffer,
@@ -12,6 +15,19 @@ public final class RtMessage {
     static final int OBTAINED = 1;
     static final int QUEUED = 2;
     static final int HANDLING = 3;
+    /** Removed by {@link RtHandler#removeMessages} while queued: never dispatched, the looper frees it. */
+    static final int CANCELLED = 4;
+    private static final long STATE_MASK = 0xff;
+
+    private static final VarHandle STATUS;
+
+    static {
+        try {
+            STATUS = MethodHandles.lookup().findVarHandle(RtMessage.class, "status", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /** User-defined message code, as in Android. */
     public int what;
@@ -25,7 +41,12 @@ public final class RtMessage {
 
     final RtHandler target;
     final int poolIndex;
-    int state;
+    /**
+     * {@code sends << 8 | state}. Only a queued message is shared between threads (the looper
+     * dispatching it, a remover cancelling it), so QUEUED is left by compare-and-set only; the
+     * send count makes a remover's CAS fail if the message was handled and sent again meanwhile.
+     */
+    private long status;
     int specifiedPriority = -1;
     int priority;
     long whenNanos;
@@ -67,6 +88,39 @@ public final class RtMessage {
         return this;
     }
 
+    /** @return FREE, OBTAINED, QUEUED, HANDLING or CANCELLED */
+    int state() {
+        return (int) ((long) STATUS.getAcquire(this) & STATE_MASK);
+    }
+
+    /** For states only the owner can be in (FREE, OBTAINED): nobody else writes the status meanwhile. */
+    void setOwnedState(int state) {
+        STATUS.setRelease(this, (status & ~STATE_MASK) | state);
+    }
+
+    /** OBTAINED -> QUEUED, by its sender, publishing the fields it filled. */
+    void markQueued() {
+        STATUS.setRelease(this, ((status >>> 8) + 1) << 8 | QUEUED);
+    }
+
+    /** QUEUED -> HANDLING, by the looper; false if a remover cancelled it first. */
+    boolean beginHandling() {
+        long s = (long) STATUS.getAcquire(this);
+        return (s & STATE_MASK) == QUEUED && STATUS.compareAndSet(this, s, (s & ~STATE_MASK) | HANDLING);
+    }
+
+    /** QUEUED -> CANCELLED if it is still queued with code {@code what}; any thread. */
+    boolean cancelIfQueued(boolean anyWhat, int what) {
+        long s = (long) STATUS.getAcquire(this);
+        return (s & STATE_MASK) == QUEUED && (anyWhat || this.what == what)
+                && STATUS.compareAndSet(this, s, (s & ~STATE_MASK) | CANCELLED);
+    }
+
+    /** @return true if queued (not cancelled, not being handled) with code {@code what} */
+    boolean isQueued(boolean anyWhat, int what) {
+        return state() == QUEUED && (anyWhat || this.what == what);
+    }
+
     /** Sends this message to its handler now ({@code msg.sendToTarget()} as in Android). */
     public boolean sendToTarget() {
         return target.sendMessage(this);
@@ -74,6 +128,7 @@ public final class RtMessage {
 
     /** Returns a message that was obtained but will not be sent. */
     public void recycle() {
+        int state = state();
         if (state != OBTAINED) {
             throw new IllegalStateException("only an obtained, unsent message can be recycled (state " + state + ")");
         }

@@ -13,9 +13,12 @@ public final class Errno {
     public static final int EAGAIN = 11;
     public static final int ENOMEM = 12;
     public static final int EFAULT = 14;
+    public static final int EBUSY = 16;
     public static final int EINVAL = 22;
+    public static final int EDEADLK = 35;
     public static final int ENOSYS = 38;
     public static final int ENOTSUP = 95;
+    public static final int ETIMEDOUT = 110;
 
     private Errno() {}
 
@@ -29,6 +32,9 @@ public final class Errno {
             case EAGAIN -> "EAGAIN";
             case ENOMEM -> "ENOMEM";
             case EFAULT -> "EFAULT";
+            case EBUSY -> "EBUSY";
+            case EDEADLK -> "EDEADLK";
+            case ETIMEDOUT -> "ETIMEDOUT";
             case EINVAL -> "EINVAL";
             case ENOSYS -> "ENOSYS";
             case ENOTSUP -> "ENOTSUP";
@@ -46,6 +52,9 @@ public final class Errno {
             case EAGAIN -> "Resource temporarily unavailable";
             case ENOMEM -> "Cannot allocate memory";
             case EFAULT -> "Bad address";
+            case EBUSY -> "Device or resource busy";
+            case EDEADLK -> "Resource deadlock avoided";
+            case ETIMEDOUT -> "Connection timed out";
             case EINVAL -> "Invalid argument";
             case ENOSYS -> "Function not implemented";
             case ENOTSUP -> "Operation not supported";

@@ -6,6 +6,7 @@ import org.rtdroid.runtime.channel.MessageChannel;
 import org.rtdroid.runtime.channel.MessageClosure;
 import org.rtdroid.runtime.channel.RealtimeIntent;
 import org.rtdroid.runtime.manifest.ChannelDecl;
+import org.rtdroid.runtime.os.PiMutex;
 
 /**
  * The runtime's {@link CrossContextEndpoint}: a fixed table of the cross-context channels deployed
@@ -30,14 +31,15 @@ public final class CrossContextRouter implements CrossContextEndpoint {
     // Outbound ring: one slot = one intent copy + the entry it counts against.
     private final CrossContextIntent[] ring;
     private final Entry[] ringOwner;
-    private final Object outLock = new Object();
+    private final PiMutex outLock = new PiMutex("cross-context outbound ring");
     private long head;
     private long tail;
     private long reservedCapacity;
     private long outboundDropped;
 
     // deliver() is meant for one proxy thread; the lock keeps two callers from sharing the closure.
-    private final Object deliverLock = new Object();
+    // All locks here are priority-inheritance mutexes: RT publishers and the proxy contend on them.
+    private final PiMutex deliverLock = new PiMutex("cross-context deliver");
     private final InboundFill fill = new InboundFill();
 
     /**
@@ -64,6 +66,8 @@ public final class CrossContextRouter implements CrossContextEndpoint {
         final MessageChannel inbound;
         final ChannelSender proxySender;
         final CrossContextIntent scratch = new CrossContextIntent();
+        /** Publishers of this channel (RT components) share {@link #scratch}. */
+        final PiMutex publishLock;
         volatile boolean open = true;
         int outstanding;
         long published;
@@ -73,6 +77,7 @@ public final class CrossContextRouter implements CrossContextEndpoint {
             this.id = id;
             this.appName = appName;
             this.decl = decl;
+            this.publishLock = new PiMutex("cross-context channel '" + decl.name() + "'");
             this.nameBytes = decl.name().getBytes(StandardCharsets.US_ASCII);
             this.anySender = decl.allowedSenders().contains("*");
             this.allowed = new byte[decl.allowedSenders().size()][];
@@ -96,7 +101,8 @@ public final class CrossContextRouter implements CrossContextEndpoint {
             if (!decl.direction().outbound()) {
                 throw new IllegalStateException("cross-context channel '" + decl.name() + "' is direction 'in'");
             }
-            synchronized (this) {
+            publishLock.lock();
+            try {
                 if (!open) {
                     refused++;
                     return OUTBOUND_FULL;
@@ -108,7 +114,8 @@ public final class CrossContextRouter implements CrossContextEndpoint {
                             + decl.dataSizeBytes() + " B declared for cross-context channel '" + decl.name() + "'");
                 }
                 s.setChannel(nameBytes, 0, nameBytes.length); // the channel is the runtime's to set
-                synchronized (outLock) {
+                outLock.lock();
+                try {
                     if (outstanding >= decl.capacity() || tail - head >= ring.length) {
                         refused++;
                         outboundDropped++;
@@ -120,7 +127,11 @@ public final class CrossContextRouter implements CrossContextEndpoint {
                     tail++;
                     outstanding++;
                     published++;
+                } finally {
+                    outLock.unlock();
                 }
+            } finally {
+                publishLock.unlock();
             }
             return PUBLISHED;
         }
@@ -180,12 +191,15 @@ public final class CrossContextRouter implements CrossContextEndpoint {
             throw new IllegalStateException("no room for more than " + MAX_CHANNELS + " cross-context channels");
         }
         int quota = decl.direction().outbound() ? decl.capacity() : 0;
-        synchronized (outLock) {
+        outLock.lock();
+        try {
             if (reservedCapacity + quota > ring.length) {
                 throw new IllegalStateException("the outbound ring (" + ring.length + " slots) cannot hold channel '"
                         + decl.name() + "' (capacity " + quota + ") beside the " + reservedCapacity + " slots in use");
             }
             reservedCapacity += quota;
+        } finally {
+            outLock.unlock();
         }
         int gen = ++generations[freeSlot] & 0x7fffff;
         Entry e = new Entry(gen << 8 | freeSlot, appName, decl, inbound);
@@ -204,8 +218,11 @@ public final class CrossContextRouter implements CrossContextEndpoint {
             Entry[] copy = t.clone();
             copy[slot] = null;
             table = copy;
-            synchronized (outLock) {
+            outLock.lock();
+            try {
                 reservedCapacity -= e.decl.direction().outbound() ? e.decl.capacity() : 0;
+            } finally {
+                outLock.unlock();
             }
         }
     }
@@ -258,17 +275,21 @@ public final class CrossContextRouter implements CrossContextEndpoint {
         if (in.payloadLength() > e.decl.dataSizeBytes()) {
             return PAYLOAD_TOO_LARGE;
         }
-        synchronized (deliverLock) {
+        deliverLock.lock();
+        try {
             fill.in = in;
             int rc = e.inbound.send(e.proxySender, fill);
             fill.in = null;
             return rc == ChannelSender.SENT ? DELIVERED : CHANNEL_FULL;
+        } finally {
+            deliverLock.unlock();
         }
     }
 
     @Override
     public boolean pollOutbound(CrossContextIntent out) {
-        synchronized (outLock) {
+        outLock.lock();
+        try {
             if (head == tail) {
                 return false;
             }
@@ -281,20 +302,28 @@ public final class CrossContextRouter implements CrossContextEndpoint {
             }
             head++;
             return true;
+        } finally {
+            outLock.unlock();
         }
     }
 
     @Override
     public long outboundDropped() {
-        synchronized (outLock) {
+        outLock.lock();
+        try {
             return outboundDropped;
+        } finally {
+            outLock.unlock();
         }
     }
 
     /** Intents queued outbound now. */
     public int outboundPending() {
-        synchronized (outLock) {
+        outLock.lock();
+        try {
             return (int) (tail - head);
+        } finally {
+            outLock.unlock();
         }
     }
 }

@@ -11,26 +11,31 @@ import java.util.List;
  */
 public final class AgentOptions {
     public static final String USAGE = "usage: rt-cell-agent --region PATH|auto --deploy-key PUB.pem --cpus LIST"
-            + " --budget-bytes N [--deploy DIR]\n"
+            + " --budget-bytes N [--deploy DIR] [--await-region]\n"
             + "  --region        the shared region: a /dev/shm file, /sys/bus/pci/devices/<bdf>/resource2,\n"
             + "                  or 'auto' (the ivshmem PCI device 1af4:1110)\n"
             + "  --deploy-key    the board's Ed25519 public deploy key (PEM, PUBLIC KEY)\n"
             + "  --cpus          CPUs of the RT cell, e.g. 1 or 1,3 or 2-3\n"
             + "  --budget-bytes  memory budget for RT applications (bytes; suffix K, M or G allowed)\n"
-            + "  --deploy        a directory of signed *.rtb bundles deployed at boot";
+            + "  --deploy        a directory of signed *.rtb bundles deployed at boot\n"
+            + "  --await-region  start the runtime first, then wait until the region is formatted\n"
+            + "                  (a QEMU RT cell booted once and restored from a snapshot waits here)";
 
     public final String region;
     public final Path deployKey;
     public final int[] cpus;
     public final long budgetBytes;
     public final Path deployDir;
+    public final boolean awaitRegion;
 
-    private AgentOptions(String region, Path deployKey, int[] cpus, long budgetBytes, Path deployDir) {
+    private AgentOptions(String region, Path deployKey, int[] cpus, long budgetBytes, Path deployDir,
+                         boolean awaitRegion) {
         this.region = region;
         this.deployKey = deployKey;
         this.cpus = cpus;
         this.budgetBytes = budgetBytes;
         this.deployDir = deployDir;
+        this.awaitRegion = awaitRegion;
     }
 
     /** @throws IllegalArgumentException naming the option, value and rule */
@@ -40,6 +45,7 @@ public final class AgentOptions {
         String cpus = null;
         String budget = null;
         String deploy = null;
+        boolean awaitRegion = false;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             if (a.equals("-h") || a.equals("--help")) {
@@ -47,6 +53,10 @@ public final class AgentOptions {
             }
             if (!a.startsWith("--")) {
                 throw new IllegalArgumentException("unexpected argument '" + a + "'\n" + USAGE);
+            }
+            if (a.equals("--await-region")) {
+                awaitRegion = true;
+                continue;
             }
             String value;
             int eq = a.indexOf('=');
@@ -81,7 +91,7 @@ public final class AgentOptions {
             throw new IllegalArgumentException("--budget-bytes is required\n" + USAGE);
         }
         return new AgentOptions(region, Path.of(key), parseCpus(cpus), parseBytes(budget),
-                deploy == null ? null : Path.of(deploy));
+                deploy == null ? null : Path.of(deploy), awaitRegion);
     }
 
     /** A CPU list as the kernel writes it: {@code 1}, {@code 1,3}, {@code 0-2,5}. */

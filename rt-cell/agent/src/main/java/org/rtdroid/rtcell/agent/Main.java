@@ -20,9 +20,10 @@ import org.rtdroid.runtime.os.CpuSet;
 
 /**
  * {@code java --enable-native-access=ALL-UNNAMED -cp 'lib/*' org.rtdroid.rtcell.agent.Main
- * --region PATH|auto --deploy-key PUB.pem --cpus LIST --budget-bytes N [--deploy DIR]}
+ * --region PATH|auto --deploy-key PUB.pem --cpus LIST --budget-bytes N [--deploy DIR] [--await-region]}
  *
- * <p>Console protocol (the board tooling reads it): {@code rtcell: region <path> attached as peer
+ * <p>Console protocol (the board tooling reads it): with {@code --await-region} first {@code rtcell:
+ * runtime started; awaiting the region <path> to be formatted}, then {@code rtcell: region <path> attached as peer
  * 0, epoch N}, {@code rtcell: kernel realtime=<0|1> <release>}, a line per deploy and undeploy, and
  * exactly {@code RTCELL READY} once the management ring is served. SIGTERM (or SIGINT): state
  * STOPPING, every application undeployed, exit 0. Exit 2: bad command line; 1: cannot start.
@@ -62,11 +63,33 @@ public final class Main {
             return 2;
         }
         RegionMemory memory;
-        Region region;
         try {
             memory = RegionMemory.mapFile(regionPath);
-            region = Region.attachCell(memory, Region.RT_PEER, true);
-        } catch (IOException | RegionFormatException e) {
+        } catch (IOException e) {
+            stderr.println("rtcell: cannot map region " + regionPath + ": " + e.getMessage());
+            return 1;
+        }
+        // The runtime starts before the region is attached (mlockall, FFM links, the deploy key),
+        // so that a QEMU cell snapshotted while awaiting the region resumes with all of it done.
+        Path workDir = null;
+        RuntimeHost host = null;
+        CellDeployments deployments = null;
+        Exception startFailure = null;
+        try {
+            workDir = Files.createTempDirectory("rtcell-agent-");
+            // The runtime's lowest priority is the proxy's: cross-context intents queue there.
+            host = RuntimeHost.start(new CellConfig(cpus, options.budgetBytes, RtProxy.PROXY_FIFO_PRIORITY, 98));
+            host.setLog(console);
+            deployments = new CellDeployments(host, key, workDir);
+            console.accept(Warmup.deployPath(workDir));
+        } catch (IOException | RuntimeException e) {
+            startFailure = e;
+        }
+        Region region;
+        try {
+            region = options.awaitRegion ? awaitFormatted(memory, regionPath, console)
+                    : Region.attachCell(memory, Region.RT_PEER, true);
+        } catch (RegionFormatException e) {
             stderr.println("rtcell: cannot attach region " + regionPath + ": " + e.getMessage());
             return 1;
         }
@@ -76,15 +99,12 @@ public final class Main {
         console.accept("rtcell: kernel realtime=" + (Agent.kernelRealtime() ? 1 : 0) + " " + Agent.kernelRelease());
 
         Agent agent;
-        Path workDir;
         try {
-            workDir = Files.createTempDirectory("rtcell-agent-");
-            // The runtime's lowest priority is the proxy's: cross-context intents queue there.
-            RuntimeHost host = RuntimeHost.start(new CellConfig(cpus, options.budgetBytes, RtProxy.PROXY_FIFO_PRIORITY, 98));
-            host.setLog(console);
-            CellDeployments deployments = new CellDeployments(host, key, workDir);
+            if (startFailure != null) {
+                throw startFailure;
+            }
             agent = new Agent(region, host, deployments, cpus, console);
-        } catch (IOException | RuntimeException e) {
+        } catch (Exception e) {
             region.setState(Region.STATE_FAILED);
             stderr.println("rtcell: cannot start the runtime: " + e);
             return 1;
@@ -100,6 +120,23 @@ public final class Main {
         deleteTree(workDir);
         console.accept("rtcell: stopped");
         return 0;
+    }
+
+    /** Polls until the board has formatted the region (the header's magic and CRC check out). */
+    private static Region awaitFormatted(RegionMemory memory, Path regionPath, Consumer<String> console) {
+        console.accept("rtcell: runtime started; awaiting the region " + regionPath + " to be formatted");
+        while (true) {
+            try {
+                return Region.attachCell(memory, Region.RT_PEER, true);
+            } catch (RegionFormatException notYet) {
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw notYet;
+                }
+            }
+        }
     }
 
     private static void predeploy(Agent agent, Path dir, Consumer<String> console) {

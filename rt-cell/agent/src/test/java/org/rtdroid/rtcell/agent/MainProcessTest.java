@@ -46,24 +46,9 @@ class MainProcessTest {
         byte[] jar = TestApps.echoJar(dir.resolve("app"));
         Files.write(bundles.resolve("echo.rtb"), Bundle.build(TestApps.manifest("echo"), jar, kp.getPrivate()));
 
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process p = new ProcessBuilder(java.toString(), "--enable-native-access=ALL-UNNAMED", "-XX:+UseZGC",
-                "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-                "--region", regionFile.toString(), "--deploy-key", pub.toString(), "--cpus", "0",
-                "--budget-bytes", "1M", "--deploy", bundles.toString())
-                .redirectErrorStream(true).start();
-        List<String> lines = new CopyOnWriteArrayList<>();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = out.readLine()) != null) {
-                    lines.add(line);
-                }
-            } catch (java.io.IOException ignored) {
-                // process gone
-            }
-        });
-        reader.start();
+        RunningAgent agent = startAgent(regionFile, pub, "--deploy", bundles.toString());
+        Process p = agent.process();
+        List<String> lines = agent.lines();
         try {
             long deadline = System.nanoTime() + 60_000_000_000L;
             while (!lines.contains("RTCELL READY") && p.isAlive() && System.nanoTime() < deadline) {
@@ -84,7 +69,7 @@ class MainProcessTest {
                 // SIGTERM, as the board's `down` sends it (Process.destroy would also close our end of its stdout)
                 assertEquals(0, new ProcessBuilder("kill", "-TERM", Long.toString(p.pid())).start().waitFor());
                 assertTrue(p.waitFor(20, TimeUnit.SECONDS), "agent did not stop on SIGTERM");
-                reader.join(5000);
+                agent.reader().join(5000);
                 assertEquals(0, p.exitValue(), "exit status after SIGTERM; output " + lines);
                 assertTrue(lines.contains("rtcell: stopped"), lines.toString());
                 assertTrue(lines.contains("rtcell: stopping: undeploying [echo]"), lines.toString());
@@ -93,6 +78,74 @@ class MainProcessTest {
         } finally {
             p.destroyForcibly();
         }
+    }
+
+    @Test
+    void awaitRegionStartsTheRuntimeThenAttachesOnceTheBoardFormatsTheRegion() throws Exception {
+        RegionLayout layout = RegionLayout.of(3, 16, 512);
+        Path regionFile = dir.resolve("region");
+        try (RandomAccessFile f = new RandomAccessFile(regionFile.toFile(), "rw")) {
+            f.setLength(layout.regionBytes());   // all zero: not formatted yet, as in a restored QEMU cell
+        }
+        Path pub = dir.resolve("deploy.pub");
+        Files.writeString(pub, DeployKey.toPem(KeyPairGenerator.getInstance("Ed25519").generateKeyPair().getPublic()));
+        RunningAgent agent = startAgent(regionFile, pub, "--await-region");
+        Process p = agent.process();
+        List<String> lines = agent.lines();
+        String awaiting = "rtcell: runtime started; awaiting the region " + regionFile + " to be formatted";
+        try {
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (!lines.contains(awaiting) && p.isAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertTrue(lines.contains(awaiting), "agent output: " + lines);
+            Thread.sleep(300);
+            assertTrue(p.isAlive(), "the agent must wait for the region, not fail: " + lines);
+            assertTrue(!lines.contains("RTCELL READY"), lines.toString());
+
+            try (RegionMemory m = RegionMemory.mapFile(regionFile)) {
+                Region.format(m, layout);
+                while (!lines.contains("RTCELL READY") && p.isAlive() && System.nanoTime() < deadline) {
+                    Thread.sleep(20);
+                }
+                assertTrue(lines.contains("RTCELL READY"), "agent output: " + lines);
+                assertTrue(lines.contains("rtcell: region " + regionFile + " attached as peer 0, epoch 1"), lines.toString());
+                Region mgmt = Region.attachManagement(m, Region.ANDROID_PEER);
+                assertEquals(Region.STATE_READY, mgmt.peerState(Region.RT_PEER));
+            }
+            assertEquals(0, new ProcessBuilder("kill", "-TERM", Long.toString(p.pid())).start().waitFor());
+            assertTrue(p.waitFor(20, TimeUnit.SECONDS), "agent did not stop on SIGTERM");
+            assertEquals(0, p.exitValue(), "exit status after SIGTERM; output " + lines);
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    /** The agent's JVM, and its output lines as a reader thread collects them. */
+    private record RunningAgent(Process process, List<String> lines, Thread reader) {
+    }
+
+    /** The agent in its own JVM, as the board starts it, with stdout and stderr merged. */
+    private static RunningAgent startAgent(Path regionFile, Path pub, String... extra) throws java.io.IOException {
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        List<String> cmd = new java.util.ArrayList<>(List.of(java.toString(), "--enable-native-access=ALL-UNNAMED",
+                "-XX:+UseZGC", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+                "--region", regionFile.toString(), "--deploy-key", pub.toString(), "--cpus", "0", "--budget-bytes", "1M"));
+        cmd.addAll(List.of(extra));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        List<String> lines = new CopyOnWriteArrayList<>();
+        Thread reader = new Thread(() -> {
+            try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = out.readLine()) != null) {
+                    lines.add(line);
+                }
+            } catch (java.io.IOException ignored) {
+                // process gone
+            }
+        });
+        reader.start();
+        return new RunningAgent(p, lines, reader);
     }
 
     @Test

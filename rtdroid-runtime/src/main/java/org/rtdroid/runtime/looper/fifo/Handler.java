@@ -72,4 +72,22 @@ public class Handler {
         msg.target = this;
         return looper.queue.enqueueMessage(msg, whenNanos);
     }
+
+    /** As {@code android.os.Handler.removeMessages(int)}: queued messages with code {@code what} are recycled. */
+    public final void removeMessages(int what) {
+        looper.queue.removeMessages(this, false, what);
+    }
+
+    /** As {@code android.os.Handler.removeCallbacksAndMessages}; only null (all) is meaningful here (no obj). */
+    public final void removeCallbacksAndMessages(Object token) {
+        if (token != null) {
+            throw new IllegalArgumentException("fifo messages carry no obj: only removeCallbacksAndMessages(null) applies");
+        }
+        looper.queue.removeMessages(this, true, 0);
+    }
+
+    /** As {@code android.os.Handler.hasMessages(int)}. */
+    public final boolean hasMessages(int what) {
+        return looper.queue.hasMessages(this, false, what);
+    }
 }

@@ -72,6 +72,40 @@ final class MessageQueue {
         }
     }
 
+    /** Android's MessageQueue.hasMessages(h, what, null). */
+    boolean hasMessages(Handler h, boolean anyWhat, int what) {
+        synchronized (this) {
+            for (Message p = messages; p != null; p = p.next) {
+                if (p.target == h && (anyWhat || p.what == what)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    /** Android's MessageQueue.removeMessages(h, what, null): unlinks and recycles the matches. */
+    void removeMessages(Handler h, boolean anyWhat, int what) {
+        synchronized (this) {
+            Message prev = null;
+            Message p = messages;
+            while (p != null) {
+                Message next = p.next;
+                if (p.target == h && (anyWhat || p.what == what)) {
+                    if (prev == null) {
+                        messages = next;
+                    } else {
+                        prev.next = next;
+                    }
+                    p.recycleUnchecked();
+                } else {
+                    prev = p;
+                }
+                p = next;
+            }
+        }
+    }
+
     void quit() {
         synchronized (this) {
             quitting = true;

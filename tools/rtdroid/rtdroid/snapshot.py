@@ -1,0 +1,208 @@
+"""The qemu RT cell's boot snapshot, the same idea as the Android emulator's Quick Boot.
+
+Under TCG a cold boot of the RT cell takes ~25 s, almost all of it the JVM starting under
+emulation (the translation of the JVM's own code, interpreted class loading, FFM linking). So the
+first `board up` of an image boots the cell cold once, lets the agent start its runtime and wait
+for the region (`--await-region`), then stops the VM and saves it with QEMU's migration
+(`migrate exec:zstd`) under build/rt-cell/. Later `board up`s restore that state
+(`-incoming exec:zstd -dc`) and format the region only after the restore, so the waiting agent
+attaches to the fresh region and reports ready.
+
+The snapshot is keyed by everything that shapes the VM: the resolved QEMU argv, the kernel and
+initramfs files, and QEMU's version. Any change invalidates it; a restore that fails is
+deleted and the board boots cold. `board up --cold` (or `boot: cold` in the board file) skips it.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+from . import paths
+
+AWAITING_LINE = "rtcell: runtime started; awaiting the region"
+
+
+class SnapshotError(Exception):
+    pass
+
+
+class Qmp:
+    """A minimal QMP client (JSON lines over the VM's unix socket)."""
+
+    def __init__(self, path: Path, timeout: float = 10.0):
+        deadline = time.monotonic() + timeout
+        while True:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                s.connect(str(path))
+                break
+            except OSError as e:
+                s.close()
+                if time.monotonic() > deadline:
+                    raise SnapshotError(f"cannot connect to QMP at {path}: {e.strerror}") from None
+                time.sleep(0.05)
+        s.settimeout(timeout)
+        self._sock = s
+        self._file = s.makefile("rw", encoding="utf-8")
+        self._read()                     # the greeting
+        self.execute("qmp_capabilities")
+
+    def _read(self) -> dict:
+        line = self._file.readline()
+        if not line:
+            raise SnapshotError("QMP connection closed by QEMU")
+        return json.loads(line)
+
+    def execute(self, command: str, **arguments) -> dict:
+        msg = {"execute": command}
+        if arguments:
+            msg["arguments"] = arguments
+        self._file.write(json.dumps(msg) + "\n")
+        self._file.flush()
+        while True:
+            r = self._read()
+            if "return" in r:
+                return r["return"]
+            if "error" in r:
+                raise SnapshotError(f"QMP {command}: {r['error'].get('desc', r['error'])}")
+            # an asynchronous event: skip it
+
+    def close(self) -> None:
+        try:
+            self._file.close()
+            self._sock.close()
+        except OSError:
+            pass
+
+
+def snapshot_file(board_name: str, accel: str) -> Path:
+    return paths.rt_cell_build_dir() / f"snapshot-{board_name}-{accel}.zst"
+
+
+def _key_file(snap: Path) -> Path:
+    return snap.with_suffix(".json")
+
+
+def _qemu_version(binary: str) -> str:
+    try:
+        return subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30).stdout.splitlines()[0]
+    except (OSError, IndexError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def _sha256(p: Path) -> str:
+    h = hashlib.sha256()
+    with open(p, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def key_for(argv: list[str], kernel: Path, initrd: Path) -> dict:
+    qemu = next((a for a in argv if a.startswith("qemu-system")), "qemu-system-x86_64")
+    return {"argv": argv, "kernel": _sha256(kernel), "initrd": _sha256(initrd), "qemu": _qemu_version(qemu)}
+
+
+def usable(snap: Path, key: dict) -> bool:
+    try:
+        return snap.is_file() and json.loads(_key_file(snap).read_text()) == key
+    except (OSError, ValueError):
+        return False
+
+
+def discard(snap: Path) -> None:
+    snap.unlink(missing_ok=True)
+    _key_file(snap).unlink(missing_ok=True)
+
+
+def restore_argv(argv: list[str], snap: Path) -> list[str]:
+    return argv + ["-incoming", f"exec:zstd -dc -q {snap}"]
+
+
+def cold_argv(argv: list[str]) -> list[str]:
+    """The argv without a restore (-incoming ...): what a restart of the cell boots."""
+    out, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+            continue
+        if a == "-incoming":
+            skip = True
+            continue
+        out.append(a)
+    return out
+
+
+def save(qmp_path: Path, snap: Path, key: dict, timeout: float = 120.0) -> int:
+    """Stops the VM behind qmp_path and saves it to snap (zstd); returns the file's size."""
+    tmp = snap.with_suffix(".partial")
+    tmp.unlink(missing_ok=True)
+    q = Qmp(qmp_path)
+    try:
+        q.execute("stop")
+        q.execute("migrate", uri=f"exec:zstd -1 -q -o {tmp}")
+        deadline = time.monotonic() + timeout
+        while True:
+            info = q.execute("query-migrate")
+            status = info.get("status")
+            if status == "completed":
+                break
+            if status in ("failed", "cancelled"):
+                raise SnapshotError(f"saving the boot snapshot failed: {info.get('error-desc', status)}")
+            if time.monotonic() > deadline:
+                raise SnapshotError(f"saving the boot snapshot took more than {timeout:g} s")
+            time.sleep(0.1)
+        q.execute("quit")
+    finally:
+        q.close()
+    # zstd writes until QEMU closes the pipe; wait for the file to stop growing.
+    deadline = time.monotonic() + 30
+    last = -1
+    while time.monotonic() < deadline:
+        size = tmp.stat().st_size if tmp.exists() else 0
+        if size == last and size > 0:
+            break
+        last = size
+        time.sleep(0.2)
+    tmp.replace(snap)
+    _key_file(snap).write_text(json.dumps(key, indent=1))
+    return snap.stat().st_size
+
+
+def wait_restored(qmp_path: Path, proc: subprocess.Popen, timeout: float) -> None:
+    """Waits until the incoming migration has been loaded and the VM runs."""
+    deadline = time.monotonic() + timeout
+    q = None
+    try:
+        while True:
+            if proc.poll() is not None:
+                raise SnapshotError(f"QEMU exited with status {proc.returncode} while restoring the snapshot")
+            if q is None:
+                try:
+                    q = Qmp(qmp_path, timeout=max(0.1, deadline - time.monotonic()))
+                except SnapshotError:
+                    if proc.poll() is not None:
+                        continue
+                    raise
+            status = q.execute("query-status").get("status")
+            if status == "running":
+                return
+            migration = q.execute("query-migrate").get("status")
+            if migration == "failed":
+                raise SnapshotError("QEMU could not load the snapshot")
+            if status == "paused" and migration == "completed":
+                # The snapshot was taken of a stopped VM, so it loads stopped: resume it.
+                q.execute("cont")
+                continue
+            if status not in ("inmigrate", "prelaunch", "restore-vm", "paused", "postmigrate"):
+                raise SnapshotError(f"the restored VM is in state {status}")
+            if time.monotonic() > deadline:
+                raise SnapshotError(f"restoring the snapshot took more than {timeout:g} s")
+            time.sleep(0.05)
+    finally:
+        if q is not None:
+            q.close()

@@ -1,0 +1,77 @@
+"""The boot snapshot's bookkeeping and its QMP client (QEMU itself runs in the integration test)."""
+import json
+import socket
+import threading
+
+import pytest
+
+from pathlib import Path
+
+from rtdroid import snapshot
+
+
+def test_restore_and_cold_argv_are_inverse():
+    argv = ["qemu-system-x86_64", "-m", "1024", "-qmp", "unix:/r/qmp.sock,server=on,wait=off"]
+    restored = snapshot.restore_argv(argv, Path("/b/snap.zst"))
+    assert restored[-2:] == ["-incoming", "exec:zstd -dc -q /b/snap.zst"]
+    assert snapshot.cold_argv(restored) == argv
+
+
+def test_a_snapshot_is_usable_only_with_the_same_key(tmp_path):
+    kernel, initrd = tmp_path / "vmlinux", tmp_path / "initrd.cpio"
+    kernel.write_bytes(b"kernel")
+    initrd.write_bytes(b"initrd")
+    key = snapshot.key_for(["qemu-system-x86_64", "-m", "1024"], kernel, initrd)
+    snap = tmp_path / "snapshot-b-tcg.zst"
+    assert not snapshot.usable(snap, key)                    # none yet
+    snap.write_bytes(b"stream")
+    snap.with_suffix(".json").write_text(json.dumps(key))
+    assert snapshot.usable(snap, key)
+    initrd.write_bytes(b"initrd, rebuilt")                   # a new image: the snapshot is stale
+    assert not snapshot.usable(snap, snapshot.key_for(["qemu-system-x86_64", "-m", "1024"], kernel, initrd))
+    assert not snapshot.usable(snap, dict(key, argv=["qemu-system-x86_64", "-m", "2048"]))
+    snapshot.discard(snap)
+    assert not snap.exists() and not snap.with_suffix(".json").exists()
+
+
+def _fake_qemu(path, replies):
+    """A QMP server that greets, then answers each command from `replies` (name -> reply)."""
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(str(path))
+    srv.listen(1)
+    seen = []
+
+    def serve():
+        conn, _ = srv.accept()
+        f = conn.makefile("rw")
+        f.write(json.dumps({"QMP": {"version": {}, "capabilities": []}}) + "\n")
+        f.flush()
+        for line in f:
+            cmd = json.loads(line)
+            seen.append(cmd)
+            f.write(json.dumps({"event": "SOMETHING"}) + "\n")   # events are skipped
+            f.write(json.dumps(replies.get(cmd["execute"], {"return": {}})) + "\n")
+            f.flush()
+        conn.close()
+        srv.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return seen
+
+
+def test_qmp_client_negotiates_and_reports_errors(tmp_path):
+    sock = tmp_path / "qmp.sock"
+    seen = _fake_qemu(sock, {"query-status": {"return": {"status": "running"}},
+                             "migrate": {"error": {"class": "GenericError", "desc": "Migration is disabled"}}})
+    q = snapshot.Qmp(sock)
+    assert q.execute("query-status") == {"status": "running"}
+    with pytest.raises(snapshot.SnapshotError, match="QMP migrate: Migration is disabled"):
+        q.execute("migrate", uri="exec:cat")
+    q.close()
+    assert [c["execute"] for c in seen] == ["qmp_capabilities", "query-status", "migrate"]
+    assert seen[2]["arguments"] == {"uri": "exec:cat"}
+
+
+def test_qmp_client_gives_up_on_a_missing_socket(tmp_path):
+    with pytest.raises(snapshot.SnapshotError, match="cannot connect to QMP"):
+        snapshot.Qmp(tmp_path / "none.sock", timeout=0.2)
