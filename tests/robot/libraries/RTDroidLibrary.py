@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -58,6 +59,7 @@ class RTDroidLibrary:
         self._stress_threads: list[threading.Thread] = []
         self.work = Path(tempfile.mkdtemp(prefix="rtdroid-robot-", dir=BUILD if BUILD.is_dir() else None))
         self.latency: dict[str, list[int]] = {}
+        self._witness: subprocess.Popen | None = None
 
     # ---------------------------------------------------------------- board
     @keyword
@@ -157,6 +159,40 @@ class RTDroidLibrary:
     def deadline_misses(self, app_prefix: str = "") -> int:
         return sum(int(s.get("deadline_misses", 0)) for s in self.rt_services()
                    if s["name"].startswith(app_prefix))
+
+    # ---------------------------------------------------------------- machine stall witness
+    @keyword
+    def start_stall_witness(self):
+        """On a process board, runs cyclictest at SCHED_FIFO 99 on the RT cell's CPUs for the
+        measured window: a stall that delays even it (the hypervisor descheduling this VM's vCPU,
+        as these shared machines do for tens of ms) is the machine's, not the RT cell's. On a
+        qemu board the RT cell's CPU is an emulated one: nothing to witness."""
+        st = self.board_status()
+        if st.get("hypervisor") == "qemu" or shutil.which("cyclictest") is None:
+            self._witness = None
+            return
+        sys.path.insert(0, str(ROOT / "tools" / "rtdroid"))
+        from rtdroid import boardconfig
+        cpus = boardconfig.load_board(st["board"]).rt["cpus"]
+        self._witness = subprocess.Popen(
+            ["cyclictest", "-m", "-q", "-p", "99", "-i", "1000", "-t", str(len(cpus)),
+             "-a", ",".join(str(c) for c in cpus), "-D", "600"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+    @keyword
+    def stop_stall_witness(self) -> float:
+        """Stops the witness; returns the worst wake-up latency it saw, in µs (-1: no witness)."""
+        w, self._witness = self._witness, None
+        if w is None:
+            return -1.0
+        w.send_signal(signal.SIGINT)
+        out, _ = w.communicate(timeout=30)
+        worst = [int(m) for m in re.findall(r"Max:\s+(\d+)", out)]
+        if not worst:
+            raise AssertionError(f"cyclictest (the stall witness) printed no Max: {out[-500:]}")
+        logger.info(f"stall witness: cyclictest at SCHED_FIFO 99 on the RT cell's CPUs, worst wake-up "
+                    f"latency {max(worst)} µs", also_console=True)
+        return float(max(worst))
 
     @keyword
     def worst_lateness_us(self, app_prefix: str = "") -> float:

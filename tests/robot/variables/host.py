@@ -5,12 +5,14 @@ RTT_P50_BUDGET_US = 10_000
 RTT_P99_BUDGET_US = 40_000
 # Proxy-level echo round trip (no UI), many samples.
 ECHO_P99_BUDGET_US = 5_000
-# 8 ms periodic tasks under Android-side stress. The goal is 0. This board runs on a shared,
-# virtualised 2-core machine where cyclictest itself shows multi-millisecond stalls (see
-# `make bench BENCH=periodic`); a stall longer than the 8 ms deadline is counted as a miss and
-# reported. The budget tolerates at most 2 such misses per measured window (~1,250 releases of
-# each task), and the suites print the exact count.
-MAX_DEADLINE_MISSES = 2
+# 8 ms periodic tasks under Android-side stress, Android cell killed, channel flood: no deadline
+# may be missed. This board runs on a shared, virtualised 2-core machine whose hypervisor
+# sometimes deschedules a vCPU for tens of ms (cyclictest itself shows it): a stall witness
+# (cyclictest, SCHED_FIFO 99, on the RT cell's CPU) runs through each window, and misses in a
+# window where even it was delayed by >= MACHINE_STALL_US (the 8 ms deadline minus the tasks'
+# 1 ms WCET) are reported as the machine's, with a warning, instead of failing.
+MAX_DEADLINE_MISSES = 0
+MACHINE_STALL_US = 7_000
 # Worst release lateness since the services started (the runtime keeps the maximum). A release
 # later than its 8 ms deadline is a miss, counted above; this bound catches a runaway stall.
 # Known: deploying a second application stalls running tasks for tens of ms (class loading and
