@@ -124,12 +124,16 @@ class ZeroAllocationTest {
     void periodicReleasesAndMessagePairsAllocateNothingInSteadyState() throws Exception {
         assertTrue(HeapMeter.supported(), "this JVM must measure per-thread allocation");
         String mem = "<memSizes total=\"12K\" persistent=\"4K\" release=\"4K\"/>";
+        // on-failure="continue": on a loaded machine the JIT may not have compiled the release path
+        // within the runtime's 1,000-callback grace, and a warm-up release then trips the 4K heap
+        // bound (seen once in CI: 31 KB in release ~4,300 of a 20 us task overrunning every period).
+        // That policy is tested elsewhere; here only the measured steady-state windows count.
         DeployedApp app = Apps.deploy(host, "alloc",
-                "<service name=\"" + Sender.class.getName() + "\" priority=\"60\">" + mem
+                "<service name=\"" + Sender.class.getName() + "\" priority=\"60\" on-failure=\"continue\">" + mem
                 + "<periodic-task name=\"tick\"><memSizes release=\"4K\"/><release periodic=\"20us\"/></periodic-task>"
                 + Apps.filter("publisher", "pairs") + "</service>"
                 + Apps.receiver(Sink.class, 70, "<memSizes total=\"8K\" persistent=\"4K\" release=\"4K\"/>",
-                        Apps.filter("subscriber", "pairs"))
+                        Apps.filter("subscriber", "pairs")).replace("<receiver ", "<receiver on-failure=\"continue\" ")
                 + "<channel name=\"pairs\" type=\"rt-msg\" capacity=\"64\"><data size=\"16B\"/></channel>");
         int windows = MEASURED / WINDOW;
         int warm = WARMUP / WINDOW;
