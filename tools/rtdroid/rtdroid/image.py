@@ -106,7 +106,7 @@ def _stamp_ok(stamp: Path, key: dict) -> bool:
         return False
 
 
-def _file_key(p: Path) -> list:
+def file_key(p: Path) -> list:
     st = p.stat()
     return [str(p), st.st_size, int(st.st_mtime)]
 
@@ -116,7 +116,7 @@ def ensure_kernel() -> Path:
     vmlinuz = check_kernel()
     out = paths.rt_cell_build_dir() / "vmlinux"
     stamp = paths.rt_cell_build_dir() / "vmlinux.stamp"
-    key = {"vmlinuz": _file_key(vmlinuz)}
+    key = {"vmlinuz": file_key(vmlinuz)}
     if out.is_file() and _stamp_ok(stamp, key):
         return out
     if extract_vmlinux(vmlinuz, out):
@@ -190,7 +190,7 @@ def ensure_initramfs(board: Board, busybox: Path = Path("/bin/busybox"), root: P
         raise ImageError(f"{busybox} missing (apt-get install busybox-static)")
     if not (root / "jdk" / "bin" / "java").is_file():
         raise ImageError(f"the RT cell's root {root} has no jdk/bin/java (it is built by `board up`)")
-    key = {"init": hashlib.sha256(init).hexdigest(), "busybox": _file_key(busybox), "root": _tree_key(root)}
+    key = {"init": hashlib.sha256(init).hexdigest(), "busybox": file_key(busybox), "root": _tree_key(root)}
     if out.is_file() and _stamp_ok(stamp, key):
         return out
     c = _Cpio()
@@ -266,16 +266,16 @@ def ensure_root_tree(agent_lib: Path | None = None, deploy_pub: Path | None = No
         raise ImageError(f"deploy public key missing: {deploy_pub} (run: rtdroid keys)")
     jdk = root / "jdk"
     stamp = paths.rt_cell_build_dir() / "root.stamp"  # outside root/: it must not enter the initramfs
-    jars_key = [_file_key(j) for j in sorted(agent_lib.glob("*.jar"))]
+    jars_key = [file_key(j) for j in sorted(agent_lib.glob("*.jar"))]
     try:
         prev = json.loads(stamp.read_text())
     except (OSError, ValueError):
         prev = {}
-    if prev.get("jars") == jars_key and prev.get("java") == _file_key(java_home / "release"):
+    if prev.get("jars") == jars_key and prev.get("java") == file_key(java_home / "release"):
         modules = prev["modules"]  # jdeps takes seconds: reuse its answer while the jars are the same
     else:
         modules = sorted(set(JLINK_MODULES) | set(_jdeps_modules(agent_lib, java_home)))
-    key = {"modules": modules, "java": _file_key(java_home / "release"), "jars": jars_key}
+    key = {"modules": modules, "java": file_key(java_home / "release"), "jars": jars_key}
     if not (jdk / "bin" / "java").is_file() or not (root / "glibc").is_dir() or prev.get("modules") != modules \
             or prev.get("java") != key["java"]:
         shutil.rmtree(jdk, ignore_errors=True)

@@ -419,8 +419,7 @@ def up(board_name: str, cells: list[str] | None = None, boot_timeout: float | No
 
         run = paths.run_dir(board.name)
         run.mkdir(parents=True, exist_ok=True)
-        for stale in ("rt.log", "android.log", "console.log", "console.sock", "qmp.sock"):
-            (run / stale).unlink(missing_ok=True)
+        _remove_run_files(run, "rt.log", "android.log", *_VM_RUN_FILES)
         state = {"board": board.name, "hypervisor": board.hypervisor, "phase": "starting",
                  "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "cells": {},
                  "region": {"path": str(board.region_path), "lock": str(board.region_path) + ".lock",
@@ -529,11 +528,20 @@ def _up_started(board, cells, state, progress, run, rt_kernel, boot_timeout, col
     _wait_ready(board, state, pending, progress)
 
 
+# What a QEMU process leaves in the run directory: a later QEMU must not find them.
+_VM_RUN_FILES = ("console.log", "console.sock", "qmp.sock")
+
+
+def _remove_run_files(run: Path, *names: str) -> None:
+    for name in names:
+        (run / name).unlink(missing_ok=True)
+
+
 def _restore_rt_cell(board, state, name, argv, run, rt_kernel, accel, timeout, progress):
     """Starts the qemu RT cell from its boot snapshot, creating the snapshot first if there is
     none for this image; a snapshot that does not restore is discarded and the cell boots cold.
     Returns (process, how it started)."""
-    from . import image, snapshot
+    from . import snapshot
     snap = snapshot.snapshot_file(board.name, accel)
     key = snapshot.key_for(argv, Path(rt_kernel), paths.rt_cell_build_dir() / "initrd.cpio")
     if not snapshot.usable(snap, key):
@@ -554,8 +562,7 @@ def _restore_rt_cell(board, state, name, argv, run, rt_kernel, accel, timeout, p
             _stop_process(state["cells"][name])
         progress.note(f"{name} cell: boot snapshot taken after a {booted:.1f} s cold boot "
                       f"({size / MIB:.0f} MiB, {snap.name})")
-        for stale in ("console.log", "console.sock", "qmp.sock"):
-            (run / stale).unlink(missing_ok=True)
+        _remove_run_files(run, *_VM_RUN_FILES)
     t0 = time.monotonic()
     p = _start_cell(state, name, snapshot.restore_argv(argv, snap), run / "rt.log")
     try:
@@ -564,8 +571,7 @@ def _restore_rt_cell(board, state, name, argv, run, rt_kernel, accel, timeout, p
         _stop_process(state["cells"][name])
         snapshot.discard(snap)
         progress.note(f"{name} cell: the boot snapshot did not restore ({e}); discarded, booting cold")
-        for stale in ("console.log", "console.sock", "qmp.sock"):
-            (run / stale).unlink(missing_ok=True)
+        _remove_run_files(run, *_VM_RUN_FILES)
         return _start_cell(state, name, argv, run / "rt.log"), f"QEMU {accel.upper()}, cold boot"
     state["cells"][name]["restored_seconds"] = round(time.monotonic() - t0, 3)
     return p, f"QEMU {accel.upper()}, restored from the boot snapshot in {time.monotonic() - t0:.2f} s"
