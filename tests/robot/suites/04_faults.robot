@@ -19,7 +19,7 @@ The Android Cell Dies And Comes Back Mid-Stream
     Install Android App    configuration-ui
     Measure UI Round Trips    20
     ${stall}=    Stop Stall Witness
-    Deadline Misses Should Stay Within The Board's Budget    ${before}    machine_stall_us=${stall}
+    Deadline Misses Should Stay Within The Board's Budget    ${before}    witness_stall_us=${stall}
 
 A Hostile Android Peer Floods A Channel
     [Tags]    cell:rt
@@ -29,7 +29,7 @@ A Hostile Android Peer Floods A Channel
     ${flood}=    Flood Cross Context Channel    cochlear.config    20000    10
     ${stall}=    Stop Stall Witness
     Flood Should Be Contained    ${flood}
-    Deadline Misses Should Stay Within The Board's Budget    ${before}    machine_stall_us=${stall}
+    Deadline Misses Should Stay Within The Board's Budget    ${before}    witness_stall_us=${stall}
     Restart Android Cell
     Install Android App    configuration-ui
     Measure UI Round Trips    20

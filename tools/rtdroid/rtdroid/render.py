@@ -23,9 +23,19 @@ ANDROID_CELL_MAIN = "org.rtdroid.android.cell.Main"
 
 # Fixed heap, pre-touched, generational ZGC (the only ZGC mode since JDK 24, so no -XX:+ZGenerational):
 # FEASIBILITY.md measured ZGC keeping a 1 ms periodic thread's max lateness at C's level.
+#
+# The trap limits of 0 make C2 compile every branch of a method, taken yet or not, instead of
+# speculating with uncommon traps. A trap deoptimises the method, and a real-time thread then runs
+# it interpreted while the JIT compilers, SCHED_OTHER on the same CPUs, cannot run to recompile
+# it: measured on the host board, the cochlear ProcessingTask at SCHED_FIFO 89 took 100% of its
+# CPU for 0.94 s after the first configuration with noise reduction on took a branch it had never
+# taken, until RT throttling let C2 in. This costs some peak speed, not predictability.
+RT_JIT_ARGS = ["-XX:PerMethodTrapLimit=0", "-XX:PerBytecodeTrapLimit=0", "-XX:-UseTypeSpeculation"]
+
+
 def rt_jvm_args(heap_mib: int) -> list[str]:
-    return ["--enable-native-access=ALL-UNNAMED", "-XX:+UseZGC",
-            f"-Xms{heap_mib}m", f"-Xmx{heap_mib}m", "-XX:+AlwaysPreTouch"]
+    return (["--enable-native-access=ALL-UNNAMED", "-XX:+UseZGC",
+             f"-Xms{heap_mib}m", f"-Xmx{heap_mib}m", "-XX:+AlwaysPreTouch"] + RT_JIT_ARGS)
 
 
 def cpu_list(cpus: list[int]) -> str:

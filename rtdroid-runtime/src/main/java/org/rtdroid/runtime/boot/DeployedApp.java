@@ -300,11 +300,6 @@ public final class DeployedApp {
             return cell.realtime() ? new RealtimePolicy(priority, cell.cpus(), 1) : new RealtimePolicy(0, null, 1);
         }
 
-        @Override
-        public int startupPriority() {
-            return cell.minPriority();
-        }
-
         @Override public long epochNanos() { return epochNanos; }
         @Override public long deadlineMisses() { return deadlineMissesTotal(); }
         @Override public long worstLatenessNanos() { return worstLatenessTotal(); }

@@ -32,12 +32,16 @@ public interface AppContext {
     RealtimePolicy policyFor(int priority);
 
     /**
-     * The priority component and task threads start up at (onCreate, onStartCommand, class loading,
-     * waiting for the epoch) before they rise to their declared priority: the cell's lowest, so
-     * deploying an application never preempts the components already running. Default 1.
+     * The priority component and task threads start up at (onCreate, onStartCommand, class loading)
+     * before they rise to their declared priority: 0, SCHED_OTHER. Start-up is CPU-bound work of
+     * milliseconds to hundreds of milliseconds; at any SCHED_FIFO priority it would either preempt
+     * the components already running or, at the cell's lowest, starve the JVM's own SCHED_OTHER
+     * threads on the cell's CPUs (VM thread, JIT, GC workers), which running real-time threads
+     * then wait for (measured on the host board: a start-up at SCHED_FIFO 1 ran 100% of the CPU
+     * for 200 ms, and such phases stalled 8 ms tasks by up to 0.87 s).
      */
     default int startupPriority() {
-        return 1;
+        return 0;
     }
 
     /** CLOCK_MONOTONIC time all periodic tasks of the app count their start offsets from; 0 until set. */

@@ -271,8 +271,9 @@ public final class ComponentRuntime implements IntentConsumer {
         // Start-up is not real-time work: it loads and links the application's classes and runs
         // interpreted code for milliseconds. At the declared priority it would preempt the
         // components already running on the cell's CPUs (measured: 1.5-2.5 ms stalls of a running
-        // 1 ms task while a higher-priority app deployed). So: the cell's lowest priority until the
-        // component is ready, then its own, before any task is released or intent delivered.
+        // 1 ms task while a higher-priority app deployed); at any SCHED_FIFO priority it starves
+        // the JVM's own threads (AppContext#startupPriority). So: SCHED_OTHER until the component
+        // is ready, then its own priority, before any task is released or intent delivered.
         applyPolicy(Math.min(app.startupPriority(), decl.priority()));
         state = ComponentState.STARTING;
         try {

@@ -39,6 +39,8 @@ public abstract class PeriodicTask {
     public final long releases() { return rt().releases(); }
     public final long deadlineMisses() { return rt().deadlineMisses(); }
     public final long overruns() { return rt().overruns(); }
+    /** Releases skipped after an overload (their period had passed); counted in {@link #deadlineMisses} too. */
+    public final long skippedReleases() { return rt().skippedReleases(); }
     public final long worstLatenessNanos() { return rt().worstLatenessNanos(); }
 
     /** Sending end of a message channel the parent service publishes on, at this task's priority. */

@@ -3,7 +3,7 @@ package org.rtdroid.runtime.os;
 /**
  * What a real-time thread asks for: a SCHED_FIFO priority, the CPUs it may run on, its timer slack.
  *
- * @param fifoPriority SCHED_FIFO priority 1..99, or 0 to stay SCHED_OTHER
+ * @param fifoPriority SCHED_FIFO priority 1..99, or 0 for SCHED_OTHER (a real-time thread drops to it)
  * @param cpus the CPUs to pin to, or null to keep the inherited affinity
  * @param timerSlackNanos timer slack to set (1 for the tightest wake-ups), or 0 to keep the default
  */
@@ -30,7 +30,7 @@ public record RealtimePolicy(int fifoPriority, CpuSet cpus, long timerSlackNanos
         return new RealtimePolicy(priority, null, 1);
     }
 
-    /** SCHED_OTHER, nothing changed: the policy of a non-real-time thread. */
+    /** SCHED_OTHER, affinity and timer slack unchanged: the policy of a non-real-time thread. */
     public static RealtimePolicy normal() {
         return new RealtimePolicy(0, null, 0);
     }

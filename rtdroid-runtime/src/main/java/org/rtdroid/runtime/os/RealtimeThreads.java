@@ -77,6 +77,15 @@ public final class RealtimeThreads {
             } else {
                 fifoPermitted = Boolean.TRUE;
             }
+        } else {
+            int current = Linux.currentPolicy();
+            if (current == Linux.SCHED_FIFO || current == Linux.SCHED_RR) {
+                // Asked for SCHED_OTHER while real-time (e.g. inherited): lowering needs no privilege.
+                int err = Linux.setScheduler(Linux.SCHED_OTHER, 0);
+                if (err != 0) {
+                    append(degraded, "SCHED_OTHER refused (" + Errno.name(err) + ")");
+                }
+            }
         }
         if (policy.cpus() != null) {
             int err = Linux.setAffinity(policy.cpus());

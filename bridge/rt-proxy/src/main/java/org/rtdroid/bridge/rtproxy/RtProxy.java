@@ -40,12 +40,13 @@ import org.rtdroid.runtime.xcc.CrossContextIntent;
  * the region's consumer line ({@link ConsumerRing#countUndeliverable()}). The RT side never waits
  * for the Android side: a full outbound ring drops and counts.
  *
- * <p>The proxy is a polling <em>server</em> with a CPU budget: in every window of
- * {@link #BUDGET_WINDOW_NANOS} it may use at most {@link #BUDGET_NANOS} of CPU time (handling frames
- * or spinning in its backoff alike), then it sleeps until the window ends. Without it, a flood from the Android side would keep a SCHED_FIFO
- * thread busy for 100% of a CPU; Linux's RT throttling (95% by default) would then stall every
- * real-time thread of that CPU, the periodic tasks included, for the rest of its period. With it the
- * proxy's share of the cell's CPU is bounded whatever the other cell does.
+ * <p>The proxy is a polling <em>server</em> with a CPU budget ({@link CpuBudget}): it may use at most
+ * {@link #BUDGET_NANOS} of CPU time per {@link #BUDGET_WINDOW_NANOS} (handling frames or spinning in
+ * its backoff alike), and sleeps off any excess, however long a single pass took. Without it, a
+ * flood from the Android side would keep a SCHED_FIFO thread busy for 100% of a CPU, starving the
+ * JVM's own SCHED_OTHER threads that every real-time thread eventually waits for, until Linux's RT
+ * throttling (95% by default) stalls the whole CPU for the rest of its period. With it the proxy's
+ * share of the cell's CPU is bounded whatever the other cell does.
  *
  * <p>After construction nothing here allocates (checked by a test with per-thread allocated bytes),
  * except logging the rare peer restart.
@@ -178,8 +179,8 @@ public final class RtProxy implements Runnable {
         lastHeartbeatNanos = System.nanoTime();
         // The budget counts the thread's CPU time, so spinning in the backoff counts as much as
         // handling frames: only sleeping is free.
-        long windowStart = lastHeartbeatNanos;
-        long windowCpuStart = Linux.threadCpuNanos();
+        CpuBudget budget = new CpuBudget(BUDGET_WINDOW_NANOS, BUDGET_NANOS);
+        budget.restart(lastHeartbeatNanos, Linux.threadCpuNanos());
         while (running) {
             if (doWork() > 0) {
                 backoff.reset();
@@ -187,17 +188,14 @@ public final class RtProxy implements Runnable {
                 backoff.idle();
             }
             long now = System.nanoTime();
-            if (now - windowStart >= BUDGET_WINDOW_NANOS) {
-                windowStart = now;
-                windowCpuStart = Linux.threadCpuNanos();
-            } else if (Linux.threadCpuNanos() - windowCpuStart >= BUDGET_NANOS) {
+            long pause = budget.charge(now, Linux.threadCpuNanos());
+            if (pause > 0) {
                 stats.increment(ProxyStats.BUDGET_EXHAUSTED);
-                long wake = windowStart + BUDGET_WINDOW_NANOS;
-                for (long left = wake - now; left > 0; left = wake - System.nanoTime()) {
+                long wake = now + pause;
+                for (long left = pause; left > 0; left = wake - System.nanoTime()) {
                     LockSupport.parkNanos(left);
                 }
-                windowStart = System.nanoTime();
-                windowCpuStart = Linux.threadCpuNanos();
+                budget.restart(System.nanoTime(), Linux.threadCpuNanos());
             }
         }
     }
