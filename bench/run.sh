@@ -32,7 +32,7 @@ mkdir -p "$ROOT/build/bench"
 # The RT cell's JIT flags (tools/rtdroid/rtdroid/render.py, RT_JIT_ARGS): no uncommon traps, so a
 # real-time thread never falls back to the interpreter mid-run.
 # shellcheck disable=SC2086
-exec "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED \
+exec "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED ${BENCH_JAVA_OPTS:-} \
   -XX:+UseZGC -Xms1g -Xmx1g -XX:+AlwaysPreTouch \
   -XX:PerMethodTrapLimit=0 -XX:PerBytecodeTrapLimit=0 -XX:-UseTypeSpeculation \
   -Xlog:async -Xlog:safepoint=info,handshake=info,gc=info:file="$ROOT/build/bench/$NAME-jvm.log":uptime,tid \
