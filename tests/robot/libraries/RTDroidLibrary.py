@@ -477,14 +477,19 @@ class RTDroidLibrary:
                     full += 1
         finally:
             reg.close()
-        # let the RT proxy drain what was placed: wait until its counters stop moving
-        after = self.rt_cell_receive_counters()
-        for _ in range(60):
-            time.sleep(0.5)
+        # Let the RT proxy drain what was placed: until its ring consumer has taken every placed
+        # frame (accepted or corrupt). Not "until the counters stop moving": the proxy's CPU
+        # budget makes it sleep off a long pass (cold code under TCG: hundreds of ms), and a
+        # pause is not the end of the drain.
+        deadline = time.monotonic() + 120
+        while True:
             now = self.rt_cell_receive_counters()
-            if now == after:
+            taken = sum(now[k] - before[k] for k in ("frames_accepted", "frames_corrupt"))
+            if taken >= placed or time.monotonic() > deadline:
                 break
-            after = now
+            time.sleep(0.25)
+        time.sleep(0.5)  # the pass that took the last frame counts its drop
+        after = self.rt_cell_receive_counters()
         delta = {k: after[k] - before[k] for k in after}
         result = {"placed": placed, "ring_full": full, "malformed": corrupted, "rt_cell": delta}
         logger.info(f"flood: {result}", also_console=True)
