@@ -274,7 +274,7 @@ public final class ComponentRuntime implements IntentConsumer {
         // 1 ms task while a higher-priority app deployed); at any SCHED_FIFO priority it starves
         // the JVM's own threads (AppContext#startupPriority). So: SCHED_OTHER until the component
         // is ready, then its own priority, before any task is released or intent delivered.
-        applyPolicy(Math.min(app.startupPriority(), decl.priority()));
+        applyPolicy(app.startupPriority());
         state = ComponentState.STARTING;
         try {
             if (instance instanceof RealtimeService s) {

@@ -99,7 +99,7 @@ public final class PeriodicTaskRuntime {
         // Set-up at the start-up priority (SCHED_OTHER, see AppContext#startupPriority); the
         // declared priority as soon as it is done, so that the first release, a few ms after the
         // epoch is published, is not left to SCHED_OTHER scheduling. The wait itself is sleeping.
-        service.applyPolicy(Math.min(service.app().startupPriority(), decl.priority()));
+        service.applyPolicy(service.app().startupPriority());
         // Link the FFM downcalls and create this thread's native scratch now, not in the first release.
         Linux.sleepUntilNanos(Linux.monotonicNanos());
         HeapMeter.currentThreadAllocatedBytes();
@@ -123,9 +123,9 @@ public final class PeriodicTaskRuntime {
             if (!running || !service.isRunning()) {
                 break;
             }
-            release(next, period);
+            long end = release(next, period);
             next += period;
-            long behind = System.nanoTime() - next;
+            long behind = end - next;
             if (behind >= period) {
                 long skip = behind / period;
                 next += skip * period;
@@ -135,8 +135,12 @@ public final class PeriodicTaskRuntime {
         }
     }
 
-    /** One release due at {@code next}: run the task, measure it, reset its scope. Allocation-free. */
-    private void release(long next, long period) {
+    /**
+     * One release due at {@code next}: run the task, measure it, reset its scope. Allocation-free.
+     *
+     * @return when it completed (System.nanoTime)
+     */
+    private long release(long next, long period) {
         long now = System.nanoTime();
         long lateness = now - next;
         lastLatenessNanos = lateness;
@@ -170,5 +174,6 @@ public final class PeriodicTaskRuntime {
             heapViolations++;
             service.fail(heapError.record(used));
         }
+        return end;
     }
 }

@@ -49,25 +49,18 @@ public final class CpuBudget {
      */
     public long charge(long now, long cpu) {
         long used = cpu - windowCpuStart;
-        long elapsed = now - windowStart;
         if (used >= budgetNanos) {
             // The window must last used/share for the usage to fit the share.
-            long wake = windowStart + used / budgetNanos * windowNanos
-                    + (used % budgetNanos) * windowNanos / budgetNanos;
+            long wake = windowStart + used * windowNanos / budgetNanos;
             if (wake > now) {
                 return wake - now;
             }
             restart(now, cpu); // a long window with little CPU in it: within the share
             return 0;
         }
-        if (elapsed >= windowNanos) {
+        if (now - windowStart >= windowNanos) {
             restart(now, cpu);
         }
         return 0;
-    }
-
-    /** The share of one CPU this budget allows, in percent. */
-    public double sharePercent() {
-        return 100.0 * budgetNanos / windowNanos;
     }
 }
