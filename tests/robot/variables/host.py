@@ -9,10 +9,12 @@ ECHO_P99_BUDGET_US = 5_000
 # may be missed. This board runs on a shared, virtualised 2-core machine whose hypervisor
 # sometimes deschedules a vCPU for tens of ms (cyclictest itself shows it): a stall witness
 # (cyclictest, SCHED_FIFO 99, on the RT cell's CPU) runs through each window, and misses in a
-# window where even it was delayed by >= MACHINE_STALL_US (the 8 ms deadline minus the tasks'
-# 1 ms WCET) are reported as the machine's, with a warning, instead of failing.
+# window where even it was delayed by >= MACHINE_STALL_US are reported as the machine's, with a
+# warning, instead of failing: the 8 ms deadline minus the tasks' 1 ms WCET, minus the witness's
+# own 1 ms interval (a stall that starts just after its wake-up shows 1 ms short; seen: a task 8.4
+# ms late while the witness measured 6,998 µs).
 MAX_DEADLINE_MISSES = 0
-MACHINE_STALL_US = 7_000
+MACHINE_STALL_US = 6_000
 # Worst release lateness since the services started (the runtime keeps the maximum). A release
 # later than its 8 ms deadline is a miss, counted above; this bound catches a runaway stall.
 # Known: deploying a second application stalls running tasks for tens of ms (class loading and
