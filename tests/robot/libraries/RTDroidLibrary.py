@@ -24,6 +24,7 @@ from pathlib import Path
 
 from robot.api import logger
 from robot.api.deco import keyword, library
+from robot.libraries.BuiltIn import BuiltIn
 
 ROOT = Path(os.environ.get("RTDROID_HOME", Path(__file__).resolve().parents[3]))
 BUILD = ROOT / "build"
@@ -346,10 +347,13 @@ class RTDroidLibrary:
         """Presses ``view`` ``count`` times, one request in flight at a time, and returns the
         percentiles of the app-measured round trips (Intent sent -> reply shown in the view)."""
         count = int(count)
+        # Each reply must come within the board's REPLY_TIMEOUT_S (longer under emulation, where a
+        # cold path through both proxies can take seconds); default 10 s.
+        timeout_s = float(BuiltIn().get_variable_value("${REPLY_TIMEOUT_S}", 10))
         done = self._latency()["count"]
         for _ in range(count):
             self.click_view(view)
-            done = self._wait_round_trips(done + 1, timeout_s=10)
+            done = self._wait_round_trips(done + 1, timeout_s=timeout_s)
         lat = self._latency()
         samples = [int(v) for v in lat["roundTrip"][-count:]]
         self.latency.setdefault(name, []).extend(samples)

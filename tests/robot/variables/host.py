@@ -25,3 +25,5 @@ LATENCY_SAMPLES = 300
 STRESS_SECONDS = 10
 # The first Ping after deployment must be answered: no retry on the host board.
 FIRST_PING_ATTEMPTS = 1
+# Longest wait for each UI round trip's reply (Measure UI Round Trips).
+REPLY_TIMEOUT_S = 10

@@ -46,11 +46,15 @@ public final class ProxyStats {
     /** Times the proxy used up its CPU budget for a window and slept until the next one. */
     public static final int BUDGET_EXHAUSTED = 17;
 
-    static final int COUNT = 18;
+    /** Microseconds slept off the CPU budget, in all. */
+    public static final int BUDGET_PAUSED_MICROS = 18;
+
+    static final int COUNT = 19;
     private static final String[] NAMES = {
         "frames_in", "delivered", "frames_out", "undecodable", "no_body", "wrong_kind", "unknown_channel",
         "sender_not_allowed", "receiver_full", "payload_too_large", "wrong_direction", "not_running",
         "ring_full", "peer_not_ready", "encode_failed", "peer_restarts", "heartbeats", "budget_exhausted",
+        "budget_paused_us",
     };
 
     private final AtomicLongArray counts = new AtomicLongArray(COUNT);
@@ -58,6 +62,11 @@ public final class ProxyStats {
     /** Single writer: the proxy thread. */
     void increment(int counter) {
         counts.lazySet(counter, counts.get(counter) + 1);
+    }
+
+    /** Single writer: the proxy thread. */
+    void add(int counter, long amount) {
+        counts.lazySet(counter, counts.get(counter) + amount);
     }
 
     public long get(int counter) {

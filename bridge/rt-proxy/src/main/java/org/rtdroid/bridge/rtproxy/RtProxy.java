@@ -60,6 +60,14 @@ public final class RtProxy implements Runnable {
     public static final long BUDGET_WINDOW_NANOS = 1_000_000L;
     /** CPU time the proxy may use in one window: 20% of the CPU at most. */
     public static final long BUDGET_NANOS = 200_000L;
+    /**
+     * The longest the proxy sleeps off its budget in one go: a long pass's debt is paid in pauses
+     * this long with a pass (a heartbeat when due, a frame each way) between them. Well under the
+     * heartbeat interval, so a cold pass cannot make the proxy look dead to the other cell.
+     */
+    public static final long BUDGET_MAX_PAUSE_NANOS = 10_000_000L;
+    /** A debt this large is logged: the proxy then answers at most one frame per longest pause. */
+    static final long LOGGED_DEBT_NANOS = 100_000_000L;
 
     private final Region region;
     private final CrossContextEndpoint endpoint;
@@ -179,8 +187,9 @@ public final class RtProxy implements Runnable {
         lastHeartbeatNanos = System.nanoTime();
         // The budget counts the thread's CPU time, so spinning in the backoff counts as much as
         // handling frames: only sleeping is free.
-        CpuBudget budget = new CpuBudget(BUDGET_WINDOW_NANOS, BUDGET_NANOS);
+        CpuBudget budget = new CpuBudget(BUDGET_WINDOW_NANOS, BUDGET_NANOS, BUDGET_MAX_PAUSE_NANOS);
         budget.restart(lastHeartbeatNanos, Linux.threadCpuNanos());
+        long loggedDebt = LOGGED_DEBT_NANOS;
         while (running) {
             if (doWork() > 0) {
                 backoff.reset();
@@ -191,11 +200,21 @@ public final class RtProxy implements Runnable {
             long pause = budget.charge(now, Linux.threadCpuNanos());
             if (pause > 0) {
                 stats.increment(ProxyStats.BUDGET_EXHAUSTED);
+                stats.add(ProxyStats.BUDGET_PAUSED_MICROS, pause / 1_000);
+                if (budget.debtNanos() >= loggedDebt) {
+                    // Rare (cold code, an emulated CPU): each new record once, so it cannot flood.
+                    loggedDebt = budget.debtNanos() * 2;
+                    log.accept("xcc-rt-proxy: over its CPU budget by " + budget.debtNanos() / 1_000_000
+                            + " ms of sleep; paying it in pauses of at most " + BUDGET_MAX_PAUSE_NANOS / 1_000_000
+                            + " ms");
+                }
                 long wake = now + pause;
                 for (long left = pause; left > 0; left = wake - System.nanoTime()) {
                     LockSupport.parkNanos(left);
                 }
-                budget.restart(System.nanoTime(), Linux.threadCpuNanos());
+                // Charging again closes the window once its debt is paid; after an instalment the
+                // window stays open and the next pass is charged to it.
+                budget.charge(System.nanoTime(), Linux.threadCpuNanos());
             }
         }
     }
