@@ -71,6 +71,8 @@ public class ConfigurationActivity extends Activity {
     private TextView worstLateness;
     private TextView levels;
     private TextView applied;
+    /** The settings the RT cell last acknowledged, as shown after "Applied: ". */
+    private String lastAcked;
 
     private long nextCorrelationId = 1;
     // Outstanding requests: correlation id -> System.nanoTime() at send. Small and bounded.
@@ -203,8 +205,13 @@ public class ConfigurationActivity extends Activity {
         deadlineMisses.setTextColor(misses == 0 ? INK : WARN);
         worstLateness.setText(formatMicros(worst));
         levels.setText(String.format("in %.1f dBFS · out %.1f dBFS", in, out));
-        applied.setText((ack ? "Applied: " : "RT cell: ") + "volume " + vol + ", noise reduction "
-                + (nr != 0 ? "on" : "off"));
+        // A status repeating the acknowledged settings keeps saying "Applied": the periodic status
+        // (every 200 ms) would otherwise replace the acknowledgement before anyone could read it.
+        String settings = "volume " + vol + ", noise reduction " + (nr != 0 ? "on" : "off");
+        if (ack) {
+            lastAcked = settings;
+        }
+        applied.setText((settings.equals(lastAcked) ? "Applied: " : "RT cell: ") + settings);
     }
 
     static String formatMicros(long nanos) {
