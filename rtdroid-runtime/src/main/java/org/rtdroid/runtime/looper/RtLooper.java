@@ -396,17 +396,22 @@ public final class RtLooper {
     }
 
     /**
-     * Drains inboxes from the highest pending level down, but only levels above {@code best} (the
-     * highest level that already has a due message), and stops at the first level that yields a
-     * due message: a burst of low-priority sends is never sorted before a high-priority message is
+     * Drains inboxes from the highest pending level down, but only levels at or above {@code best}
+     * (the highest level that already has a due message), and stops at the first level that yields
+     * a due message: a burst of low-priority sends is never sorted before a high-priority message is
      * dispatched. Lower inboxes stay pending until nothing above them is due.
+     *
+     * <p>The inbox of {@code best} itself is drained too, before each of its dispatches: so it only
+     * ever holds what was sent during one handler. Left until the sorted backlog ran out, a saturated
+     * level's inbox grew to thousands of messages, and sorting them in (a walk over as many cold
+     * objects) delayed a high-priority message that arrived meanwhile by hundreds of µs.
      *
      * @return the highest level with a due message, or -1 (then every inbox was drained)
      */
     private int drainDownTo(int best, long now) {
         for (;;) {
             int level = highestPendingInbox();
-            if (level <= best) {
+            if (level < best || level < 0) {
                 return best;
             }
             clearPending(level);

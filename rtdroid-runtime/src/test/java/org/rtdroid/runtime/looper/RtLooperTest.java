@@ -233,10 +233,20 @@ class RtLooperTest {
                 h.sendMessage(m);
             }
         };
+        // The looper's baseline is read between the warm-up and the measured sends, never while
+        // messages are in flight (a race once: the main thread overslept and measured too few).
+        CountDownLatch warmedUp = new CountDownLatch(1);
+        CountDownLatch go = new CountDownLatch(1);
         Thread sender = new Thread(() -> {
             long tid = Thread.currentThread().threadId();
             for (int round = 0; round < 10; round++) {
                 send.accept(20_000); // warm-up: JIT, thread-locals
+            }
+            warmedUp.countDown();
+            try {
+                go.await();
+            } catch (InterruptedException e) {
+                return;
             }
             long before = mx.getThreadAllocatedBytes(tid);
             send.accept(100_000);
@@ -245,15 +255,15 @@ class RtLooperTest {
         // Looper thread: warm-up first, then measure over the next 100,000 messages.
         long looperTid = looper.getThread().threadId();
         sender.start();
-        while (looper.handledCount() < 200_000) {
-            Thread.sleep(1);
-        }
+        warmedUp.await();
+        waitHandled(looper, 200_000);
         long looperBefore = mx.getThreadAllocatedBytes(looperTid);
         long handledBefore = looper.handledCount();
+        go.countDown();
         sender.join();
         waitHandled(looper, 300_000);
         long looperBytes = mx.getThreadAllocatedBytes(looperTid) - looperBefore;
-        assertTrue(looper.handledCount() - handledBefore >= 90_000, "measured too few messages");
+        assertEquals(100_000, looper.handledCount() - handledBefore, "messages handled while measured");
         assertEquals(0, senderBytes[0], "bytes the sender allocated for 100,000 messages");
         assertEquals(0, looperBytes, "bytes the looper thread allocated while handling them");
         assertTrue(checksum[0] != 0);
