@@ -8,6 +8,7 @@ Nothing here stands in for a cell: every keyword talks to the real processes of 
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
@@ -21,6 +22,7 @@ import urllib.error
 import urllib.request
 import zipfile
 from pathlib import Path
+from xml.etree import ElementTree
 
 from robot.api import logger
 from robot.api.deco import keyword, library
@@ -48,6 +50,17 @@ def _run(args: list[str], timeout: float = 300, check: bool = True) -> subproces
     if check and p.returncode != 0:
         raise AssertionError(f"{' '.join(args)} exited {p.returncode}:\n{p.stdout}\n{p.stderr}")
     return p
+
+
+_DURATION_UNITS_US = {"ns": 0.001, "us": 1.0, "ms": 1000.0, "s": 1_000_000.0}
+
+
+def _duration_us(text: str) -> float:
+    """A manifest duration ("8ms", "500us") in µs."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ns|us|ms|s)\s*", text)
+    if not m or float(m.group(1)) <= 0:
+        raise AssertionError(f"not a positive manifest duration: {text!r}")
+    return float(m.group(1)) * _DURATION_UNITS_US[m.group(2)]
 
 
 @library(scope="GLOBAL", auto_keywords=False)
@@ -194,6 +207,25 @@ class RTDroidLibrary:
         logger.info(f"stall witness: cyclictest at SCHED_FIFO 99 on the RT cell's CPUs, worst wake-up "
                     f"latency {max(worst)} µs", also_console=True)
         return float(max(worst))
+
+    @keyword
+    def misses_a_stall_explains(self, stall_us: float, app: str = "cochlear") -> int:
+        """The most deadline misses one stall of ``stall_us`` can cause in ``app``'s periodic tasks:
+        per task, the releases whose deadline falls inside the stall plus the one it overlaps,
+        ceil(stall / period) + 1 (periods from the app's manifest). More misses than that are not
+        the stall's doing, however long the witness saw it stall."""
+        stall_us = float(stall_us)
+        if stall_us <= 0:
+            return 0
+        root = ElementTree.parse(EXAMPLE_APPS / app / "manifest.xml").getroot()
+        total = 0
+        for task in root.iter("periodic-task"):
+            release = task.find("release")
+            period = release.get("periodic") if release is not None else None
+            if not period:
+                raise AssertionError(f"{app} manifest: periodic-task {task.get('name')!r} has no release periodic")
+            total += math.ceil(stall_us / _duration_us(period)) + 1
+        return total
 
     @keyword
     def worst_lateness_us(self, app_prefix: str = "") -> float:
