@@ -15,36 +15,22 @@ package org.rtdroid.bridge.rtproxy;
  * longer than the window (cold, interpreted code; a preempted pass) was never charged. Here the
  * thread is charged for all the CPU time it used since the window opened: if that exceeds the
  * budget, it must sleep until the window is long enough for the usage to be within the budget's
- * share ({@code used * window / budget}).
- *
- * <p>That debt is paid off in pauses of at most {@code maxPauseNanos}, with one pass of the loop
- * between them, and the window stays open until it is paid. Why: a single long pass (cold code
- * under emulation was seen using hundreds of ms of CPU) would otherwise put the thread to sleep for
- * seconds, and a proxy that sleeps for seconds misses its heartbeats and leaves the other cell's
- * requests unanswered. Paying in instalments keeps the long-run share bounded and the proxy alive.
- *
- * <p>Pure arithmetic on the clocks it is given, so it is tested without sleeping; allocation-free.
+ * share ({@code used * window / budget}). Pure arithmetic on the clocks it is given, so it is
+ * tested without sleeping; allocation-free.
  */
 public final class CpuBudget {
     private final long windowNanos;
     private final long budgetNanos;
-    private final long maxPauseNanos;
     private long windowStart;
     private long windowCpuStart;
-    private long debtNanos;
 
-    public CpuBudget(long windowNanos, long budgetNanos, long maxPauseNanos) {
+    public CpuBudget(long windowNanos, long budgetNanos) {
         if (windowNanos <= 0 || budgetNanos <= 0 || budgetNanos > windowNanos) {
             throw new IllegalArgumentException("CPU budget " + budgetNanos + " ns per " + windowNanos
                     + " ns window must satisfy 0 < budget <= window");
         }
-        if (maxPauseNanos < windowNanos - budgetNanos) {
-            throw new IllegalArgumentException("longest pause " + maxPauseNanos + " ns is shorter than the "
-                    + (windowNanos - budgetNanos) + " ns a busy window needs");
-        }
         this.windowNanos = windowNanos;
         this.budgetNanos = budgetNanos;
-        this.maxPauseNanos = maxPauseNanos;
     }
 
     /** Opens a window at wall time {@code now} and thread CPU time {@code cpu}. */
@@ -58,8 +44,8 @@ public final class CpuBudget {
      *
      * @param now the wall clock (monotonic ns)
      * @param cpu the thread's CPU time (ns)
-     * @return how long the thread must sleep before its next pass (0: go on), at most the
-     *     longest pause; then it runs one pass and charges again
+     * @return how long the thread must sleep before its next pass (0: go on); after sleeping,
+     *     call {@link #restart} with fresh clocks
      */
     public long charge(long now, long cpu) {
         long used = cpu - windowCpuStart;
@@ -67,22 +53,14 @@ public final class CpuBudget {
             // The window must last used/share for the usage to fit the share.
             long wake = windowStart + used * windowNanos / budgetNanos;
             if (wake > now) {
-                debtNanos = wake - now;
-                return Math.min(debtNanos, maxPauseNanos);
+                return wake - now;
             }
-            debtNanos = 0;
             restart(now, cpu); // a long window with little CPU in it: within the share
             return 0;
         }
-        debtNanos = 0;
         if (now - windowStart >= windowNanos) {
             restart(now, cpu);
         }
         return 0;
-    }
-
-    /** The sleep still owed as of the last {@link #charge} (the pause it returned is part of it). */
-    public long debtNanos() {
-        return debtNanos;
     }
 }

@@ -60,14 +60,8 @@ public final class RtProxy implements Runnable {
     public static final long BUDGET_WINDOW_NANOS = 1_000_000L;
     /** CPU time the proxy may use in one window: 20% of the CPU at most. */
     public static final long BUDGET_NANOS = 200_000L;
-    /**
-     * The longest the proxy sleeps off its budget in one go: a long pass's debt is paid in pauses
-     * this long with a pass (a heartbeat when due, a frame each way) between them. Well under the
-     * heartbeat interval, so a cold pass cannot make the proxy look dead to the other cell.
-     */
-    public static final long BUDGET_MAX_PAUSE_NANOS = 10_000_000L;
-    /** A debt this large is logged: the proxy then answers at most one frame per longest pause. */
-    static final long LOGGED_DEBT_NANOS = 100_000_000L;
+    /** A pause this long is logged: cold code (or an emulated CPU) made one pass that expensive. */
+    static final long LOGGED_PAUSE_NANOS = 100_000_000L;
 
     private final Region region;
     private final CrossContextEndpoint endpoint;
@@ -187,9 +181,9 @@ public final class RtProxy implements Runnable {
         lastHeartbeatNanos = System.nanoTime();
         // The budget counts the thread's CPU time, so spinning in the backoff counts as much as
         // handling frames: only sleeping is free.
-        CpuBudget budget = new CpuBudget(BUDGET_WINDOW_NANOS, BUDGET_NANOS, BUDGET_MAX_PAUSE_NANOS);
+        CpuBudget budget = new CpuBudget(BUDGET_WINDOW_NANOS, BUDGET_NANOS);
         budget.restart(lastHeartbeatNanos, Linux.threadCpuNanos());
-        long loggedDebt = LOGGED_DEBT_NANOS;
+        long loggedPause = LOGGED_PAUSE_NANOS;
         while (running) {
             if (doWork() > 0) {
                 backoff.reset();
@@ -201,21 +195,28 @@ public final class RtProxy implements Runnable {
             if (pause > 0) {
                 stats.increment(ProxyStats.BUDGET_EXHAUSTED);
                 stats.add(ProxyStats.BUDGET_PAUSED_MICROS, pause / 1_000);
-                if (budget.debtNanos() >= loggedDebt) {
-                    // Rare (cold code, an emulated CPU): each new record once, so it cannot flood.
-                    loggedDebt = budget.debtNanos() * 2;
-                    log.accept("xcc-rt-proxy: over its CPU budget by " + budget.debtNanos() / 1_000_000
-                            + " ms of sleep; paying it in pauses of at most " + BUDGET_MAX_PAUSE_NANOS / 1_000_000
-                            + " ms");
+                if (pause >= loggedPause) {
+                    // Rare (cold code, an emulated CPU); each new record once, so it cannot flood.
+                    loggedPause = pause * 2;
+                    log.accept("xcc-rt-proxy: over its CPU budget of " + BUDGET_NANOS * 100 / BUDGET_WINDOW_NANOS
+                            + "%: sleeping " + pause / 1_000_000 + " ms, heartbeat only");
                 }
-                long wake = now + pause;
-                for (long left = pause; left > 0; left = wake - System.nanoTime()) {
-                    LockSupport.parkNanos(left);
-                }
-                // Charging again closes the window once its debt is paid; after an instalment the
-                // window stays open and the next pass is charged to it.
-                budget.charge(System.nanoTime(), Linux.threadCpuNanos());
+                sleepOff(now + pause);
+                budget.restart(System.nanoTime(), Linux.threadCpuNanos());
             }
+        }
+    }
+
+    /**
+     * Sleeps until {@code wake}, still beating the heartbeat: the whole debt is slept off (paying
+     * in instalments with passes between them let cold passes of tens of ms take most of the CPU),
+     * but the cell is alive meanwhile and must not look dead to the other one (its peer timeout is
+     * 1 s; a cold pass under emulation left seconds to sleep).
+     */
+    private void sleepOff(long wake) {
+        for (long left = wake - System.nanoTime(); left > 0; left = wake - System.nanoTime()) {
+            LockSupport.parkNanos(Math.min(left, heartbeatIntervalNanos));
+            heartbeatIfDue(System.nanoTime());
         }
     }
 
@@ -226,21 +227,7 @@ public final class RtProxy implements Runnable {
      * @return how many frames were handled (0..2)
      */
     public int doWork() {
-        long now = System.nanoTime();
-        if (now - lastHeartbeatNanos >= heartbeatIntervalNanos) {
-            lastHeartbeatNanos = now;
-            region.heartbeat();
-            stats.increment(ProxyStats.HEARTBEATS);
-            long epoch = region.peerEpoch(region.otherPeer());
-            if (epoch != peerEpoch) {
-                // epoch 0 -> n is the Android cell's first attach; any other change is a restart
-                if (peerEpoch != 0) {
-                    stats.increment(ProxyStats.PEER_RESTARTS);
-                }
-                logPeerEpoch(peerEpoch, epoch);
-                peerEpoch = epoch;
-            }
-        }
+        heartbeatIfDue(System.nanoTime());
         int work = 0;
         for (int r = 1; r < rings; r++) {
             ConsumerRing ring = inbound[r];
@@ -256,6 +243,24 @@ public final class RtProxy implements Runnable {
             work++;
         }
         return work;
+    }
+
+    /** Writes the heartbeat when due and notices the Android cell's attach or restart. */
+    private void heartbeatIfDue(long now) {
+        if (now - lastHeartbeatNanos >= heartbeatIntervalNanos) {
+            lastHeartbeatNanos = now;
+            region.heartbeat();
+            stats.increment(ProxyStats.HEARTBEATS);
+            long epoch = region.peerEpoch(region.otherPeer());
+            if (epoch != peerEpoch) {
+                // epoch 0 -> n is the Android cell's first attach; any other change is a restart
+                if (peerEpoch != 0) {
+                    stats.increment(ProxyStats.PEER_RESTARTS);
+                }
+                logPeerEpoch(peerEpoch, epoch);
+                peerEpoch = epoch;
+            }
+        }
     }
 
     private void handleInbound(ConsumerRing ring, int len) {
