@@ -13,6 +13,7 @@ import java.util.function.Consumer;
 import org.rtdroid.bridge.Region;
 import org.rtdroid.bridge.RegionFormatException;
 import org.rtdroid.bridge.RegionMemory;
+import org.rtdroid.bridge.rtproxy.ProxyWarmup;
 import org.rtdroid.bridge.rtproxy.RtProxy;
 import org.rtdroid.runtime.boot.CellConfig;
 import org.rtdroid.runtime.boot.RuntimeHost;
@@ -82,6 +83,7 @@ public final class Main {
             host.setLog(console);
             deployments = new CellDeployments(host, key, workDir);
             console.accept(Warmup.deployPath(workDir));
+            console.accept(ProxyWarmup.run(host.crossContext(), ProxyWarmup.DEFAULT_PASSES));
         } catch (IOException | RuntimeException e) {
             startFailure = e;
         }
