@@ -129,6 +129,10 @@ class RTDroidLibrary:
         region = Path(f"/dev/shm/rtdroid-{self.board}.region")
         if region.exists():
             leftovers.append(str(region))
+        # the Android cell's temp dir (Robolectric's native runtime, ~200 MiB per start)
+        tmp = ROOT / "build" / "run" / self.board / "android-tmp"
+        if tmp.exists():
+            leftovers.append(str(tmp))
         for pid_dir in Path("/proc").iterdir():
             if not pid_dir.name.isdigit():
                 continue

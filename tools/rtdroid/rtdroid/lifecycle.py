@@ -24,7 +24,7 @@ from typing import Callable
 
 from . import keys, paths
 from .boardconfig import MIB, Board, check_host_cpus, load_board
-from .render import render, resolve_argv
+from .render import ANDROID_TMP_DIR, render, resolve_argv
 
 TAIL_LINES = 30
 
@@ -293,8 +293,20 @@ def _prerequisites(board: Board, cells: list[str]) -> None:
         raise BoardError(f"Java 25 not found at {java} (set RTDROID_JAVA_HOME)")
 
 
+def _fresh_tmpdir(argv: list[str]) -> None:
+    """Empties the temp dir a cell's argv gives its JVM (-Djava.io.tmpdir=...): what the previous
+    incarnation left there (a killed JVM deletes nothing) must not pile up."""
+    for a in argv:
+        if a.startswith("-Djava.io.tmpdir="):
+            d = Path(a.split("=", 1)[1])
+            if d.name == ANDROID_TMP_DIR:  # only the directory the board owns, never /tmp itself
+                shutil.rmtree(d, ignore_errors=True)
+                d.mkdir(parents=True, exist_ok=True)
+
+
 def _start_cell(state: dict, name: str, argv: list[str], log: Path) -> subprocess.Popen:
     log.parent.mkdir(parents=True, exist_ok=True)
+    _fresh_tmpdir(argv)
     with open(log, "ab") as f:
         f.write(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} rtdroid: {' '.join(argv)}\n".encode())
         f.flush()
@@ -646,8 +658,12 @@ def _teardown(state: dict, out: Callable[[str], None]) -> list[str]:
         if p and (region.get("created") or key == "lock") and Path(p).exists():
             Path(p).unlink()
             out(f"removed {p}")
-    sock = Path(state.get("run_dir", "/nonexistent")) / "console.sock"
-    sock.unlink(missing_ok=True)
+    run = Path(state.get("run_dir", "/nonexistent"))
+    (run / "console.sock").unlink(missing_ok=True)
+    tmp = run / ANDROID_TMP_DIR
+    if tmp.exists():
+        shutil.rmtree(tmp, ignore_errors=True)
+        out(f"removed {tmp}")
     return problems
 
 

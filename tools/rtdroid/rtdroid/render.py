@@ -20,6 +20,7 @@ from .boardconfig import MIB, Board
 GUEST_ROOT = "/rt"
 RT_AGENT_MAIN = "org.rtdroid.rtcell.agent.Main"
 ANDROID_CELL_MAIN = "org.rtdroid.android.cell.Main"
+ANDROID_TMP_DIR = "android-tmp"
 
 # Fixed heap, pre-touched, generational ZGC (the only ZGC mode since JDK 24, so no -XX:+ZGenerational):
 # FEASIBILITY.md measured ZGC keeping a 1 ms periodic thread's max lateness at C's level.
@@ -32,10 +33,17 @@ ANDROID_CELL_MAIN = "org.rtdroid.android.cell.Main"
 # taken, until RT throttling let C2 in. This costs some peak speed, not predictability.
 RT_JIT_ARGS = ["-XX:PerMethodTrapLimit=0", "-XX:PerBytecodeTrapLimit=0", "-XX:-UseTypeSpeculation"]
 
+# No hsperfdata: by default the JVM keeps its performance counters in a file it maps from
+# /tmp/hsperfdata_<user>, and its own threads (at safepoints too) write to it. When the disk is busy
+# (every Android cell start writes Robolectric's ~200 MiB native runtime, flushed up to 30 s
+# later), a write to a mapped file page can block in the kernel, and the threads waiting on that
+# JVM thread with it: a known source of second-long JVM pauses. The RT cell needs no jstat/jps.
+RT_PERF_ARGS = ["-XX:-UsePerfData"]
+
 
 def rt_jvm_args(heap_mib: int) -> list[str]:
     return (["--enable-native-access=ALL-UNNAMED", "-XX:+UseZGC",
-             f"-Xms{heap_mib}m", f"-Xmx{heap_mib}m", "-XX:+AlwaysPreTouch"] + RT_JIT_ARGS)
+             f"-Xms{heap_mib}m", f"-Xmx{heap_mib}m", "-XX:+AlwaysPreTouch"] + RT_JIT_ARGS + RT_PERF_ARGS)
 
 
 def cpu_list(cpus: list[int]) -> str:
@@ -47,6 +55,10 @@ def _android_argv(board: Board) -> list[str]:
     return ["taskset", "-c", cpu_list(a["cpus"]),
             "${JAVA_HOME}/bin/java",
             "@file:${ANDROID_CELL_DIST}/jvm.args",
+            # Its own temp dir, emptied at every start and removed by `board down`: Robolectric
+            # extracts its ~200 MiB native runtime into a new temp dir on every start and never
+            # deletes it (a killed cell cannot), which filled /tmp.
+            "-Djava.io.tmpdir=${RUN_DIR}/" + ANDROID_TMP_DIR,
             "-cp", "${ANDROID_CELL_DIST}/lib/*",
             ANDROID_CELL_MAIN,
             "--region", str(board.region_path),
@@ -70,8 +82,8 @@ def _render_process(board: Board) -> dict:
 
 
 def qemu_rt_jvm_args(board: Board) -> list[str]:
-    """The guest JVM's flags (no hsperfdata file; temporary files on the tmpfs)."""
-    return rt_jvm_args(board.rt["heap_mib"]) + ["-XX:-UsePerfData", "-Djava.io.tmpdir=/tmp"]
+    """The guest JVM's flags (temporary files on the tmpfs)."""
+    return rt_jvm_args(board.rt["heap_mib"]) + ["-Djava.io.tmpdir=/tmp"]
 
 
 def qemu_init_script(board: Board) -> str:
