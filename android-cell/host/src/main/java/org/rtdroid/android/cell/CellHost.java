@@ -133,7 +133,8 @@ final class CellHost {
         }
     }
 
-    private static void deleteTree(Path p) {
+    /** Deletes a directory tree, best effort (a missing tree is nothing to do). */
+    static void deleteTree(Path p) {
         try (Stream<Path> s = Files.walk(p)) {
             s.sorted(Comparator.reverseOrder()).forEach(f -> {
                 try {

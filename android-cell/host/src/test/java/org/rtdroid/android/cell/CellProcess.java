@@ -71,17 +71,6 @@ final class CellProcess implements AutoCloseable {
         return out;
     }
 
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (var walk = Files.walk(dir)) {
-            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
-    }
-
     static CellProcess start(Path region, String... extraArgs) throws Exception {
         List<String> cmd = new ArrayList<>();
         cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
@@ -89,7 +78,7 @@ final class CellProcess implements AutoCloseable {
         // Robolectric extracts its ~200 MiB native runtime into a new temp dir per process and
         // never deletes it: give the cell one under target/, emptied at every start.
         Path tmp = Paths.get("target", "cell-tmp").toAbsolutePath();
-        deleteTree(tmp);
+        CellHost.deleteTree(tmp);
         Files.createDirectories(tmp);
         cmd.add("-Djava.io.tmpdir=" + tmp);
         cmd.add("-cp");
