@@ -67,7 +67,8 @@ java-test: setup
 
 python-test: setup
 	@echo "== Python unit tests"
-	$(PY) -m pytest -q -m "not integration" bridge/python/tests bridge/vectors tools/rtdroid/tests
+	$(PY) -m pytest -q -m "not integration" bridge/python/tests bridge/vectors tools/rtdroid/tests \
+	  tests/robot/unit
 
 c-test: setup
 	@echo "== C unit tests"

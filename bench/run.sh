@@ -29,11 +29,12 @@ shift
 # can be matched against them.
 # Defaults first, so a --out given on the command line wins.
 mkdir -p "$ROOT/build/bench"
-# The RT cell's JIT flags (tools/rtdroid/rtdroid/render.py, RT_JIT_ARGS): no uncommon traps, so a
-# real-time thread never falls back to the interpreter mid-run.
+# The RT cell's JIT and perf-data flags (tools/rtdroid/rtdroid/render.py, RT_JIT_ARGS and
+# RT_PERF_ARGS): no uncommon traps, so a real-time thread never falls back to the interpreter
+# mid-run; no memory-mapped perf-data file, whose page writes can block behind disk write-back.
 # shellcheck disable=SC2086
 exec "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED ${BENCH_JAVA_OPTS:-} \
   -XX:+UseZGC -Xms1g -Xmx1g -XX:+AlwaysPreTouch \
-  -XX:PerMethodTrapLimit=0 -XX:PerBytecodeTrapLimit=0 -XX:-UseTypeSpeculation \
+  -XX:PerMethodTrapLimit=0 -XX:PerBytecodeTrapLimit=0 -XX:-UseTypeSpeculation -XX:-UsePerfData \
   -Xlog:async -Xlog:safepoint=info,handshake=info,gc=info:file="$ROOT/build/bench/$NAME-jvm.log":uptime,tid \
   -cp "$JAR:$ROOT/bench/target/lib/*" org.rtdroid.bench.Main "$NAME" --out "$ROOT/build/bench" $PLOT "$@"

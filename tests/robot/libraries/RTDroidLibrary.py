@@ -7,8 +7,8 @@ Nothing here stands in for a cell: every keyword talks to the real processes of 
 """
 from __future__ import annotations
 
+import atexit
 import json
-import math
 import os
 import re
 import shutil
@@ -38,6 +38,8 @@ KEYS = BUILD / "keys"
 
 sys.path.insert(0, str(ROOT / "tools" / "demo"))
 import report  # noqa: E402  (tools/demo/report.py: percentiles from HdrHistogram, plots)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import stallwitness  # noqa: E402  (next to this file: the witness's record, read back)
 
 
 def _run(args: list[str], timeout: float = 300, check: bool = True) -> subprocess.CompletedProcess:
@@ -63,6 +65,19 @@ def _duration_us(text: str) -> float:
     return float(m.group(1)) * _DURATION_UNITS_US[m.group(2)]
 
 
+def _periods_us(app: str) -> list[float]:
+    """The periods of ``app``'s periodic tasks, from its manifest, in µs."""
+    root = ElementTree.parse(EXAMPLE_APPS / app / "manifest.xml").getroot()
+    periods = []
+    for task in root.iter("periodic-task"):
+        release = task.find("release")
+        period = release.get("periodic") if release is not None else None
+        if not period:
+            raise AssertionError(f"{app} manifest: periodic-task {task.get('name')!r} has no release periodic")
+        periods.append(_duration_us(period))
+    return periods
+
+
 @library(scope="GLOBAL", auto_keywords=False)
 class RTDroidLibrary:
     def __init__(self):
@@ -72,8 +87,12 @@ class RTDroidLibrary:
         self._stress_stop = threading.Event()
         self._stress_threads: list[threading.Thread] = []
         self.work = Path(tempfile.mkdtemp(prefix="rtdroid-robot-", dir=BUILD if BUILD.is_dir() else None))
+        atexit.register(shutil.rmtree, self.work, True)  # scratch bundles and keys only
         self.latency: dict[str, list[int]] = {}
         self._witness: subprocess.Popen | None = None
+        self._witness_windows = 0
+        self._witness_record: Path | None = None
+        self._witness_stalls: str | None = None  # the last window's record, once it is stopped
 
     # ---------------------------------------------------------------- board
     @keyword
@@ -186,16 +205,23 @@ class RTDroidLibrary:
         as these shared machines do for tens of ms) is the machine's, not the RT cell's. On a
         qemu board the RT cell's CPU is an emulated one: nothing to witness."""
         st = self.board_status()
+        self._witness_stalls = None
         if st.get("hypervisor") == "qemu" or shutil.which("cyclictest") is None:
             self._witness = None
             return
         sys.path.insert(0, str(ROOT / "tools" / "rtdroid"))
         from rtdroid import boardconfig
         cpus = boardconfig.load_board(st["board"]).rt["cpus"]
-        self._witness = subprocess.Popen(
-            ["cyclictest", "-m", "-q", "-p", "99", "-i", "1000", "-t", str(len(cpus)),
-             "-a", ",".join(str(c) for c in cpus), "-D", "600"],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        # -v records every wake-up (to a file: ~25 bytes per ms per CPU would fill a pipe), so
+        # each stall of the window is known, not just the worst.
+        self._witness_windows += 1
+        outdir = Path(BuiltIn().get_variable_value("${OUTPUT DIR}", str(self.work)))
+        self._witness_record = outdir / f"stall-witness-{self._witness_windows}.txt"
+        with open(self._witness_record, "w") as out:
+            self._witness = subprocess.Popen(
+                ["cyclictest", "-m", "-q", "-v", "-p", "99", "-i", "1000", "-t", str(len(cpus)),
+                 "-a", ",".join(str(c) for c in cpus), "-D", "600"],
+                stdout=out, stderr=subprocess.STDOUT)
 
     @keyword
     def stop_stall_witness(self) -> float:
@@ -204,13 +230,16 @@ class RTDroidLibrary:
         if w is None:
             return -1.0
         w.send_signal(signal.SIGINT)
-        out, _ = w.communicate(timeout=30)
-        worst = [int(m) for m in re.findall(r"Max:\s+(\d+)", out)]
-        if not worst:
-            raise AssertionError(f"cyclictest (the stall witness) printed no Max: {out[-500:]}")
+        w.wait(timeout=30)
+        record = self._witness_record.read_text(errors="replace")
+        try:
+            worst = stallwitness.worst_us(record)
+        except ValueError as e:
+            raise AssertionError(f"cyclictest (the stall witness, {self._witness_record}): {e}") from None
+        self._witness_stalls = record
         logger.info(f"stall witness: cyclictest at SCHED_FIFO 99 on the RT cell's CPUs, worst wake-up "
-                    f"latency {max(worst)} µs", also_console=True)
-        return float(max(worst))
+                    f"latency {worst} µs", also_console=True)
+        return float(worst)
 
     @keyword
     def misses_a_stall_explains(self, stall_us: float, app: str = "cochlear") -> int:
@@ -218,18 +247,20 @@ class RTDroidLibrary:
         per task, the releases whose deadline falls inside the stall plus the one it overlaps,
         ceil(stall / period) + 1 (periods from the app's manifest). More misses than that are not
         the stall's doing, however long the witness saw it stall."""
-        stall_us = float(stall_us)
-        if stall_us <= 0:
+        return stallwitness.misses_explained(float(stall_us), _periods_us(app))
+
+    @keyword
+    def misses_the_witnessed_stalls_explain(self, min_stall_us: float, app: str = "cochlear") -> int:
+        """The most deadline misses the stalls of the last witnessed window, each of at least
+        ``min_stall_us``, can cause in ``app``'s periodic tasks: ``Misses A Stall Explains`` summed
+        over them (0 if there was no witness or no such stall)."""
+        if self._witness_stalls is None or float(min_stall_us) <= 0:
             return 0
-        root = ElementTree.parse(EXAMPLE_APPS / app / "manifest.xml").getroot()
-        total = 0
-        for task in root.iter("periodic-task"):
-            release = task.find("release")
-            period = release.get("periodic") if release is not None else None
-            if not period:
-                raise AssertionError(f"{app} manifest: periodic-task {task.get('name')!r} has no release periodic")
-            total += math.ceil(stall_us / _duration_us(period)) + 1
-        return total
+        found = stallwitness.stalls(self._witness_stalls, float(min_stall_us))
+        explained = stallwitness.misses_all_explain(found, _periods_us(app))
+        logger.info(f"stall witness: stalls of at least {float(min_stall_us):.0f} µs per CPU thread "
+                    f"(µs): {found}; together they explain up to {explained} misses", also_console=True)
+        return explained
 
     @keyword
     def worst_lateness_us(self, app_prefix: str = "") -> float:

@@ -38,6 +38,7 @@ RT_JIT_ARGS = ["-XX:PerMethodTrapLimit=0", "-XX:PerBytecodeTrapLimit=0", "-XX:-U
 # (every Android cell start writes Robolectric's ~200 MiB native runtime, flushed up to 30 s
 # later), a write to a mapped file page can block in the kernel, and the threads waiting on that
 # JVM thread with it: a known source of second-long JVM pauses. The RT cell needs no jstat/jps.
+# bench/run.sh passes both lists too, so the benchmarks measure the cell's JVM.
 RT_PERF_ARGS = ["-XX:-UsePerfData"]
 
 
