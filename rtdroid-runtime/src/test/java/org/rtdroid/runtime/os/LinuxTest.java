@@ -33,6 +33,32 @@ class LinuxTest {
     }
 
     @Test
+    void anotherThreadsCpuClockIsReadableByItsTid() throws Exception {
+        int[] tid = new int[1];
+        long[] ownClock = new long[1];
+        Thread t = new Thread(() -> {
+            tid[0] = Linux.gettid();
+            long spinUntil = System.nanoTime() + 20_000_000;
+            while (System.nanoTime() < spinUntil) {
+                Thread.onSpinWait();
+            }
+            ownClock[0] = Linux.threadCpuNanos();
+            Linux.sleepUntilNanos(Linux.monotonicNanos() + 200_000_000);
+        });
+        t.start();
+        while (ownClock[0] == 0) {
+            Thread.sleep(1);
+        }
+        long seen = Linux.threadCpuNanosOf(tid[0]);
+        // The same clock, read from outside while the thread sleeps.
+        assertTrue(seen >= ownClock[0] && seen - ownClock[0] < 10_000_000,
+                "thread " + tid[0] + ": its own clock " + ownClock[0] + " ns, read from outside " + seen + " ns");
+        t.join();
+        // init's thread is not one of this process's: the kernel refuses its per-thread clock.
+        assertEquals(-1, Linux.threadCpuNanosOf(1));
+    }
+
+    @Test
     void sleepUntilReturnsNoEarlierThanTheDeadline() {
         for (int i = 0; i < 20; i++) {
             long deadline = Linux.monotonicNanos() + 200_000;

@@ -49,17 +49,20 @@ public final class ProxyStats {
     /** Microseconds slept off the CPU budget, in all. */
     public static final int BUDGET_PAUSED_MICROS = 18;
 
-    static final int COUNT = 19;
+    /** Times the budget enforcer demoted the proxy to SCHED_OTHER: one pass ran on past its budget. */
+    public static final int BUDGET_DEMOTIONS = 19;
+
+    static final int COUNT = 20;
     private static final String[] NAMES = {
         "frames_in", "delivered", "frames_out", "undecodable", "no_body", "wrong_kind", "unknown_channel",
         "sender_not_allowed", "receiver_full", "payload_too_large", "wrong_direction", "not_running",
         "ring_full", "peer_not_ready", "encode_failed", "peer_restarts", "heartbeats", "budget_exhausted",
-        "budget_paused_us",
+        "budget_paused_us", "budget_demotions",
     };
 
     private final AtomicLongArray counts = new AtomicLongArray(COUNT);
 
-    /** Single writer: the proxy thread. */
+    /** Single writer per counter: the proxy thread (the budget enforcer for budget_demotions). */
     void increment(int counter) {
         counts.lazySet(counter, counts.get(counter) + 1);
     }

@@ -87,6 +87,7 @@ public final class RtProxy implements Runnable {
     private volatile boolean running;
     private volatile Thread thread;
     private volatile AppliedPolicy appliedPolicy;
+    private volatile BudgetEnforcer enforcer;
 
     /**
      * @param region attached as the RT cell (peer 0) with {@link Region#attachCell}
@@ -155,6 +156,9 @@ public final class RtProxy implements Runnable {
         Thread t = RealtimeThreads.newThread("xcc-rt-proxy", policy, a -> {
             appliedPolicy = a;
             log.accept("xcc-rt-proxy: polling data rings 1.." + (rings - 1) + " as " + a);
+            if (a.isFifo()) {
+                startEnforcer(a.tid(), cpus);
+            }
         }, this);
         t.setDaemon(true);
         thread = t;
@@ -162,9 +166,32 @@ public final class RtProxy implements Runnable {
         return t;
     }
 
+    /**
+     * Starts the {@link BudgetEnforcer} one priority above the proxy, on its CPUs (called on the
+     * proxy thread once it runs SCHED_FIFO, before its first pass).
+     */
+    private void startEnforcer(int proxyTid, CpuSet cpus) {
+        BudgetEnforcer e = new BudgetEnforcer(proxyTid, PROXY_FIFO_PRIORITY, BudgetEnforcer.DEFAULT_INTERVAL_NANOS,
+                BudgetEnforcer.DEFAULT_DEMOTE_NANOS, BudgetEnforcer.DEFAULT_RESTORE_NANOS, stats, log);
+        Thread t = RealtimeThreads.newThread("xcc-rt-budget",
+                RealtimePolicy.fifo(PROXY_FIFO_PRIORITY + 1).withCpus(cpus), null, e);
+        t.setDaemon(true);
+        enforcer = e;
+        t.start();
+    }
+
+    /** The budget enforcer watching the proxy thread (null before it started, or without SCHED_FIFO). */
+    public BudgetEnforcer enforcer() {
+        return enforcer;
+    }
+
     /** Stops the proxy thread and waits for it (at most {@code timeoutMillis}). */
     public void stop(long timeoutMillis) throws InterruptedException {
         running = false;
+        BudgetEnforcer e = enforcer;
+        if (e != null) {
+            e.stop();
+        }
         Thread t = thread;
         if (t != null) {
             t.join(timeoutMillis);
