@@ -1,6 +1,5 @@
 package org.rtdroid.bridge.rtproxy;
 
-import java.util.function.Consumer;
 import org.rtdroid.runtime.os.Linux;
 
 /**
@@ -16,15 +15,22 @@ import org.rtdroid.runtime.os.Linux;
  * rarely: the proxy on 99-100% of its CPU in user mode, the cochlear tasks waiting on futexes.
  *
  * <p>So a thread one priority above the proxy looks at the proxy's CPU clock every
- * {@code intervalNanos}. If the proxy ran at least {@code demoteNanos} of an interval at
- * SCHED_FIFO, it is demoted to SCHED_OTHER, where it shares the CPU with the JVM's threads and
+ * {@code intervalNanos}. If the proxy ran at least {@code demoteNanos} of an interval (that
+ * share of a longer one) at SCHED_FIFO, it is demoted to SCHED_OTHER, where it shares the CPU with the JVM's threads and
  * whatever it waits for can happen. Once it ran at most {@code restoreNanos} of an interval (it
  * sleeps again), it gets its SCHED_FIFO priority back. A proxy within its 20% budget is never
  * demoted; a cold pass of a few ms may be, which only makes that pass fair to the JVM's threads.
  *
- * <p>The enforcer's own cost: one wake-up per interval (a clock read; no allocation). It cannot
- * catch a spin shorter than an interval, and it does not watch the real-time components: their
- * work per release is bounded by the manifest, and overruns are skipped and counted.
+ * <p>The enforcer's own cost: one wake-up per interval (two clock reads; no allocation, no lock,
+ * no logging: the proxy logs the demotions it finds counted). It cannot catch a spin shorter than
+ * an interval, and it does not watch the real-time components: their work per release is bounded
+ * by the manifest, and overruns are skipped and counted.
+ *
+ * <p>It starts SCHED_OTHER and rises to its SCHED_FIFO priority only after {@link #WARM_LOOKS}
+ * looks at its own clock. A new thread's first calls (class loading, its per-thread native
+ * buffers, the first clock reads) are where the host board saw new SCHED_FIFO threads spin for
+ * ~1 s: the proxy once, and this enforcer once while it started at SCHED_FIFO; nothing watches
+ * the enforcer.
  */
 public final class BudgetEnforcer implements Runnable {
     /** How often the enforcer looks at the proxy. */
@@ -33,56 +39,93 @@ public final class BudgetEnforcer implements Runnable {
     public static final long DEFAULT_DEMOTE_NANOS = 4_500_000L;
     /** Restore once the proxy used at most half an interval. */
     public static final long DEFAULT_RESTORE_NANOS = 2_500_000L;
+    /** Looks at its own clock, 1 ms apart, under SCHED_OTHER before it rises. */
+    public static final int WARM_LOOKS = 50;
 
     /** What one look at the proxy decided. */
     public enum Action { KEEP, DEMOTE, RESTORE }
 
-    private final int proxyTid;
-    private final int fifoPriority;
+    private final int proxyPriority;
+    private final int ownPriority;
     private final long intervalNanos;
     private final long demoteNanos;
     private final long restoreNanos;
     private final ProxyStats stats;
-    private final Consumer<String> log;
     private volatile boolean running = true;
+    private volatile int proxyTid;
+    private volatile boolean ready;
+    private volatile long lastDemotionUsedNanos;
+    private volatile long lastDemotionElapsedNanos;
     private boolean demoted;
 
     /**
-     * @param proxyTid the proxy thread (kernel thread id), running SCHED_FIFO {@code fifoPriority}
+     * @param proxyPriority the proxy's SCHED_FIFO priority, given back on restore
+     * @param ownPriority the enforcer's SCHED_FIFO priority once warm (above the proxy's)
      * @param stats where demotions are counted (budget_demotions)
      */
-    public BudgetEnforcer(int proxyTid, int fifoPriority, long intervalNanos, long demoteNanos, long restoreNanos,
-                          ProxyStats stats, Consumer<String> log) {
+    public BudgetEnforcer(int proxyPriority, int ownPriority, long intervalNanos, long demoteNanos, long restoreNanos,
+                          ProxyStats stats) {
         if (intervalNanos <= 0 || demoteNanos <= 0 || demoteNanos > intervalNanos || restoreNanos < 0
                 || restoreNanos >= demoteNanos) {
             throw new IllegalArgumentException("budget enforcer: need 0 <= restore (" + restoreNanos + " ns) < demote ("
                     + demoteNanos + " ns) <= interval (" + intervalNanos + " ns)");
         }
-        this.proxyTid = proxyTid;
-        this.fifoPriority = fifoPriority;
+        if (ownPriority <= proxyPriority) {
+            throw new IllegalArgumentException("budget enforcer: its priority " + ownPriority
+                    + " must be above the proxy's " + proxyPriority);
+        }
+        this.proxyPriority = proxyPriority;
+        this.ownPriority = ownPriority;
         this.intervalNanos = intervalNanos;
         this.demoteNanos = demoteNanos;
         this.restoreNanos = restoreNanos;
         this.stats = stats;
-        this.log = log;
+    }
+
+    /** The enforcer with the default interval and thresholds, one priority above the proxy. */
+    public static BudgetEnforcer forProxy(int proxyPriority, ProxyStats stats) {
+        return new BudgetEnforcer(proxyPriority, proxyPriority + 1, DEFAULT_INTERVAL_NANOS, DEFAULT_DEMOTE_NANOS,
+                DEFAULT_RESTORE_NANOS, stats);
+    }
+
+    /** Starts watching thread {@code tid} (the proxy, running SCHED_FIFO at the proxy's priority). */
+    public void watch(int tid) {
+        proxyTid = tid;
     }
 
     /**
-     * The decision for one interval in which the proxy used {@code usedNanos} of CPU. Pure, so it is
-     * tested without threads.
+     * The decision for one look: the proxy used {@code usedNanos} of CPU in the {@code elapsedNanos}
+     * since the last one (an interval, or more when the enforcer itself woke late: the thresholds
+     * are shares of the interval). Pure, so it is tested without threads.
      */
-    public Action decide(boolean isDemoted, long usedNanos) {
-        if (!isDemoted && usedNanos >= demoteNanos) {
+    public Action decide(boolean isDemoted, long usedNanos, long elapsedNanos) {
+        long elapsed = Math.max(elapsedNanos, 1);
+        if (!isDemoted && usedNanos * intervalNanos >= demoteNanos * elapsed) {
             return Action.DEMOTE;
         }
-        if (isDemoted && usedNanos <= restoreNanos) {
+        if (isDemoted && usedNanos * intervalNanos <= restoreNanos * elapsed) {
             return Action.RESTORE;
         }
         return Action.KEEP;
     }
 
+    /** True once the enforcer is warm and runs at its SCHED_FIFO priority. */
+    public boolean isReady() {
+        return ready;
+    }
+
     public boolean isDemoted() {
         return demoted;
+    }
+
+    /** CPU time the proxy used in the look that last demoted it (0: none yet). */
+    public long lastDemotionUsedNanos() {
+        return lastDemotionUsedNanos;
+    }
+
+    /** The time that look covered. */
+    public long lastDemotionElapsedNanos() {
+        return lastDemotionElapsedNanos;
     }
 
     public void stop() {
@@ -91,37 +134,49 @@ public final class BudgetEnforcer implements Runnable {
 
     @Override
     public void run() {
-        long last = Linux.threadCpuNanosOf(proxyTid);
-        long next = Linux.monotonicNanos() + intervalNanos;
-        long loggedDemotions = 0;
+        int self = Linux.gettid();
+        for (int i = 0; i < WARM_LOOKS && running; i++) {
+            Linux.threadCpuNanosOf(self);
+            decide(false, 0, intervalNanos);
+            Linux.sleepUntilNanos(Linux.monotonicNanos() + 1_000_000L);
+        }
+        if (Linux.setScheduler(Linux.SCHED_FIFO, ownPriority) != 0) {
+            return; // not permitted: then the proxy is not SCHED_FIFO either
+        }
+        ready = true;
+        while (running && proxyTid == 0) {
+            Linux.sleepUntilNanos(Linux.monotonicNanos() + intervalNanos);
+        }
+        int tid = proxyTid;
+        long last = Linux.threadCpuNanosOf(tid);
+        long lastLook = Linux.monotonicNanos();
+        long next = lastLook + intervalNanos;
         while (running) {
             Linux.sleepUntilNanos(next);
             next += intervalNanos;
+            long cpu = Linux.threadCpuNanosOf(tid);
             long now = Linux.monotonicNanos();
-            if (next < now) {
-                next = now + intervalNanos; // the enforcer itself was held up: no catch-up
-            }
-            long cpu = Linux.threadCpuNanosOf(proxyTid);
             if (cpu < 0) {
                 return; // the proxy thread has ended
             }
+            if (next < now) {
+                next = now + intervalNanos; // the enforcer itself was held up: no catch-up
+            }
             long used = cpu - last;
+            long elapsed = now - lastLook;
             last = cpu;
-            switch (decide(demoted, used)) {
+            lastLook = now;
+            switch (decide(demoted, used, elapsed)) {
                 case DEMOTE -> {
-                    if (Linux.setSchedulerOf(proxyTid, Linux.SCHED_OTHER, 0) == 0) {
+                    if (Linux.setSchedulerOf(tid, Linux.SCHED_OTHER, 0) == 0) {
                         demoted = true;
+                        lastDemotionUsedNanos = used;
+                        lastDemotionElapsedNanos = elapsed;
                         stats.increment(ProxyStats.BUDGET_DEMOTIONS);
-                        long n = stats.get(ProxyStats.BUDGET_DEMOTIONS);
-                        if (n >= loggedDemotions * 2) { // the 1st, 2nd, 4th, ...: cannot flood
-                            loggedDemotions = n;
-                            log.accept("xcc-rt-proxy: ran " + used / 1_000 + " us of " + intervalNanos / 1_000
-                                    + " us at SCHED_FIFO: demoted to SCHED_OTHER until it sleeps again (demotion " + n + ")");
-                        }
                     }
                 }
                 case RESTORE -> {
-                    if (Linux.setSchedulerOf(proxyTid, Linux.SCHED_FIFO, fifoPriority) == 0) {
+                    if (Linux.setSchedulerOf(tid, Linux.SCHED_FIFO, proxyPriority) == 0) {
                         demoted = false;
                     }
                 }

@@ -152,12 +152,15 @@ public final class RtProxy implements Runnable {
             throw new IllegalStateException("the RT proxy is already started");
         }
         running = true;
+        BudgetEnforcer e = startEnforcer(cpus);
         RealtimePolicy policy = RealtimePolicy.fifo(PROXY_FIFO_PRIORITY).withCpus(cpus);
         Thread t = RealtimeThreads.newThread("xcc-rt-proxy", policy, a -> {
             appliedPolicy = a;
             log.accept("xcc-rt-proxy: polling data rings 1.." + (rings - 1) + " as " + a);
             if (a.isFifo()) {
-                startEnforcer(a.tid(), cpus);
+                e.watch(a.tid());
+            } else {
+                e.stop(); // nothing to enforce: the proxy cannot starve anyone
             }
         }, this);
         t.setDaemon(true);
@@ -167,20 +170,19 @@ public final class RtProxy implements Runnable {
     }
 
     /**
-     * Starts the {@link BudgetEnforcer} one priority above the proxy, on its CPUs (called on the
-     * proxy thread once it runs SCHED_FIFO, before its first pass).
+     * Starts the {@link BudgetEnforcer} on the proxy's CPUs: SCHED_OTHER while it warms up, then one
+     * priority above the proxy. It watches the proxy once the proxy runs SCHED_FIFO.
      */
-    private void startEnforcer(int proxyTid, CpuSet cpus) {
-        BudgetEnforcer e = new BudgetEnforcer(proxyTid, PROXY_FIFO_PRIORITY, BudgetEnforcer.DEFAULT_INTERVAL_NANOS,
-                BudgetEnforcer.DEFAULT_DEMOTE_NANOS, BudgetEnforcer.DEFAULT_RESTORE_NANOS, stats, log);
-        Thread t = RealtimeThreads.newThread("xcc-rt-budget",
-                RealtimePolicy.fifo(PROXY_FIFO_PRIORITY + 1).withCpus(cpus), null, e);
+    private BudgetEnforcer startEnforcer(CpuSet cpus) {
+        BudgetEnforcer e = BudgetEnforcer.forProxy(PROXY_FIFO_PRIORITY, stats);
+        Thread t = RealtimeThreads.newThread("xcc-rt-budget", RealtimePolicy.normal().withCpus(cpus), null, e);
         t.setDaemon(true);
         enforcer = e;
         t.start();
+        return e;
     }
 
-    /** The budget enforcer watching the proxy thread (null before it started, or without SCHED_FIFO). */
+    /** The budget enforcer watching the proxy thread (null before it started). */
     public BudgetEnforcer enforcer() {
         return enforcer;
     }
@@ -211,11 +213,24 @@ public final class RtProxy implements Runnable {
         CpuBudget budget = new CpuBudget(BUDGET_WINDOW_NANOS, BUDGET_NANOS);
         budget.restart(lastHeartbeatNanos, Linux.threadCpuNanos());
         long loggedPause = LOGGED_PAUSE_NANOS;
+        long seenDemotions = 0;
+        long loggedDemotions = 0;
         while (running) {
             if (doWork() > 0) {
                 backoff.reset();
             } else {
                 backoff.idle();
+            }
+            long demotions = stats.get(ProxyStats.BUDGET_DEMOTIONS);
+            if (demotions != seenDemotions) {
+                seenDemotions = demotions;
+                BudgetEnforcer e = enforcer;
+                if (e != null && demotions >= loggedDemotions * 2) { // the 1st, 2nd, 4th, ...: cannot flood
+                    loggedDemotions = demotions;
+                    log.accept("xcc-rt-proxy: ran " + e.lastDemotionUsedNanos() / 1_000 + " us of the last "
+                            + e.lastDemotionElapsedNanos() / 1_000 + " us at SCHED_FIFO: demoted to SCHED_OTHER by "
+                            + "its budget enforcer until it sleeps again (demotion " + demotions + ")");
+                }
             }
             long now = System.nanoTime();
             long pause = budget.charge(now, Linux.threadCpuNanos());

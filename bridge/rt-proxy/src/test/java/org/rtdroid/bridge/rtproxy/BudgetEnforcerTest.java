@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.rtdroid.bridge.rtproxy.BudgetEnforcer.Action;
 import org.rtdroid.runtime.os.CpuSet;
@@ -19,34 +17,47 @@ import org.rtdroid.runtime.os.RealtimeThreads;
 class BudgetEnforcerTest {
     private static final long MS = 1_000_000L;
 
-    private static BudgetEnforcer enforcer(int tid, ProxyStats stats, List<String> log) {
-        return new BudgetEnforcer(tid, RtProxy.PROXY_FIFO_PRIORITY, BudgetEnforcer.DEFAULT_INTERVAL_NANOS,
-                BudgetEnforcer.DEFAULT_DEMOTE_NANOS, BudgetEnforcer.DEFAULT_RESTORE_NANOS, stats, log::add);
+    private static BudgetEnforcer enforcer(ProxyStats stats) {
+        return BudgetEnforcer.forProxy(RtProxy.PROXY_FIFO_PRIORITY, stats);
     }
 
     @Test
     void demotesOnlyAProxyThatHeldTheCpuAndRestoresItOnceItSleeps() {
-        BudgetEnforcer e = enforcer(1, new ProxyStats(), new ArrayList<>());
+        BudgetEnforcer e = enforcer(new ProxyStats());
+        long interval = 5 * MS;
         // Within its 20% budget (1 ms of 5): never demoted.
-        assertEquals(Action.KEEP, e.decide(false, 1 * MS));
-        assertEquals(Action.KEEP, e.decide(false, 4_499_999));
-        assertEquals(Action.DEMOTE, e.decide(false, 4_500_000));
-        assertEquals(Action.DEMOTE, e.decide(false, 5 * MS));
+        assertEquals(Action.KEEP, e.decide(false, 1 * MS, interval));
+        assertEquals(Action.KEEP, e.decide(false, 4_499_999, interval));
+        assertEquals(Action.DEMOTE, e.decide(false, 4_500_000, interval));
+        assertEquals(Action.DEMOTE, e.decide(false, 5 * MS, interval));
         // Demoted: kept there while it still runs much, restored once it sleeps again.
-        assertEquals(Action.KEEP, e.decide(true, 4 * MS));
-        assertEquals(Action.KEEP, e.decide(true, 2_500_001));
-        assertEquals(Action.RESTORE, e.decide(true, 2_500_000));
-        assertEquals(Action.RESTORE, e.decide(true, 0));
+        assertEquals(Action.KEEP, e.decide(true, 4 * MS, interval));
+        assertEquals(Action.KEEP, e.decide(true, 2_500_001, interval));
+        assertEquals(Action.RESTORE, e.decide(true, 2_500_000, interval));
+        assertEquals(Action.RESTORE, e.decide(true, 0, interval));
+    }
+
+    @Test
+    void aLateLookJudgesTheShareOfTheTimeThatPassed() {
+        BudgetEnforcer e = enforcer(new ProxyStats());
+        // 6 ms of CPU in a 10 ms look (the enforcer woke late): 60%, not "more than an interval".
+        assertEquals(Action.KEEP, e.decide(false, 6 * MS, 10 * MS));
+        assertEquals(Action.DEMOTE, e.decide(false, 9 * MS, 10 * MS));
+        assertEquals(Action.RESTORE, e.decide(true, 5 * MS, 10 * MS));
+        assertEquals(Action.KEEP, e.decide(true, 6 * MS, 10 * MS));
     }
 
     @Test
     void refusesThresholdsThatCannotWork() {
         ProxyStats stats = new ProxyStats();
         IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
-                () -> new BudgetEnforcer(1, 1, 5 * MS, 6 * MS, 1 * MS, stats, s -> { }));
+                () -> new BudgetEnforcer(1, 2, 5 * MS, 6 * MS, 1 * MS, stats));
         assertTrue(bad.getMessage().contains("demote (6000000 ns) <= interval (5000000 ns)"), bad.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> new BudgetEnforcer(1, 1, 5 * MS, 2 * MS, 2 * MS, stats, s -> { }));
-        assertThrows(IllegalArgumentException.class, () -> new BudgetEnforcer(1, 1, 0, 0, 0, stats, s -> { }));
+        assertThrows(IllegalArgumentException.class, () -> new BudgetEnforcer(1, 2, 5 * MS, 2 * MS, 2 * MS, stats));
+        assertThrows(IllegalArgumentException.class, () -> new BudgetEnforcer(1, 2, 0, 0, 0, stats));
+        IllegalArgumentException low = assertThrows(IllegalArgumentException.class,
+                () -> new BudgetEnforcer(5, 5, 5 * MS, 4 * MS, 1 * MS, stats));
+        assertTrue(low.getMessage().contains("must be above the proxy's 5"), low.getMessage());
     }
 
     /**
@@ -63,20 +74,27 @@ class BudgetEnforcerTest {
         CpuSet cpu = CpuSet.of(cpus[cpus.length - 1]);
 
         ProxyStats stats = new ProxyStats();
-        List<String> log = new ArrayList<>();
-        int[] spinnerTid = new int[1];
         Flags flags = new Flags();
+        int[] spinnerTid = new int[1];
         int[] policyAfterSleeping = new int[1];
+        // The enforcer first, as RtProxy starts it: SCHED_OTHER until warm, then SCHED_FIFO 2.
+        BudgetEnforcer e = enforcer(stats);
+        Thread watcher = RealtimeThreads.newThread("xcc-rt-budget", RealtimePolicy.normal().withCpus(cpu), null, e);
+        watcher.start();
+        long readyBy = System.nanoTime() + 5_000 * MS;
+        while (!e.isReady() && System.nanoTime() < readyBy) {
+            Thread.sleep(1);
+        }
+        assertTrue(e.isReady(), "the enforcer did not rise to SCHED_FIFO");
         Thread spinner = RealtimeThreads.newThread("spinner", RealtimePolicy.fifo(RtProxy.PROXY_FIFO_PRIORITY).withCpus(cpu),
-                a -> spinnerTid[0] = a.tid(), () -> {
+                a -> e.watch(spinnerTid[0] = a.tid()), () -> {
                     flags.spinning = true;
                     long giveUp = System.nanoTime() + 5_000 * MS;
                     while (!flags.helped && System.nanoTime() < giveUp) {
                         Thread.onSpinWait();
                     }
                     // Sleeps like the proxy between passes: the enforcer gives SCHED_FIFO back.
-                    long wake = Linux.monotonicNanos() + 50 * MS;
-                    Linux.sleepUntilNanos(wake);
+                    Linux.sleepUntilNanos(Linux.monotonicNanos() + 50 * MS);
                     policyAfterSleeping[0] = Linux.currentPolicy();
                 });
         Thread helper = RealtimeThreads.newThread("starved", RealtimePolicy.normal().withCpus(cpu), null, () -> {
@@ -87,14 +105,8 @@ class BudgetEnforcerTest {
             flags.spinnerPolicyWhenHelped = policyOf(spinnerTid[0]);
             flags.helped = true;
         });
-        spinner.start();
-        while (spinnerTid[0] == 0) {
-            Thread.sleep(1);
-        }
-        BudgetEnforcer e = enforcer(spinnerTid[0], stats, log);
-        Thread watcher = RealtimeThreads.newThread("xcc-rt-budget", RealtimePolicy.fifo(RtProxy.PROXY_FIFO_PRIORITY + 1).withCpus(cpu), null, e);
-        watcher.start();
         helper.start();
+        spinner.start();
         spinner.join(10_000);
         helper.join(10_000);
         e.stop();
@@ -104,7 +116,8 @@ class BudgetEnforcerTest {
         assertEquals(Linux.SCHED_OTHER, flags.spinnerPolicyWhenHelped,
                 "the starved thread ran while the spinner was still policy " + flags.spinnerPolicyWhenHelped);
         assertTrue(stats.get(ProxyStats.BUDGET_DEMOTIONS) >= 1, "no demotion counted");
-        assertTrue(log.get(0).contains("demoted to SCHED_OTHER"), log.toString());
+        assertTrue(e.lastDemotionUsedNanos() >= BudgetEnforcer.DEFAULT_DEMOTE_NANOS * 9 / 10,
+                "demoted after only " + e.lastDemotionUsedNanos() + " ns of CPU");
         assertEquals(Linux.SCHED_FIFO, policyAfterSleeping[0], "not restored to SCHED_FIFO after it slept");
     }
 
