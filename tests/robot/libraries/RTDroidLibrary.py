@@ -242,18 +242,10 @@ class RTDroidLibrary:
         return float(worst)
 
     @keyword
-    def misses_a_stall_explains(self, stall_us: float, app: str = "cochlear") -> int:
-        """The most deadline misses one stall of ``stall_us`` can cause in ``app``'s periodic tasks:
-        per task, the releases whose deadline falls inside the stall plus the one it overlaps,
-        ceil(stall / period) + 1 (periods from the app's manifest). More misses than that are not
-        the stall's doing, however long the witness saw it stall."""
-        return stallwitness.misses_explained(float(stall_us), _periods_us(app))
-
-    @keyword
     def misses_the_witnessed_stalls_explain(self, min_stall_us: float, app: str = "cochlear") -> int:
         """The most deadline misses the stalls of the last witnessed window, each of at least
-        ``min_stall_us``, can cause in ``app``'s periodic tasks: ``Misses A Stall Explains`` summed
-        over them (0 if there was no witness or no such stall)."""
+        ``min_stall_us``, can cause in ``app``'s periodic tasks: per stall and task, ceil(stall / period) + 1,
+        summed over them (0 if there was no witness or no such stall)."""
         if self._witness_stalls is None or float(min_stall_us) <= 0:
             return 0
         found = stallwitness.stalls(self._witness_stalls, float(min_stall_us))

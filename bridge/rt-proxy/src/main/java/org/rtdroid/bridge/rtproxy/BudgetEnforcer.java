@@ -114,10 +114,6 @@ public final class BudgetEnforcer implements Runnable {
         return ready;
     }
 
-    public boolean isDemoted() {
-        return demoted;
-    }
-
     /** CPU time the proxy used in the look that last demoted it (0: none yet). */
     public long lastDemotionUsedNanos() {
         return lastDemotionUsedNanos;
