@@ -54,6 +54,7 @@ public final class BudgetEnforcer implements Runnable {
     private volatile boolean running = true;
     private volatile int proxyTid;
     private volatile boolean ready;
+    private volatile boolean settled;
     private volatile long lastDemotionUsedNanos;
     private volatile long lastDemotionElapsedNanos;
     private boolean demoted;
@@ -114,6 +115,14 @@ public final class BudgetEnforcer implements Runnable {
         return ready;
     }
 
+    /**
+     * True once the enforcer is warm and either runs at its SCHED_FIFO priority or found it is not
+     * permitted to (then it has ended). The proxy rises to SCHED_FIFO only after this.
+     */
+    public boolean isSettled() {
+        return settled;
+    }
+
     /** CPU time the proxy used in the look that last demoted it (0: none yet). */
     public long lastDemotionUsedNanos() {
         return lastDemotionUsedNanos;
@@ -137,9 +146,11 @@ public final class BudgetEnforcer implements Runnable {
             Linux.sleepUntilNanos(Linux.monotonicNanos() + 1_000_000L);
         }
         if (Linux.setScheduler(Linux.SCHED_FIFO, ownPriority) != 0) {
+            settled = true;
             return; // not permitted: then the proxy is not SCHED_FIFO either
         }
         ready = true;
+        settled = true;
         while (running && proxyTid == 0) {
             Linux.sleepUntilNanos(Linux.monotonicNanos() + intervalNanos);
         }

@@ -62,6 +62,10 @@ public final class RtProxy implements Runnable {
     public static final long BUDGET_NANOS = 200_000L;
     /** A pause this long is logged: cold code (or an emulated CPU) made one pass that expensive. */
     static final long LOGGED_PAUSE_NANOS = 100_000_000L;
+    /** The proxy thread polls at SCHED_OTHER for at least this long before it rises to SCHED_FIFO. */
+    public static final long STARTUP_NANOS = 200_000_000L;
+    /** ... and at most this long, should its budget enforcer never settle. */
+    static final long STARTUP_MAX_NANOS = 2_000_000_000L;
 
     private final Region region;
     private final CrossContextEndpoint endpoint;
@@ -88,6 +92,7 @@ public final class RtProxy implements Runnable {
     private volatile Thread thread;
     private volatile AppliedPolicy appliedPolicy;
     private volatile BudgetEnforcer enforcer;
+    private volatile RealtimePolicy risePolicy;
 
     /**
      * @param region attached as the RT cell (peer 0) with {@link Region#attachCell}
@@ -143,26 +148,19 @@ public final class RtProxy implements Runnable {
     }
 
     /**
-     * Starts the proxy thread at SCHED_FIFO {@link #PROXY_FIFO_PRIORITY} on {@code cpus} (null:
-     * keep the affinity). Where SCHED_FIFO is not permitted the runtime warns once and the thread
-     * runs SCHED_OTHER.
+     * Starts the proxy thread on {@code cpus} (null: keep the affinity). It polls at SCHED_OTHER for
+     * its first {@link #STARTUP_NANOS}, until its {@link BudgetEnforcer} is warm, then rises to
+     * SCHED_FIFO {@link #PROXY_FIFO_PRIORITY} (see {@link #run}). Where SCHED_FIFO is not permitted
+     * the runtime warns once and the thread stays SCHED_OTHER.
      */
     public synchronized Thread start(CpuSet cpus) {
         if (thread != null) {
             throw new IllegalStateException("the RT proxy is already started");
         }
         running = true;
-        BudgetEnforcer e = startEnforcer(cpus);
-        RealtimePolicy policy = RealtimePolicy.fifo(PROXY_FIFO_PRIORITY).withCpus(cpus);
-        Thread t = RealtimeThreads.newThread("xcc-rt-proxy", policy, a -> {
-            appliedPolicy = a;
-            log.accept("xcc-rt-proxy: polling data rings 1.." + (rings - 1) + " as " + a);
-            if (a.isFifo()) {
-                e.watch(a.tid());
-            } else {
-                e.stop(); // nothing to enforce: the proxy cannot starve anyone
-            }
-        }, this);
+        startEnforcer(cpus);
+        risePolicy = RealtimePolicy.fifo(PROXY_FIFO_PRIORITY).withCpus(cpus);
+        Thread t = RealtimeThreads.newThread("xcc-rt-proxy", RealtimePolicy.normal().withCpus(cpus), null, this);
         t.setDaemon(true);
         thread = t;
         t.start();
@@ -173,13 +171,12 @@ public final class RtProxy implements Runnable {
      * Starts the {@link BudgetEnforcer} on the proxy's CPUs: SCHED_OTHER while it warms up, then one
      * priority above the proxy. It watches the proxy once the proxy runs SCHED_FIFO.
      */
-    private BudgetEnforcer startEnforcer(CpuSet cpus) {
+    private void startEnforcer(CpuSet cpus) {
         BudgetEnforcer e = BudgetEnforcer.forProxy(PROXY_FIFO_PRIORITY, stats);
         Thread t = RealtimeThreads.newThread("xcc-rt-budget", RealtimePolicy.normal().withCpus(cpus), null, e);
         t.setDaemon(true);
         enforcer = e;
         t.start();
-        return e;
     }
 
     /** The budget enforcer watching the proxy thread (null before it started). */
@@ -205,8 +202,13 @@ public final class RtProxy implements Runnable {
         return running && t != null && t.isAlive();
     }
 
+    /**
+     * The proxy thread: {@link #startUp} at SCHED_OTHER, then passes at SCHED_FIFO under its CPU
+     * budget until {@link #stop}.
+     */
     @Override
     public void run() {
+        startUp();
         lastHeartbeatNanos = System.nanoTime();
         // The budget counts the thread's CPU time, so spinning in the backoff counts as much as
         // handling frames: only sleeping is free.
@@ -245,6 +247,52 @@ public final class RtProxy implements Runnable {
                 }
                 sleepOff(now + pause);
                 budget.restart(System.nanoTime(), Linux.threadCpuNanos());
+            }
+        }
+    }
+
+    /**
+     * The thread's first passes, at SCHED_OTHER, then the rise to SCHED_FIFO.
+     *
+     * <p>A new thread's first steps are where the host board saw the proxy, started at SCHED_FIFO,
+     * hold its CPU for hundreds of ms: once ~760 ms of user CPU in one pass, once ~330 ms of system
+     * CPU before its first pass, while its budget enforcer was still warming up and could not act.
+     * At SCHED_OTHER such a burst shares the CPU with the JVM's own threads instead of starving
+     * them (and the real-time threads that wait for them). So the proxy polls at SCHED_OTHER for
+     * {@link #STARTUP_NANOS} and until the enforcer is warm, and only then rises, watched from its
+     * first SCHED_FIFO pass.
+     */
+    private void startUp() {
+        BudgetEnforcer e = enforcer;
+        long begin = System.nanoTime();
+        long passes = 0;
+        lastHeartbeatNanos = begin;
+        while (running) {
+            long now = System.nanoTime();
+            boolean warm = now - begin >= STARTUP_NANOS && (e == null || e.isSettled());
+            if (warm || now - begin >= STARTUP_MAX_NANOS) {
+                break;
+            }
+            if (doWork() > 0) {
+                backoff.reset();
+            } else {
+                backoff.idle();
+            }
+            passes++;
+        }
+        if (!running) {
+            return; // stopped while starting: never rises
+        }
+        AppliedPolicy a = RealtimeThreads.applyToCurrentThread(risePolicy);
+        appliedPolicy = a;
+        log.accept("xcc-rt-proxy: polling data rings 1.." + (rings - 1) + " as " + a + " (after " + passes
+                + " passes in " + (System.nanoTime() - begin) / 1_000_000 + " ms at SCHED_OTHER"
+                + (e != null && !e.isSettled() ? "; its budget enforcer is not warm" : "") + ")");
+        if (e != null) {
+            if (a.isFifo()) {
+                e.watch(a.tid());
+            } else {
+                e.stop(); // nothing to enforce: the proxy cannot starve anyone
             }
         }
     }

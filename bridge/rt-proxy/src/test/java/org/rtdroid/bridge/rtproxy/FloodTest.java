@@ -11,11 +11,15 @@ import org.rtdroid.runtime.boot.ServiceStatus;
 /**
  * The Android side writes far faster than the RT side drains, and never reads the replies. The
  * promise under test: drops are bounded and every frame is accounted for, and a real-time periodic
- * task (10 ms period) in the same runtime misses no deadline. Not a latency test: the period is
- * generous and only misses are counted.
+ * task (10 ms period) in the same runtime misses no deadline the flood could have caused. Not a
+ * latency test: the period is generous and only misses are counted, and a miss is excused only as
+ * far as a {@link StallWitness} above the task saw the machine or the JVM stall every thread (this
+ * is a shared machine; a proxy that blocked the task itself would show no such stall). The Robot
+ * fault suite floods the real board with a native witness.
  */
 class FloodTest {
     static final long FLOOD_NANOS = 1_500_000_000L;
+    static final long TICK_PERIOD_NANOS = 10_000_000L;
 
     @Test
     void floodFromTheAndroidSideIsDroppedBoundedAndCountedWhileDeadlinesHold() throws Exception {
@@ -35,37 +39,48 @@ class FloodTest {
                 lengths[p] = org.rtdroid.bridge.codec.FrameCodec.encode(cell.frame, frames[p], 0);
             }
             Thread.sleep(300); // the task's first releases (class loading, JIT) are not what is measured
-            long missesBefore = tickStatus(cell).deadlineMisses();
-            long releasesBefore = tickStatus(cell).releases();
+            ProxyStats s;
+            ServiceStatus tick;
             long sent = 0;
             long refusedByRing = 0;
-            long end = System.nanoTime() + FLOOD_NANOS;
-            while (System.nanoTime() < end) {
-                int p = (int) (sent % 100);
-                if (cell.sendRaw(Region.dataRingFor(p, 3), frames[p], lengths[p])) {
-                    sent++;
-                } else {
-                    refusedByRing++;
-                    Thread.onSpinWait();
+            long missesBefore;
+            long releasesBefore;
+            StallWitness witness = StallWitness.start(TICK_PERIOD_NANOS / 2, 90);
+            try (witness) {
+                Thread.sleep(20); // the witness is up and awake before the window opens
+                missesBefore = tickStatus(cell).deadlineMisses();
+                releasesBefore = tickStatus(cell).releases();
+                long end = System.nanoTime() + FLOOD_NANOS;
+                while (System.nanoTime() < end) {
+                    int p = (int) (sent % 100);
+                    if (cell.sendRaw(Region.dataRingFor(p, 3), frames[p], lengths[p])) {
+                        sent++;
+                    } else {
+                        refusedByRing++;
+                        Thread.onSpinWait();
+                    }
                 }
-            }
-            // let the proxy drain what is left in the rings
-            long drainEnd = System.nanoTime() + 5_000_000_000L;
-            while ((cell.rt.consumer(1).available() > 0 || cell.rt.consumer(2).available() > 0)
-                    && System.nanoTime() < drainEnd) {
-                Thread.sleep(5);
-            }
-            Thread.sleep(100);
+                // let the proxy drain what is left in the rings
+                long drainEnd = System.nanoTime() + 5_000_000_000L;
+                while ((cell.rt.consumer(1).available() > 0 || cell.rt.consumer(2).available() > 0)
+                        && System.nanoTime() < drainEnd) {
+                    Thread.sleep(5);
+                }
+                Thread.sleep(100);
 
-            ProxyStats s = cell.proxy.stats();
-            ServiceStatus tick = tickStatus(cell);
-            System.out.println("flood: sent " + sent + ", refused by full ring " + refusedByRing + ", proxy " + s
-                    + ", tick " + tick);
+                s = cell.proxy.stats();
+                tick = tickStatus(cell);
+                System.out.println("flood: sent " + sent + ", refused by full ring " + refusedByRing + ", proxy " + s
+                        + ", tick " + tick + "; " + witness);
+            }
 
             // the RT periodic task was not disturbed
             assertTrue(tick.releases() - releasesBefore >= 100, "tick released " + (tick.releases() - releasesBefore)
                     + " times during the ~1.6 s flood");
-            assertEquals(0, tick.deadlineMisses() - missesBefore, "deadline misses of the 10 ms task during the flood");
+            long misses = tick.deadlineMisses() - missesBefore;
+            long explained = witness.missesExplained(TICK_PERIOD_NANOS);
+            assertTrue(misses <= explained, "deadline misses of the 10 ms task during the flood: " + misses
+                    + ", of which the witnessed stalls explain at most " + explained + " (" + witness + ")");
 
             // every frame the Android side placed was taken and either delivered or dropped with a reason
             long in = s.get(ProxyStats.FRAMES_IN);

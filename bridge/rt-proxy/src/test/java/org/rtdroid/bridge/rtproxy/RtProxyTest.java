@@ -12,9 +12,57 @@ import org.junit.jupiter.api.Test;
 import org.rtdroid.bridge.Region;
 import org.rtdroid.bridge.codec.Frame;
 import org.rtdroid.bridge.codec.FrameCodec;
+import org.rtdroid.runtime.boot.ServiceStatus;
+import org.rtdroid.runtime.os.AppliedPolicy;
+import org.rtdroid.runtime.os.RealtimeThreads;
 
 class RtProxyTest {
     static final byte[] PAYLOAD = "ping from android".getBytes(StandardCharsets.UTF_8);
+
+    /**
+     * The proxy thread starts SCHED_OTHER and rises to SCHED_FIFO only after its start-up, with its
+     * budget enforcer warm and told to watch it from its first SCHED_FIFO pass.
+     */
+    @Test
+    void theProxyRisesToSchedFifoOnlyAfterItsStartUpAtSchedOther() throws Exception {
+        java.util.List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (TestCell cell = new TestCell(64, 16, false)) {
+            RtProxy proxy = RtProxy.create(cell.rt, cell.host.crossContext(), lines::add);
+            proxy.start(null);
+            try {
+                long end = System.nanoTime() + 10_000_000_000L;
+                while (proxy.appliedPolicy() == null && System.nanoTime() < end) {
+                    Thread.sleep(5);
+                }
+                AppliedPolicy a = proxy.appliedPolicy();
+                assertTrue(a != null, "the proxy never rose; log " + lines);
+                String rose = lines.get(0);
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("after (\\d+) passes in (\\d+) ms at SCHED_OTHER")
+                        .matcher(rose);
+                assertTrue(m.find(), rose);
+                assertTrue(Long.parseLong(m.group(2)) >= RtProxy.STARTUP_NANOS / 1_000_000, rose);
+                if (RealtimeThreads.schedFifoPermitted()) {
+                    assertTrue(a.isFifo() && a.priority() == RtProxy.PROXY_FIFO_PRIORITY, a.toString());
+                    assertTrue(proxy.enforcer().isReady(), "the enforcer was warm before the proxy rose: " + rose);
+                    assertTrue(!rose.contains("not warm"), rose);
+                } else {
+                    assertTrue(!a.isFifo() && a.isDegraded(), a.toString());
+                }
+                // and it serves frames as before
+                assertTrue(cell.sendIntent("echo", TestCell.CLIENT, 70, 77, PAYLOAD));
+                Frame reply = new Frame();
+                long endReply = System.nanoTime() + 10_000_000_000L;
+                Frame.Intent got = null;
+                while (got == null && System.nanoTime() < endReply) {
+                    got = cell.pollReply(reply);
+                    Thread.sleep(1);
+                }
+                assertTrue(got != null && got.correlationId() == 77, "no echo through the risen proxy; stats " + proxy.stats());
+            } finally {
+                proxy.stop(2000);
+            }
+        }
+    }
 
     @Test
     void echoRoundTripThroughTheRuntime() throws Exception {
@@ -184,8 +232,12 @@ class RtProxyTest {
         long bytes = 0;
         long out = cell.proxy.stats().get(ProxyStats.FRAMES_OUT);
         long end = System.nanoTime() + 5_000_000_000L;
-        while ((cell.rt.consumer(1).available() > 0 || cell.proxy.stats().get(ProxyStats.FRAMES_OUT) == out)
-                && System.nanoTime() < end) {
+        while (cell.rt.consumer(1).available() > 0 || cell.proxy.stats().get(ProxyStats.FRAMES_OUT) == out) {
+            if (System.nanoTime() > end) {
+                // no reply will come (a stopped receiver, a stuck proxy): say so now, not after thousands of waits
+                throw new AssertionError("round trip " + id + ": no reply within 5 s; echo receiver " + echoStatus(cell)
+                        + "; proxy stats " + cell.proxy.stats());
+            }
             long b0 = mx.getThreadAllocatedBytes(tid);
             cell.proxy.doWork();
             bytes += mx.getThreadAllocatedBytes(tid) - b0;
@@ -195,6 +247,15 @@ class RtProxyTest {
             // drain
         }
         return bytes;
+    }
+
+    static ServiceStatus echoStatus(TestCell cell) {
+        for (ServiceStatus st : cell.host.services()) {
+            if (st.name().endsWith("TestEchoReceiver")) {
+                return st;
+            }
+        }
+        throw new AssertionError("no echo receiver in " + cell.host.services());
     }
 
     private static void roundTrip(TestCell cell, Frame reply, long id, String channel, String sender) {
