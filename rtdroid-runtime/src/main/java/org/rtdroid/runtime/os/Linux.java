@@ -232,6 +232,20 @@ public final class Linux {
         }
     }
 
+    /**
+     * sched_getscheduler(tid) for a thread of this process (SCHED_RESET_ON_FORK masked off), or the
+     * negated errno (-ESRCH once the thread has ended). Not for real-time paths: reports only.
+     */
+    public static int policyOf(int tid) {
+        Scratch s = SCRATCH.get();
+        try {
+            int rc = (int) SCHED_GETSCHEDULER.invokeExact(s.capture, tid);
+            return rc < 0 ? -errno(s) : rc & ~SCHED_RESET_ON_FORK;
+        } catch (Throwable t) {
+            throw unexpected("sched_getscheduler", t);
+        }
+    }
+
     /** @return the calling thread's static (real-time) priority; 0 under SCHED_OTHER */
     public static int currentPriority() {
         Scratch s = SCRATCH.get();

@@ -179,6 +179,25 @@ public final class RtProxy implements Runnable {
         t.start();
     }
 
+    /**
+     * The proxy thread's scheduling as it is now, for status reports: "starting (SCHED_OTHER)"
+     * before it rose, "SCHED_FIFO 1", or "SCHED_OTHER" while its budget enforcer has it demoted,
+     * with the demotions so far. Reads the kernel; not for real-time paths.
+     */
+    public String schedulingNow() {
+        AppliedPolicy a = appliedPolicy;
+        long demotions = stats.get(ProxyStats.BUDGET_DEMOTIONS);
+        String now;
+        if (a == null) {
+            now = thread == null ? "not started" : "starting (SCHED_OTHER)";
+        } else {
+            int policy = Linux.policyOf(a.tid());
+            now = policy < 0 ? "ended" : policy == Linux.SCHED_OTHER ? "SCHED_OTHER"
+                    : AppliedPolicy.policyName(policy) + " " + a.priority();
+        }
+        return now + ", budget demotions " + demotions;
+    }
+
     /** The budget enforcer watching the proxy thread (null before it started). */
     public BudgetEnforcer enforcer() {
         return enforcer;

@@ -46,6 +46,13 @@ class RtProxyTest {
                     assertTrue(a.isFifo() && a.priority() == RtProxy.PROXY_FIFO_PRIORITY, a.toString());
                     assertTrue(proxy.enforcer().isReady(), "the enforcer was warm before the proxy rose: " + rose);
                     assertTrue(!rose.contains("not warm"), rose);
+                    String now = proxy.schedulingNow();
+                    // SCHED_FIFO 1, unless the enforcer has just demoted it (then it counted that)
+                    assertTrue(now.equals("SCHED_FIFO 1, budget demotions 0")
+                            || proxy.stats().get(ProxyStats.BUDGET_DEMOTIONS) > 0 && now.startsWith("SCHED_"), now);
+                    // what a status report shows is the kernel's view now, not the policy applied at start
+                    assertEquals(0, org.rtdroid.runtime.os.Linux.setSchedulerOf(a.tid(), org.rtdroid.runtime.os.Linux.SCHED_OTHER, 0));
+                    assertTrue(proxy.schedulingNow().startsWith("SCHED_OTHER, "), proxy.schedulingNow());
                 } else {
                     assertTrue(!a.isFifo() && a.isDegraded(), a.toString());
                 }

@@ -30,7 +30,8 @@ public final class Agent {
     private volatile boolean stopping;
 
     /**
-     * Starts the proxy (SCHED_FIFO 1 on {@code cpus}, degraded with a warning where not permitted);
+     * Starts the proxy (SCHED_FIFO 1 on {@code cpus} after its start-up at SCHED_OTHER, degraded
+     * with a warning where not permitted);
      * the management loop runs when {@link #serve} is called.
      */
     public Agent(Region region, RuntimeHost host, CellDeployments deployments, CpuSet cpus, Consumer<String> out) {
@@ -39,7 +40,7 @@ public final class Agent {
         this.deployments = deployments;
         this.out = out;
         this.proxy = RtProxy.create(region, host.crossContext(), out);
-        this.management = new ManagementLoop(region, deployments, this::stats, helloText(), out);
+        this.management = new ManagementLoop(region, deployments, this::stats, this::helloText, out);
         proxy.start(cpus);
     }
 
@@ -117,8 +118,7 @@ public final class Agent {
 
     private String helloText() {
         return "rt-cell-agent " + VERSION + "; kernel realtime=" + (kernelRealtime() ? 1 : 0) + " " + kernelRelease()
-                + "; peer 0 epoch " + region.peerEpoch(Region.RT_PEER) + "; proxy SCHED_FIFO "
-                + RtProxy.PROXY_FIFO_PRIORITY;
+                + "; peer 0 epoch " + region.peerEpoch(Region.RT_PEER) + "; proxy " + proxy.schedulingNow();
     }
 
     /** /sys/kernel/realtime = 1 on a PREEMPT_RT kernel; absent elsewhere. */

@@ -31,7 +31,7 @@ public final class ManagementLoop {
     private final ProducerRing answers;
     private final Deployments deployments;
     private final Supplier<Frame.Stats> statsSource;
-    private final String helloText;
+    private final Supplier<String> helloText;
     private final Consumer<String> out;
     private final ChunkAssembler assembler = new ChunkAssembler();
     private final byte[] rx;
@@ -45,9 +45,10 @@ public final class ManagementLoop {
 
     /**
      * @param statsSource fills a STATS answer (called on this thread)
+     * @param helloText the HELLO answer's text, made when asked (called on this thread)
      * @param out the agent's console (one line per deploy / undeploy and per rejected frame burst)
      */
-    public ManagementLoop(Region region, Deployments deployments, Supplier<Frame.Stats> statsSource, String helloText,
+    public ManagementLoop(Region region, Deployments deployments, Supplier<Frame.Stats> statsSource, Supplier<String> helloText,
             Consumer<String> out) {
         this.region = region;
         this.requests = region.consumer(Region.MANAGEMENT_RING);
@@ -151,7 +152,7 @@ public final class ManagementLoop {
     private void onControl(Frame.Control c) {
         switch (c.kind()) {
             case Frame.Control.HELLO:
-                answerControl(Frame.Control.HELLO, ResultCode.OK, "", helloText);
+                answerControl(Frame.Control.HELLO, ResultCode.OK, "", helloText.get());
                 return;
             case Frame.Control.UNDEPLOY: {
                 String name = c.subjectString();

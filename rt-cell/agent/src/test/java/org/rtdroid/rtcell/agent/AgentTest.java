@@ -266,6 +266,9 @@ class AgentTest {
         assertEquals(Frame.Control.HELLO, h.kind());
         assertTrue(h.textString().contains("rt-cell-agent " + Agent.VERSION), h.textString());
         assertTrue(h.textString().matches(".*realtime=[01].*"), h.textString());
+        // the proxy's scheduling as it is when asked, not as it was meant to be
+        assertTrue(h.textString().matches(".*; proxy (starting \\(SCHED_OTHER\\)|SCHED_FIFO 1|SCHED_OTHER), budget demotions \\d+"),
+                h.textString());
     }
 
     @Test
