@@ -229,6 +229,11 @@ class RtProxyTest {
                 clean = proxyBytes == 0;
             }
             assertTrue(clean, "bytes allocated by the proxy over rounds of 2000 round trips: " + rounds);
+            ServiceStatus echo = echoStatus(cell);
+            if (echo.failures() > 0) {
+                // not what this test measures (the proxy's thread), but worth seeing
+                System.out.println("echo receiver failed " + echo.failures() + " time(s) during the test: " + echo);
+            }
         }
     }
 

@@ -17,10 +17,15 @@ import org.rtdroid.runtime.manifest.ManifestParser;
 final class TestCell implements AutoCloseable {
     static final String CLIENT = "org.rtdroid.echo.client";
 
+    /**
+     * The echo receiver carries on after a failure (counted in its status): it is the proxy's test
+     * scaffolding, and once in ~70 runs one of its releases allocated 33 KB (cause not found),
+     * which under the default policy stopped it and left the proxy tests without replies.
+     */
     static final String ECHO_MANIFEST = """
             <manifest>
               <application name="echo">
-                <receiver name="org.rtdroid.bridge.rtproxy.testapp.TestEchoReceiver" priority="40">
+                <receiver name="org.rtdroid.bridge.rtproxy.testapp.TestEchoReceiver" priority="40" on-failure="continue">
                   <memSizes total="12K" persistent="4K" release="8K"/>
                   <intent-filter role="subscriber" count="1"><action name="echo"/></intent-filter>
                   <intent-filter role="publisher" count="1"><action name="echo"/></intent-filter>
