@@ -19,7 +19,7 @@ final class TestCell implements AutoCloseable {
 
     /**
      * The echo receiver carries on after a failure (counted in its status): it is the proxy's test
-     * scaffolding, and once in ~70 runs one of its releases allocated 33 KB (cause not found),
+     * scaffolding, and once (not in 67 loop runs since) one of its releases allocated 33 KB (cause not found),
      * which under the default policy stopped it and left the proxy tests without replies.
      */
     static final String ECHO_MANIFEST = """
