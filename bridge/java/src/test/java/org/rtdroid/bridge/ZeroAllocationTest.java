@@ -79,12 +79,19 @@ class ZeroAllocationTest {
             round(i);
             cli.consumer(0).poll(received);
         }
-        long before = threads.getCurrentThreadAllocatedBytes();
-        for (long end = i + ROUNDS; i < end; i++) {
-            round(i);
-            cli.consumer(0).poll(received);
+        // A one-off deoptimisation can still allocate: up to three windows, one must be clean (a real
+        // per-round allocation shows in each).
+        StringBuilder windows = new StringBuilder();
+        long allocated = -1;
+        for (int w = 0; w < 3 && allocated != 0; w++) {
+            long before = threads.getCurrentThreadAllocatedBytes();
+            for (long end = i + ROUNDS; i < end; i++) {
+                round(i);
+                cli.consumer(0).poll(received);
+            }
+            allocated = threads.getCurrentThreadAllocatedBytes() - before;
+            windows.append(w == 0 ? "" : ", ").append(allocated);
         }
-        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
-        assertEquals(0, allocated, "bytes allocated by " + ROUNDS + " rounds (checksum " + checksum + ")");
+        assertEquals(0, allocated, "bytes allocated by windows of " + ROUNDS + " rounds: " + windows + " (checksum " + checksum + ")");
     }
 }

@@ -137,13 +137,20 @@ class LinuxTest {
         for (int i = 0; i < 4_000; i++) {
             sink += clockAndSleep(25);
         }
-        long before = mx.getThreadAllocatedBytes(tid);
-        for (int i = 0; i < 2_000; i++) {
-            sink += clockAndSleep(50);
+        // A one-off deoptimisation can still allocate: up to three windows, one must be clean (a real
+        // per-call allocation shows in each).
+        StringBuilder windows = new StringBuilder();
+        long allocated = -1;
+        for (int w = 0; w < 3 && allocated != 0; w++) {
+            long before = mx.getThreadAllocatedBytes(tid);
+            for (int i = 0; i < 2_000; i++) {
+                sink += clockAndSleep(50);
+            }
+            allocated = mx.getThreadAllocatedBytes(tid) - before;
+            windows.append(w == 0 ? "" : ", ").append(allocated);
         }
-        long allocated = mx.getThreadAllocatedBytes(tid) - before;
         assertTrue(sink != 0);
-        assertEquals(0, allocated, "bytes allocated by 100,000 clock_gettime + clock_nanosleep calls");
+        assertEquals(0, allocated, "bytes allocated by windows of 100,000 clock_gettime + clock_nanosleep calls: " + windows);
     }
 
     @Test
