@@ -218,18 +218,11 @@ public final class Linux {
 
     /** @return the calling thread's policy (SCHED_RESET_ON_FORK masked off) */
     public static int currentPolicy() {
-        Scratch s = SCRATCH.get();
-        try {
-            int rc = (int) SCHED_GETSCHEDULER.invokeExact(s.capture, 0);
-            if (rc < 0) {
-                throw new NativeCallException("sched_getscheduler", errno(s));
-            }
-            return rc & ~SCHED_RESET_ON_FORK;
-        } catch (NativeCallException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw unexpected("sched_getscheduler", t);
+        int policy = policyOf(0); // tid 0: the calling thread
+        if (policy < 0) {
+            throw new NativeCallException("sched_getscheduler", -policy);
         }
+        return policy;
     }
 
     /**

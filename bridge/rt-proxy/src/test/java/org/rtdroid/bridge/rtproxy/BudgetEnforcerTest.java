@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.rtdroid.bridge.rtproxy.BudgetEnforcer.Action;
 import org.rtdroid.runtime.os.CpuSet;
@@ -102,7 +100,7 @@ class BudgetEnforcerTest {
                 Linux.sleepUntilNanos(Linux.monotonicNanos() + MS);
             }
             // Runs only when the spinner lets it: record what the spinner was then.
-            flags.spinnerPolicyWhenHelped = policyOf(spinnerTid[0]);
+            flags.spinnerPolicyWhenHelped = Linux.policyOf(spinnerTid[0]);
             flags.helped = true;
         });
         helper.start();
@@ -119,17 +117,6 @@ class BudgetEnforcerTest {
         assertTrue(e.lastDemotionUsedNanos() >= BudgetEnforcer.DEFAULT_DEMOTE_NANOS * 9 / 10,
                 "demoted after only " + e.lastDemotionUsedNanos() + " ns of CPU");
         assertEquals(Linux.SCHED_FIFO, policyAfterSleeping[0], "not restored to SCHED_FIFO after it slept");
-    }
-
-    /** The scheduling policy of thread {@code tid} of this process, from /proc (field 41 of stat). */
-    private static int policyOf(int tid) {
-        try {
-            String stat = Files.readString(Path.of("/proc/self/task/" + tid + "/stat"));
-            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return Integer.parseInt(fields[38]);
-        } catch (Exception ex) {
-            return -1;
-        }
     }
 
     private static final class Flags {

@@ -48,8 +48,8 @@ class FloodTest {
             StallWitness witness = StallWitness.start(TICK_PERIOD_NANOS / 2, 90);
             try (witness) {
                 Thread.sleep(20); // the witness is up and awake before the window opens
-                missesBefore = tickStatus(cell).deadlineMisses();
-                releasesBefore = tickStatus(cell).releases();
+                missesBefore = cell.status("/tick").deadlineMisses();
+                releasesBefore = cell.status("/tick").releases();
                 long end = System.nanoTime() + FLOOD_NANOS;
                 while (System.nanoTime() < end) {
                     int p = (int) (sent % 100);
@@ -69,7 +69,7 @@ class FloodTest {
                 Thread.sleep(100);
 
                 s = cell.proxy.stats();
-                tick = tickStatus(cell);
+                tick = cell.status("/tick");
                 System.out.println("flood: sent " + sent + ", refused by full ring " + refusedByRing + ", proxy " + s
                         + ", tick " + tick + "; " + witness);
             }
@@ -99,14 +99,5 @@ class FloodTest {
             assertTrue(s.get(ProxyStats.FRAMES_OUT) <= 2 * 64, "frames out " + s.get(ProxyStats.FRAMES_OUT));
             assertTrue(s.get(ProxyStats.RING_FULL) > 0, "replies dropped on a full outbound ring are counted");
         }
-    }
-
-    private static ServiceStatus tickStatus(TestCell cell) {
-        for (ServiceStatus st : cell.host.services()) {
-            if (st.name().endsWith("/tick")) {
-                return st;
-            }
-        }
-        throw new AssertionError("no tick task in " + cell.host.services());
     }
 }

@@ -229,7 +229,7 @@ class RtProxyTest {
                 clean = proxyBytes == 0;
             }
             assertTrue(clean, "bytes allocated by the proxy over rounds of 2000 round trips: " + rounds);
-            ServiceStatus echo = echoStatus(cell);
+            ServiceStatus echo = cell.status("TestEchoReceiver");
             if (echo.failures() > 0) {
                 // not what this test measures (the proxy's thread), but worth seeing
                 System.out.println("echo receiver failed " + echo.failures() + " time(s) during the test: " + echo);
@@ -248,7 +248,8 @@ class RtProxyTest {
         while (cell.rt.consumer(1).available() > 0 || cell.proxy.stats().get(ProxyStats.FRAMES_OUT) == out) {
             if (System.nanoTime() > end) {
                 // no reply will come (a stopped receiver, a stuck proxy): say so now, not after thousands of waits
-                throw new AssertionError("round trip " + id + ": no reply within 5 s; echo receiver " + echoStatus(cell)
+                throw new AssertionError("round trip " + id + ": no reply within 5 s; echo receiver "
+                        + cell.status("TestEchoReceiver")
                         + "; proxy stats " + cell.proxy.stats());
             }
             long b0 = mx.getThreadAllocatedBytes(tid);
@@ -260,15 +261,6 @@ class RtProxyTest {
             // drain
         }
         return bytes;
-    }
-
-    static ServiceStatus echoStatus(TestCell cell) {
-        for (ServiceStatus st : cell.host.services()) {
-            if (st.name().endsWith("TestEchoReceiver")) {
-                return st;
-            }
-        }
-        throw new AssertionError("no echo receiver in " + cell.host.services());
     }
 
     private static void roundTrip(TestCell cell, Frame reply, long id, String channel, String sender) {

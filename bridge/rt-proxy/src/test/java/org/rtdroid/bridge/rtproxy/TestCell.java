@@ -11,6 +11,7 @@ import org.rtdroid.bridge.codec.Frame;
 import org.rtdroid.bridge.codec.FrameCodec;
 import org.rtdroid.runtime.boot.CellConfig;
 import org.rtdroid.runtime.boot.RuntimeHost;
+import org.rtdroid.runtime.boot.ServiceStatus;
 import org.rtdroid.runtime.manifest.ManifestParser;
 
 /** A real region (direct buffer), a real runtime with the test apps deployed, and an Android-side peer. */
@@ -109,6 +110,16 @@ final class TestCell implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    /** The status of the deployed component or task whose name ends with {@code nameSuffix}. */
+    ServiceStatus status(String nameSuffix) {
+        for (ServiceStatus st : host.services()) {
+            if (st.name().endsWith(nameSuffix)) {
+                return st;
+            }
+        }
+        throw new AssertionError("no " + nameSuffix + " in " + host.services());
     }
 
     /** frames_undeliverable over the RT cell's consumer lines of the data rings. */
