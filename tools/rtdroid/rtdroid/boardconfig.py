@@ -19,7 +19,6 @@ from . import paths
 
 MIB = 1024 * 1024
 REGION_HEADER_AND_STATE_BYTES = 256  # region-spec.md: 128-byte header + 2 state lines of 64 B
-QEMU_MIN_REGION_BYTES = MIB
 
 
 class BoardConfigError(Exception):
@@ -165,9 +164,6 @@ def validate_board(data: Any, source: str = "<board>") -> Board:
     return Board(data, source)
 
 
-_CPU_LIST_PARAMS = ("isolcpus", "nohz_full", "rcu_nocbs", "irqaffinity")
-
-
 def parse_cpu_list(text: str) -> list[int]:
     """Kernel cpu-list syntax: 0,2-3 (isolcpus may carry flags such as 'domain,managed_irq,')."""
     cpus: list[int] = []
@@ -213,17 +209,6 @@ def _semantic_problems(d: dict) -> list[tuple[str, Any, str]]:
                 probs.append((f"cells[{i}].rt_budget_bytes", c["rt_budget_bytes"],
                               f"JVM heap ({c['heap_mib']} MiB) + RT budget must fit the cell's "
                               f"memory_mib ({c['memory_mib']} MiB)"))
-            if d["hypervisor"] == "qemu":
-                if "kernel" not in c:
-                    probs.append((f"cells[{i}].kernel", None, "a qemu RT cell boots a kernel: set kernel"))
-                if c.get("vcpus", 1) > len(c["cpus"]):
-                    probs.append((f"cells[{i}].vcpus", c.get("vcpus"),
-                                  f"more vCPUs than host CPUs pinned to the cell ({c['cpus']})"))
-            else:
-                for key in ("kernel", "accel", "cpu_model", "vcpus", "boot"):
-                    if key in c:
-                        probs.append((f"cells[{i}].{key}", c[key],
-                                      "only a qemu board's RT cell boots a VM; a process board has no " + key))
         if "heap_mib" in c and c["heap_mib"] > c["memory_mib"]:
             probs.append((f"cells[{i}].heap_mib", c["heap_mib"],
                           f"the JVM heap must fit the cell's memory_mib ({c['memory_mib']})"))
@@ -243,11 +228,11 @@ def _semantic_problems(d: dict) -> list[tuple[str, Any, str]]:
                           f"with R={r['rings']} S={s} slot_bytes={r['slot_bytes']}"))
         if need >= 2 ** 32:
             probs.append((f"{base}", need, "formatted region must fit u32 region_bytes"))
-        if d["hypervisor"] == "qemu":
-            size = r["size_bytes"]
-            if size & (size - 1) or size < QEMU_MIN_REGION_BYTES:
-                probs.append((f"{base}.size_bytes", size,
-                              "an ivshmem BAR must be a power of two >= 1 MiB"))
+        size = r["size_bytes"]
+        if size & (size - 1):
+            # Every hypervisor maps it as one naturally aligned block (an ivshmem BAR, a Xen static
+            # shared-memory bank, a Jailhouse ivshmem region): a power of two.
+            probs.append((f"{base}.size_bytes", size, "a region's size must be a power of two"))
         if "{board}" not in r["backing"]:
             probs.append((f"{base}.backing", r["backing"],
                           "must contain {board} so two boards never share a region file"))
@@ -256,42 +241,13 @@ def _semantic_problems(d: dict) -> list[tuple[str, Any, str]]:
     for k, dev in enumerate(d.get("devices", [])):
         if dev["cell"] not in names:
             probs.append((f"devices[{k}].cell", dev["cell"], f"names no cell (cells: {names})"))
-        if dev["type"] == "ivshmem-plain":
-            if d["hypervisor"] != "qemu":
-                probs.append((f"devices[{k}].type", dev["type"], "ivshmem devices exist only on qemu boards"))
-            if dev.get("region") not in region_names:
-                probs.append((f"devices[{k}].region", dev.get("region"),
-                              f"names no region (regions: {region_names})"))
-    if d["hypervisor"] == "qemu" and not any(
-            dev["type"] == "ivshmem-plain" for dev in d.get("devices", [])):
-        probs.append(("devices", d.get("devices", []),
-                      "a qemu board needs an ivshmem-plain device carrying the region into the RT cell"))
-
-    cmdline = d["tuning"]["rt_cmdline"]
-    if d["hypervisor"] == "process" and cmdline.strip():
-        probs.append(("tuning.rt_cmdline", cmdline, "a process board boots no kernel: leave it empty"))
-    if d["hypervisor"] == "qemu":
-        rt = next((c for c in cells if c["role"] == "rt"), None)
-        vcpus = rt.get("vcpus", 1) if rt else 1
-        if "console=ttyS0" not in cmdline.split():
-            probs.append(("tuning.rt_cmdline", cmdline,
-                          "must contain console=ttyS0: readiness and logs come from the serial console"))
-        for word in cmdline.split():
-            key, _, val = word.partition("=")
-            if key not in _CPU_LIST_PARAMS:
-                continue
-            try:
-                listed = parse_cpu_list(val)
-            except ValueError as e:
-                probs.append(("tuning.rt_cmdline", word, f"{key}: {e}"))
-                continue
-            bad = [c for c in listed if c >= vcpus]
-            if bad:
-                probs.append(("tuning.rt_cmdline", word,
-                              f"{key} names guest CPU(s) {bad} but the RT cell has {vcpus} vCPU(s)"))
-            if key in ("isolcpus", "nohz_full") and set(range(vcpus)) <= set(listed):
-                probs.append(("tuning.rt_cmdline", word,
-                              f"{key} must leave at least one housekeeping vCPU (the cell has {vcpus})"))
+        if dev["type"] == "ivshmem-plain" and dev.get("region") not in region_names:
+            probs.append((f"devices[{k}].region", dev.get("region"),
+                          f"names no region (regions: {region_names})"))
+    # What only the board's hypervisor knows (the schema already refused an unknown one).
+    from . import hypervisors
+    if d["hypervisor"] in hypervisors.names():
+        probs += hypervisors.get(d["hypervisor"]).check(d)
     return probs
 
 
