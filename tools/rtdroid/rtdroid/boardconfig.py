@@ -22,13 +22,40 @@ REGION_HEADER_AND_STATE_BYTES = 256  # region-spec.md: 128-byte header + 2 state
 
 
 class BoardConfigError(Exception):
-    """A board file that does not validate; .problems holds (path, value, rule) triples."""
+    """A board file that does not validate; .problems holds (path, value, rule) triples and
+    .lines the line of the file each problem's path is on (when the board came from a file)."""
 
-    def __init__(self, source: str, problems: list[tuple[str, Any, str]]):
+    def __init__(self, source: str, problems: list[tuple[str, Any, str]], lines: list[int | None] | None = None):
         self.source = source
         self.problems = problems
-        lines = [f"{source}: {p}: {_show(v)}: {r}" for p, v, r in problems]
-        super().__init__("invalid board file\n  " + "\n  ".join(lines))
+        self.lines = lines or [None] * len(problems)
+        text = [f"{source}{f':{n}' if n else ''}: {p}: {_show(v)}: {r}"
+                for (p, v, r), n in zip(problems, self.lines)]
+        super().__init__("invalid board file\n  " + "\n  ".join(text))
+
+
+def _path_parts(path: str) -> list[str | int]:
+    """'cells[1].cpus' -> ['cells', 1, 'cpus'] ('(board)' and '(file)' have none)."""
+    return [int(i) if i else k for k, i in re.findall(r"([A-Za-z_][\w]*)|\[(\d+)\]", path)]
+
+
+def _line_of(node: yaml.Node | None, path: str) -> int | None:
+    """The 1-based line of the YAML file that holds `path`, or of its nearest existing parent."""
+    if node is None:
+        return None
+    line = node.start_mark.line + 1
+    for part in _path_parts(path):
+        if isinstance(node, yaml.MappingNode):
+            hit = next(((k, v) for k, v in node.value if k.value == part), None)
+            if hit is None:
+                break
+            line, node = hit[0].start_mark.line + 1, hit[1]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            node = node.value[part]
+            line = node.start_mark.line + 1
+        else:
+            break
+    return line
 
 
 def _show(value: Any) -> str:
@@ -143,25 +170,40 @@ def load_board(name_or_path: str) -> Board:
         known = ", ".join(available_boards())
         raise BoardConfigError(source, [("(file)", str(path), f"no such board file (boards: {known})")])
     try:
-        with open(path, encoding="utf-8") as f:
-            data = yaml.safe_load(f)
-    except (OSError, yaml.YAMLError) as e:
-        raise BoardConfigError(source, [("(file)", str(path), f"not readable YAML: {e}")]) from None
-    return validate_board(data, source)
+        text = path.read_text(encoding="utf-8")
+        data = yaml.safe_load(text)
+        tree = yaml.compose(text)
+    except OSError as e:
+        raise BoardConfigError(source, [("(file)", str(path), f"not readable: {e.strerror}")]) from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        why = " ".join(filter(None, (getattr(e, "context", None), getattr(e, "problem", None)))) or str(e)
+        raise BoardConfigError(source, [("(file)", str(path), f"not readable YAML: {why}")],
+                               [mark.line + 1 if mark else None]) from None
+    return validate_board(data, source, tree)
 
 
-def validate_board(data: Any, source: str = "<board>") -> Board:
+def validate_board(data: Any, source: str = "<board>", tree: yaml.Node | None = None) -> Board:
+    """`tree` (the YAML's node tree, from a file) gives each problem its line."""
     validator = jsonschema.Draft202012Validator(_schema())
     errors = sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
-    if errors:
-        raise BoardConfigError(source, [
-            (_json_path(e.absolute_path),
-             "(object)" if isinstance(e.instance, dict) else e.instance, _schema_rule(e))
-            for e in errors])
-    problems = _semantic_problems(data)
+    problems = [(_json_path(e.absolute_path), "(object)" if isinstance(e.instance, dict) else e.instance,
+                 _schema_rule(e)) for e in errors] or _semantic_problems(data)
     if problems:
-        raise BoardConfigError(source, problems)
+        raise BoardConfigError(source, problems, [_line_of(tree, p) for p, _, _ in problems])
     return Board(data, source)
+
+
+def memory_overlaps(ranges: list[tuple[str, int, int]]) -> list[tuple[str, Any, str]]:
+    """Problems for memory windows (field path, base, size) that overlap one another: for
+    hypervisors whose board files place memory (guest RAM banks, static shared memory)."""
+    probs = []
+    ordered = sorted(ranges, key=lambda r: r[1])
+    for (p1, b1, s1), (p2, b2, s2) in zip(ordered, ordered[1:]):
+        if b2 < b1 + s1:
+            probs.append((p2, hex(b2), f"memory [{b2:#x}, {b2 + s2:#x}) overlaps {p1} "
+                                       f"[{b1:#x}, {b1 + s1:#x})"))
+    return probs
 
 
 def parse_cpu_list(text: str) -> list[int]:
