@@ -306,12 +306,26 @@ def cmd_rt_services(a) -> int:
     if not services:
         print("no RT services deployed")
         return 0
-    print(f"{'service':<24} {'state':<10} {'releases':>10} {'misses':>8} {'worst lateness':>16}")
+    print(render_services(services), end="")
+    return 0
+
+
+def render_services(services: list[dict]) -> str:
+    """The table of `rt services`; a failed component's cause under its row (once for the
+    component and its tasks, which carry the same cause)."""
+    from xcc.mgmt import describe_failure
+    lines = [f"{'service':<24} {'state':<10} {'releases':>10} {'misses':>8} {'worst lateness':>16}"]
+    shown = None
     for s in services:
         worst = int(s.get("worst_lateness_nanos", 0))
-        print(f"{s.get('name', ''):<24} {s.get('state', ''):<10} {int(s.get('releases', 0)):>10} "
-              f"{int(s.get('deadline_misses', 0)):>8} {worst / 1000:>13.1f} us")
-    return 0
+        lines.append(f"{s.get('name', ''):<24} {s.get('state', ''):<10} {int(s.get('releases', 0)):>10} "
+                     f"{int(s.get('deadline_misses', 0)):>8} {worst / 1000:>13.1f} us")
+        cause = s.get("failure")
+        if cause and cause != shown:
+            lines.append(f"  failed: {describe_failure(cause)}")
+            lines += [f"    at {frame}" for frame in cause.get("frames", [])[1:]]
+        shown = cause
+    return "\n".join(lines) + "\n"
 
 
 def cmd_rt_ping(a) -> int:

@@ -170,3 +170,42 @@ def test_a_corrupt_region_header_is_one_clear_line(tmp_path, args):
     assert r.stderr.strip().splitlines() == [
         f"rtdroid: region header field header_crc32 = 0x{stored:08x}: "
         f"must be the CRC-32 of bytes 0..43 (0x{xr.header_crc(region.read_bytes()):08x})"]
+
+
+CAUSE = {"exception_class": "java.lang.IllegalStateException", "message": "sensor gone", "task": "process",
+         "release": 42, "frames": ["a.B.c(B.java:1)", "a.B.d(B.java:2)"]}
+SERVICES = [
+    {"name": "cochlear/ProcessingService", "state": "FAILED", "releases": 41, "deadline_misses": 0,
+     "worst_lateness_nanos": 12000, "failure": CAUSE},
+    {"name": "cochlear/ProcessingService/process", "state": "FAILED", "releases": 41, "deadline_misses": 0,
+     "worst_lateness_nanos": 12000, "failure": CAUSE},
+    {"name": "echo/Echo", "state": "RUNNING", "releases": 3, "deadline_misses": 0, "worst_lateness_nanos": 0,
+     "failure": None},
+]
+
+
+def test_rt_services_shows_a_failed_components_cause_once():
+    out = cli.render_services(SERVICES).splitlines()
+    assert out[1].startswith("cochlear/ProcessingService") and "FAILED" in out[1]
+    assert out[2] == ("  failed: java.lang.IllegalStateException: sensor gone (task process, release 42) "
+                      "at a.B.c(B.java:1)")
+    assert out[3] == "    at a.B.d(B.java:2)"
+    assert out[4].startswith("cochlear/ProcessingService/process"), "the task's row does not repeat it"
+    assert out[5].startswith("echo/Echo") and len(out) == 6
+
+
+@pytest.mark.parametrize("as_json", [True, False])
+def test_rt_services_json_carries_the_cause(monkeypatch, capsys, as_json):
+    class Agent:
+        @staticmethod
+        def list_services(region, timeout):
+            return SERVICES
+    monkeypatch.setattr(cli, "_mgmt", lambda: Agent)
+    monkeypatch.setattr(cli, "_region_of", lambda a: "/dev/shm/unused")
+    assert cli.main(["rt", "services", "--board", "host"] + (["--json"] if as_json else [])) == 0
+    out = capsys.readouterr().out
+    if as_json:
+        rows = __import__("json").loads(out)
+        assert rows[0]["failure"] == CAUSE and rows[2]["failure"] is None
+    else:
+        assert "failed: java.lang.IllegalStateException: sensor gone (task process, release 42)" in out
