@@ -312,11 +312,16 @@ def failure_cause(control) -> dict | None:
             "frames": [f[3:] if f.startswith("at ") else f for f in frames]}
 
 
+def failure_where(cause: dict) -> str:
+    """Where it failed: ``task sample, release 3``, ``callback 7``, ``start-up``."""
+    release = cause.get("release")
+    return ("start-up" if release == 0 else "release unknown" if release is None
+            else f"task {cause['task']}, release {release}" if cause.get("task") else f"callback {release}")
+
+
 def describe_failure(cause: dict) -> str:
     """One line: ``IllegalStateException: boom (task sample, release 3) at Foo.bar(Foo.java:12)``."""
-    release = cause.get("release")
-    where = ("start-up" if release == 0 else "release unknown" if release is None
-             else f"task {cause['task']}, release {release}" if cause.get("task") else f"callback {release}")
+    where = failure_where(cause)
     message = f": {cause['message']}" if cause.get("message") else ""
     frames = cause.get("frames") or []
     return f"{cause['exception_class']}{message} ({where})" + (f" at {frames[0]}" if frames else "")
