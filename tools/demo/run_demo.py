@@ -24,6 +24,7 @@ BUILD = ROOT / "build"
 RTDROID = str(BUILD / "venv" / "bin" / "rtdroid")
 sys.path.insert(0, str(Path(__file__).parent))
 import report  # noqa: E402
+from xcc.mgmt import describe_failure  # noqa: E402
 
 
 def say(text: str) -> None:
@@ -170,6 +171,10 @@ def main() -> int:
     print(f"  {'RT releases':<28}{releases:>12}")
     print(f"  {'RT deadline misses':<28}{misses:>12}")
     print(f"  {'RT worst lateness (µs)':<28}{worst:>12}")
+    failed = [s for s in services if s.get("failure") and s["name"].count("/") == 1]
+    print(f"  {'RT failed components':<28}{len(failed):>12}")
+    for s in failed:
+        print(f"    {s['name']}: {describe_failure(s['failure'])}")
     print(f"  {'board up (s)':<28}{boot_s:>12.1f}")
     print(f"  report: {index}")
     if pc.count == 0:

@@ -40,6 +40,7 @@ sys.path.insert(0, str(ROOT / "tools" / "demo"))
 import report  # noqa: E402  (tools/demo/report.py: percentiles from HdrHistogram, plots)
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import stallwitness  # noqa: E402  (next to this file: the witness's record, read back)
+from xcc.mgmt import describe_failure  # noqa: E402
 
 
 def _run(args: list[str], timeout: float = 300, check: bool = True) -> subprocess.CompletedProcess:
@@ -93,6 +94,7 @@ class RTDroidLibrary:
         self._witness_windows = 0
         self._witness_record: Path | None = None
         self._witness_stalls: str | None = None  # the last window's record, once it is stopped
+        self._failing_on_purpose: set[str] = set()  # components a test fails deliberately
 
     # ---------------------------------------------------------------- board
     @keyword
@@ -183,14 +185,65 @@ class RTDroidLibrary:
 
     @keyword
     def rt_services(self) -> list[dict]:
+        """The RT cell's services (`rt services --json`); every failed component's cause is logged."""
         p = _run([RTDROID, "rt", "services", "--json"])
-        return json.loads(p.stdout)
+        services = json.loads(p.stdout)
+        for name, cause in _failed_components(services).items():
+            on_purpose = " (failed on purpose by the test)" if name in self._failing_on_purpose else ""
+            logger.warn(f"RT component {name} FAILED{on_purpose}: {describe_failure(cause)}"
+                        + "".join(f"\n    at {f}" for f in cause.get("frames", [])[1:]))
+        return services
 
     @keyword
     def rt_service_should_be_running(self, name: str):
-        names = [s["name"] for s in self.rt_services()]
-        if not any(n == name or n.startswith(name + "/") or n.startswith(name + ".") for n in names):
-            raise AssertionError(f"no running RT service {name!r}; deployed: {names}")
+        services = self.rt_services()
+        mine = [s for s in services if _belongs_to(s["name"], name)]
+        if not mine:
+            raise AssertionError(f"no running RT service {name!r}; deployed: {[s['name'] for s in services]}")
+        self._no_unexpected_failures(mine)
+
+    @keyword
+    def rt_component_fails_on_purpose(self, name: str):
+        """Declares that the test fails ``name`` (``app/Component``) deliberately: its FAILED state
+        is then logged, not failed, by `RT Components Should Not Have Failed`."""
+        self._failing_on_purpose.add(name)
+
+    @keyword
+    def rt_components_should_not_have_failed(self):
+        """Fails naming each RT component that went to FAILED (or counted a failure) without the
+        test failing it on purpose, with its cause: class, message, task and release, stack frames.
+        With no RT cell to ask (no board up, or a test took it down) there is nothing to check."""
+        st = self.board_status() if self.board else {}
+        if not st.get("cells", {}).get("rt", {}).get("alive"):
+            logger.info("no RT cell running: no RT component to check")
+            return
+        self._no_unexpected_failures(self.rt_services())
+
+    def _no_unexpected_failures(self, services: list[dict]):
+        failed = {n: c for n, c in _failed_components(services).items() if n not in self._failing_on_purpose}
+        if failed:
+            raise AssertionError("RT component(s) failed: " + "; ".join(
+                f"{n}: {describe_failure(c)}" for n, c in failed.items()))
+
+    @keyword
+    def keep_cell_logs(self, suite: str) -> str:
+        """Copies the board's cell logs (rt.log, console.log, android.log) into
+        ``<output dir>/cell-logs/<suite>/``: the next suite's board overwrites them."""
+        if self.board is None:
+            return ""
+        from rtdroid import paths
+        src = paths.run_dir(self.board)
+        out_dir = Path(BuiltIn().get_variable_value("${OUTPUT DIR}", str(BUILD / "robot")))
+        dst = out_dir / "cell-logs" / re.sub(r"[^A-Za-z0-9_.-]+", "_", suite)
+        dst.mkdir(parents=True, exist_ok=True)
+        kept = []
+        for name in ("rt.log", "console.log", "android.log"):
+            if (src / name).is_file():
+                shutil.copyfile(src / name, dst / name)
+                kept.append(name)
+        logger.info(f"cell logs of suite {suite!r} kept in {dst}: {', '.join(kept) or 'none'}", also_console=True)
+        self._failing_on_purpose.clear()  # a suite's deliberate failures end with its board
+        return str(dst)
 
     @keyword
     def deadline_misses(self, app_prefix: str = "") -> int:
@@ -585,6 +638,22 @@ class RTDroidLibrary:
         out.mkdir(parents=True, exist_ok=True)
         (out / "latency-samples.json").write_text(json.dumps(self.latency))
         return str(out / "latency-samples.json")
+
+
+def _belongs_to(service: str, name: str) -> bool:
+    return service == name or service.startswith(name + "/") or service.startswith(name + ".")
+
+
+def _failed_components(services: list[dict]) -> dict[str, dict]:
+    """``app/Component`` -> cause of each component that failed (its tasks' rows carry the same cause)."""
+    failed = {}
+    for s in services:
+        cause = s.get("failure")
+        if cause or s.get("state") == "FAILED":
+            component = "/".join(s["name"].split("/")[:2])
+            failed.setdefault(component, cause or {"exception_class": "unknown cause (the RT cell did not say)",
+                                                   "message": "", "task": None, "release": None, "frames": []})
+    return failed
 
 
 def _inflate_memory(manifest: str) -> str:

@@ -58,6 +58,14 @@ def _line_of(node: yaml.Node | None, path: str) -> int | None:
     return line
 
 
+class BoardNotFound(BoardConfigError):
+    """No board file by that name or path: the file is missing, not invalid."""
+
+    def __init__(self, source: str, path: Path, why: str):
+        super().__init__(source, [("(file)", str(path), why)])
+        self.args = (f"{why}: {source} (boards: {', '.join(available_boards())})",)
+
+
 def _show(value: Any) -> str:
     text = json.dumps(value) if not isinstance(value, str) else repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
@@ -166,9 +174,10 @@ def load_board(name_or_path: str) -> Board:
         source = str(path.resolve().relative_to(paths.repo_root()))
     except ValueError:
         source = str(path)
+    if path.is_dir():
+        raise BoardNotFound(source, path, "a directory, not a board file")
     if not path.is_file():
-        known = ", ".join(available_boards())
-        raise BoardConfigError(source, [("(file)", str(path), f"no such board file (boards: {known})")])
+        raise BoardNotFound(source, path, "no such board file")
     try:
         text = path.read_text(encoding="utf-8")
         data = yaml.safe_load(text)
