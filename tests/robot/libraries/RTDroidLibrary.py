@@ -18,8 +18,6 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 import zipfile
 from pathlib import Path
 from xml.etree import ElementTree
@@ -41,6 +39,7 @@ import report  # noqa: E402  (tools/demo/report.py: percentiles from HdrHistogra
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import stallwitness  # noqa: E402  (next to this file: the witness's record, read back)
 from xcc.mgmt import describe_failure  # noqa: E402
+from rtdroid.control import AndroidControl, ControlError  # noqa: E402
 
 
 def _run(args: list[str], timeout: float = 300, check: bool = True) -> subprocess.CompletedProcess:
@@ -372,16 +371,10 @@ class RTDroidLibrary:
 
     def _android(self, method: str, path: str, body: dict | None = None, raw: bool = False,
                  timeout: float = 30):
-        url = f"http://127.0.0.1:{self._android_port()}{path}"
-        data = json.dumps(body).encode() if body is not None else None
-        req = urllib.request.Request(url, data=data, method=method,
-                                     headers={"Content-Type": "application/json"})
         try:
-            with urllib.request.urlopen(req, timeout=timeout) as r:
-                payload = r.read()
-        except urllib.error.HTTPError as e:
-            raise AssertionError(f"{method} {path} -> {e.code}: {e.read().decode(errors='replace')}")
-        return payload if raw else json.loads(payload or b"null")
+            return AndroidControl(self._android_port()).call(method, path, body, raw, timeout)
+        except ControlError as e:
+            raise AssertionError(str(e)) from None
 
     @keyword
     def install_android_app(self, app: str = "configuration-ui"):

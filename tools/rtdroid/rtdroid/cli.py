@@ -14,12 +14,11 @@ import socket
 import sys
 import time
 import traceback
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 from . import keys, lifecycle, paths, render
 from .boardconfig import BoardConfigError, BoardNotFound, available_boards, load_board, resolve_board_file
+from .control import AndroidControl
 
 DEFAULT_BOARD = "qemu-x86_64"
 
@@ -390,24 +389,6 @@ def cmd_keys(a) -> int:
     return 0
 
 
-def _http(method: str, url: str, body: dict | None, timeout: float) -> dict:
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, method=method,
-                                 headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as r:
-            return json.loads(r.read() or b"{}")
-    except urllib.error.HTTPError as e:
-        detail = e.read().decode(errors="replace")
-        try:
-            detail = json.loads(detail).get("error", detail)
-        except ValueError:
-            pass
-        raise CliError(f"Android cell refused {method} {url}: HTTP {e.code}: {detail}") from None
-    except (urllib.error.URLError, OSError) as e:
-        raise CliError(f"Android cell control interface {url} unreachable: {e}") from None
-
-
 def cmd_deploy_android(a) -> int:
     state = lifecycle.current_state(a.board)
     if "android" not in {c.get("role") for c in state["cells"].values()}:
@@ -415,12 +396,12 @@ def cmd_deploy_android(a) -> int:
     app = Path(a.app).resolve()
     if not app.exists():
         raise CliError(f"app {app} does not exist")
-    base = f"http://127.0.0.1:{state['control_port']}"
-    res = _http("POST", f"{base}/apps/install", {"bundle": str(app)}, a.timeout)
+    android = AndroidControl(state["control_port"], a.timeout)
+    res = android.call("POST", "/apps/install", {"bundle": str(app)})
     pkg = res.get("package") or res.get("pkg")
     print(f"installed {app.name}" + (f" as {pkg}" if pkg else "") + f": {json.dumps(res)}")
     if pkg and not a.no_launch:
-        res = _http("POST", f"{base}/apps/{pkg}/launch", {}, a.timeout)
+        res = android.call("POST", f"/apps/{pkg}/launch", {})
         print(f"launched {pkg}: {json.dumps(res)}")
     return 0
 
