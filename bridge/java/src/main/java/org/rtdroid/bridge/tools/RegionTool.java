@@ -105,7 +105,7 @@ public final class RegionTool {
             int state = region.peerState(peer);
             sb.append(peer == 0 ? "" : ",").append("{\"peer\":").append(peer)
                     .append(",\"state\":").append(Integer.toUnsignedString(state))
-                    .append(",\"state_name\":\"").append(stateName(state))
+                    .append(",\"state_name\":\"").append(Region.stateName(state))
                     .append("\",\"epoch\":").append(region.peerEpoch(peer))
                     .append(",\"heartbeat\":").append(Long.toUnsignedString(region.peerHeartbeat(peer)))
                     .append('}');
@@ -122,16 +122,6 @@ public final class RegionTool {
         return sb.append("]}").toString();
     }
 
-    public static String stateName(int state) {
-        switch (state) {
-            case Region.STATE_RESET: return "RESET";
-            case Region.STATE_INITIALISING: return "INITIALISING";
-            case Region.STATE_READY: return "READY";
-            case Region.STATE_STOPPING: return "STOPPING";
-            case Region.STATE_FAILED: return "FAILED";
-            default: return "INVALID";
-        }
-    }
 
     private static long u32(ByteBuffer b, int offset) {
         return Integer.toUnsignedLong(b.getInt(offset));
