@@ -23,6 +23,7 @@ PACKAGES=(
   rt-tests                                 # cyclictest baseline
   zipalign apksigner android-framework-res dexdump aapt   # real signed APKs
   clang gcc make                           # native bridge pieces
+  libclang-rt-14-dev                       # libFuzzer + sanitizer runtimes (make fuzz)
   maven                                    # the JVM build
   python3-venv                             # build/venv
   ca-certificates

@@ -184,6 +184,10 @@ def load_board(name_or_path: str) -> Board:
         tree = yaml.compose(text)
     except OSError as e:
         raise BoardConfigError(source, [("(file)", str(path), f"not readable: {e.strerror}")]) from None
+    except UnicodeDecodeError as e:
+        line = e.object[:e.start].count(b"\n") + 1
+        raise BoardConfigError(source, [("(file)", str(path), f"not UTF-8 text: byte 0x{e.object[e.start]:02x} "
+                                                               f"at offset {e.start}")], [line]) from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         why = " ".join(filter(None, (getattr(e, "context", None), getattr(e, "problem", None)))) or str(e)

@@ -116,6 +116,15 @@ def test_not_yaml_is_rejected(tmp_path):
     assert "not readable YAML" in str(e.value)
 
 
+def test_a_board_file_that_is_not_utf8_names_the_byte_and_line(tmp_path):
+    # found by fuzz/python/fuzz_board.py: this escaped as UnicodeDecodeError
+    p = tmp_path / "latin1.yaml"
+    p.write_bytes(b"board: x\nname: caf\xe9\n")
+    with pytest.raises(bc.BoardConfigError) as e:
+        bc.load_board(str(p))
+    assert ":2: (file)" in str(e.value) and "not UTF-8 text: byte 0xe9 at offset 18" in str(e.value)
+
+
 def test_cpu_that_does_not_exist_on_this_machine_is_refused_at_up():
     d = shipped("host")
     d["cpus"] = [0, 1, 1000]
