@@ -19,13 +19,14 @@ BENCH     ?=
 TEST_BOARDS ?= host qemu-x86_64
 
 .PHONY: help setup build java c apk apk-test test unit-test java-test python-test c-test integration-test robot \
-        fuzz-short run bench fuzz clean
+        fuzz-short run bench fuzz soak clean
 
 help:
 	@echo "make run   [BOARD=qemu-x86_64|host]  boot the board, deploy the demo, measure, report"
 	@echo "make test                            every test: unit, integration, Robot (host + qemu-x86_64)"
 	@echo "make bench [BENCH=looper|periodic|channels|bridge]   benchmarks -> build/bench/*.json"
 	@echo "make apk                             signed APKs -> build/apk/"
+	@echo "make soak  [SOAK_MINUTES=60]         cochlear implant under Android stress, restarts, floods: per-minute figures"
 	@echo "make fuzz  [FUZZ_SECONDS=60]         fuzz every decoder of the other cell's bytes (C, Java, Python)"
 
 # --- set-up -----------------------------------------------------------------------------------
@@ -96,12 +97,15 @@ robot: setup
 run: build
 	$(PY) tools/demo/run_demo.py --board $(BOARD)
 
-# --- benchmarks and fuzzing (not part of make test) -------------------------------------------
+# --- benchmarks, fuzzing and the soak (not part of make test) -------------------------------------------
 bench: build
 	$(PY) tools/bench.py $(if $(BENCH),--only $(BENCH),)
 
 fuzz: build
 	$(PY) fuzz/run.py --seconds $${FUZZ_SECONDS:-60}
+
+soak: build
+	$(PY) tools/soak.py --minutes $${SOAK_MINUTES:-60}
 
 clean:
 	-$(VENV)/bin/rtdroid board down 2>/dev/null || true
