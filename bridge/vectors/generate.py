@@ -182,6 +182,11 @@ def frame_vectors() -> list[dict]:
     invalid("bad_tag_field_zero", "tag 00: field number 0", "BAD_TAG", b"\x00\x00" + body)
     invalid("bad_tag_group", "unknown field 15 as a start-group (wire type 3)", "BAD_TAG", tag(15, 3) + tag(15, 4) + body)
     invalid("bad_tag_wire_type_7", "wire type 7", "BAD_TAG", tag(1, 7) + body)
+    invalid("bad_tag_6_bytes", "seq's tag as a 6-byte varint 88 80 80 80 80 00: a tag is a varint32, at most "
+            "5 bytes (found by fuzzing: official protobuf refuses it)", "BAD_TAG",
+            b"\x88\x80\x80\x80\x80\x00" + b"\x01" + body)
+    valid_raw("noncanonical_tag_5_bytes", "seq's tag as a 5-byte varint 88 80 80 80 00: the longest a tag may be",
+              b"\x88\x80\x80\x80\x00" + b"\x01" + body)
     invalid("wrong_wire_type_seq", "seq (varint) sent length-delimited", "WRONG_WIRE_TYPE", ld(1, b"\x01") + body)
     invalid("wrong_wire_type_body", "control (message) sent as a varint", "WRONG_WIRE_TYPE", vf(12, 1))
     invalid("wrong_wire_type_fixed32", "Intent.sender_priority sent as fixed32", "WRONG_WIRE_TYPE",

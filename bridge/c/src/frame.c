@@ -112,6 +112,7 @@ static int walk(const uint8_t *b, size_t n, int msg, int depth, int *saw_body, c
     uint32_t seen = 0; /* known field numbers are < 32; Frame.body members share bit 10 */
     while (pos < n) {
         uint64_t key, v;
+        size_t key_at = pos;
         int rc = read_varint(b, n, &pos, &key);
         if (rc <= 0) {
             xcc_errf(err, eb, rc == 0 ? "TRUNCATED: %s: frame ends inside a field key" : "BAD_VARINT: %s: field key varint over 64 bits",
@@ -120,9 +121,10 @@ static int walk(const uint8_t *b, size_t n, int msg, int depth, int *saw_body, c
         }
         unsigned wt = (unsigned)(key & 7u);
         uint64_t number = key >> 3;
-        if (key > 0xFFFFFFFFu || number == 0 || wt == 3 || wt == 4 || wt == 6 || wt == 7) {
-            xcc_errf(err, eb, "BAD_TAG: %s: tag 0x%llx (field %llu, wire type %u) is not allowed", msg_names[msg],
-                     (unsigned long long)key, (unsigned long long)number, wt);
+        /* a key is a varint32: at most 5 bytes, as official protobuf reads it (vector bad_tag_6_bytes) */
+        if (pos - key_at > 5 || key > 0xFFFFFFFFu || number == 0 || wt == 3 || wt == 4 || wt == 6 || wt == 7) {
+            xcc_errf(err, eb, "BAD_TAG: %s: tag 0x%llx (field %llu, wire type %u, %zu bytes) is not allowed",
+                     msg_names[msg], (unsigned long long)key, (unsigned long long)number, wt, pos - key_at);
             return 0;
         }
         const fdesc *f = schema[msg];
