@@ -18,7 +18,7 @@ BENCH     ?=
 # Robot suites run on these boards in `make test`.
 TEST_BOARDS ?= host qemu-x86_64
 
-.PHONY: help setup build java c apk apk-test test unit-test java-test python-test c-test integration-test robot \
+.PHONY: help setup build java android-aot c apk apk-test test unit-test java-test python-test c-test integration-test robot \
         fuzz-short run bench fuzz soak clean
 
 help:
@@ -35,7 +35,7 @@ setup:
 	@bash tools/setup.sh
 
 # --- build ------------------------------------------------------------------------------------
-build: setup java c apk
+build: setup java android-aot c apk
 
 java: setup
 	@echo "== building the JVM modules (Maven)"
@@ -44,6 +44,11 @@ java: setup
 c: setup
 	@echo "== building libxcc (C)"
 	$(MAKE) -s -C bridge/c
+
+# The Android cell's JDK 25 AOT cache (tools/rtdroid/rtdroid/aotcache.py): a training run when
+# the cell's jars changed, so that its JVM starts from already loaded and linked classes.
+android-aot: setup
+	$(PY) -m rtdroid.aotcache
 
 apk: java
 	@echo "== building signed APKs"
@@ -57,7 +62,7 @@ apk-test: setup
 # Order matters: Maven builds and tests the JVM modules, the C peer is built and tested, the APKs
 # are built and verified, then the Python tests (some run against the built Java and C peers),
 # the integration tests and the Robot suites on real boards.
-test: setup java-test c-test apk-test python-test fuzz-short integration-test robot
+test: setup java-test android-aot c-test apk-test python-test fuzz-short integration-test robot
 	@echo "make test: all suites passed"
 
 unit-test: java-test c-test python-test

@@ -107,7 +107,7 @@ def cmd_board_status(a) -> int:
         for cn, c in b["cells"].items():
             print(f"  cell {cn}: pid {c['pid']} {'running' if c['alive'] else 'NOT RUNNING'}"
                   f"{', ready' if c['ready'] else ''}")
-        print(f"  region {b['region']}")
+        print(f"  region {b['region']}: link {b.get('link', 'unknown')}")
         for pn, p in b["peers"].items():
             if isinstance(p, dict):
                 state = lifecycle.STATE_NAMES.get(p.get("state"), p.get("state"))
@@ -116,7 +116,7 @@ def cmd_board_status(a) -> int:
                 print(f"  peers: {p}")
         print(f"  Android control port 127.0.0.1:{b['control_port']}; RT kernel realtime="
               f"{b.get('rt_kernel_realtime')}; up in {b.get('up_seconds')} s")
-        if not b["up"]:
+        if not b["up"] or b.get("link", "ok") != "ok":
             code = 1
     return code
 

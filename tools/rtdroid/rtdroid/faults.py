@@ -120,3 +120,54 @@ def flood_channel(region_path: str | Path, channel: str, frames: int = 20000, co
     after = rt_receive_counters(region_path)
     return {"placed": placed, "ring_full": full, "malformed": corrupted,
             "rt_cell": {k: after[k] - before[k] for k in after}}
+
+
+# The fields each cell owns in the region (region-spec.md), as (name, where, width, hostile value):
+# its state line, and for each data ring the header it produces and the consumer line it reads.
+_STATE_FIELDS = (("state", 0, 4, 3), ("epoch", 4, 4, 77), ("heartbeat", 8, 8, 0))
+_HEADER_FIELDS = (("write_index", 0, 8, 1 << 40), ("frames_written", 8, 8, 999_999),
+                  ("frames_dropped_full", 16, 8, 999_999), ("ring_class", 24, 4, 7))
+_LINE_FIELDS = (("read_index", 0, 8, 1 << 40), ("frames_accepted", 8, 8, 999_999),
+                ("frames_corrupt", 16, 8, 999_999), ("resyncs", 24, 8, 999_999),
+                ("frames_undeliverable", 32, 8, 999_999), ("stale_skipped", 40, 8, 999_999))
+
+
+def owned_fields(layout) -> list[tuple[str, str, int, int, int]]:
+    """(cell, field, offset, width, hostile value) for every field a running cell owns and heals:
+    both state lines, and the data rings' headers and consumer lines (ring 0 is the management
+    agent's, not a cell's)."""
+    from xcc import region as xr
+    out = []
+    for peer, cell in ((xr.RT_PEER, "rt"), (xr.ANDROID_PEER, "android")):
+        out += [(cell, name, layout.state_line(peer) + off, width, bad) for name, off, width, bad in _STATE_FIELDS]
+        for ring in range(1, layout.rings):
+            out += [(cell, f"ring {ring} {name}", layout.ring_header(peer, ring) + off, width, bad)
+                    for name, off, width, bad in _HEADER_FIELDS]
+            out += [(cell, f"line {ring} {name}", layout.consumer_line(peer, ring) + off, width, bad)
+                    for name, off, width, bad in _LINE_FIELDS]
+    return out
+
+
+def scribble_and_wait(region_path: str | Path, timeout_s: float = 5.0) -> list[dict]:
+    """Plays a cell that scribbles on the other's section: writes a hostile value into each field a
+    cell owns, one at a time, and waits until the owner has put a value back (its heal runs every
+    heartbeat). Returns, per field, whether and how fast it was repaired."""
+    import mmap
+    import struct
+    from xcc import region as xr
+    with open(region_path, "r+b") as f, mmap.mmap(f.fileno(), 0) as m:
+        layout = xr.validate_header(m)
+        results = []
+        for cell, field, offset, width, bad in owned_fields(layout):
+            fmt = "<I" if width == 4 else "<Q"
+            struct.pack_into(fmt, m, offset, bad)
+            start = time.monotonic()
+            repaired = None
+            while time.monotonic() - start < timeout_s:
+                if struct.unpack_from(fmt, m, offset)[0] != bad:
+                    repaired = time.monotonic() - start
+                    break
+                time.sleep(0.005)
+            results.append({"cell": cell, "field": field, "repaired": repaired is not None,
+                            "ms": round(repaired * 1000, 1) if repaired is not None else None})
+        return results

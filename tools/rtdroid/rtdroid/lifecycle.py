@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from . import hypervisors, keys, paths
+from . import aotcache, hypervisors, keys, paths
 from .boardconfig import MIB, Board, check_host_cpus, load_board
 from .errors import BoardError
 from .hypervisors.base import Launch
@@ -272,9 +272,12 @@ def _up_started(board, cells, state, progress, run, hv_values, boot_timeout, col
             ready_file = hv.ready_file(run, cell)
         else:
             log = run / cell["log"]
-            p = _start_cell(state, cell_name, resolve_argv(cell["argv"], values), log)
+            argv = aotcache.with_cache(resolve_argv(cell["argv"], values))
+            p = _start_cell(state, cell_name, argv, log)
             state["cells"][cell_name]["role"] = role
-            how = f"Android cell host, pid {p.pid}, CPUs {board.cell(role)['cpus']}"
+            how = (f"Android cell host, pid {p.pid}, CPUs {board.cell(role)['cpus']}, "
+                   + ("AOT cache" if aotcache.jvm_flags() else "no AOT cache" if not aotcache.enabled()
+                      else "no AOT cache (make build makes one)"))
             ready_file = log
         progress.stage(f"{cell_name} cell started: {how}")
         pending[cell_name] = (p, ready_file, _ready_pattern(role), timeout)
@@ -434,20 +437,47 @@ def status(board_name: str | None = None) -> dict:
                      **({"console": c["console"]} if c.get("console") else {})}
                  for n, c in state["cells"].items()}
         peers = {}
+        link: list[str] = []
         try:
             from xcc import region as xr
             d = xr.dump(state["region"]["path"])
             for p in d["peers"]:
                 peers[p["cell"]] = {k: p[k] for k in p if k in ("state", "epoch", "heartbeat")}
+            link = link_problems(d, {c["role"] for c in cells.values() if c["alive"]})
         except Exception as e:
             peers = {"error": str(e)}
+            link = [f"region not readable: {e}"]
         result[name] = {"up": all(c["alive"] for c in cells.values()), "phase": state.get("phase"),
+                        "link": "ok" if not link else "degraded: " + "; ".join(link),
                         "hypervisor": state.get("hypervisor"), "accel": state.get("accel"),
                         "cells": cells, "region": state["region"]["path"], "peers": peers,
                         "control_port": state.get("control_port"),
                         "rt_kernel_realtime": state.get("rt_kernel_realtime"),
                         "up_seconds": state.get("up_seconds")}
     return result
+
+
+def link_problems(dump: dict, running: set[str]) -> list[str]:
+    """What a snapshot of the region shows wrong with the link between running cells: a cell not
+    READY, a ring whose write index and its consumer's read index are not credible together
+    (read <= write <= read + slots), a ring class that is not its ring. Each cell puts back its own
+    fields within a heartbeat (Region.heal); a problem that stays is a link that does not heal."""
+    slots = dump["header"]["slots_per_ring"]
+    problems = []
+    for p in dump["peers"]:
+        if p["cell"] not in running:
+            continue
+        if p["state"] != "READY":
+            problems.append(f"{p['cell']} cell is {p['state']}")
+        other = "android" if p["cell"] == "rt" else "rt"
+        for r in p["rings"]:
+            w, rd = r["producer"]["write_index"], r["consumer"]["read_index"]
+            if other in running and not rd <= w <= rd + slots:
+                problems.append(f"{p['cell']} ring {r['ring']}: write index {w} and read index {rd} "
+                                f"are not credible together")
+            if r["producer"]["ring_class"] != r["ring"]:
+                problems.append(f"{p['cell']} ring {r['ring']}: ring class {r['producer']['ring_class']}")
+    return problems
 
 
 def current_state(board_name: str | None) -> dict:
