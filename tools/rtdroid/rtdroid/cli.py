@@ -215,8 +215,9 @@ def cmd_board_render(a) -> int:
     code = 0
     for name in boards:
         board = load_board(name)
-        if a.update_golden:
-            for p in render.write_golden(board):
+        if a.update_golden or a.write:
+            for p in (render.write_golden(board) if a.update_golden
+                      else render.write_rendered(board, render.rendered_dir(board))):
                 print(f"wrote {p}")
         elif a.check:
             bad = render.compare_with_golden(board)
@@ -478,6 +479,7 @@ def build_parser() -> argparse.ArgumentParser:
     g = sp.add_mutually_exclusive_group()
     g.add_argument("--check", action="store_true", help="compare with hypervisor-cells/<hv>/golden/")
     g.add_argument("--update-golden", action="store_true", help="rewrite the golden files")
+    g.add_argument("--write", action="store_true", help="write the rendered files to build/render/<board>/")
     sp.set_defaults(func=cmd_board_render)
     sp = board.add_parser("validate", help="validate board files")
     sp.add_argument("files", nargs="+")

@@ -99,7 +99,7 @@ def _ivshmem(data: dict, rt: bool) -> list[Mem]:
     return [
         Mem("jailhouse.region_address", base - STATE_TABLE_BYTES, base - STATE_TABLE_BYTES,
             STATE_TABLE_BYTES, ("READ",) + shared, "ivshmem state table"),
-        Mem("regions[0].size_bytes", base, base, region["size_bytes"], ("READ", "WRITE") + shared,
+        Mem("jailhouse.region_address", base, base, region["size_bytes"], ("READ", "WRITE") + shared,
             f"ivshmem read/write section: region {region['name']} (bridge/docs/region-spec.md)"),
         empty(RT_PEER), empty(ANDROID_PEER),
     ]
@@ -128,13 +128,12 @@ def root_cell(data: dict) -> Cell:
 
 def rt_cell(data: dict) -> Cell:
     jh, rt = data["jailhouse"], next(c for c in data["cells"] if c["role"] == "rt")
-    i = next(k for k, c in enumerate(data["cells"]) if c["role"] == "rt")
     r = jh["rt_cell"]
     mems = _ivshmem(data, rt=True) + [
         _uart_mem("jailhouse.rt_cell.uart", r["uart"], shared=True),
         Mem("jailhouse.rt_cell.loader_base", r["loader_base"], 0, LOADER_BYTES,
             ("READ", "WRITE", "EXECUTE", "LOADABLE"), "linux-loader, at cell address 0"),
-        Mem(f"cells[{i}].memory_mib", r["ram_base"], r["ram_base"], rt["memory_mib"] * MIB,
+        Mem("jailhouse.rt_cell.ram_base", r["ram_base"], r["ram_base"], rt["memory_mib"] * MIB,
             ("READ", "WRITE", "EXECUTE", "DMA", "LOADABLE"), "RAM"),
         Mem("(comm region)", None, COMM_REGION_ADDRESS, PAGE_BYTES, ("READ", "WRITE", "COMM_REGION"),
             "communication region"),
@@ -427,6 +426,9 @@ class Jailhouse(Hypervisor):
     def golden_files(self, board) -> dict[str, str]:
         root_c, rt_c = file_names(board.name)
         return {root_c: root_config_c(board.data), rt_c: rt_config_c(board.data)}
+
+    def cannot_run_here(self, board) -> str | None:
+        return REFUSAL
 
     def prepare(self, board, start_rt: bool, progress) -> dict[str, str]:
         raise BoardError(REFUSAL)
