@@ -5,6 +5,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import yaml
@@ -244,11 +245,12 @@ def test_board_up_refuses_in_one_line_before_anything_starts(tmp_path, monkeypat
     monkeypatch.setenv("RTDROID_RUN_DIR", str(tmp_path / "run"))
     with pytest.raises(BoardError) as e:
         lifecycle.up(R, out=lambda s: None)
-    assert str(e.value) == jh.REFUSAL and "\n" not in str(e.value)
-    assert "Jailhouse cannot run on this machine" in str(e.value)
+    assert str(e.value) == jh.REFUSAL.format(board=R) and "\n" not in str(e.value)
+    assert str(e.value).startswith("Jailhouse cannot run on this machine: ")
     assert not (tmp_path / "run").exists() and not bc.load_board(R).region_path.exists()
-    for call in (lambda: get("jailhouse").prepare(bc.load_board(R), True, None),
-                 lambda: get("jailhouse").start(None)):
+    launch = SimpleNamespace(board=bc.load_board(R))
+    for call in (lambda: get("jailhouse").prepare(launch.board, True, None),
+                 lambda: get("jailhouse").start(launch)):
         with pytest.raises(BoardError, match="Jailhouse cannot run on this machine"):
             call()
 
@@ -260,3 +262,25 @@ def test_render_write_puts_the_sources_under_build(tmp_path, monkeypatch):
     out = tmp_path / "render" / Q
     assert sorted(p.name for p in out.iterdir()) == sorted([f"{Q}.json", f"{Q}-root.c", f"{Q}-rt.c"])
     assert (out / f"{Q}-rt.c").read_text() == golden(Q)[1]
+
+
+def test_make_test_and_the_robot_suites_boot_no_board_that_cannot_run_here():
+    """`make test` runs the Robot suites on TEST_BOARDS, one variable file each: none of them may
+    be a board whose hypervisor refuses to run here (the Jailhouse boards)."""
+    makefile = (paths.repo_root() / "Makefile").read_text()
+    boards = re.search(r"^TEST_BOARDS \?= (.+)$", makefile, re.M).group(1).split()
+    assert boards
+    for name in boards:
+        b = bc.load_board(name)
+        assert get(b.hypervisor).cannot_run_here(b) is None, name
+        assert (paths.repo_root() / "tests" / "robot" / "variables" / f"{name}.py").is_file()
+    for name in BOARDS:
+        assert not (paths.repo_root() / "tests" / "robot" / "variables" / f"{name}.py").exists()
+
+
+def test_the_cli_refuses_board_up_in_one_line(tmp_path):
+    from rtdroid_testutil import rtdroid_cmd
+    env = dict(__import__("os").environ, RTDROID_RUN_DIR=str(tmp_path / "run"))
+    r = subprocess.run(rtdroid_cmd("board", "up", "--board", Q), capture_output=True, text=True, env=env)
+    assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "Jailhouse cannot run on this machine" in r.stderr and "Traceback" not in r.stderr

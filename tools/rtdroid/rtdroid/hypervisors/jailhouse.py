@@ -15,8 +15,9 @@ Both carry one ivshmem-v2 device whose read/write section is the bridge's region
 Templates and golden files: hypervisor-cells/jailhouse/. The layout comes from Jailhouse's
 include/jailhouse/cell-config.h (revision 14) and its configs/arm64/ boards.
 
-Jailhouse needs the root Linux of an arm64 machine with virtualisation extensions and Jailhouse's
-driver loaded; this machine is neither, so `board up` refuses before anything starts.
+Jailhouse runs under the root Linux of its target machine, built from its source tree for that
+machine's kernel; this x86_64 machine is not that and has no Jailhouse build (no package registry
+ships one), so `board up` refuses before anything starts.
 """
 from __future__ import annotations
 
@@ -44,9 +45,10 @@ PINS_PER_IRQCHIP = 128                 # one struct jailhouse_irqchip: 4 x 32 pi
 _VM_KEYS = ("accel", "cpu_model", "vcpus", "boot", "clock")
 _UART_TYPES = {"pl011": "PL011", "8250": "8250"}
 
-REFUSAL = ("Jailhouse cannot run on this machine: it is not a Jailhouse host (an arm64 machine "
-           "with virtualisation extensions and Jailhouse's driver); render the configurations "
-           "with `rtdroid board render --write` and see hypervisor-cells/jailhouse/README.md")
+REFUSAL = ("Jailhouse cannot run on this machine: it is not a Jailhouse host (neither the board's arm64 "
+           "hardware nor a Jailhouse build; no package registry ships Jailhouse). "
+           "`rtdroid board render --board {board} --write` writes its cell configurations; "
+           "hypervisor-cells/jailhouse/README.md gives the commands for a Jailhouse host")
 
 
 @dataclass(frozen=True)
@@ -428,13 +430,14 @@ class Jailhouse(Hypervisor):
         return {root_c: root_config_c(board.data), rt_c: rt_config_c(board.data)}
 
     def cannot_run_here(self, board) -> str | None:
-        return REFUSAL
+        return REFUSAL.format(board=board.name)
 
+    # Never reached through `board up` (cannot_run_here refuses first); kept closed all the same.
     def prepare(self, board, start_rt: bool, progress) -> dict[str, str]:
-        raise BoardError(REFUSAL)
+        raise BoardError(self.cannot_run_here(board))
 
     def start(self, launch: Launch):
-        raise BoardError(REFUSAL)
+        raise BoardError(self.cannot_run_here(launch.board))
 
     def ready_file(self, run: Path, rendered: dict) -> Path:
         return run / rendered["log"]
