@@ -139,7 +139,7 @@ def _compile(source: str, expected: dict[str, int], tmp_path: Path) -> subproces
     f = tmp_path / "config.c"
     asserts = "".join(f'_Static_assert(ARRAY_SIZE(config.{k}) == {v}, "{k}");\n' for k, v in expected.items())
     f.write_text(source + "\n" + asserts)
-    return subprocess.run([CC, "-std=gnu11", "-Wall", "-Werror", "-fsyntax-only", "-I", str(INCLUDE), str(f)],
+    return subprocess.run([CC, "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I", str(INCLUDE), str(f)],
                           capture_output=True, text=True)
 
 
