@@ -206,6 +206,9 @@ FILE_CASES = [
     (Q, "gicr_base: 0x080a0000, ", "", "gic:", "needs gicr_base"),
     (R, "    heap_mib: 128\n", "    heap_mib: 128\n    accel: tcg\n", "accel: tcg", "not an emulated VM"),
     (R, "hypervisor: jailhouse", "hypervisor: bochs", "hypervisor: bochs", "must be one of"),
+    (Q, "{name: RAM, base: 0x40000000", "{name: RAM */, base: 0x40000000", "name: RAM */", "schema rule pattern"),
+    (Q, "board: jailhouse-qemu-arm64", "board: jailhouse-qemu-arm64-long-name", "  - name: android",
+     "longer than 31 characters"),
 ]
 
 

@@ -22,7 +22,7 @@ ships one), so `board up` refuses before anything starts.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from xcc.region import ANDROID_PEER, IVSHMEM_PROTOCOL, RT_PEER
@@ -38,6 +38,7 @@ LOADER_BYTES = 0x10000                 # Jailhouse's linux-loader and its parame
 COMM_REGION_ADDRESS = 0x80000000       # where the RT cell sees Jailhouse's communication region
 PROTO_CUSTOM = 0x4000                  # JAILHOUSE_SHMEM_PROTO_CUSTOM: user-defined 0x4000..0x7fff
 IVSHMEM_PEERS = 2
+CELL_NAME_MAXLEN = 31                  # JAILHOUSE_CELL_NAME_MAXLEN
 FIRST_SPI = 32
 PINS_PER_IRQCHIP = 128                 # one struct jailhouse_irqchip: 4 x 32 pins
 
@@ -83,13 +84,12 @@ class Cell:
     shmem_dev_id: int = 0
     shmem_peers: int = IVSHMEM_PEERS
     shmem_protocol: int = IVSHMEM_PROTOCOL
-    extra: dict = field(default_factory=dict)
 
 
 # ------------------------------------------------------------------ board -> cells
 
 def cell_name(board_name: str, cell: dict) -> str:
-    return f"{board_name}-{cell['name']}"[:31]     # JAILHOUSE_CELL_NAME_MAXLEN
+    return f"{board_name}-{cell['name']}"
 
 
 def _ivshmem(data: dict, rt: bool) -> list[Mem]:
@@ -245,6 +245,9 @@ def board_problems(data: dict) -> list[Problem]:
     if "jailhouse" not in data:
         return [("jailhouse", None, "required for hypervisor jailhouse: the target's physical layout")]
     for i, c in enumerate(data["cells"]):
+        if len(cell_name(data["board"], c)) > CELL_NAME_MAXLEN:
+            probs.append((f"cells[{i}].name", c["name"], f"the Jailhouse cell name {cell_name(data['board'], c)!r} "
+                          f"(<board>-<cell>) is longer than {CELL_NAME_MAXLEN} characters"))
         for key in _VM_KEYS:
             if c["role"] == "rt" and key in c:
                 probs.append((f"cells[{i}].{key}", c[key], f"a Jailhouse cell is not an emulated VM: no {key}"))
