@@ -228,7 +228,7 @@ def cmd_board_render(a) -> int:
                 print(f"{name}: rendering matches golden")
         else:
             for fname, text in render.rendered_files(board).items():
-                if len(boards) > 1 or fname.endswith(".init"):
+                if len(boards) > 1 or fname != f"{name}.json":   # name every file after the JSON
                     print(f"# {fname}")
                 print(text, end="")
     return code
