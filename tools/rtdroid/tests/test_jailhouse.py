@@ -214,7 +214,7 @@ FILE_CASES = [
 
 @pytest.mark.parametrize("board,old,new,at,reason", FILE_CASES, ids=[f"{c[0]}:{c[4]}" for c in FILE_CASES])
 def test_board_file_error_names_its_line_and_reason(tmp_path, board, old, new, at, reason):
-    f, text = _broken(tmp_path, board, old, new)
+    f, _ = _broken(tmp_path, board, old, new)
     broken = f.read_text()
     line = broken[:broken.index(at)].count("\n") + 1
     with pytest.raises(bc.BoardConfigError) as e:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 from xcc.region import ANDROID_PEER, IVSHMEM_PROTOCOL, RT_PEER
 
@@ -164,6 +163,11 @@ def consistency(data: dict, root: Cell, rt: Cell) -> list[Problem]:
     """The rules a pair of Jailhouse cells must keep, checked against the board file: on the
     cells built from the board (at board load) and on the cells parsed from the golden C sources
     (tests). Each problem names the board-file field its window comes from."""
+    return (_cpu_problems(data, root, rt) + _memory_problems(data, root, rt)
+            + _ivshmem_problems(data, root, rt) + _irq_problems(data, root, rt))
+
+
+def _cpu_problems(data: dict, root: Cell, rt: Cell) -> list[Problem]:
     probs: list[Problem] = []
     i_rt = next(k for k, c in enumerate(data["cells"]) if c["role"] == "rt")
     i_an = next(k for k, c in enumerate(data["cells"]) if c["role"] == "android")
@@ -178,7 +182,13 @@ def consistency(data: dict, root: Cell, rt: Cell) -> list[Problem]:
     if kept != set(data["cells"][i_an]["cpus"]):
         probs.append((f"cells[{i_an}].cpus", data["cells"][i_an]["cpus"],
                       f"the root (android) cell keeps exactly the CPUs the RT cell does not take: {sorted(kept)}"))
-    # Memory: page-aligned, no overlap inside a cell (physical and as the cell sees it).
+    return probs
+
+
+def _memory_problems(data: dict, root: Cell, rt: Cell) -> list[Problem]:
+    """Page-aligned, no overlap inside a cell (physical and as the cell sees it), none with
+    Jailhouse's own memory, the RT cell's RAM inside the root cell's."""
+    probs: list[Problem] = []
     hv = data["jailhouse"]["hypervisor_memory"]
     hv_mem = Mem("jailhouse.hypervisor_memory", hv["base"], hv["base"], hv["size"], ())
     for m in [hv_mem] + root.mems + rt.mems:
@@ -202,7 +212,12 @@ def consistency(data: dict, root: Cell, rt: Cell) -> list[Problem]:
         if m.ram and not _within(m, root_ram):
             probs.append((m.where, hex(m.phys), f"the RT cell's memory [{m.phys:#x} +{m.size:#x}] must lie "
                           "inside the root cell's RAM (jailhouse.root_ram): `cell create` takes it from there"))
-    # The ivshmem device: same windows in both cells, its read/write section the bridge's region.
+    return probs
+
+
+def _ivshmem_problems(data: dict, root: Cell, rt: Cell) -> list[Problem]:
+    """Same windows in both cells, the read/write section the bridge's region, region-spec's IDs."""
+    probs: list[Problem] = []
     size = data["regions"][0]["size_bytes"]
     for cell, dev_id in ((root, ANDROID_PEER), (rt, RT_PEER)):
         shm = cell.mems[cell.shmem_regions_start:cell.shmem_regions_start + 2 + IVSHMEM_PEERS]
@@ -225,7 +240,12 @@ def consistency(data: dict, root: Cell, rt: Cell) -> list[Problem]:
             [m.phys for m in rt.mems[rt.shmem_regions_start:][:2]]:
         probs.append(("jailhouse.region_address", data["jailhouse"]["region_address"],
                       "both cells must map the same ivshmem state table and region"))
-    # Interrupts: the RT cell's exist on the GIC and are not the root cell's own vPCI line.
+    return probs
+
+
+def _irq_problems(data: dict, root: Cell, rt: Cell) -> list[Problem]:
+    """The RT cell's interrupts exist on the GIC and are not the root cell's own vPCI line."""
+    probs: list[Problem] = []
     irqs = data["jailhouse"]["gic"]["irqs"]
     for irq in sorted(rt.irqs | {rt.vpci_irq}):
         if not FIRST_SPI <= irq < irqs:
@@ -441,6 +461,3 @@ class Jailhouse(Hypervisor):
 
     def start(self, launch: Launch):
         raise BoardError(self.cannot_run_here(launch.board))
-
-    def ready_file(self, run: Path, rendered: dict) -> Path:
-        return run / rendered["log"]
