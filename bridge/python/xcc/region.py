@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MAGIC = 0x31434358  # b"XCC1" little-endian
+# ivshmem-v2 protocol type of a device carrying this layout (region-spec.md, "On Jailhouse").
+IVSHMEM_PROTOCOL = 0x5843
 LAYOUT_VERSION = 1
 HEADER_BYTES = 128
 STATE_TABLE_OFFSET = 128

@@ -214,8 +214,9 @@ def cmd_board_render(a) -> int:
     code = 0
     for name in boards:
         board = load_board(name)
-        if a.update_golden:
-            for p in render.write_golden(board):
+        if a.update_golden or a.write:
+            for p in (render.write_golden(board) if a.update_golden
+                      else render.write_rendered(board, render.rendered_dir(board))):
                 print(f"wrote {p}")
         elif a.check:
             bad = render.compare_with_golden(board)
@@ -226,7 +227,7 @@ def cmd_board_render(a) -> int:
                 print(f"{name}: rendering matches golden")
         else:
             for fname, text in render.rendered_files(board).items():
-                if len(boards) > 1 or fname.endswith(".init"):
+                if len(boards) > 1 or fname != f"{name}.json":   # name every file after the JSON
                     print(f"# {fname}")
                 print(text, end="")
     return code
@@ -459,6 +460,7 @@ def build_parser() -> argparse.ArgumentParser:
     g = sp.add_mutually_exclusive_group()
     g.add_argument("--check", action="store_true", help="compare with hypervisor-cells/<hv>/golden/")
     g.add_argument("--update-golden", action="store_true", help="rewrite the golden files")
+    g.add_argument("--write", action="store_true", help="write the rendered files to build/render/<board>/")
     sp.set_defaults(func=cmd_board_render)
     sp = board.add_parser("validate", help="validate board files")
     sp.add_argument("files", nargs="+")

@@ -169,6 +169,8 @@ def up(board_name: str, cells: list[str] | None = None, boot_timeout: float | No
     cells = cells or ["rt", "android"]
     board = load_board(board_name)
     hv = hypervisors.get(board.hypervisor)
+    if hv.cannot_run_here(board):
+        raise BoardError(hv.cannot_run_here(board))
     total = 3 + 2 * len(cells) + hv.prepare_stages
     progress = Progress(total, out)
     with up_lock():

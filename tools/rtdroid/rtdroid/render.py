@@ -109,9 +109,18 @@ def compare_with_golden(board: Board) -> list[str]:
 
 
 def write_golden(board: Board) -> list[Path]:
+    return write_rendered(board, golden_dir(board))
+
+
+def rendered_dir(board: Board) -> Path:
+    """Where `rtdroid board render --write` puts a board's rendering: build/render/<board>/."""
+    return paths.build_dir() / "render" / board.name
+
+
+def write_rendered(board: Board, directory: Path) -> list[Path]:
     out = []
     for name, text in rendered_files(board).items():
-        p = golden_dir(board) / name
+        p = directory / name
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text, encoding="utf-8")
         out.append(p)

@@ -55,7 +55,7 @@ CASES = [
     ("host", "cells.1.control_port", "7411", "cells[1].control_port", "type"),
     ("host", "cells.1.control_port", 80, "cells[1].control_port", "minimum"),
     ("host", "cells.0.frequency", 3, "cells[0]", "unknown field"),
-    ("host", "hypervisor", "jailhouse", "hypervisor", "must be one of"),
+    ("host", "hypervisor", "bochs", "hypervisor", "must be one of"),
     ("host", "tuning.rt_cmdline", "isolcpus=1", "tuning.rt_cmdline", "boots no kernel"),
     ("host", "cells.0.heap_mib", _DELETE, "cells[0]", "required field missing"),
     ("qemu-x86_64", "regions.0.size_bytes", 3 * 1024 * 1024, "regions[0].size_bytes", "power of two"),

@@ -71,6 +71,11 @@ class Hypervisor:
         return {}
 
     # -- up ---------------------------------------------------------------------------
+    def cannot_run_here(self, board: Board) -> str | None:
+        """None, or the one line `board up` refuses with before it checks anything else (a board
+        whose hypervisor this machine cannot run at all: Jailhouse)."""
+        return None
+
     prepare_stages = 0               # how many progress stages prepare() reports
 
     def prepare(self, board: Board, start_rt: bool, progress: Progress) -> dict[str, str]:
