@@ -37,7 +37,7 @@ import report  # noqa: E402  (tools/demo/report.py: percentiles from HdrHistogra
 from xcc.mgmt import describe_failure  # noqa: E402
 from rtdroid.control import AndroidControl, ControlError  # noqa: E402
 from rtdroid import stallwitness  # noqa: E402  (the witness's record, read back)
-from rtdroid.faults import AndroidStress, flood_channel, rt_receive_counters  # noqa: E402
+from rtdroid.faults import AndroidStress, flood_channel, rt_receive_counters, scribble_and_wait  # noqa: E402
 
 
 def _run(args: list[str], timeout: float = 300, check: bool = True) -> subprocess.CompletedProcess:
@@ -511,6 +511,23 @@ class RTDroidLibrary:
         result = flood_channel(self.region_path(), channel, int(frames), int(corrupt_every))
         logger.info(f"flood: {result}", also_console=True)
         return result
+
+    @keyword
+    def every_owned_field_scribbled_on_is_put_back(self):
+        """Plays a cell scribbling on the other's section: each field a cell owns (state lines, data
+        ring headers, consumer lines; both cells) gets a hostile value, and its owner must put a
+        value back within 5 s (rtdroid.faults.scribble_and_wait); then `rtdroid board status` must
+        report the link ok."""
+        results = scribble_and_wait(self.region_path())
+        slow = max((r["ms"] for r in results if r["repaired"]), default=0)
+        logger.info(f"{len(results)} owned fields scribbled on; every one put back, the slowest in {slow} ms"
+                    if all(r["repaired"] for r in results) else f"repairs: {results}", also_console=True)
+        lost = [f"{r['cell']} {r['field']}" for r in results if not r["repaired"]]
+        if lost:
+            raise AssertionError(f"not put back within 5 s: {', '.join(lost)}")
+        link = self.board_status().get("link")
+        if link != "ok":
+            raise AssertionError(f"after the repairs the board reports the link {link}")
 
     @keyword
     def rt_cell_receive_counters(self) -> dict:
