@@ -135,6 +135,11 @@ def frame_vectors() -> list[dict]:
           {"seq": 18, "control": {"kind": "ERROR", "code": 1, "subject": "s" * 63, "text": "t" * 255}})
     valid("control_unknown_kind", "kind 42 is not in the enum: proto3 enums are open, the codec accepts it",
           {"seq": 19, "control": {"kind": 42}})
+    valid("control_negative_kind", "kind -1: enums are open and int32 on the wire, a negative value is a 10-byte varint "
+          "that every codec accepts and re-encodes as it came",
+          {"seq": 19, "control": {"kind": -1}})
+    valid("control_min_kind", "kind -2^31, the smallest enum value the wire can carry",
+          {"seq": 19, "control": {"kind": -2147483648}})
     valid("deploy_chunk_first", "first chunk: index 0 omitted",
           {"seq": 1, "send_time_nanos": 5, "deploy_chunk": {
               "bundle": "echo", "index": 0, "count": 3, "total_bytes": 1000, "bundle_crc32": 0xDEADBEEF,
@@ -592,7 +597,7 @@ def render() -> dict[str, bytes]:
 
 
 def _c_index(frames_index: dict, region_entries: list) -> str:
-    """The combined line index C1 asked for (REQUESTS-from-C.txt); grammar in README.md."""
+    """The combined line index for readers without JSON (the C tests); grammar in README.md."""
     lines = ["# xcc vectors, combined line index (bridge/vectors/README.md, 'index.txt')"]
     for v in frames_index["vectors"]:
         path = f"frames/{v['file']}"

@@ -29,6 +29,18 @@ public final class Region {
     public static final int STATE_STOPPING = 3;
     public static final int STATE_FAILED = 4;
 
+    /** A peer state's name as region-spec.md spells it; "INVALID" for a value outside the table. */
+    public static String stateName(int state) {
+        switch (state) {
+            case STATE_RESET: return "RESET";
+            case STATE_INITIALISING: return "INITIALISING";
+            case STATE_READY: return "READY";
+            case STATE_STOPPING: return "STOPPING";
+            case STATE_FAILED: return "FAILED";
+            default: return "INVALID";
+        }
+    }
+
     /** The spec's default peer_timeout: a heartbeat still for this long means unresponsive. */
     public static final long DEFAULT_PEER_TIMEOUT_NANOS = 1_000_000_000L;
 

@@ -1,6 +1,7 @@
 package org.rtdroid.bridge.rtproxy;
 
 import java.util.concurrent.atomic.AtomicLongArray;
+import org.rtdroid.bridge.json.JsonWriter;
 
 /**
  * The RT-side proxy's own counters, one per reason a frame was taken or dropped. The proxy thread
@@ -96,14 +97,11 @@ public final class ProxyStats {
 
     /** Non-real-time: every counter as JSON. */
     public String toJson() {
-        StringBuilder sb = new StringBuilder("{");
+        JsonWriter w = new JsonWriter().beginObject();
         for (int c = 0; c < COUNT; c++) {
-            if (c > 0) {
-                sb.append(", ");
-            }
-            sb.append('"').append(NAMES[c]).append("\": ").append(counts.get(c));
+            w.field(NAMES[c], counts.get(c));
         }
-        return sb.append('}').toString();
+        return w.endObject().toString();
     }
 
     @Override
