@@ -60,7 +60,10 @@ final class FlyweightGenerator {
                     out.put(pathOf(pkg + "." + root.name), model.write());
                     out.put(pathOf(pkg + "." + codec), new CodecWriter(schema, pkg, root, codec, bounds).write());
                     out.put(pathOf(pkg + ".BoundedBytes"), runtime("BoundedBytes", pkg));
-                    out.put(pathOf(pkg + ".ProtoWire"), runtime("ProtoWire", pkg));
+                    out.put(pathOf(pkg + ".ProtoWire"), runtime("ProtoWire", pkg)
+                            .replace("__BOUNDS_CLASS__", bounds)
+                            .replace("__BOUNDS__", bounds.substring(bounds.lastIndexOf('.') + 1))
+                            .replace("__BODY_MEMBERS__", root.bodyMembers()));
                     break;
                 }
                 default:
@@ -207,6 +210,17 @@ final class FlyweightGenerator {
 
         String upper() {
             return name.replaceAll("([a-z0-9])([A-Z])", "$1_$2").toUpperCase();
+        }
+
+        /** The members of every oneof ("intent, message, ..."): the bodies a root message needs one of. */
+        String bodyMembers() {
+            List<String> names = new ArrayList<>();
+            for (Oneof o : oneofs) {
+                for (Field f : o.members) {
+                    names.add(f.name);
+                }
+            }
+            return String.join(", ", names);
         }
     }
 
@@ -799,6 +813,12 @@ final class FlyweightGenerator {
             return toString();
         }
 
+        /** The condition under which sub-message field {@code f} of {@code m} is written. */
+        private String present(Msg m, Field f) {
+            return f.oneof == null ? "m.has" + f.cap() + "()"
+                    : "m." + f.oneof.camel + "Kind() == " + type(m) + "." + f.oneof.kindConst(f);
+        }
+
         private void size(Msg m) {
             line("");
             open("private static int sizeOf" + m.name + "(" + type(m) + " m)");
@@ -818,9 +838,7 @@ final class FlyweightGenerator {
                 } else if (f.kind.bounded()) {
                     line("size += bytesSize(" + f.tag() + ", m." + f.camel + "());");
                 } else {
-                    String present = f.oneof == null ? "m.has" + f.cap() + "()"
-                            : "m." + f.oneof.camel + "Kind() == " + type(m) + "." + f.oneof.kindConst(f);
-                    open("if (" + present + ")");
+                    open("if (" + present(m, f) + ")");
                     line("int n = sizeOf" + f.type.name + "(m." + f.camel + "());");
                     open("if (n < 0)").line("return n;").close();
                     line("size += messageSize(" + f.tag() + ", n);");
@@ -847,9 +865,7 @@ final class FlyweightGenerator {
                 } else if (f.kind.bounded()) {
                     line("pos = writeBytes(b, pos, " + f.tag() + ", m." + f.camel + "());");
                 } else {
-                    String present = f.oneof == null ? "m.has" + f.cap() + "()"
-                            : "m." + f.oneof.camel + "Kind() == " + type(m) + "." + f.oneof.kindConst(f);
-                    open("if (" + present + ")");
+                    open("if (" + present(m, f) + ")");
                     line("pos = writeMessageHeader(b, pos, " + f.tag() + ", sizeOf" + f.type.name + "(m." + f.camel + "()));");
                     line("pos = write" + f.type.name + "(b, pos, m." + f.camel + "());");
                     close();

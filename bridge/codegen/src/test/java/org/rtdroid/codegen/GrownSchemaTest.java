@@ -21,8 +21,8 @@ import org.rtdroid.codegen.grown.GrownBounds;
 import org.rtdroid.codegen.grown.proto.GrownProto;
 
 /**
- * grown.proto is xcc.proto with four fields added to Intent (a string with its bound in
- * grown.options, a uint32, a bool, an int64). The build generated its flyweight with this plugin and
+ * grown.proto is xcc.proto's Frame and Intent with four fields added to Intent (a string with its
+ * bound in grown.options, a uint32, a bool, an int64). The build generated its flyweight with this plugin and
  * its reference classes with protobuf-java; nothing else was written by hand. The two must agree
  * byte for byte in both directions, and the added string must be held to its bound.
  */

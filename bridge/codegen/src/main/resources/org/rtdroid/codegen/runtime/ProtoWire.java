@@ -1,9 +1,12 @@
 package org.rtdroid.codegen.runtime;
 
+import __BOUNDS_CLASS__;
+
 /**
  * The proto3 wire primitives under a generated codec (protoc-gen-xccjava copies this class next to
  * the code it generates; the generated codec extends it, so {@code FrameCodec.ERR_OVERSIZE} and
  * {@code FrameCodec.describe(code)} name these members). Static, allocation-free, over byte arrays.
+ * A template: the plugin fills in the bounds class and the root message's body members.
  *
  * <p>Encoding is protobuf's canonical form (defaults omitted). Decoding refuses, with one of the
  * shared error classes of {@code bridge/vectors/README.md}, everything a hostile peer could use:
@@ -43,7 +46,7 @@ public class ProtoWire {
     public static String describe(int code) {
         switch (code) {
             case OK: return "ok";
-            case ERR_OVERSIZE: return "oversize: longer than the 496-byte frame cap";
+            case ERR_OVERSIZE: return "oversize: longer than the " + __BOUNDS__.MAX_FRAME_BYTES + "-byte frame cap";
             case ERR_TRUNCATED: return "truncated: a tag, value or length-delimited field runs past its (sub)message";
             case ERR_BAD_VARINT: return "invalid varint: longer than 10 bytes or over 64 bits";
             case ERR_BAD_TAG: return "invalid tag: field number 0, over 32 bits, a group or wire type 6/7";
@@ -51,7 +54,7 @@ public class ProtoWire {
             case ERR_DUPLICATE_FIELD: return "a known field appears twice, or two body members are present";
             case ERR_OVER_BOUND: return "a string, bytes, uint32 or int32 value is over its bound (xcc.options)";
             case ERR_INVALID_UTF8: return "a string field is not valid UTF-8 or contains U+0000";
-            case ERR_NO_BODY: return "no body: none of intent, message, control, deploy_chunk (unknown frame kind)";
+            case ERR_NO_BODY: return "no body: none of __BODY_MEMBERS__ (unknown frame kind)";
             case ERR_BAD_LENGTH: return "offset/length outside the buffer";
             case ERR_DST_TOO_SMALL: return "the destination buffer is too small for the encoded frame";
             case ERR_FRAME_TOO_LONG: return "the encoded frame is longer than a slot carries (slot_bytes - 16)";
