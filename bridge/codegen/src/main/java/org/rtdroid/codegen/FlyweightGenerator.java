@@ -478,7 +478,7 @@ final class FlyweightGenerator {
             open("private " + qualified.substring(dot + 1) + "()").close();
             line("");
             javadoc("The cap of one encoded " + schema.messages.get(0).name
-                    + " (a 512-byte region slot minus its 16-byte header; bridge/docs/region-spec.md).");
+                    + " (the build's max_frame_bytes; for xcc.proto a region slot minus its header).");
             line("public static final int MAX_FRAME_BYTES = " + maxFrameBytes + ";");
             for (Field f : schema.bounded) {
                 line("");
@@ -648,21 +648,21 @@ final class FlyweightGenerator {
                 open("public " + f.kind.javaType + " " + f.camel + "()").line("return " + f.camel + ";").close();
                 line("");
                 open("public " + self + " " + f.camel + "(" + f.kind.javaType + " value)")
-                        .line(f.camel + " = value;").line("return this;").close();
+                        .line("this." + f.camel + " = value;").line("return this;").close();
             } else if (f.kind.bounded()) {
                 javadoc((f.comment == null ? "" : f.comment + " ") + "(bound: " + f.bound + " bytes)");
                 open("public BoundedBytes " + f.camel + "()").line("return " + f.camel + ";").close();
                 line("");
                 if (f.kind == Kind.STRING) {
                     javadoc("Non-real-time convenience: the UTF-8 bytes of {@code value}.");
-                    open("public " + self + " " + f.camel + "(String value)").line(f.camel + ".setString(value);")
+                    open("public " + self + " " + f.camel + "(String value)").line("this." + f.camel + ".setString(value);")
                             .line("return this;").close();
                     line("");
                     open("public String " + f.camel + "String()").line("return " + f.camel + ".asString();").close();
                 } else {
                     javadoc("Copies {@code value} in.");
                     open("public " + self + " " + f.camel + "(byte[] value)")
-                            .line(f.camel + ".set(value, 0, value.length);").line("return this;").close();
+                            .line("this." + f.camel + ".set(value, 0, value.length);").line("return this;").close();
                 }
             } else if (f.oneof != null) {
                 Oneof o = f.oneof;
@@ -703,14 +703,14 @@ final class FlyweightGenerator {
             }
             for (Field f : m.fields) {
                 if (f.kind.scalar()) {
-                    line(f.camel + " = other." + f.camel + ";");
+                    line("this." + f.camel + " = other." + f.camel + ";");
                 } else if (f.kind.bounded()) {
-                    line(f.camel + ".set(other." + f.camel + ");");
+                    line("this." + f.camel + ".set(other." + f.camel + ");");
                 } else {
                     if (f.oneof == null) {
                         line("has" + f.cap() + " = other.has" + f.cap() + ";");
                     }
-                    line(f.camel + ".copyFrom(other." + f.camel + ");");
+                    line("this." + f.camel + ".copyFrom(other." + f.camel + ");");
                 }
             }
             line("return this;");
@@ -726,18 +726,18 @@ final class FlyweightGenerator {
                 String label = "\", " + f.name + "=\"";
                 switch (f.kind) {
                     case UINT64:
-                        line("sb.append(" + label + ").append(Long.toUnsignedString(" + f.camel + "));");
+                        line("sb.append(" + label + ").append(Long.toUnsignedString(this." + f.camel + "));");
                         break;
                     case UINT32:
-                        line("sb.append(" + label + ").append(Integer.toUnsignedString(" + f.camel + "));");
+                        line("sb.append(" + label + ").append(Integer.toUnsignedString(this." + f.camel + "));");
                         break;
                     case MESSAGE:
                         String present = f.oneof == null ? "has" + f.cap()
                                 : f.oneof.camel + "Kind == " + f.oneof.kindConst(f);
-                        open("if (" + present + ")").line("sb.append(" + label + ").append(" + f.camel + ");").close();
+                        open("if (" + present + ")").line("sb.append(" + label + ").append(this." + f.camel + ");").close();
                         break;
                     default:
-                        line("sb.append(" + label + ").append(" + f.camel + ");");
+                        line("sb.append(" + label + ").append(this." + f.camel + ");");
                         break;
                 }
             }

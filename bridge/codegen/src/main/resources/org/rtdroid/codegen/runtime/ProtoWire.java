@@ -255,19 +255,8 @@ public class ProtoWire {
     }
 
     static int readString(byte[] b, int pos, int end, BoundedBytes dst) {
-        int at = lengthEnd(b, pos, end);
-        if (at < 0) {
-            return at;
-        }
-        int n = (int) varintAt(b, pos);
-        if (n > dst.capacity()) {
-            return ERR_OVER_BOUND;
-        }
-        if (!validUtf8(b, at, n)) {
-            return ERR_INVALID_UTF8;
-        }
-        dst.set(b, at, n);
-        return at + n;
+        int next = readBytes(b, pos, end, dst);
+        return next >= 0 && !validUtf8(dst) ? ERR_INVALID_UTF8 : next;
     }
 
     static int readBytes(byte[] b, int pos, int end, BoundedBytes dst) {
