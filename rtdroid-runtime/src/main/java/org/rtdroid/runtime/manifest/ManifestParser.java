@@ -12,6 +12,7 @@ import java.util.regex.Pattern;
 import javax.xml.XMLConstants;
 import javax.xml.parsers.SAXParser;
 import javax.xml.parsers.SAXParserFactory;
+import org.rtdroid.xcc.XccBounds;
 import org.xml.sax.Attributes;
 import org.xml.sax.Locator;
 import org.xml.sax.SAXParseException;
@@ -49,20 +50,25 @@ import org.xml.sax.helpers.DefaultHandler;
 public final class ManifestParser {
     /** Largest manifest accepted (the RT bundle bounds manifest.xml to 64 KiB). */
     public static final int MAX_MANIFEST_BYTES = 64 * 1024;
-    /** Cross-context payloads are bounded by the wire format (bridge/proto/xcc.options). */
-    public static final int MAX_CROSS_CONTEXT_PAYLOAD_BYTES = 224;
-    public static final int MAX_NAME_BYTES = 63;
+    // Names and cross-context payloads travel in frames: their bounds are the wire's (XccBounds, generated from bridge/proto/xcc.options).
+    public static final int MAX_CROSS_CONTEXT_PAYLOAD_BYTES = XccBounds.MAX_INTENT_PAYLOAD_BYTES;
+    /** Channel and task names (a channel name travels in Intent.channel). */
+    public static final int MAX_NAME_BYTES = XccBounds.MAX_INTENT_CHANNEL_BYTES;
+    /** Application names (an application is deployed as a bundle of this name: DeployChunk.bundle). */
+    public static final int MAX_APP_NAME_BYTES = XccBounds.MAX_DEPLOY_CHUNK_BUNDLE_BYTES;
+    /** An allowed sender (compared with Intent.sender). */
+    public static final int MAX_SENDER_NAME_BYTES = XccBounds.MAX_INTENT_SENDER_BYTES;
     public static final int MIN_PRIORITY = 1;
     public static final int MAX_PRIORITY = 99;
     public static final int MAX_CHANNEL_CAPACITY = 4096;
     public static final int MAX_MESSAGE_DATA_BYTES = 64 * 1024;
     public static final int MAX_BULK_DATA_BYTES = 16 * 1024 * 1024;
 
-    private static final Pattern APP_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,62}");
-    private static final Pattern CHANNEL_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._/-]{0,62}");
+    private static final Pattern APP_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0," + (MAX_APP_NAME_BYTES - 1) + "}");
+    private static final Pattern CHANNEL_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._/-]{0," + (MAX_NAME_BYTES - 1) + "}");
     private static final Pattern CLASS_NAME =
             Pattern.compile("[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*");
-    private static final Pattern SENDER_NAME = Pattern.compile("\\*|[A-Za-z0-9._/$-]{1,47}");
+    private static final Pattern SENDER_NAME = Pattern.compile("\\*|[A-Za-z0-9._/$-]{1," + MAX_SENDER_NAME_BYTES + "}");
 
     private ManifestParser() {}
 
@@ -185,7 +191,7 @@ public final class ManifestParser {
             }
             String appName = required(app, "name");
             if (!APP_NAME.matcher(appName).matches()) {
-                throw err(app, "application name '" + appName + "' must be 1-63 characters of [A-Za-z0-9._-]");
+                throw err(app, "application name '" + appName + "' must be 1-" + MAX_APP_NAME_BYTES + " characters of [A-Za-z0-9._-]");
             }
             List<ComponentDecl> components = new ArrayList<>();
             List<ChannelDecl> channels = new ArrayList<>();
@@ -332,7 +338,7 @@ public final class ManifestParser {
         private PeriodicTaskDecl task(Element e, int parentPriority) throws ManifestException {
             String name = required(e, "name");
             if (!CHANNEL_NAME.matcher(name).matches()) {
-                throw err(e, "task name '" + name + "' must be 1-63 characters of [A-Za-z0-9._/-]");
+                throw err(e, "task name '" + name + "' must be 1-" + MAX_NAME_BYTES + " characters of [A-Za-z0-9._/-]");
             }
             int priority = parentPriority;
             long releaseBytes = -1;
@@ -404,7 +410,7 @@ public final class ManifestParser {
         private ChannelDecl channel(Element e) throws ManifestException {
             String name = required(e, "name");
             if (!CHANNEL_NAME.matcher(name).matches()) {
-                throw err(e, "channel name '" + name + "' must be 1-63 characters of [A-Za-z0-9._/-]");
+                throw err(e, "channel name '" + name + "' must be 1-" + MAX_NAME_BYTES + " characters of [A-Za-z0-9._/-]");
             }
             String typeText = required(e, "type");
             ChannelType type = ChannelType.parse(typeText);
@@ -461,7 +467,7 @@ public final class ManifestParser {
                         }
                         String s = required(c, "sender");
                         if (!SENDER_NAME.matcher(s).matches()) {
-                            throw err(c, "sender '" + s + "' must be '*' or 1-47 characters of [A-Za-z0-9._/$-]");
+                            throw err(c, "sender '" + s + "' must be '*' or 1-" + MAX_SENDER_NAME_BYTES + " characters of [A-Za-z0-9._/$-]");
                         }
                         senders.add(s);
                     }

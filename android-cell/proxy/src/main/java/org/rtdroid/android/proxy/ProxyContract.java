@@ -1,5 +1,7 @@
 package org.rtdroid.android.proxy;
 
+import org.rtdroid.xcc.XccBounds;
+
 /**
  * The Intent contract between apps and RTsProxyService (android-cell/README.md, "Talking to the
  * RT cell"). Apps compiled for old API levels copy these strings; they are the whole interface.
@@ -34,8 +36,9 @@ public final class ProxyContract {
     public static final String EXTRA_RT_REPLY_NANOS = "rtReplyNanos";
     public static final String EXTRA_SEQ = "seq";
 
-    public static final int MAX_CHANNEL_BYTES = 63;
-    public static final int MAX_ACTION_BYTES = 63;
-    public static final int MAX_PAYLOAD_BYTES = 224;
-    public static final int MAX_SENDER_BYTES = 47;
+    // the wire's bounds (XccBounds, generated from bridge/proto/xcc.options; inlined by javac)
+    public static final int MAX_CHANNEL_BYTES = XccBounds.MAX_INTENT_CHANNEL_BYTES;
+    public static final int MAX_ACTION_BYTES = XccBounds.MAX_INTENT_ACTION_BYTES;
+    public static final int MAX_PAYLOAD_BYTES = XccBounds.MAX_INTENT_PAYLOAD_BYTES;
+    public static final int MAX_SENDER_BYTES = XccBounds.MAX_INTENT_SENDER_BYTES;
 }

@@ -11,6 +11,7 @@ import org.rtdroid.bridge.Region;
 import org.rtdroid.bridge.codec.Frame;
 import org.rtdroid.bridge.codec.FrameCodec;
 import org.rtdroid.runtime.boot.FailureCause;
+import org.rtdroid.xcc.XccBounds;
 
 /**
  * Serves the management ring (protocols.md, "Management"): requests arrive on the Android cell's
@@ -216,10 +217,10 @@ public final class ManagementLoop {
         }
     }
 
-    /** The exception class within the subject's 63 bytes: leading package names go first. */
+    /** The exception class within the subject's bound: leading package names go first. */
     static String className(String name) {
         String n = name;
-        while (n.length() > 63 && n.indexOf('.') >= 0) {
+        while (n.length() > XccBounds.MAX_CONTROL_SUBJECT_BYTES && n.indexOf('.') >= 0) {
             n = n.substring(n.indexOf('.') + 1);
         }
         return n;
@@ -314,7 +315,7 @@ public final class ManagementLoop {
 
     private static String printable(String name) {
         StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < name.length() && i < 63; i++) {
+        for (int i = 0; i < name.length() && i < XccBounds.MAX_DEPLOY_CHUNK_BUNDLE_BYTES; i++) {
             char ch = name.charAt(i);
             sb.append(ch >= 0x20 && ch < 0x7f ? ch : '?');
         }

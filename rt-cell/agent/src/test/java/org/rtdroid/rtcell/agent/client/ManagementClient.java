@@ -9,6 +9,7 @@ import org.rtdroid.bridge.ProducerRing;
 import org.rtdroid.bridge.Region;
 import org.rtdroid.bridge.codec.Frame;
 import org.rtdroid.bridge.codec.FrameCodec;
+import org.rtdroid.xcc.XccBounds;
 
 /**
  * The root cell's side of the management exchange (protocols.md), in Java, for the agent's tests
@@ -18,7 +19,7 @@ import org.rtdroid.bridge.codec.FrameCodec;
  */
 public final class ManagementClient {
     /** DeployChunk.data bound. */
-    public static final int CHUNK_BYTES = Frame.MAX_CHUNK_DATA_BYTES;
+    public static final int CHUNK_BYTES = XccBounds.MAX_DEPLOY_CHUNK_DATA_BYTES;
 
     private final ProducerRing requests;
     private final ConsumerRing answers;

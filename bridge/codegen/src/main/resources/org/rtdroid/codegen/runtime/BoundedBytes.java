@@ -1,9 +1,9 @@
-package org.rtdroid.bridge.codec;
+package org.rtdroid.codegen.runtime;
 
 import java.nio.charset.StandardCharsets;
 
 /**
- * One bounded {@code bytes} or {@code string} field of a {@link Frame}: a pre-sized array and a
+ * One bounded {@code bytes} or {@code string} field of a generated flyweight: a pre-sized array and a
  * length. The real-time path uses {@link #set(byte[], int, int)}, {@link #array()},
  * {@link #length()} and {@link #contentEquals}; the String methods allocate and are for
  * non-real-time code.
