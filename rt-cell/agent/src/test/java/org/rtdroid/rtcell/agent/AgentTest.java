@@ -69,7 +69,7 @@ class AgentTest {
         Region.format(memory, layout);
         rt = Region.attachCell(memory, Region.RT_PEER, true);
         host = RuntimeHost.start(CellConfig.unprivileged(BUDGET));
-        agent = new Agent(rt, host, new CellDeployments(host, board.getPublic(), work), null, console::add);
+        agent = new Agent(rt, host, new CellDeployments(host, board.getPublic(), work, DeployedVersions.inMemory()), null, console::add);
         serving = new Thread(agent::serve, "agent-management");
         serving.start();
         client = new ManagementClient(Region.attachManagement(memory, Region.ANDROID_PEER));
@@ -323,6 +323,18 @@ class AgentTest {
         assertResult(ResultCode.NOT_FOUND, "echo", err);
         // the name and the channel are free again
         assertResult(ResultCode.OK, "", deploy("echo", signed(TestApps.manifest("echo"), echoJar, board)));
+    }
+
+    @Test
+    void olderVersionAfterAnUndeployIsRefusedOverTheRingWithBothVersions() {
+        assertResult(ResultCode.OK, "", deploy("echo", signed(TestApps.versioned("echo", 3), echoJar, board)));
+        assertEquals(Frame.Control.ACK, client.request(Frame.Control.UNDEPLOY, "echo", T).kind());
+        Frame.Control r = deploy("echo", signed(TestApps.versioned("echo", 2), echoJar, board));
+        assertEquals(Frame.Control.DEPLOY_RESULT, r.kind());
+        assertResult(ResultCode.DOWNGRADE, "echo version 2 < deployed 3", r);
+        assertTrue(console.stream().anyMatch(l -> l.startsWith("rtcell: deploy echo: DOWNGRADE: echo version 2 < deployed 3")),
+                console.toString());
+        assertResult(ResultCode.OK, "", deploy("echo", signed(TestApps.versioned("echo", 3), echoJar, board)));
     }
 
     @Test
