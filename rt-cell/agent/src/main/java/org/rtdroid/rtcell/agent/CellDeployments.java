@@ -77,7 +77,7 @@ public final class CellDeployments implements Deployments {
     }
 
     @Override
-    public synchronized String deploy(String expectedName, byte[] bundleBytes) throws DeployRefusal {
+    public synchronized Deployment deploy(String expectedName, byte[] bundleBytes) throws DeployRefusal {
         Bundle bundle = Bundle.verify(bundleBytes, deployKey, workDir);
         String source = (expectedName != null ? expectedName : "bundle") + "/" + Bundle.MANIFEST_ENTRY;
         Manifest manifest;
@@ -127,7 +127,7 @@ public final class CellDeployments implements Deployments {
             }
             throw r;
         }
-        return name;
+        return new Deployment(name, version, previous);
     }
 
     private void start(String name, Manifest manifest, Bundle bundle) throws DeployRefusal {

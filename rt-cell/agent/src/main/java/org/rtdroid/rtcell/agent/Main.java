@@ -162,7 +162,7 @@ public final class Main {
         Collections.sort(bundles);
         for (Path b : bundles) {
             try {
-                String name = agent.deployments().deploy(null, Files.readAllBytes(b));
+                String name = agent.deployments().deploy(null, Files.readAllBytes(b)).name();
                 console.accept("rtcell: deploy " + name + ": OK (" + b.getFileName() + ")");
             } catch (DeployRefusal r) {
                 console.accept("rtcell: deploy " + b.getFileName() + ": " + ResultCode.name(r.code()) + ": " + r.reason());

@@ -76,7 +76,7 @@ class VersionsTest {
     @Test
     void olderVersionIsRefusedAfterAnUndeployAndTheSameVersionIsNot() throws Exception {
         CellDeployments cell = cell(DeployedVersions.inMemory());
-        cell.deploy("echo", echo(3));
+        assertEquals(new Deployments.Deployment("echo", 3, 0), cell.deploy("echo", echo(3)));
         cell.undeploy("echo");
         DeployRefusal r = refused(ResultCode.DOWNGRADE, cell, echo(2));
         assertTrue(r.reason().startsWith("echo version 2 < deployed 3; "), r.reason());
@@ -110,7 +110,10 @@ class VersionsTest {
         CellDeployments cell = cell(DeployedVersions.open(state));
         cell.deploy("echo", echo(3));
         cell.undeploy("echo");
-        cell.deploy("echo", Bundle.buildDowngrade(TestApps.versioned("echo", 2), echoJar, board.getPrivate()));
+        Deployments.Deployment d = cell.deploy("echo",
+                Bundle.buildDowngrade(TestApps.versioned("echo", 2), echoJar, board.getPrivate()));
+        assertTrue(d.downgrade());
+        assertEquals("deployed echo version 2, downgraded from 3 (bundle signed for it)", d.describe());
         assertEquals(2, cell.deployedVersion("echo"));
         cell.undeploy("echo");
         cell.deploy("echo", echo(2)); // version 2 is now the one deployed last
