@@ -27,19 +27,17 @@ import org.rtdroid.runtime.boot.RuntimeHost;
 class VersionsTest {
     static KeyPair board;
     static byte[] echoJar;
+    /** A jar without the manifest's component class: the deployment fails at load. */
     static byte[] brokenJar;
+    RuntimeHost host;
 
-    @TempDir
-    static Path shared;
     @TempDir
     Path work;
     @TempDir
     Path state;
 
-    RuntimeHost host;
-
     @BeforeAll
-    static void apps() throws Exception {
+    static void apps(@TempDir Path shared) throws Exception {
         board = KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
         echoJar = TestApps.echoJar(shared.resolve("echo"));
         brokenJar = TestApps.compileJar("rtapp/other/Other.java", "package rtapp.other; public class Other {}",
