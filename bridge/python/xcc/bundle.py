@@ -88,7 +88,8 @@ def version_code(manifest: bytes, source: str = MANIFEST_ENTRY) -> int:
     if not re.fullmatch(r"\s*[+-]?[0-9]{1,10}\s*", text):
         raise BundleError("BAD_MANIFEST", f"{source}: <manifest> versionCode {text!r} is not an integer")
     if not 1 <= int(text) <= MAX_VERSION_CODE:
-        raise BundleError("BAD_MANIFEST", f"{source}: <manifest> versionCode {int(text)} is outside 1..{MAX_VERSION_CODE}")
+        raise BundleError("BAD_MANIFEST", f"{source}: <manifest> versionCode {int(text)} is outside "
+                                          f"1..{MAX_VERSION_CODE}")
     return int(text)
 
 

@@ -564,6 +564,11 @@ class RTDroidLibrary:
         _run([RTDROID, "board", "restart", "android"], timeout=180)
 
     @keyword
+    def restart_rt_cell(self):
+        """`rtdroid board restart rt`: a new RT cell agent process (boards whose RT cell can restart)."""
+        _run([RTDROID, "board", "restart", "rt"], timeout=180)
+
+    @keyword
     def flood_cross_context_channel(self, channel: str, frames: int = 20000,
                                     corrupt_every: int = 10) -> dict:
         """With the Android cell host down, plays a hostile Android peer: attaches as peer 1 and

@@ -58,6 +58,20 @@ An Older Bundle Is Refused After An Undeploy Unless Signed As A Downgrade
     Deploy RT Bundle    ${newer}
     Undeploy RT App    echo-versions
 
+An Older Bundle Is Still Refused After The RT Cell Restarts
+    [Documentation]    The host board's RT cell keeps its version record in the board's run
+    ...    directory; a qemu board's RT cell keeps it for the cell's lifetime only (rt-cell/README.md).
+    [Tags]    cell:rt
+    Skip If    '${BOARD}' != 'host'    only the host board restarts its RT cell and keeps its state across it
+    ${newer}=    Build RT Bundle    echo    version=3    name=echo-versions
+    Deploy RT Bundle    ${newer}
+    Restart RT Cell
+    ${older}=    Build RT Bundle    echo    version=2    name=echo-versions
+    RT Bundle Should Be Refused    ${older}    DOWNGRADE (10): echo-versions version 2 < deployed 3
+    Deploy RT Bundle    ${newer}
+    RT Service Should Be Running    echo-versions
+    Undeploy RT App    echo-versions
+
 The UI App Installs And Its Activity Launches
     [Tags]    cell:android
     Install Android App    configuration-ui

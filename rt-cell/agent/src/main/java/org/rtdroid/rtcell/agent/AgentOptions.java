@@ -6,8 +6,8 @@ import java.util.List;
 
 /**
  * The agent's command line: {@code --region PATH|auto --deploy-key PUB.pem --cpus LIST
- * --budget-bytes N [--deploy DIR] [--state-dir DIR] [--await-region]}. Every value is checked; a wrong one is refused with the option,
- * the value and the rule.
+ * --budget-bytes N [--deploy DIR] [--state-dir DIR] [--await-region]}. Every value is checked; a
+ * wrong one is refused with the option, the value and the rule.
  */
 public final class AgentOptions {
     public static final String USAGE = "usage: rt-cell-agent --region PATH|auto --deploy-key PUB.pem --cpus LIST"

@@ -146,8 +146,9 @@ public final class Bundle {
      * Opens and verifies a bundle.
      *
      * @param scratchDir a private directory where the zip is written so its central directory can be read
-     * @throws DeployRefusal BAD_BUNDLE (malformed zip, wrong entries, entry too large) or BAD_SIGNATURE (no signature entry, wrong length, signature does not verify over
-     *     the prefix its entry name stands for)
+     * @throws DeployRefusal BAD_BUNDLE (malformed zip, wrong entries, entry too large) or
+     *     BAD_SIGNATURE (no signature entry, wrong length, signature does not verify over the prefix
+     *     its entry name stands for)
      */
     public static Bundle verify(byte[] bundleBytes, PublicKey deployKey, Path scratchDir) throws DeployRefusal {
         Path file;
