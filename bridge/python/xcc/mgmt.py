@@ -31,7 +31,8 @@ from . import frames as F
 from . import region as R
 
 RESULT_NAMES = {0: "OK", 1: "BAD_CHUNK", 2: "BAD_SIGNATURE", 3: "BAD_MANIFEST", 4: "OVER_BUDGET",
-                5: "LOAD_FAILED", 6: "START_FAILED", 7: "DUPLICATE", 8: "NOT_FOUND", 9: "BAD_BUNDLE"}
+                5: "LOAD_FAILED", 6: "START_FAILED", 7: "DUPLICATE", 8: "NOT_FOUND", 9: "BAD_BUNDLE",
+                10: "DOWNGRADE", 11: "STATE_FAILED"}
 CHUNK_DATA_BYTES = 384
 MAX_BUNDLE_BYTES = 16 * 1024 * 1024
 DEFAULT_TIMEOUT_S = 10.0

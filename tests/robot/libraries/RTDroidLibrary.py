@@ -287,9 +287,13 @@ class RTDroidLibrary:
 
     # ---------------------------------------------------------------- bundles
     @keyword
-    def build_rt_bundle(self, app: str, variant: str = "signed") -> str:
+    def build_rt_bundle(self, app: str, variant: str = "signed", version: str = "", name: str = "") -> str:
         """Builds a bundle of example app ``app``. ``variant``: signed, unsigned, tampered-jar,
-        tampered-manifest, wrong-key, broken-manifest, over-budget."""
+        tampered-manifest, wrong-key, broken-manifest, over-budget, downgrade (signed with
+        ``rtdroid bundle --allow-downgrade``'s signature), relabelled-downgrade (an ordinary
+        signature under the downgrade signature's entry name). ``version`` replaces the manifest's
+        versionCode, ``name`` its application name (the RT cell remembers versions per name, across
+        runs on a board that keeps its state: tests that change versions use names of their own)."""
         from xcc import bundle as xb
         src = EXAMPLE_APPS / app
         jar, manifest = src / "app.jar", src / "manifest.xml"
@@ -299,8 +303,14 @@ class RTDroidLibrary:
         key = KEYS / "deploy.key"
         if not key.is_file():
             _run([RTDROID, "keys"])
-        out = self.work / f"{app}-{variant}.rtb"
+        out = self.work / f"{name or app}-{variant}{'-v' + version if version else ''}.rtb"
         mtext = manifest.read_text()
+        if version:
+            mtext, n = re.subn(r'(<manifest\b[^>]*\bversionCode=")[^"]*"', rf'\g<1>{int(version)}"', mtext, count=1)
+            if n != 1:
+                raise AssertionError(f"{manifest} has no versionCode on <manifest> to replace")
+        if name:
+            mtext = mtext.replace(f'<application name="{app}"', f'<application name="{name}"', 1)
         if variant == "broken-manifest":
             # Well-formed XML that breaks the extended manifest's rules: a periodic task whose
             # deadline is longer than its period.
@@ -314,8 +324,8 @@ class RTDroidLibrary:
             key = other / "deploy.key"
         mpath = self.work / f"{app}-{variant}-manifest.xml"
         mpath.write_text(mtext)
-        xb.build_bundle(jar, mpath, key, out)
-        if variant in ("unsigned", "tampered-jar", "tampered-manifest"):
+        xb.build_bundle(jar, mpath, key, out, allow_downgrade=variant == "downgrade")
+        if variant in ("unsigned", "tampered-jar", "tampered-manifest", "relabelled-downgrade"):
             _rewrite_bundle(out, variant)
         return str(out)
 
@@ -503,6 +513,11 @@ class RTDroidLibrary:
         _run([RTDROID, "board", "restart", "android"], timeout=180)
 
     @keyword
+    def restart_rt_cell(self):
+        """`rtdroid board restart rt`: a new RT cell agent process (boards whose RT cell can restart)."""
+        _run([RTDROID, "board", "restart", "rt"], timeout=180)
+
+    @keyword
     def flood_cross_context_channel(self, channel: str, frames: int = 20000,
                                     corrupt_every: int = 10) -> dict:
         """With the Android cell host down, plays a hostile Android peer: attaches as peer 1 and
@@ -590,6 +605,8 @@ def _rewrite_bundle(path: Path, variant: str):
         entries["app.jar"] = bytes(jar)
     elif variant == "tampered-manifest":
         entries["manifest.xml"] = entries["manifest.xml"].replace(b"<application", b"<application ", 1)
+    elif variant == "relabelled-downgrade":
+        entries["downgrade.ed25519"] = entries.pop("signature.ed25519")
     with zipfile.ZipFile(path, "w") as z:
         for n, data in entries.items():
             z.writestr(n, data)

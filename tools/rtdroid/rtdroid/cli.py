@@ -380,8 +380,10 @@ def cmd_bundle(a) -> int:
         raise CliError(f"-o {out} is a directory; name the bundle file (e.g. {out / 'app.rtb'})")
     if not out.parent.is_dir():
         raise CliError(f"-o {out}: directory {out.parent} does not exist")
-    info = xb.build_bundle(a.jar, a.manifest, key, a.output)
-    print(f"wrote {a.output}: application {info.name}, {info.bundle_bytes} bytes, signed with {key}")
+    info = xb.build_bundle(a.jar, a.manifest, key, a.output, allow_downgrade=a.allow_downgrade)
+    how = "signed as a downgrade (may replace a newer version)" if info.downgrade else "signed"
+    print(f"wrote {a.output}: application {info.name} version {info.version}, {info.bundle_bytes} bytes, "
+          f"{how} with {key}")
     return 0
 
 
@@ -512,6 +514,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--manifest", required=True)
     sp.add_argument("--key", help="Ed25519 private key, PEM PKCS#8 (default build/keys/deploy.key)")
     sp.add_argument("-o", "--output", required=True)
+    sp.add_argument("--allow-downgrade", action="store_true",
+                    help="sign it to be deployed even over a newer version of the application (signed over a "
+                         "distinct prefix: an ordinary bundle cannot be passed off as one)")
     sp.set_defaults(func=cmd_bundle)
 
     sp = sub.add_parser("keys", help="create build/keys/deploy.{key,pub} if missing")

@@ -210,3 +210,52 @@ def test_rt_services_json_carries_the_cause(monkeypatch, capsys, as_json):
         assert rows[0]["failure"] == CAUSE and rows[2]["failure"] is None
     else:
         assert "failed: java.lang.IllegalStateException: sensor gone (task process, release 42)" in out
+
+
+def _bundle_inputs(tmp_path, root='<manifest versionCode="2">'):
+    import zipfile
+    jar, manifest = tmp_path / "a.jar", tmp_path / "m.xml"
+    with zipfile.ZipFile(jar, "w") as z:
+        z.writestr("a/A.class", b"x")
+    manifest.write_text(f'{root}<application name="echo"><receiver name="a.A" priority="5"/></application></manifest>')
+    run("keys", "--dir", str(tmp_path / "keys"))
+    return jar, manifest, tmp_path / "keys" / "deploy.key"
+
+
+def test_bundle_says_its_version_and_whether_it_may_downgrade(tmp_path):
+    jar, manifest, key = _bundle_inputs(tmp_path)
+    common = ("bundle", "--jar", str(jar), "--manifest", str(manifest), "--key", str(key))
+    r = run(*common, "-o", str(tmp_path / "echo.rtb"))
+    assert r.returncode == 0, r.stderr
+    assert "application echo version 2, " in r.stdout and "downgrade" not in r.stdout
+    r = run(*common, "--allow-downgrade", "-o", str(tmp_path / "echo-down.rtb"))
+    assert r.returncode == 0, r.stderr
+    assert "application echo version 2, " in r.stdout and "signed as a downgrade" in r.stdout
+    import zipfile
+    with zipfile.ZipFile(tmp_path / "echo-down.rtb") as z:
+        assert "downgrade.ed25519" in z.namelist() and "signature.ed25519" not in z.namelist()
+
+
+def test_bundle_without_a_version_is_refused_in_one_line(tmp_path):
+    jar, manifest, key = _bundle_inputs(tmp_path, root="<manifest>")
+    r = run("bundle", "--jar", str(jar), "--manifest", str(manifest), "--key", str(key), "-o", str(tmp_path / "o.rtb"))
+    assert r.returncode == 1 and "BAD_MANIFEST" in r.stderr and "has no versionCode" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+    assert not (tmp_path / "o.rtb").exists()
+
+
+def test_a_downgrade_refusal_prints_one_line_with_both_versions(tmp_path, monkeypatch, capsys):
+    """The agent's answer (its code and reason, as xcc.mgmt decodes them) becomes the CLI's line."""
+    from xcc import frames as F
+    from xcc import mgmt
+    bundle = tmp_path / "cochlear.rtb"
+    bundle.write_bytes(b"PK")
+    answer = F.Control(kind=F.Control.DEPLOY_RESULT, code=10, subject="cochlear",
+                       text="cochlear version 2 < deployed 3; a downgrade needs a bundle signed for it "
+                            "(rtdroid bundle --allow-downgrade)")
+    monkeypatch.setattr(mgmt, "deploy", lambda region, path, timeout: mgmt.Result.of(answer))
+    monkeypatch.setattr(cli, "_region_of", lambda a: "/dev/shm/unused")
+    assert cli.main(["deploy", "rt", str(bundle)]) == 1
+    out = capsys.readouterr().out
+    assert out == ("deploy cochlear.rtb: REFUSED: DOWNGRADE (10): cochlear version 2 < deployed 3; a downgrade "
+                   "needs a bundle signed for it (rtdroid bundle --allow-downgrade)\n")

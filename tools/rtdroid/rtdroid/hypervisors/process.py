@@ -9,6 +9,7 @@ from ..errors import BoardError
 from ..render import RT_AGENT_MAIN, cpu_list, resolve_argv, rt_jvm_args
 from .base import Hypervisor, Launch, Problem
 
+RT_STATE_DIR = "rt-state"
 _VM_KEYS = ("kernel", "accel", "cpu_model", "vcpus", "boot", "clock")
 
 
@@ -40,7 +41,10 @@ class Process(Hypervisor):
                    "--region", str(board.region_path),
                    "--deploy-key", "${RTDROID_HOME}/build/keys/deploy.pub",
                    "--cpus", cpu_list(rt["cpus"]),
-                   "--budget-bytes", str(rt["rt_budget_bytes"])])
+                   "--budget-bytes", str(rt["rt_budget_bytes"]),
+                   # The cell's own state (the version deployed last per application): kept in the
+                   # board's run directory, which `board restart rt`, `down` and `up` leave alone.
+                   "--state-dir", "${RUN_DIR}/" + RT_STATE_DIR])
         return {"role": "rt", "argv": argv, "ready_line": "RTCELL READY", "log": "rt.log"}
 
     def prepare(self, board, start_rt: bool, progress) -> dict[str, str]:

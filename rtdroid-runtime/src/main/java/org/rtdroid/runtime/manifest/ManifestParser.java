@@ -24,7 +24,7 @@ import org.xml.sax.helpers.DefaultHandler;
  * file, the line, the element and the problem.
  *
  * <pre>{@code
- * <manifest>
+ * <manifest versionCode="3">
  *   <application name="cochlear">
  *     <service name="pkg.ProcessingService" priority="89" on-failure="stop">
  *       <memSizes total="3M" persistent="1M" release="1M"/>
@@ -257,7 +257,8 @@ public final class ManifestParser {
             for (Map.Entry<ChannelDecl, Element> e : channelElements.entrySet()) {
                 finalChannels.add(checkChannelEnds(e.getKey(), e.getValue(), components));
             }
-            Manifest m = new Manifest(src, appName, List.copyOf(components), List.copyOf(finalChannels));
+            int versionCode = integer(root, "versionCode", 0, 1, Integer.MAX_VALUE);
+            Manifest m = new Manifest(src, appName, versionCode, List.copyOf(components), List.copyOf(finalChannels));
             double u = m.utilization();
             if (u > 1.0) {
                 throw err(app, String.format(java.util.Locale.ROOT,

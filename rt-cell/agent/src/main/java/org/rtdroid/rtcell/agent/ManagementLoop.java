@@ -141,9 +141,13 @@ public final class ManagementLoop {
             default:
                 byte[] bundle = assembler.takeCompleted();
                 try {
-                    String app = deployments.deploy(name, bundle);
-                    out.accept("rtcell: deploy " + app + ": OK");
-                    answerControl(Frame.Control.DEPLOY_RESULT, ResultCode.OK, app, "deployed " + app);
+                    Deployments.Deployment d = deployments.deploy(name, bundle);
+                    out.accept("rtcell: deploy " + d.name() + ": OK");
+                    if (d.downgrade()) {
+                        out.accept("rtcell: deploy " + d.name() + ": version " + d.versionCode() + " replaces "
+                                + d.previousVersionCode() + " (a downgrade, signed for it)");
+                    }
+                    answerControl(Frame.Control.DEPLOY_RESULT, ResultCode.OK, d.name(), d.describe());
                 } catch (DeployRefusal r) {
                     out.accept("rtcell: deploy " + printable(name) + ": " + ResultCode.name(r.code()) + ": " + r.reason());
                     answerControl(Frame.Control.DEPLOY_RESULT, r.code(), name, r.reason());

@@ -69,7 +69,7 @@ class AgentTest {
         Region.format(memory, layout);
         rt = Region.attachCell(memory, Region.RT_PEER, true);
         host = RuntimeHost.start(CellConfig.unprivileged(BUDGET));
-        agent = new Agent(rt, host, new CellDeployments(host, board.getPublic(), work), null, console::add);
+        agent = new Agent(rt, host, new CellDeployments(host, board.getPublic(), work, DeployedVersions.inMemory()), null, console::add);
         serving = new Thread(agent::serve, "agent-management");
         serving.start();
         client = new ManagementClient(Region.attachManagement(memory, Region.ANDROID_PEER));
@@ -271,7 +271,7 @@ class AgentTest {
         FailureCause cause = new FailureCause("java.lang.IllegalStateException", "m".repeat(300), "sample", 3,
                 List.of("a.B.c(B.java:1)"));
         Deployments failed = new Deployments() {
-            public String deploy(String expectedName, byte[] bundle) { return "x"; }
+            public Deployment deploy(String expectedName, byte[] bundle) { return new Deployment("x", 1, 0); }
             public void undeploy(String name) {}
             public void undeployAll() {}
             public List<ServiceRow> services() {
@@ -323,6 +323,24 @@ class AgentTest {
         assertResult(ResultCode.NOT_FOUND, "echo", err);
         // the name and the channel are free again
         assertResult(ResultCode.OK, "", deploy("echo", signed(TestApps.manifest("echo"), echoJar, board)));
+    }
+
+    @Test
+    void olderVersionAfterAnUndeployIsRefusedOverTheRingWithBothVersions() {
+        assertResult(ResultCode.OK, "", deploy("echo", signed(TestApps.versioned("echo", 3), echoJar, board)));
+        assertEquals(Frame.Control.ACK, client.request(Frame.Control.UNDEPLOY, "echo", T).kind());
+        Frame.Control r = deploy("echo", signed(TestApps.versioned("echo", 2), echoJar, board));
+        assertEquals(Frame.Control.DEPLOY_RESULT, r.kind());
+        assertResult(ResultCode.DOWNGRADE, "echo version 2 < deployed 3", r);
+        assertTrue(console.stream().anyMatch(l -> l.startsWith("rtcell: deploy echo: DOWNGRADE: echo version 2 < deployed 3")),
+                console.toString());
+        assertResult(ResultCode.OK, "deployed echo version 3", deploy("echo", signed(TestApps.versioned("echo", 3), echoJar, board)));
+        assertEquals(Frame.Control.ACK, client.request(Frame.Control.UNDEPLOY, "echo", T).kind());
+        byte[] v2 = TestApps.versioned("echo", 2);
+        assertResult(ResultCode.OK, "deployed echo version 2, downgraded from 3 (bundle signed for it)",
+                client.deploy("echo", Bundle.buildDowngrade(v2, echoJar, board.getPrivate()), T));
+        assertTrue(console.contains("rtcell: deploy echo: version 2 replaces 3 (a downgrade, signed for it)"),
+                console.toString());
     }
 
     @Test

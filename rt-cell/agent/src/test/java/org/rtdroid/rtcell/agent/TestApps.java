@@ -46,7 +46,7 @@ final class TestApps {
 
     static final String MANIFEST = """
             <?xml version="1.0" encoding="UTF-8"?>
-            <manifest>
+            <manifest versionCode="%4$d">
               <application name="%1$s">
                 <receiver name="rtapp.echo.Echo" priority="40">
                   <memSizes total="%2$s" persistent="4K" release="%3$s"/>
@@ -87,7 +87,7 @@ final class TestApps {
 
     static final String FAILING_MANIFEST = """
             <?xml version="1.0" encoding="UTF-8"?>
-            <manifest>
+            <manifest versionCode="1">
               <application name="%1$s">
                 <service name="rtapp.failing.Sensor" priority="40">
                   <memSizes total="12K" persistent="4K" release="4K"/>
@@ -114,12 +114,17 @@ final class TestApps {
     }
 
     static byte[] manifest(String app) {
-        return String.format(MANIFEST, app, "12K", "8K").getBytes(StandardCharsets.UTF_8);
+        return versioned(app, 1);
+    }
+
+    /** The echo app's manifest at {@code versionCode} = {@code version}. */
+    static byte[] versioned(String app, int version) {
+        return String.format(MANIFEST, app, "12K", "8K", version).getBytes(StandardCharsets.UTF_8);
     }
 
     /** Total 4K + release: a release scope of {@code releaseBytes}. */
     static byte[] manifest(String app, long releaseBytes) {
-        return String.format(MANIFEST, app, (4096 + releaseBytes) + "B", releaseBytes + "B").getBytes(StandardCharsets.UTF_8);
+        return String.format(MANIFEST, app, (4096 + releaseBytes) + "B", releaseBytes + "B", 1).getBytes(StandardCharsets.UTF_8);
     }
 
     static byte[] compileJar(String path, String source, Path workDir) throws IOException {
