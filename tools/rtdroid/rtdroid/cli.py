@@ -299,20 +299,35 @@ def _as_dict(x):
 
 
 def cmd_rt_services(a) -> int:
-    services = [_as_dict(s) for s in _mgmt().list_services(_region_of(a), timeout=a.timeout)]
+    region = _region_of(a)
+    clock = _clock_of(a)
+    services = [_as_dict(s) for s in _mgmt().list_services(region, timeout=a.timeout)]
     if a.json:
-        print(json.dumps(services, indent=2, sort_keys=True))
+        # each row says which clock its releases, misses and lateness were judged by
+        print(json.dumps([{**s, "clock": clock} for s in services], indent=2, sort_keys=True))
         return 0
     if not services:
         print("no RT services deployed")
         return 0
-    print(render_services(services), end="")
+    print(render_services(services, clock), end="")
     return 0
 
 
-def render_services(services: list[dict]) -> str:
+def _clock_of(a) -> dict:
+    try:
+        return lifecycle.current_state(a.board).get("rt_clock", {"kind": "host"})
+    except lifecycle.BoardError:
+        return {"kind": "host"}
+
+
+def clock_label(clock: dict) -> str:
+    """What the RT cell's deadlines and lateness are measured in (the board's rt_clock)."""
+    return clock.get("label") or ("virtual time" if clock.get("kind") == "virtual" else "host clock")
+
+
+def render_services(services: list[dict], clock: dict | None = None) -> str:
     """The table of `rt services`; a failed component's cause under its row (once for the
-    component and its tasks, which carry the same cause)."""
+    component and its tasks, which carry the same cause); the clock the figures are in last."""
     from xcc.mgmt import describe_failure
     lines = [f"{'service':<24} {'state':<10} {'releases':>10} {'misses':>8} {'worst lateness':>16}"]
     shown = None
@@ -325,6 +340,7 @@ def render_services(services: list[dict]) -> str:
             lines.append(f"  failed: {describe_failure(cause)}")
             lines += [f"    at {frame}" for frame in cause.get("frames", [])[1:]]
         shown = cause
+    lines.append(f"(releases, misses and lateness in the RT cell's {clock_label(clock or {'kind': 'host'})})")
     return "\n".join(lines) + "\n"
 
 

@@ -258,6 +258,7 @@ def _up_started(board, cells, state, progress, run, hv_values, boot_timeout, col
               "RT_AGENT_LIB": str(paths.rt_agent_lib_dir()),
               "ANDROID_CELL_DIST": str(paths.android_cell_dist_dir()), **hv_values}
     pending = {}
+    state["rt_clock"] = hv.clock(board)  # the hypervisor's start() may correct it
     for cell_name, cell in rendered["cells"].items():
         role = cell["role"]
         if role not in cells:
@@ -455,6 +456,7 @@ def status(board_name: str | None = None) -> dict:
                         "cells": cells, "region": state["region"]["path"], "peers": peers,
                         "control_port": state.get("control_port"),
                         "rt_kernel_realtime": state.get("rt_kernel_realtime"),
+                        "rt_clock": state.get("rt_clock", {"kind": "host"}),
                         "up_seconds": state.get("up_seconds")}
     return result
 

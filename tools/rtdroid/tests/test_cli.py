@@ -192,7 +192,14 @@ def test_rt_services_shows_a_failed_components_cause_once():
                       "at a.B.c(B.java:1)")
     assert out[3] == "    at a.B.d(B.java:2)"
     assert out[4].startswith("cochlear/ProcessingService/process"), "the task's row does not repeat it"
-    assert out[5].startswith("echo/Echo") and len(out) == 6
+    assert out[5].startswith("echo/Echo") and len(out) == 7
+    assert out[6] == "(releases, misses and lateness in the RT cell's host clock)"
+
+
+def test_rt_services_says_when_its_figures_are_in_virtual_time():
+    clock = {"kind": "virtual", "label": "virtual time (QEMU icount shift=3: 125 M instructions/s)"}
+    assert cli.render_services(SERVICES, clock).splitlines()[-1] == (
+        "(releases, misses and lateness in the RT cell's virtual time (QEMU icount shift=3: 125 M instructions/s))")
 
 
 @pytest.mark.parametrize("as_json", [True, False])
@@ -203,11 +210,13 @@ def test_rt_services_json_carries_the_cause(monkeypatch, capsys, as_json):
             return SERVICES
     monkeypatch.setattr(cli, "_mgmt", lambda: Agent)
     monkeypatch.setattr(cli, "_region_of", lambda a: "/dev/shm/unused")
+    monkeypatch.setattr(cli, "_clock_of", lambda a: {"kind": "host"})
     assert cli.main(["rt", "services", "--board", "host"] + (["--json"] if as_json else [])) == 0
     out = capsys.readouterr().out
     if as_json:
         rows = __import__("json").loads(out)
         assert rows[0]["failure"] == CAUSE and rows[2]["failure"] is None
+        assert all(r["clock"] == {"kind": "host"} for r in rows)
     else:
         assert "failed: java.lang.IllegalStateException: sensor gone (task process, release 42)" in out
 

@@ -70,6 +70,12 @@ class Hypervisor:
         """Rendered files besides <board>.json (file name -> text), checked against golden/."""
         return {}
 
+    def clock(self, board: Board) -> dict:
+        """The clock the RT cell's deadlines, lateness and response times are in: {"kind": "host"}
+        (a real CPU: the host's time) or {"kind": "virtual", ...} (an emulated CPU in QEMU icount
+        time). Recorded in the run state as rt_clock; start() may correct it (icount needs TCG)."""
+        return {"kind": "host"}
+
     # -- up ---------------------------------------------------------------------------
     def cannot_run_here(self, board: Board) -> str | None:
         """None, or the one line `board up` refuses with before it checks anything else (a board

@@ -90,6 +90,7 @@ class Qemu(Hypervisor):
                 "-name", f"rtdroid-{board.name}-{rt['name']}",
                 "-nodefaults", "-no-user-config", "-no-reboot",
                 "-machine", "pc", "-accel", "${ACCEL}", "-cpu", "${QEMU_CPU}",
+                *self._icount_args(board),
                 "-smp", str(rt.get("vcpus", 1)), "-m", str(rt["memory_mib"]),
                 "-display", "none", "-vga", "none", "-nic", "none",
                 "-kernel", "${RT_KERNEL}",
@@ -108,9 +109,25 @@ class Qemu(Hypervisor):
         return {"role": "rt", "argv": argv, "ready_line": "RTCELL READY", "log": "rt.log",
                 "console": "console.log"}
 
+    @staticmethod
+    def _icount_args(board: Board) -> list[str]:
+        # sleep=off: an idle guest's clock jumps to its next timer instead of waiting for the
+        # host's, so virtual time depends on instructions executed only (deterministic).
+        c = board.rt.get("clock", {})
+        return ["-icount", f"shift={c['icount_shift']},sleep=off"] if c.get("kind") == "virtual" else []
+
+    def clock(self, board: Board) -> dict:
+        c = board.rt.get("clock", {"kind": "host"})
+        if c.get("kind") != "virtual":
+            return {"kind": "host"}
+        shift = c["icount_shift"]
+        return {"kind": "virtual", "icount_shift": shift, "ns_per_instruction": 2 ** shift,
+                "instructions_per_second": 10 ** 9 // 2 ** shift,
+                "label": f"virtual time (QEMU icount shift={shift}: {10 ** 3 // 2 ** shift} M instructions/s)"}
+
     def render_extra(self, board: Board) -> dict:
         rt = board.rt
-        return {"rt_image": {
+        return {"clock": self.clock(board), "rt_image": {
             "kernel_package": "linux-image-rt-amd64",
             "kernel": "${RTDROID_HOME}/build/rt-cell/vmlinux (ELF for PVH boot, else the vmlinuz)",
             "initramfs": {
@@ -159,13 +176,21 @@ class Qemu(Hypervisor):
         launch.state["accel"] = accel
         launch.values.update(ACCEL=accel, QEMU_CPU=cpu)
         argv = resolve_argv(launch.argv, launch.values)
+        launch.state["rt_clock"] = self.clock(board)
+        if accel == "kvm" and "-icount" in argv:
+            # icount is a TCG feature: under KVM the cell's CPU is real and so is its clock
+            i = argv.index("-icount")
+            argv = argv[:i] + argv[i + 2:]
+            launch.state["rt_clock"] = {"kind": "host", "label": "host clock (KVM: icount needs TCG)"}
         if self.region_after_start(board, launch.cold):
             p, how = _restore(launch, argv, accel)
             launch.format_region()
         else:
             p = launch.start_process(argv, launch.run / "rt.log")
             how = f"QEMU {accel.upper()} ({why})"
-        return p, f"{how}, pid {p.pid}, host CPUs {board.rt['cpus']}"
+        clock = launch.state["rt_clock"]
+        return p, (f"{how}, pid {p.pid}, host CPUs {board.rt['cpus']}"
+                   + (f", {clock['label']}" if clock["kind"] == "virtual" else ""))
 
     def cell_entry(self, run: Path) -> dict:
         return {"console": str(run / "console.log"), "console_socket": str(run / "console.sock"),
