@@ -21,5 +21,5 @@ RT Cell Runs A PREEMPT_RT Kernel
     RT Cell Should Run A PREEMPT_RT Kernel
 
 Clean Teardown
-    Tear Down Board
+    Bring The Board Down
     Board Should Leave Nothing Behind

@@ -1,12 +1,13 @@
 """A suite fails when an RT component failed that no test failed on purpose
-(RTDroidLibrary: RT Components Should Not Have Failed, RT Service Should Be Running)."""
+(RtCellLibrary: RT Components Should Not Have Failed, RT Service Should Be Running)."""
 import sys
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "libraries"))
-import RTDroidLibrary as lib  # noqa: E402
+import RtCellLibrary as lib  # noqa: E402
+import session  # noqa: E402
 
 CAUSE = {"exception_class": "java.lang.IllegalStateException", "message": "sensor gone", "task": "process",
          "release": 42, "frames": ["a.B.c(B.java:1)"]}
@@ -18,7 +19,7 @@ SERVICES = [
 ]
 
 
-class Services(lib.RTDroidLibrary):
+class Services(lib.RtCellLibrary):
     """The library reading a given status instead of asking a board (the CLI is tested on its own)."""
 
     def __init__(self, services):
@@ -30,6 +31,13 @@ class Services(lib.RTDroidLibrary):
 
     def board_status(self):
         return {"cells": {"rt": {"alive": True}}}
+
+
+@pytest.fixture(autouse=True)
+def fresh_session():
+    session.SESSION.failing_on_purpose.clear()  # one Robot run's state: none between tests
+    yield
+    session.SESSION.failing_on_purpose.clear()
 
 
 def test_a_failed_component_fails_the_check_with_its_cause():
