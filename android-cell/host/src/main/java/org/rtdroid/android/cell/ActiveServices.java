@@ -17,6 +17,7 @@ import org.rtdroid.android.proxy.ProxyCore;
 import org.rtdroid.android.proxy.RTsProxyService;
 import org.robolectric.Robolectric;
 import org.robolectric.android.controller.ServiceController;
+import org.rtdroid.android.proxy.ProxyContract;
 
 /**
  * The cell's running services: started services (onCreate once, onStartCommand per start) and
@@ -101,6 +102,12 @@ final class ActiveServices {
             return null;
         }
         Intent copy = new Intent(intent);
+        if (Apps.PROXY_PACKAGE.equals(cn.getPackageName())) {
+            // Who calls is the cell's to say, as a device's Binder.getCallingUid(): the app whose
+            // code is on the stack, never the app's data (an app's value here is overwritten).
+            String calling = Apps.askingPackage();
+            copy.putExtra(ProxyContract.EXTRA_CALLING_PACKAGE, calling != null ? calling : Apps.SYSTEM);
+        }
         InstalledApp target = packages.get(cn.getPackageName());
         ServiceRecord running = services.get(cn);
         ProxyCore proxy = proxy();

@@ -29,6 +29,13 @@ public final class ProxyContract {
     public static final String EXTRA_PRIORITY = "priority";
     public static final String EXTRA_CORRELATION_ID = "correlationId";
     public static final String EXTRA_SENDER = "sender";
+    /**
+     * The package whose code called startService, stamped by the cell's system server from the
+     * calling code's identity (as a device's Binder.getCallingUid()), overwriting anything an app
+     * put there. The proxy takes the frame's sender from it, never from the app's data: an app
+     * that names another package in {@link #EXTRA_SENDER} is refused.
+     */
+    public static final String EXTRA_CALLING_PACKAGE = "org.rtdroid.proxy.CALLING_PACKAGE";
     /** The app's System.nanoTime() when it sent: the start of the measured round trip. */
     public static final String EXTRA_SEND_NANOS = "sendNanos";
     public static final String EXTRA_REASON = "reason";

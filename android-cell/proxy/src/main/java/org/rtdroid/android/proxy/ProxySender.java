@@ -60,7 +60,9 @@ final class ProxySender {
 
     /** Handles one SEND intent (proxy's looper). */
     void send(Intent intent) {
-        String sender = intent.getStringExtra(ProxyContract.EXTRA_SENDER);
+        // The sender is who called, as the cell's system server saw it; what the app claims is checked.
+        String sender = intent.getStringExtra(ProxyContract.EXTRA_CALLING_PACKAGE);
+        String claimed = intent.getStringExtra(ProxyContract.EXTRA_SENDER);
         String channel = intent.getStringExtra(ProxyContract.EXTRA_CHANNEL);
         String action = intent.getStringExtra(ProxyContract.EXTRA_ACTION);
         byte[] payload = intent.getByteArrayExtra(ProxyContract.EXTRA_PAYLOAD);
@@ -69,7 +71,11 @@ final class ProxySender {
         long appSendNanos = intent.getLongExtra(ProxyContract.EXTRA_SEND_NANOS, 0);
         long received = System.nanoTime();
 
-        String problem = validate(sender, channel, action, payload, priority);
+        String problem = sender == null
+                ? "no calling identity: a send reaches the proxy through the cell's startService, which stamps it"
+                : claimed != null && !claimed.equals(sender)
+                ? "sender '" + claimed + "' is not the calling package '" + sender + "'"
+                : validate(sender, channel, action, payload, priority);
         if (problem == null && !channels.declares(sender, channel)) {
             problem = "package " + sender + " does not declare channel '" + channel
                     + "' (AndroidManifest meta-data " + ProxyContract.META_CHANNELS + ")";
