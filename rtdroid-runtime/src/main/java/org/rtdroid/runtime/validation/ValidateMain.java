@@ -16,7 +16,7 @@ import org.rtdroid.runtime.xcc.CrossContextIntent;
  * validates applications together for one RT cell (what {@code rtdroid validate} runs). A MANIFEST is
  * a manifest.xml or a directory holding one. Options: {@code --board NAME} (named in the report),
  * {@code --cpus N} (default 1), {@code --budget BYTES} (the board's rt_budget_bytes, default 64 MiB),
- * {@code --runtime-reserved BYTES}, {@code --json}, {@code --cheddar OUT.xml}.
+ * {@code --runtime-reserved BYTES}, {@code --json}, {@code --cheddar OUT.xml}; {@code --} ends the options.
  * Exit status: 0 everything holds, 1 it fails (the reasons are printed), 2 a manifest is malformed or
  * the command line is wrong (one line on stderr: file, line, element, what).
  */
@@ -39,20 +39,21 @@ public final class ValidateMain {
         Path cheddar = null;
         List<Path> manifests = new ArrayList<>();
         try {
+            boolean options = true;
             for (int i = 0; i < args.length; i++) {
+                if (!options || !args[i].startsWith("--")) {
+                    manifests.add(Path.of(args[i]));
+                    continue;
+                }
                 switch (args[i]) {
+                    case "--" -> options = false;
                     case "--board" -> board = value(args, ++i);
                     case "--cpus" -> cpus = (int) number(args, ++i, 1, 1024);
                     case "--budget" -> budget = number(args, ++i, 1, Long.MAX_VALUE);
                     case "--runtime-reserved" -> reserved = number(args, ++i, 0, Long.MAX_VALUE);
                     case "--json" -> json = true;
                     case "--cheddar" -> cheddar = Path.of(value(args, ++i));
-                    default -> {
-                        if (args[i].startsWith("--")) {
-                            throw new IllegalArgumentException("unknown option " + args[i]);
-                        }
-                        manifests.add(Path.of(args[i]));
-                    }
+                    default -> throw new IllegalArgumentException("unknown option " + args[i]);
                 }
             }
             if (manifests.isEmpty()) {
