@@ -59,15 +59,13 @@ final class Chapter5Vocabulary {
                                                     List<ManifestParser.Element> nested) throws ManifestException {
         ManifestParser.Element out = copy(e, e.name);
         ManifestParser.Element mem = null;
+        ManifestParser.Element memDeclared = null;
         for (ManifestParser.Element c : e.children) {
             switch (c.name) {
-                case "mem-size" -> {
+                case "mem-size", "memSizes" -> {
+                    memDeclared = c;
                     mem = copy(c, "memSizes");
                     out.children.add(mem);
-                }
-                case "memSizes" -> {
-                    mem = c;
-                    out.children.add(c);
                 }
                 case "time" -> out.children.add(release(src, c, false, out));
                 case "periodic-task" -> out.children.add(task(src, c));
@@ -85,14 +83,15 @@ final class Chapter5Vocabulary {
             }
         }
         if (!nested.isEmpty() && mem != null && mem.attrs.containsKey("total")) {
-            out.children.set(out.children.indexOf(mem), withoutNestedTotals(src, e, mem, nested));
+            out.children.set(out.children.indexOf(mem), withoutNestedTotals(src, e, memDeclared, mem, nested));
         }
         return out;
     }
 
     /** The service's memSizes with the nested receivers' totals taken out of its total. */
     private static ManifestParser.Element withoutNestedTotals(String src, ManifestParser.Element service,
-            ManifestParser.Element mem, List<ManifestParser.Element> nested) throws ManifestException {
+            ManifestParser.Element declared, ManifestParser.Element mem, List<ManifestParser.Element> nested)
+            throws ManifestException {
         long receivers = 0;
         for (ManifestParser.Element r : nested) {
             for (ManifestParser.Element c : r.children) {
@@ -103,7 +102,7 @@ final class Chapter5Vocabulary {
         }
         long total = size(src, mem, "total");
         if (total < receivers) {
-            throw new ManifestException(src, mem.line, mem.name, "total " + total + " B of " + service.attrs.get("name")
+            throw new ManifestException(src, declared.line, declared.name, "total " + total + " B of " + service.attrs.get("name")
                     + " is smaller than the " + receivers + " B of its nested receivers");
         }
         ManifestParser.Element out = copy(mem, mem.name);

@@ -20,11 +20,11 @@ import java.util.Set;
 public final class Blocking {
     private Blocking() {}
 
-    /** B_i per task name, over the tasks of one CPU and the critical sections of those tasks. */
+    /** B_i per task key, over the tasks of one CPU and the critical sections of those tasks. */
     public static Map<String, Long> compute(List<Task> tasks, List<CriticalSection> sections) {
         Map<String, Task> byName = new HashMap<>();
         for (Task t : tasks) {
-            byName.put(t.name(), t);
+            byName.put(t.key(), t);
         }
         Map<String, Integer> ceiling = new HashMap<>();
         Set<String> resources = new LinkedHashSet<>();
@@ -40,7 +40,7 @@ public final class Blocking {
             long perTask = 0;
             for (Task j : tasks) {
                 if (j.priority() < i.priority()) {
-                    perTask += longest(sections, j.name(), null, i.priority(), ceiling, byName);
+                    perTask += longest(sections, j.key(), null, i.priority(), ceiling, byName);
                 }
             }
             long perResource = 0;
@@ -51,7 +51,7 @@ public final class Blocking {
             }
             long b = Math.min(perTask, perResource);
             if (b > 0) {
-                out.put(i.name(), b);
+                out.put(i.key(), b);
             }
         }
         return out;

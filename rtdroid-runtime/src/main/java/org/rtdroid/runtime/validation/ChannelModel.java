@@ -12,7 +12,7 @@ public record ChannelModel(String app, String name, String type, int capacity, S
                            List<End> producers, List<End> consumers, long inboundMinInterArrivalNanos,
                            boolean toAndroid, String source) {
 
-    /** A task at one end of the channel and the messages it sends or takes per release. */
+    /** A task ({@link Task#key()}) at one end of the channel and the messages it sends or takes per release. */
     public record End(String task, int countPerRelease) {}
 
     public boolean fromAndroid() { return inboundMinInterArrivalNanos >= 0; }

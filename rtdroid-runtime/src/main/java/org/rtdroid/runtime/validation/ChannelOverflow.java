@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * Worst-case queue occupancy of every channel, per consumer (a broadcast channel per subscriber).
@@ -30,7 +31,8 @@ final class ChannelOverflow {
 
     private ChannelOverflow() {}
 
-    static List<ValidationReport.ChannelResult> analyse(SystemModel model, Map<String, ResponseTimeAnalysis.Result> byTask) {
+    static List<ValidationReport.ChannelResult> analyse(SystemModel model, Map<String, ResponseTimeAnalysis.Result> byTask,
+                                                        Function<String, String> labels) {
         Map<String, Double> offeredRate = offeredRates(model, byTask);
         List<ValidationReport.ChannelResult> out = new ArrayList<>();
         for (ChannelModel ch : model.channels()) {
@@ -46,23 +48,24 @@ final class ChannelOverflow {
                 if (consumer == null) {
                     continue;  // not analysable (INCOMPLETE already says why)
                 }
+                String who = labels.apply(c.task());
                 if (ch.fromAndroid() && ch.inboundMinInterArrivalNanos() == 0) {
-                    out.add(new ValidationReport.ChannelResult(ch, c.task(), -1,
+                    out.add(new ValidationReport.ChannelResult(ch, who, -1,
                             "best effort: the Android cell's rate is not declared (min-interarrival); a full queue"
                                     + " refuses with CHANNEL_FULL", true));
                     continue;
                 }
                 Task t = consumer.task();
                 if (t.kind() == Task.Kind.PERIODIC) {
-                    out.add(periodicConsumer(ch, c, consumer, byTask));
+                    out.add(periodicConsumer(ch, c, who, consumer, byTask));
                 } else {
-                    double rate = offeredRate.getOrDefault(t.name(), 0.0);
+                    double rate = offeredRate.getOrDefault(t.key(), 0.0);
                     if (rate * t.periodNanos() > 1.0 + 1e-9) {
-                        out.add(new ValidationReport.ChannelResult(ch, c.task(), -1, String.format(java.util.Locale.ROOT,
+                        out.add(new ValidationReport.ChannelResult(ch, who, -1, String.format(java.util.Locale.ROOT,
                                 "%s is offered %.3f messages per minimum inter-arrival time %s, more than the 1 its"
-                                        + " analysis assumes", t.name(), rate * t.periodNanos(), Durations.format(t.periodNanos())), false));
+                                        + " analysis assumes", who, rate * t.periodNanos(), Durations.format(t.periodNanos())), false));
                     } else {
-                        out.add(verdict(ch, c.task(), arrivals(ch, consumer.wcrtNanos(), byTask),
+                        out.add(verdict(ch, who, arrivals(ch, consumer.wcrtNanos(), byTask),
                                 "arrivals within its response time " + Durations.format(consumer.wcrtNanos())));
                     }
                 }
@@ -71,14 +74,14 @@ final class ChannelOverflow {
         return List.copyOf(out);
     }
 
-    private static ValidationReport.ChannelResult periodicConsumer(ChannelModel ch, ChannelModel.End c,
+    private static ValidationReport.ChannelResult periodicConsumer(ChannelModel ch, ChannelModel.End c, String who,
             ResponseTimeAnalysis.Result consumer, Map<String, ResponseTimeAnalysis.Result> byTask) {
         Task t = consumer.task();
         double offered = rate(ch, byTask) * t.periodNanos();
         if (offered > c.countPerRelease() + 1e-9) {
-            return new ValidationReport.ChannelResult(ch, c.task(), -1, String.format(java.util.Locale.ROOT,
+            return new ValidationReport.ChannelResult(ch, who, -1, String.format(java.util.Locale.ROOT,
                     "grows without bound: %.3f messages arrive per period %s of %s, which takes %d",
-                    offered, Durations.format(t.periodNanos()), t.name(), c.countPerRelease()), false);
+                    offered, Durations.format(t.periodNanos()), who, c.countPerRelease()), false);
         }
         long worst = 0;
         long windows = Math.min(MAX_WINDOWS, hyperperiodWindows(ch, t, byTask));
@@ -86,7 +89,7 @@ final class ChannelOverflow {
             long a = arrivals(ch, n * t.periodNanos() + consumer.wcrtNanos(), byTask) - (n - 1) * c.countPerRelease();
             worst = Math.max(worst, a);
         }
-        return verdict(ch, c.task(), worst, "arrivals between two takes of " + c.countPerRelease() + " per "
+        return verdict(ch, who, worst, "arrivals between two takes of " + c.countPerRelease() + " per "
                 + Durations.format(t.periodNanos()));
     }
 

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * The analysed task set as Cheddar ADL XML (Cheddar 3.x), as the dissertation fed its manifests to
@@ -20,6 +21,7 @@ public final class CheddarExport {
     public static String render(ValidationReport r) {
         long unit = unit(r);
         String unitName = unit == 1_000_000 ? "1 ms" : unit == 1_000 ? "1 us" : "1 ns";
+        Function<String, String> labels = Validation.labels(r.model());
         StringBuilder x = new StringBuilder();
         x.append("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n");
         x.append("<!-- RTDroid validation export for Cheddar; board ").append(esc(r.cell().board()))
@@ -68,9 +70,10 @@ public final class CheddarExport {
             for (ResponseTimeAnalysis.Result res : cpu.results()) {
                 Task t = res.task();
                 String element = t.kind() == Task.Kind.SPORADIC ? "sporadic_task" : "periodic_task";
-                x.append("    <").append(element).append(" id=\"").append(esc(t.name())).append("\">\n");
+                String name = labels.apply(t.key());
+                x.append("    <").append(element).append(" id=\"").append(esc(name)).append("\">\n");
                 tag(x, 6, "object_type", "TASK_OBJECT_TYPE");
-                tag(x, 6, "name", t.name());
+                tag(x, 6, "name", name);
                 tag(x, 6, "task_type", t.kind() == Task.Kind.SPORADIC ? "SPORADIC_TYPE" : "PERIODIC_TYPE");
                 tag(x, 6, "cpu_name", "cpu" + cpu.index());
                 tag(x, 6, "address_space_name", t.app());
@@ -95,20 +98,21 @@ public final class CheddarExport {
             tag(x, 6, "queueing_system_type", "QS_PP1");
             tag(x, 6, "size", Integer.toString(ch.capacity()));
             x.append("      <roles>\n");
-            role(x, ch.producers(), "QUEUING_PRODUCER", r);
-            role(x, ch.consumers(), "QUEUING_CONSUMER", r);
+            role(x, ch.producers(), "QUEUING_PRODUCER", r, labels);
+            role(x, ch.consumers(), "QUEUING_CONSUMER", r, labels);
             x.append("      </roles>\n    </buffer>\n");
         }
         x.append("  </buffers>\n</cheddar>\n");
         return x.toString();
     }
 
-    private static void role(StringBuilder x, List<ChannelModel.End> ends, String role, ValidationReport r) {
+    private static void role(StringBuilder x, List<ChannelModel.End> ends, String role, ValidationReport r,
+                             Function<String, String> labels) {
         for (ChannelModel.End e : ends) {
             if (!analysed(r, e.task())) {
                 continue;
             }
-            x.append("        <buffer_role task=\"").append(esc(e.task())).append("\">\n");
+            x.append("        <buffer_role task=\"").append(esc(labels.apply(e.task()))).append("\">\n");
             tag(x, 10, "the_role", role);
             tag(x, 10, "size", Integer.toString(e.countPerRelease()));
             tag(x, 10, "time", "0");
@@ -120,7 +124,7 @@ public final class CheddarExport {
     private static boolean analysed(ValidationReport r, String task) {
         for (ValidationReport.Cpu cpu : r.cpus()) {
             for (ResponseTimeAnalysis.Result res : cpu.results()) {
-                if (res.task().name().equals(task)) {
+                if (res.task().key().equals(task)) {
                     return true;
                 }
             }

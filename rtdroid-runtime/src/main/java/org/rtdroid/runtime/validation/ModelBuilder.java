@@ -50,7 +50,6 @@ public final class ModelBuilder {
         final List<Task> tasks = new ArrayList<>();
         final List<String> problems = new ArrayList<>();
         final Map<ComponentDecl, List<String>> tasksOf = new LinkedHashMap<>();
-        final Map<String, Task> byName = new LinkedHashMap<>();
 
         Builder(Manifest m, TimingDeclarations timing) {
             this.m = m;
@@ -67,7 +66,7 @@ public final class ModelBuilder {
                     Timing tt = timing.tasks().get(t.name());
                     if (t.wcetNanos() <= 0) {
                         problems.add("INCOMPLETE: " + t.name() + " (" + at(t.line()) + "): cost required for schedulability");
-                        names.add(t.name());
+                        names.add(m.name() + "/" + t.name());
                         continue;
                     }
                     add(names, new Task(m.name(), t.name(), Task.Kind.PERIODIC, t.priority(), t.periodNanos(),
@@ -104,7 +103,7 @@ public final class ModelBuilder {
                         + " schedulability (min-interarrival, or <time><periodic>, or a <server>)");
             }
             if (cost <= 0 || mit <= 0) {
-                names.add(name);  // still an end of its channels; not a task of the analysis
+                names.add(m.name() + "/" + name);  // still an end of its channels; not a task of the analysis
                 return;
             }
             add(names, new Task(m.name(), name, Task.Kind.SPORADIC, c.priority(), mit, cost, mit, jitter(ct),
@@ -112,8 +111,7 @@ public final class ModelBuilder {
         }
 
         private void add(List<String> names, Task t) {
-            names.add(t.name());
-            byName.put(t.name(), t);
+            names.add(t.key());
             tasks.add(t);
         }
 
@@ -133,7 +131,7 @@ public final class ModelBuilder {
                 for (ComponentDecl c : m.components()) {
                     if (c.publishesOn(ch.name()) || c.subscribesTo(ch.name())) {
                         for (String task : tasksOf.get(c)) {
-                            out.add(new CriticalSection("channel " + ch.name(), task, t.criticalSectionNanos()));
+                            out.add(new CriticalSection(m.name() + "/channel " + ch.name(), task, t.criticalSectionNanos()));
                         }
                     }
                 }
@@ -141,10 +139,12 @@ public final class ModelBuilder {
             for (TimingDeclarations.SharedUse u : timing.sharedUses()) {
                 for (ComponentDecl c : m.components()) {
                     List<String> names = tasksOf.get(c);
+                    String resource = m.name() + "/" + u.resource();
+                    String ownerKey = m.name() + "/" + u.owner();
                     if (c.className().equals(u.owner())) {
-                        names.forEach(n -> out.add(new CriticalSection(u.resource(), n, u.criticalSectionNanos())));
-                    } else if (names.contains(u.owner())) {
-                        out.add(new CriticalSection(u.resource(), u.owner(), u.criticalSectionNanos()));
+                        names.forEach(n -> out.add(new CriticalSection(resource, n, u.criticalSectionNanos())));
+                    } else if (names.contains(ownerKey)) {
+                        out.add(new CriticalSection(resource, ownerKey, u.criticalSectionNanos()));
                     }
                 }
             }

@@ -35,6 +35,7 @@ public final class ReportJson {
                 Task t = res.task();
                 o.append(k == 0 ? "{" : ",{");
                 field(o, "name").append(str(t.name())).append(',');
+                field(o, "key").append(str(t.key())).append(',');
                 field(o, "app").append(str(t.app())).append(',');
                 field(o, "kind").append(str(t.kind().word())).append(',');
                 field(o, "priority").append(t.priority()).append(',');

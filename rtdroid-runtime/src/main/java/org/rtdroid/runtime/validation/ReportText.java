@@ -11,6 +11,7 @@ public final class ReportText {
     public static String render(ValidationReport r) {
         StringBuilder out = new StringBuilder();
         Cell cell = r.cell();
+        java.util.function.Function<String, String> labels = Validation.labels(r.model());
         out.append("Validation for board ").append(cell.board()).append(": ").append(cell.cpus()).append(" CPU(s), rt budget ")
                 .append(cell.budgetBytes()).append(" B\n\n");
         out.append("Tasks (fixed-priority preemptive, exact response-time analysis with jitter and blocking;\n"
@@ -32,7 +33,7 @@ public final class ReportText {
                 "deadline", "slack", "verdict", "source"});
             for (ResponseTimeAnalysis.Result res : cpu.results()) {
                 Task t = res.task();
-                rows.add(new String[] {t.name(), t.app(), t.kind().word(), Integer.toString(t.priority()),
+                rows.add(new String[] {labels.apply(t.key()), t.app(), t.kind().word(), Integer.toString(t.priority()),
                     Durations.format(t.periodNanos()), Durations.format(t.costNanos()), Durations.format(t.jitterNanos()),
                     Durations.format(res.blockingNanos()), (res.schedulable() ? "" : "> ") + Durations.format(res.wcrtNanos()),
                     Durations.format(t.deadlineNanos()), res.schedulable() ? Durations.format(res.slackNanos()) : "-",

@@ -24,11 +24,11 @@ public final class ResponseTimeAnalysis {
         public long slackNanos() { return task.deadlineNanos() - wcrtNanos; }
     }
 
-    /** Analyses every task of {@code tasks} (one CPU); {@code blocking} maps task names to B_i (absent = 0). */
+    /** Analyses every task of {@code tasks} (one CPU); {@code blocking} maps task keys to B_i (absent = 0). */
     public static List<Result> analyse(List<Task> tasks, Map<String, Long> blocking) {
         List<Result> out = new ArrayList<>(tasks.size());
         for (Task t : tasks) {
-            long b = blocking.getOrDefault(t.name(), 0L);
+            long b = blocking.getOrDefault(t.key(), 0L);
             out.add(responseTime(t, tasks, b));
         }
         return out;
@@ -83,7 +83,7 @@ public final class ResponseTimeAnalysis {
      */
     public static boolean boundsApply(List<Task> tasks, Map<String, Long> blocking) {
         for (Task a : tasks) {
-            if (a.deadlineNanos() != a.periodNanos() || a.jitterNanos() != 0 || blocking.getOrDefault(a.name(), 0L) != 0) {
+            if (a.deadlineNanos() != a.periodNanos() || a.jitterNanos() != 0 || blocking.getOrDefault(a.key(), 0L) != 0) {
                 return false;
             }
             for (Task b : tasks) {

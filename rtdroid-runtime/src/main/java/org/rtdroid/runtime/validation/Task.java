@@ -19,6 +19,9 @@ public record Task(String app, String name, Kind kind, int priority, long period
         public String word() { return word; }
     }
 
+    /** Unique in the cell: the application's name and the task's. */
+    public String key() { return app + "/" + name; }
+
     public double utilization() { return (double) costNanos / periodNanos; }
 
     public Task onCpu(int index) {

@@ -5,6 +5,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * The static validation of applications for one RT cell (dissertation chapter 5): memory against
@@ -19,6 +20,7 @@ public final class Validation {
     public static ValidationReport run(SystemModel model, Cell cell) {
         List<String> reasons = new ArrayList<>(model.problems());
         Map<Integer, List<Task>> placed = place(model, cell, reasons);
+        Function<String, String> labels = labels(model);
         List<ValidationReport.Cpu> cpus = new ArrayList<>();
         Map<String, ResponseTimeAnalysis.Result> byTask = new HashMap<>();
         for (int cpu = 0; cpu < cell.cpus(); cpu++) {
@@ -27,9 +29,9 @@ public final class Validation {
             Map<String, Long> blocking = Blocking.compute(tasks, model.criticalSections());
             List<ResponseTimeAnalysis.Result> results = ResponseTimeAnalysis.analyse(tasks, blocking);
             for (ResponseTimeAnalysis.Result r : results) {
-                byTask.put(r.task().name(), r);
+                byTask.put(r.task().key(), r);
                 if (!r.schedulable()) {
-                    reasons.add("UNSCHEDULABLE: " + r.task().name() + " WCRT " + Durations.format(r.wcrtNanos())
+                    reasons.add("UNSCHEDULABLE: " + labels.apply(r.task().key()) + " WCRT " + Durations.format(r.wcrtNanos())
                             + " > deadline " + Durations.format(r.task().deadlineNanos())
                             + (cell.cpus() > 1 ? " on CPU " + cpu : ""));
                 }
@@ -38,7 +40,7 @@ public final class Validation {
                     ResponseTimeAnalysis.liuLaylandBound(tasks.size()), ResponseTimeAnalysis.hyperbolicProduct(tasks),
                     ResponseTimeAnalysis.boundsApply(tasks, blocking), results));
         }
-        List<ValidationReport.ChannelResult> channels = ChannelOverflow.analyse(model, byTask);
+        List<ValidationReport.ChannelResult> channels = ChannelOverflow.analyse(model, byTask, labels);
         for (ValidationReport.ChannelResult c : channels) {
             if (!c.holds()) {
                 reasons.add("CHANNEL_OVERFLOW: " + c.channel().name() + " " + c.verdict());
@@ -51,6 +53,18 @@ public final class Validation {
                     + cell.budgetBytes() + " B of board " + cell.board());
         }
         return new ValidationReport(cell, model, List.copyOf(cpus), channels, memory, List.copyOf(reasons));
+    }
+
+    /** A task's name in the report, given its key: its own name, or app/name where two applications use the name. */
+    public static Function<String, String> labels(SystemModel model) {
+        Map<String, Integer> uses = new HashMap<>();
+        for (Task t : model.tasks()) {
+            uses.merge(t.name(), 1, Integer::sum);
+        }
+        return key -> {
+            String name = key.substring(key.indexOf('/') + 1);
+            return uses.getOrDefault(name, 0) > 1 ? key : name;
+        };
     }
 
     /** Tasks per CPU: pinned ones where the manifest says, the others first-fit decreasing. */

@@ -147,4 +147,19 @@ class CochlearValidationTest {
         ValidationReport bad = validate(xml, HOST);
         assertTrue(bad.reasons().get(0).contains("cpu 1 is not one of the cell's 1 CPU(s)"), bad.reasons().get(0));
     }
+
+    @Test
+    void twoApplicationsWithTheSameTaskNamesAreToldApartAndShareTheCpu() throws Exception {
+        String second = cochlear().replace("<application name=\"cochlear\">", "<application name=\"cochlear2\">");
+        SystemModel both = SystemModel.union(List.of(
+                ModelBuilder.read("cochlear/manifest.xml", cochlear().getBytes(StandardCharsets.UTF_8)),
+                ModelBuilder.read("cochlear2/manifest.xml", second.getBytes(StandardCharsets.UTF_8))));
+        ValidationReport r = Validation.run(both, HOST);
+        assertEquals(0.75, r.cpus().get(0).utilization(), 1e-12);
+        // Equal priorities, FIFO within the level: each counts its twin as interference.
+        assertEquals(List.of(2L, 2L, 4L, 4L, 6L, 6L), wcrtMillis(r));
+        assertTrue(r.holds(), () -> String.join("\n", r.reasons()));
+        String text = ReportText.render(r);
+        assertTrue(text.contains("cochlear/recordingTask") && text.contains("cochlear2/recordingTask"), text);
+    }
 }

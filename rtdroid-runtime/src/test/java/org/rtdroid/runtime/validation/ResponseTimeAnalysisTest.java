@@ -79,7 +79,7 @@ class ResponseTimeAnalysisTest {
     void boundsDoNotApplyWithJitterBlockingShortDeadlinesOrNonRateMonotonicPriorities() {
         assertFalse(ResponseTimeAnalysis.boundsApply(List.of(task("a", 1, 10, 1, 5, 0)), Map.of()));
         assertFalse(ResponseTimeAnalysis.boundsApply(List.of(task("a", 1, 10, 1, 10, 2)), Map.of()));
-        assertFalse(ResponseTimeAnalysis.boundsApply(List.of(task("a", 1, 10, 1)), Map.of("a", 1L)));
+        assertFalse(ResponseTimeAnalysis.boundsApply(List.of(task("a", 1, 10, 1)), Map.of("test/a", 1L)));
         assertFalse(ResponseTimeAnalysis.boundsApply(List.of(task("a", 1, 5, 1), task("b", 2, 10, 1)), Map.of()));
     }
 
@@ -111,11 +111,11 @@ class ResponseTimeAnalysisTest {
         Task mid = task("mid", 2, 15, 2);
         Task lo = task("lo", 1, 40, 5);
         List<Task> set = List.of(hi, mid, lo);
-        List<CriticalSection> cs = List.of(new CriticalSection("r", "hi", 1), new CriticalSection("r", "lo", 3));
+        List<CriticalSection> cs = List.of(new CriticalSection("r", "test/hi", 1), new CriticalSection("r", "test/lo", 3));
         Map<String, Long> b = Blocking.compute(set, cs);
-        assertEquals(3L, b.get("hi"));
-        assertEquals(3L, b.get("mid"), "push-through blocking: lo may run boosted to hi's priority above mid");
-        assertEquals(null, b.get("lo"), "nobody below lo");
+        assertEquals(3L, b.get("test/hi"));
+        assertEquals(3L, b.get("test/mid"), "push-through blocking: lo may run boosted to hi's priority above mid");
+        assertEquals(null, b.get("test/lo"), "nobody below lo");
         long[] r = wcrts(set, b);
         assertEquals(5, r[0], "C 2 + B 3");
         assertEquals(7, r[1], "C 2 + B 3 + hi 2");
@@ -127,12 +127,12 @@ class ResponseTimeAnalysisTest {
         Task hi = task("hi", 3, 100, 1);
         List<Task> set = List.of(hi, task("l1", 2, 100, 5), task("l2", 1, 100, 5));
         // Two lower tasks on two different resources: blocked by each (chained), 2 + 3.
-        assertEquals(5L, Blocking.compute(set, List.of(new CriticalSection("r1", "hi", 1), new CriticalSection("r2", "hi", 1),
-                new CriticalSection("r1", "l1", 2), new CriticalSection("r2", "l2", 3))).get("hi"));
+        assertEquals(5L, Blocking.compute(set, List.of(new CriticalSection("r1", "test/hi", 1), new CriticalSection("r2", "test/hi", 1),
+                new CriticalSection("r1", "test/l1", 2), new CriticalSection("r2", "test/l2", 3))).get("test/hi"));
         // One lower task holding either resource: blocked once, by its longest section.
-        assertEquals(3L, Blocking.compute(List.of(hi, task("l1", 2, 100, 5)), List.of(new CriticalSection("r1", "hi", 1),
-                new CriticalSection("r2", "hi", 1), new CriticalSection("r1", "l1", 2), new CriticalSection("r2", "l1", 3))).get("hi"));
+        assertEquals(3L, Blocking.compute(List.of(hi, task("l1", 2, 100, 5)), List.of(new CriticalSection("r1", "test/hi", 1),
+                new CriticalSection("r2", "test/hi", 1), new CriticalSection("r1", "test/l1", 2), new CriticalSection("r2", "test/l1", 3))).get("test/hi"));
         // A resource no task at or above hi's priority uses does not block hi.
-        assertEquals(null, Blocking.compute(set, List.of(new CriticalSection("r3", "l1", 7), new CriticalSection("r3", "l2", 7))).get("hi"));
+        assertEquals(null, Blocking.compute(set, List.of(new CriticalSection("r3", "test/l1", 7), new CriticalSection("r3", "test/l2", 7))).get("test/hi"));
     }
 }

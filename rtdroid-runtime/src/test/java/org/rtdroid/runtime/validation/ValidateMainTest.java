@@ -65,7 +65,7 @@ class ValidateMainTest {
         assertEquals(0, r.code());
         String j = r.out();
         assertTrue(j.startsWith("{\"holds\":true,\"reasons\":[],"), j);
-        assertTrue(j.contains("\"name\":\"OutputReceiver\",\"app\":\"cochlear\",\"kind\":\"sporadic\",\"priority\":88,"
+        assertTrue(j.contains("\"name\":\"OutputReceiver\",\"key\":\"cochlear/OutputReceiver\",\"app\":\"cochlear\",\"kind\":\"sporadic\",\"priority\":88,"
                 + "\"period_ns\":8000000,\"cost_ns\":1000000,\"jitter_ns\":0,\"blocking_ns\":0,\"wcrt_ns\":3000000"), j);
         assertTrue(j.contains("\"utilization\":0.375000"), j);
     }
