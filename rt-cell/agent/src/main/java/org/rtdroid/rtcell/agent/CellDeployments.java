@@ -19,19 +19,22 @@ import org.rtdroid.runtime.boot.ServiceStatus;
 import org.rtdroid.runtime.manifest.Manifest;
 import org.rtdroid.runtime.manifest.ManifestException;
 import org.rtdroid.runtime.manifest.ManifestParser;
+import org.rtdroid.runtime.validation.SystemModel;
 
 /**
  * Deploys verified bundles into the cell's {@link RuntimeHost}, in this order, each step with its
  * own result code: signature and zip shape ({@link Bundle#verify}); manifest parse and validation
- * ({@link ManifestParser}); application name = bundle name; not already deployed; memory within
- * what the cell's budget has left (checked by the runtime); then a fresh class loader per application (its jar written to a
- * private directory) and {@link RuntimeHost#deploy}, which pre-allocates and starts it.
+ * ({@link ManifestParser}); application name = bundle name; not already deployed; admission control
+ * ({@link Admission}: memory, channel overflow and schedulability of everything deployed plus this
+ * bundle, before any of its classes loads); then a fresh class loader per application (its jar
+ * written to a private directory) and {@link RuntimeHost#deploy}, which pre-allocates and starts it.
  */
 public final class CellDeployments implements Deployments {
     private final RuntimeHost host;
     private final PublicKey deployKey;
     private final Path workDir;
     private final Map<String, Deployed> deployed = new LinkedHashMap<>();
+    private final Admission admission;
     private int generation;
 
     private static final class Deployed {
@@ -55,6 +58,7 @@ public final class CellDeployments implements Deployments {
         this.host = host;
         this.deployKey = deployKey;
         this.workDir = Files.createDirectories(workDir);
+        this.admission = new Admission(host.config());
     }
 
     /** Memory the deployed applications pre-allocate: scopes plus channel slots. */
@@ -88,8 +92,9 @@ public final class CellDeployments implements Deployments {
             throw new DeployRefusal(ResultCode.DUPLICATE, "an application named '" + name
                     + "' is already deployed; undeploy it first");
         }
-        // The memory budget (scopes + channels against --budget-bytes) and utilization are checked
-        // by RuntimeHost.deploy before any class is loaded: one rule, one place.
+        // Admission control: the static validation of what runs plus this bundle, before any of its
+        // classes loads (RuntimeHost.deploy checks the memory budget and utilization again).
+        SystemModel model = admission.check(manifest, bundle.manifestXml());
         Path dir;
         URLClassLoader loader;
         try {
@@ -114,6 +119,7 @@ public final class CellDeployments implements Deployments {
             throw new DeployRefusal(ResultCode.START_FAILED, "'" + name + "' failed to start: " + e, e);
         }
         deployed.put(name, new Deployed(manifest, demandBytes(manifest), loader, dir));
+        admission.admit(name, model);
         return name;
     }
 
@@ -129,6 +135,7 @@ public final class CellDeployments implements Deployments {
             throw new DeployRefusal(ResultCode.NOT_FOUND, e.getMessage(), e);
         } finally {
             deployed.remove(name);
+            admission.remove(name);
             discard(d.loader, d.dir);
         }
     }
