@@ -74,8 +74,7 @@ public record TimingDeclarations(Map<String, Timing> components, Map<String, Tim
                         mit = pick(mit, timeChild(c, "periodic"));
                         jitter = pick(jitter, timeChild(c, "jitter"));
                     }
-                    case "server" -> server = new Server(required(c, "budget"), required(c, "period"),
-                            integer(c, "priority"), c.line);
+                    case "server" -> server = server(c);
                     case "uses" -> uses(name, c);
                     case "memSizes", "mem-size" -> d.memSizesLines.put(name, c.line);
                     case "periodic-task" -> task(c);
@@ -84,6 +83,20 @@ public record TimingDeclarations(Map<String, Timing> components, Map<String, Tim
                 }
             }
             d.components.put(name, new Timing(cost, mit, jitter, cpu(e), server, e.line));
+        }
+
+        private Server server(ManifestParser.Element c) throws ManifestException {
+            long budget = required(c, "budget");
+            long period = required(c, "period");
+            int priority = integer(c, "priority");
+            if (priority < ManifestParser.MIN_PRIORITY || priority > ManifestParser.MAX_PRIORITY) {
+                throw new ManifestException(src, c.line, c.name, "priority " + priority + " is outside "
+                        + ManifestParser.MIN_PRIORITY + ".." + ManifestParser.MAX_PRIORITY);
+            }
+            if (budget > period) {
+                throw new ManifestException(src, c.line, c.name, "budget exceeds the period");
+            }
+            return new Server(budget, period, priority, c.line);
         }
 
         private void task(ManifestParser.Element e) throws ManifestException {

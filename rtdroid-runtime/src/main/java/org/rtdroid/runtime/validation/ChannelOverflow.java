@@ -13,10 +13,11 @@ import java.util.function.Function;
  * time); the Android cell on an inbound cross-context channel with minimum inter-arrival time m
  * sends at most ⌊L/m⌋ + 1. Then, with A(L) the sum over producers:
  * <ul>
- *   <li>a periodic consumer taking k messages per release (period T_c, response time R_c) holds at
+ *   <li>a periodic consumer (or a server) taking k messages per release (its subscriber
+ *       {@code count}; period T_c, response time R_c) holds at
  *       most max_{n ≥ 1} A(n·T_c + R_c) − (n−1)·k; if messages arrive faster than k per T_c the
  *       queue grows without bound;</li>
- *   <li>a sporadic receiver (or server) handles each message within its response time R_r, so it
+ *   <li>a sporadic receiver handles each message within its response time R_r, so it
  *       holds at most A(R_r); it must not be offered more than one message per minimum inter-arrival
  *       time on average (over all the channels it subscribes to);</li>
  *   <li>the Android cell drains an outbound cross-context channel as it can: the bound is one release
@@ -56,7 +57,7 @@ final class ChannelOverflow {
                     continue;
                 }
                 Task t = consumer.task();
-                if (t.kind() == Task.Kind.PERIODIC) {
+                if (t.kind() != Task.Kind.SPORADIC) {  // a server takes its count per server period
                     out.add(periodicConsumer(ch, c, who, consumer, byTask));
                 } else {
                     double rate = offeredRate.getOrDefault(t.key(), 0.0);

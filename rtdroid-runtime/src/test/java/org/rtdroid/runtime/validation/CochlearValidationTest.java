@@ -162,4 +162,25 @@ class CochlearValidationTest {
         String text = ReportText.render(r);
         assertTrue(text.contains("cochlear/recordingTask") && text.contains("cochlear2/recordingTask"), text);
     }
+
+    @Test
+    void aDeclaredServerCarriesAperiodicWorkAndASharedObjectBlocks() throws Exception {
+        String xml = cochlear()
+                .replace("<receiver name=\"org.rtdroid.examples.cochlear.OutputReceiver\" priority=\"88\" cost=\"1ms\" min-interarrival=\"8ms\">",
+                        "<receiver name=\"org.rtdroid.examples.cochlear.OutputReceiver\" priority=\"88\">"
+                                + "<server budget=\"2ms\" period=\"8ms\" priority=\"85\"/><uses resource=\"levels\" critical-section=\"200us\"/>")
+                .replace("<periodic-task name=\"recordingTask\" wcet=\"1ms\">",
+                        "<periodic-task name=\"recordingTask\" wcet=\"1ms\"><uses resource=\"levels\" critical-section=\"100us\"/>");
+        ValidationReport r = validate(xml, HOST);
+        ResponseTimeAnalysis.Result server = r.cpus().get(0).results().get(2);
+        assertEquals("OutputReceiver", server.task().name());
+        assertEquals(Task.Kind.SERVER, server.task().kind());
+        assertEquals(85, server.task().priority());
+        assertEquals(4_000_000, server.wcrtNanos(), "2 ms budget + 1 + 1 ms of the two tasks above");
+        assertEquals(200_000, r.cpus().get(0).results().get(0).blockingNanos(), "recordingTask waits for the server's section");
+        assertTrue(r.holds(), () -> String.join("\n", r.reasons()));
+        ManifestException bad = org.junit.jupiter.api.Assertions.assertThrows(ManifestException.class,
+                () -> validate(xml.replace("priority=\"85\"/>", "priority=\"185\"/>"), HOST));
+        assertTrue(bad.getMessage().endsWith("<server>: priority 185 is outside 1..99"), bad.getMessage());
+    }
 }
