@@ -56,23 +56,32 @@ final class ChannelOverflow {
                                     + " refuses with CHANNEL_FULL", true));
                     continue;
                 }
-                Task t = consumer.task();
-                if (t.kind() != Task.Kind.SPORADIC) {  // a server takes its count per server period
-                    out.add(periodicConsumer(ch, c, who, consumer, byTask));
-                } else {
-                    double rate = offeredRate.getOrDefault(t.key(), 0.0);
-                    if (rate * t.periodNanos() > 1.0 + 1e-9) {
-                        out.add(new ValidationReport.ChannelResult(ch, who, -1, String.format(java.util.Locale.ROOT,
-                                "%s is offered %.3f messages per minimum inter-arrival time %s, more than the 1 its"
-                                        + " analysis assumes", who, rate * t.periodNanos(), Durations.format(t.periodNanos())), false));
-                    } else {
-                        out.add(verdict(ch, who, arrivals(ch, consumer.wcrtNanos(), byTask),
-                                "arrivals within its response time " + Durations.format(consumer.wcrtNanos())));
-                    }
+                try {
+                    out.add(consumerResult(ch, c, who, consumer, byTask, offeredRate));
+                } catch (ArithmeticException e) {
+                    out.add(new ValidationReport.ChannelResult(ch, who, -1,
+                            "cannot be bounded: its timing figures overflow the analysis", false));
                 }
             }
         }
         return List.copyOf(out);
+    }
+
+    private static ValidationReport.ChannelResult consumerResult(ChannelModel ch, ChannelModel.End c, String who,
+            ResponseTimeAnalysis.Result consumer, Map<String, ResponseTimeAnalysis.Result> byTask,
+            Map<String, Double> offeredRate) {
+        Task t = consumer.task();
+        if (t.kind() != Task.Kind.SPORADIC) {  // a server takes its count per server period
+            return periodicConsumer(ch, c, who, consumer, byTask);
+        }
+        double offered = offeredRate.getOrDefault(t.key(), 0.0) * t.periodNanos();
+        if (offered > 1.0 + 1e-9) {
+            return new ValidationReport.ChannelResult(ch, who, -1, String.format(java.util.Locale.ROOT,
+                    "%s is offered %.3f messages per minimum inter-arrival time %s, more than the 1 its analysis assumes",
+                    who, offered, Durations.format(t.periodNanos())), false);
+        }
+        return verdict(ch, who, arrivals(ch, consumer.wcrtNanos(), byTask),
+                "arrivals within its response time " + Durations.format(consumer.wcrtNanos()));
     }
 
     private static ValidationReport.ChannelResult periodicConsumer(ChannelModel ch, ChannelModel.End c, String who,
@@ -87,7 +96,8 @@ final class ChannelOverflow {
         long worst = 0;
         long windows = Math.min(MAX_WINDOWS, hyperperiodWindows(ch, t, byTask));
         for (long n = 1; n <= windows; n++) {
-            long a = arrivals(ch, n * t.periodNanos() + consumer.wcrtNanos(), byTask) - (n - 1) * c.countPerRelease();
+            long window = Math.addExact(Math.multiplyExact(n, t.periodNanos()), consumer.wcrtNanos());
+            long a = arrivals(ch, window, byTask) - (n - 1) * c.countPerRelease();
             worst = Math.max(worst, a);
         }
         return verdict(ch, who, worst, "arrivals between two takes of " + c.countPerRelease() + " per "
@@ -117,7 +127,8 @@ final class ChannelOverflow {
         for (ChannelModel.End p : queuedProducers(ch)) {
             ResponseTimeAnalysis.Result r = byTask.get(p.task());
             if (r != null) {
-                n += p.countPerRelease() * ResponseTimeAnalysis.ceilDiv(window + r.wcrtNanos(), r.task().periodNanos());
+                long releases = ResponseTimeAnalysis.ceilDiv(Math.addExact(window, r.wcrtNanos()), r.task().periodNanos());
+                n = Math.addExact(n, Math.multiplyExact(p.countPerRelease(), releases));
             }
         }
         if (ch.inboundMinInterArrivalNanos() > 0) {

@@ -10,6 +10,9 @@ final class Durations {
         if (nanos == 0) {
             return "0 ms";
         }
+        if (nanos == Long.MAX_VALUE) {
+            return "unbounded";
+        }
         if (nanos % 1_000_000_000L == 0) {
             return nanos / 1_000_000_000L + " s";
         }

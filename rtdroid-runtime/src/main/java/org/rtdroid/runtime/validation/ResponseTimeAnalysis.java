@@ -13,9 +13,14 @@ import java.util.Map;
  * </pre>
  * Tasks of equal priority run first-in first-out within their level: any of them may be released
  * just before the task and go first, so each counts the others as interference (hep = higher or
- * equal priority). The iteration stops as soon as R_i exceeds D_i.
+ * equal priority). The iteration stops as soon as R_i exceeds D_i; a task whose higher-priority
+ * load is 100 % or more, or whose recurrence has not converged after {@link #MAX_STEPS} steps, is
+ * reported unschedulable (WCRT {@code Long.MAX_VALUE}).
  */
 public final class ResponseTimeAnalysis {
+    /** Iterations of the recurrence at most (a manifest from outside must not stall the agent). */
+    static final int MAX_STEPS = 1_000_000;
+
     private ResponseTimeAnalysis() {}
 
     /** One task's result: its blocking, its worst-case response time (when it exceeds the deadline,
@@ -37,15 +42,33 @@ public final class ResponseTimeAnalysis {
     static Result responseTime(Task i, List<Task> tasks, long blocking) {
         long limit = i.deadlineNanos() - i.jitterNanos();
         long w = i.costNanos() + blocking;
-        while (true) {
-            long next = i.costNanos() + blocking;
-            for (Task j : tasks) {
-                if (j != i && j.priority() >= i.priority()) {
-                    next = Math.addExact(next, Math.multiplyExact(ceilDiv(w + j.jitterNanos(), j.periodNanos()), j.costNanos()));
+        double interference = 0;
+        for (Task j : tasks) {
+            if (j != i && j.priority() >= i.priority()) {
+                interference += j.utilization();
+            }
+        }
+        if (interference >= 1.0) {  // the tasks above keep the CPU busy: w grows without bound
+            return new Result(i, blocking, Long.MAX_VALUE, false);
+        }
+        for (int step = 0; ; step++) {
+            if (step == MAX_STEPS) {  // not converged: reported as a miss, never as a pass
+                return new Result(i, blocking, Long.MAX_VALUE, false);
+            }
+            long next;
+            try {
+                next = Math.addExact(i.costNanos(), blocking);
+                for (Task j : tasks) {
+                    if (j != i && j.priority() >= i.priority()) {
+                        long releases = ceilDiv(Math.addExact(w, j.jitterNanos()), j.periodNanos());
+                        next = Math.addExact(next, Math.multiplyExact(releases, j.costNanos()));
+                    }
                 }
+            } catch (ArithmeticException e) {  // beyond 292 years: no deadline is that far
+                return new Result(i, blocking, Long.MAX_VALUE, false);
             }
             if (next > limit || w > limit) {
-                return new Result(i, blocking, Math.max(next, w) + i.jitterNanos(), false);
+                return new Result(i, blocking, saturatedAdd(Math.max(next, w), i.jitterNanos()), false);
             }
             if (next == w) {
                 return new Result(i, blocking, w + i.jitterNanos(), true);
@@ -93,6 +116,11 @@ public final class ResponseTimeAnalysis {
             }
         }
         return true;
+    }
+
+    static long saturatedAdd(long a, long b) {
+        long r = a + b;
+        return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
     }
 
     static long ceilDiv(long a, long b) {

@@ -135,4 +135,19 @@ class ResponseTimeAnalysisTest {
         // A resource no task at or above hi's priority uses does not block hi.
         assertEquals(null, Blocking.compute(set, List.of(new CriticalSection("r3", "test/l1", 7), new CriticalSection("r3", "test/l2", 7))).get("test/hi"));
     }
+
+    @Test
+    void overloadAboveAndHugeFiguresAreUnschedulableNotAHangOrAnOverflow() {
+        ResponseTimeAnalysis.Result lo = ResponseTimeAnalysis.analyse(List.of(task("hi", 2, 10, 10), task("lo", 1, 100, 1)), Map.of()).get(1);
+        assertFalse(lo.schedulable());
+        assertEquals(Long.MAX_VALUE, lo.wcrtNanos(), "100 % above: the recurrence would never end");
+        Task huge = task("lo", 1, Long.MAX_VALUE / 2, 1);
+        ResponseTimeAnalysis.Result r = ResponseTimeAnalysis.analyse(List.of(task("hi", 2, 4, 3, 4, Long.MAX_VALUE - 10), huge),
+                Map.of()).get(1);
+        assertFalse(r.schedulable());
+        assertTrue(r.wcrtNanos() > huge.deadlineNanos());
+        r = ResponseTimeAnalysis.analyse(List.of(task("hi", 2, 4, 3, 4, Long.MAX_VALUE), huge), Map.of()).get(1);
+        assertFalse(r.schedulable());
+        assertEquals(Long.MAX_VALUE, r.wcrtNanos(), "w + J overflows: beyond any deadline");
+    }
 }

@@ -49,7 +49,12 @@ final class Admission {
         }
         List<SystemModel> all = new ArrayList<>(admitted.values());
         all.add(model);
-        ValidationReport report = Validation.run(SystemModel.union(all), cell);
+        ValidationReport report;
+        try {
+            report = Validation.run(SystemModel.union(all), cell);
+        } catch (RuntimeException e) {  // an analysis that cannot be completed admits nothing
+            throw new DeployRefusal(ResultCode.BAD_MANIFEST, manifest.sourceName() + ": the analysis failed: " + e, e);
+        }
         List<String> refusals = report.reasons().stream().filter(r -> !r.startsWith("INCOMPLETE:")).toList();
         if (!refusals.isEmpty()) {
             String text = refusals.get(0);
