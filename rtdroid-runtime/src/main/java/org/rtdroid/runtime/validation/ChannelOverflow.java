@@ -71,6 +71,17 @@ final class ChannelOverflow {
             ResponseTimeAnalysis.Result consumer, Map<String, ResponseTimeAnalysis.Result> byTask,
             Map<String, Double> offeredRate) {
         Task t = consumer.task();
+        String unbounded = consumer.wcrtNanos() == Long.MAX_VALUE ? who : null;
+        for (ChannelModel.End p : queuedProducers(ch)) {
+            ResponseTimeAnalysis.Result r = byTask.get(p.task());
+            if (unbounded == null && r != null && r.wcrtNanos() == Long.MAX_VALUE) {
+                unbounded = r.task().name();
+            }
+        }
+        if (unbounded != null) {
+            return new ValidationReport.ChannelResult(ch, who, -1,
+                    "cannot be bounded while " + unbounded + " has no bounded response time", false);
+        }
         if (t.kind() != Task.Kind.SPORADIC) {  // a server takes its count per server period
             return periodicConsumer(ch, c, who, consumer, byTask);
         }

@@ -183,4 +183,25 @@ class CochlearValidationTest {
                 () -> validate(xml.replace("priority=\"85\"/>", "priority=\"185\"/>"), HOST));
         assertTrue(bad.getMessage().endsWith("<server>: priority 185 is outside 1..99"), bad.getMessage());
     }
+
+    @Test
+    void aTaskThatNeverRunsLeavesItsChannelsUnbounded() throws Exception {
+        String hog = """
+                <manifest><application name="hog">
+                  <service name="pkg.Hog" priority="95"><memSizes total="12K" persistent="4K" release="4K"/>
+                    <periodic-task name="hogTask" wcet="7ms"><memSizes release="4K"/><release periodic="8ms"/></periodic-task>
+                  </service>
+                </application></manifest>
+                """;
+        SystemModel both = SystemModel.union(List.of(
+                ModelBuilder.read("cochlear/manifest.xml", cochlear().getBytes(StandardCharsets.UTF_8)),
+                ModelBuilder.read("hog/manifest.xml", hog.getBytes(StandardCharsets.UTF_8))));
+        ValidationReport r = Validation.run(both, HOST);
+        assertEquals(List.of(
+                "UNSCHEDULABLE: processingTask WCRT unbounded > deadline 8 ms",
+                "UNSCHEDULABLE: OutputReceiver WCRT unbounded > deadline 8 ms",
+                "CHANNEL_OVERFLOW: cochlear.audio cannot be bounded while processingTask has no bounded response time",
+                "CHANNEL_OVERFLOW: cochlear.output cannot be bounded while OutputReceiver has no bounded response time"),
+                r.reasons(), "hogTask and recordingTask take the whole CPU");
+    }
 }
