@@ -16,7 +16,7 @@ import time
 import traceback
 from pathlib import Path
 
-from . import keys, lifecycle, paths, render
+from . import keys, lifecycle, paths, render, validate
 from .boardconfig import BoardConfigError, BoardNotFound, available_boards, load_board, resolve_board_file
 from .control import AndroidControl
 
@@ -238,6 +238,18 @@ def cmd_board_validate(a) -> int:
         b = load_board(f)
         print(f"{b.source}: valid ({b.name}, hypervisor {b.hypervisor})")
     return 0
+
+
+def cmd_validate(a) -> int:
+    board = load_board(a.board or DEFAULT_BOARD)
+    code, report, errors = validate.run(board, a.manifests, json_out=a.json, cheddar=a.cheddar)
+    print(report, end="")
+    for line in errors.splitlines():
+        if line.strip():
+            _err(line)
+    if a.cheddar and code != 2:
+        print(f"wrote {a.cheddar}", file=sys.stderr)
+    return code
 
 
 # ------------------------------------------------------------------ RT cell management
@@ -534,6 +546,14 @@ def build_parser() -> argparse.ArgumentParser:
                     help="sign it to be deployed even over a newer version of the application (signed over a "
                          "distinct prefix: an ordinary bundle cannot be passed off as one)")
     sp.set_defaults(func=cmd_bundle)
+
+    sp = sub.add_parser("validate", help="static validation of RT apps for a board: memory, channels, "
+                        "schedulability (exit 0 holds, 1 fails, 2 malformed manifest)")
+    sp.add_argument("manifests", nargs="+", metavar="MANIFEST", help="a manifest.xml or a directory holding one")
+    board_opt(sp, DEFAULT_BOARD)
+    sp.add_argument("--json", action="store_true", help="the report as JSON")
+    sp.add_argument("--cheddar", metavar="OUT.xml", help="also write the task set as Cheddar ADL XML")
+    sp.set_defaults(func=cmd_validate)
 
     sp = sub.add_parser("keys", help="create build/keys/deploy.{key,pub} if missing")
     sp.add_argument("--dir", help="another directory for the pair")

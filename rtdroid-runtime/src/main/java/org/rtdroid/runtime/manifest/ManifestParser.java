@@ -83,7 +83,7 @@ public final class ManifestParser {
         if (bytes.length > MAX_MANIFEST_BYTES) {
             throw new ManifestException(sourceName, 0, "manifest", "larger than " + MAX_MANIFEST_BYTES + " bytes");
         }
-        Element root = readTree(sourceName, bytes);
+        Element root = Chapter5Vocabulary.normalize(sourceName, readTree(sourceName, bytes));
         return new ManifestParser.Reader(sourceName).read(root);
     }
 
@@ -102,7 +102,7 @@ public final class ManifestParser {
         }
     }
 
-    private static Element readTree(String sourceName, byte[] bytes) throws ManifestException {
+    static Element readTree(String sourceName, byte[] bytes) throws ManifestException {
         try {
             SAXParserFactory f = SAXParserFactory.newInstance();
             f.setNamespaceAware(false);

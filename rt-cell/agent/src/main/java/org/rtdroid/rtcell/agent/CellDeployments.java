@@ -19,15 +19,17 @@ import org.rtdroid.runtime.boot.ServiceStatus;
 import org.rtdroid.runtime.manifest.Manifest;
 import org.rtdroid.runtime.manifest.ManifestException;
 import org.rtdroid.runtime.manifest.ManifestParser;
+import org.rtdroid.runtime.validation.SystemModel;
 
 /**
  * Deploys verified bundles into the cell's {@link RuntimeHost}, in this order, each step with its
  * own result code: signature and zip shape ({@link Bundle#verify}); manifest parse and validation
- * ({@link ManifestParser}); application name = bundle name; not already deployed; a versionCode,
- * not below the one deployed last ({@link DeployedVersions}) unless the bundle is signed as a
- * downgrade; memory within what the cell's budget has left (checked by the runtime); then a fresh
- * class loader per application (its jar written to a private directory) and
- * {@link RuntimeHost#deploy}, which pre-allocates and starts it.
+ * ({@link ManifestParser}); application name = bundle name; not already deployed; admission control
+ * ({@link Admission}: memory, channel overflow and schedulability of everything deployed plus this
+ * bundle, before any of its classes loads); a versionCode, not below the one deployed last
+ * ({@link DeployedVersions}) unless the bundle is signed as a downgrade; then a fresh class loader
+ * per application (its jar written to a private directory) and {@link RuntimeHost#deploy}, which
+ * pre-allocates and starts it.
  *
  * <p>The new version is recorded before the application starts (a cell that dies in between keeps
  * the higher version: the safe side) and put back if it fails to start.
@@ -38,6 +40,7 @@ public final class CellDeployments implements Deployments {
     private final Path workDir;
     private final DeployedVersions versions;
     private final Map<String, Deployed> deployed = new LinkedHashMap<>();
+    private final Admission admission;
     private int generation;
 
     private static final class Deployed {
@@ -64,6 +67,7 @@ public final class CellDeployments implements Deployments {
         this.deployKey = deployKey;
         this.workDir = Files.createDirectories(workDir);
         this.versions = versions;
+        this.admission = new Admission(host.config());
     }
 
     /** Memory the deployed applications pre-allocate: scopes plus channel slots. */
@@ -97,6 +101,9 @@ public final class CellDeployments implements Deployments {
             throw new DeployRefusal(ResultCode.DUPLICATE, "an application named '" + name
                     + "' is already deployed; undeploy it first");
         }
+        // Admission control: the static validation of what runs plus this bundle, before any of its
+        // classes loads (RuntimeHost.deploy checks the memory budget and utilization again).
+        SystemModel model = admission.check(manifest, bundle.manifestXml());
         int version = manifest.versionCode();
         int previous = versions.of(name);
         if (version == 0) {
@@ -116,7 +123,7 @@ public final class CellDeployments implements Deployments {
             }
         }
         try {
-            start(name, manifest, bundle);
+            start(name, manifest, bundle, model);
         } catch (DeployRefusal r) {
             if (version != previous) {
                 try {
@@ -130,9 +137,9 @@ public final class CellDeployments implements Deployments {
         return new Deployment(name, version, previous);
     }
 
-    private void start(String name, Manifest manifest, Bundle bundle) throws DeployRefusal {
-        // The memory budget (scopes + channels against --budget-bytes) and utilization are checked
-        // by RuntimeHost.deploy before any class is loaded: one rule, one place.
+    private void start(String name, Manifest manifest, Bundle bundle, SystemModel model) throws DeployRefusal {
+        // RuntimeHost.deploy checks the memory budget (scopes + channels against --budget-bytes)
+        // and utilization again before any class of the app is loaded.
         Path dir;
         URLClassLoader loader;
         try {
@@ -157,6 +164,7 @@ public final class CellDeployments implements Deployments {
             throw new DeployRefusal(ResultCode.START_FAILED, "'" + name + "' failed to start: " + e, e);
         }
         deployed.put(name, new Deployed(manifest, demandBytes(manifest), loader, dir));
+        admission.admit(name, model);
     }
 
     /** The version deployed last of {@code app} (kept across undeploys), 0 when none ever was. */
@@ -176,6 +184,7 @@ public final class CellDeployments implements Deployments {
             throw new DeployRefusal(ResultCode.NOT_FOUND, e.getMessage(), e);
         } finally {
             deployed.remove(name);
+            admission.remove(name);
             discard(d.loader, d.dir);
         }
     }

@@ -208,6 +208,47 @@ class AgentTest {
     }
 
     @Test
+    void anUnschedulableBundleIsRefusedBeforeAnyClassLoadsAndWhatRunsKeepsRunning() throws Exception {
+        byte[] ticker = TestApps.tickerJar(work.resolve("ticker"));
+        assertResult(ResultCode.OK, "", deploy("base", signed(TestApps.tickerManifest("base", 40, "5ms", "10ms"), ticker, board)));
+        long before = awaitReleases("base/Ticker/tick", 1);
+        // hog's jar lacks its class: loading it would be LOAD_FAILED; admission refuses first.
+        Frame.Control r = deploy("hog", signed(TestApps.tickerManifest("hog", 60, "6ms", "10ms"), brokenJar, board));
+        assertResult(ResultCode.OVER_BUDGET, "UNSCHEDULABLE: base/tick WCRT 11 ms > deadline 10 ms", r);
+        assertEquals(List.of("base/Ticker", "base/Ticker/tick"),
+                client.listServices(T).stream().map(x -> x.service().nameString()).toList(), "nothing of hog");
+        awaitReleases("base/Ticker/tick", before + 1);
+        assertEquals("RUNNING", row("base/Ticker/tick").service().stateString());
+    }
+
+    @Test
+    void aSchedulableSecondAppIsAdmitted() throws Exception {
+        byte[] ticker = TestApps.tickerJar(work.resolve("ticker"));
+        assertResult(ResultCode.OK, "", deploy("base", signed(TestApps.tickerManifest("base", 40, "5ms", "10ms"), ticker, board)));
+        assertResult(ResultCode.OK, "", deploy("second", signed(TestApps.tickerManifest("second", 50, "2ms", "20ms"), ticker, board)));
+        Map<String, byte[]> third = signed(TestApps.tickerManifest("third", 50, "5ms", "20ms"), ticker, board);
+        assertResult(ResultCode.OVER_BUDGET, "UNSCHEDULABLE: base/tick WCRT 12 ms > deadline 10 ms", deploy("third", third));
+        assertEquals(Frame.Control.ACK, client.request(Frame.Control.UNDEPLOY, "second", T).kind());
+        // An undeployed app leaves the analysis: third fits beside base alone (WCRT 10 ms).
+        assertResult(ResultCode.OK, "", deploy("third", third));
+    }
+
+    private Frame.Control row(String name) {
+        return client.listServices(T).stream().filter(x -> x.service().nameString().equals(name)).findFirst().orElseThrow();
+    }
+
+    /** Polls until the service has at least {@code releases} releases; @return how many it has. */
+    private long awaitReleases(String name, long releases) throws InterruptedException {
+        long deadline = System.nanoTime() + T;
+        long n;
+        while ((n = row(name).service().releases()) < releases) {
+            assertTrue(System.nanoTime() < deadline, name + " stopped releasing at " + n);
+            Thread.sleep(5);
+        }
+        return n;
+    }
+
+    @Test
     void duplicateIsRefused() {
         assertResult(ResultCode.OK, "", deploy("echo", signed(TestApps.manifest("echo"), echoJar, board)));
         assertResult(ResultCode.DUPLICATE, "already deployed", deploy("echo", signed(TestApps.manifest("echo"), echoJar, board)));

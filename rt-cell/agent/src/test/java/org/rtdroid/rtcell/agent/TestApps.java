@@ -97,7 +97,47 @@ final class TestApps {
             </manifest>
             """;
 
+    /** A service with one periodic task that does nothing: a running app to leave undisturbed. */
+    static final String TICKER_SOURCE = """
+            package rtapp.ticker;
+
+            import org.rtdroid.runtime.component.PeriodicTask;
+            import org.rtdroid.runtime.component.RealtimeService;
+
+            public final class Ticker extends RealtimeService {
+                @Override public void onStartCommand() {
+                    registerTask("tick", new PeriodicTask() {
+                        @Override public void onRelease() { }
+                    });
+                }
+            }
+            """;
+
+    /** The ticker with a declared worst-case execution time, pinned to the cell's first CPU for the
+     *  analysis (whatever the test machine's CPU count): what admission control analyses. */
+    static final String TICKER_MANIFEST = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <manifest>
+              <application name="%1$s">
+                <service name="rtapp.ticker.Ticker" priority="%2$d">
+                  <memSizes total="12K" persistent="4K" release="4K"/>
+                  <periodic-task name="tick" wcet="%3$s" cpu="0">
+                    <memSizes release="4K"/><release periodic="%4$s"/>
+                  </periodic-task>
+                </service>
+              </application>
+            </manifest>
+            """;
+
     private TestApps() {
+    }
+
+    static byte[] tickerJar(Path workDir) throws IOException {
+        return compileJar("rtapp/ticker/Ticker.java", TICKER_SOURCE, workDir);
+    }
+
+    static byte[] tickerManifest(String app, int priority, String wcet, String period) {
+        return String.format(TICKER_MANIFEST, app, priority, wcet, period).getBytes(StandardCharsets.UTF_8);
     }
 
     static byte[] failingJar(Path workDir) throws IOException {
