@@ -395,8 +395,9 @@ class Console:
 
 def boot(board: Board, run: Path, timeout: float, pings: int, keep: bool) -> dict:
     """Boots the board by hand: Xen, the RT cell and the borrowing domains; formats the region
-    from the host once the agent awaits it; echoes `pings` frames host <-> RT cell; waits for
-    every borrower to see the RT cell's state. Returns the milestones (host seconds since QEMU start)."""
+    from the host once the agent awaits it; waits for every borrower to see the RT cell READY;
+    exchanges `pings` management HELLO frames host <-> RT cell. Returns the milestones (host
+    seconds since QEMU started)."""
     values = prepare(board)
     values["RUN_DIR"] = str(run)
     build_dtb(board, run, values)
@@ -420,16 +421,21 @@ def boot(board: Board, run: Path, timeout: float, pings: int, keep: bool) -> dic
             m[f"{d['name']}_sees_rt_ready"] = con.wait_for(f"XENDOM {d['name']} peer 0 READY", timeout)
         m["all_ready"] = max(v for v in m.values() if isinstance(v, float))
         if pings:
-            from .echo import EchoPeer
+            # Management frames host -> RT cell -> host over ring 0 (no application needed): the
+            # agent answers HELLO and STATS_REQUEST frames the host writes into the domU's memory.
+            from xcc import mgmt
+            spec = host_region_spec(board)
             rtts = []
-            with host_mapping(board) as mapping, EchoPeer(mapping) as peer:
-                for i in range(pings):
-                    r = peer.ping(f"xen-{i}".encode(), correlation_id=i + 1, timeout=30)
-                    if r.payload != f"xen-{i}".encode():
-                        raise BoardError(f"echo {i}: payload {r.payload!r} came back")
-                    rtts.append(r.round_trip_s)
-            m["echo"] = {"frames": pings, "first_rtt_ms": round(rtts[0] * 1e3, 2),
-                         "median_rtt_ms": round(sorted(rtts)[len(rtts) // 2] * 1e3, 3)}
+            with mgmt.ManagementClient(spec, timeout=30) as client:
+                m["hello"] = client.hello()
+                for _ in range(pings):
+                    t0 = time.monotonic()
+                    client.hello()
+                    rtts.append(time.monotonic() - t0)
+                stats = client.stats()
+            rtts.sort()
+            m["management_frames"] = {"hello_round_trips": pings, "median_ms": round(rtts[len(rtts) // 2] * 1e3, 2),
+                                      "max_ms": round(rtts[-1] * 1e3, 2), "rt_stats": stats}
         if keep:
             m["qemu_pid"] = proc.pid
         return m
@@ -448,7 +454,7 @@ def main(argv: list[str] | None = None) -> int:
                                  description="Boot the Xen dom0less board by hand and report its milestones.")
     ap.add_argument("--board", default="qemu-arm64-xen")
     ap.add_argument("--timeout", type=float, default=300)
-    ap.add_argument("--pings", type=int, default=20, help="echo frames host <-> RT cell after ready")
+    ap.add_argument("--pings", type=int, default=20, help="management HELLO round trips host <-> RT cell after ready")
     ap.add_argument("--keep", action="store_true", help="leave QEMU running (stop it by its pid)")
     ap.add_argument("--render", metavar="DIR", help="only write the rendered files (golden) into DIR")
     a = ap.parse_args(argv)
