@@ -16,13 +16,9 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-import urllib.error
-import urllib.request
 import zipfile
 from pathlib import Path
-from xml.etree import ElementTree
 
 from robot.api import logger
 from robot.api.deco import keyword, library
@@ -38,8 +34,10 @@ KEYS = BUILD / "keys"
 
 sys.path.insert(0, str(ROOT / "tools" / "demo"))
 import report  # noqa: E402  (tools/demo/report.py: percentiles from HdrHistogram, plots)
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import stallwitness  # noqa: E402  (next to this file: the witness's record, read back)
+from xcc.mgmt import describe_failure  # noqa: E402
+from rtdroid.control import AndroidControl, ControlError  # noqa: E402
+from rtdroid import stallwitness  # noqa: E402  (the witness's record, read back)
+from rtdroid.faults import AndroidStress, flood_channel, rt_receive_counters  # noqa: E402
 
 
 def _run(args: list[str], timeout: float = 300, check: bool = True) -> subprocess.CompletedProcess:
@@ -54,38 +52,12 @@ def _run(args: list[str], timeout: float = 300, check: bool = True) -> subproces
     return p
 
 
-_DURATION_UNITS_US = {"ns": 0.001, "us": 1.0, "ms": 1000.0, "s": 1_000_000.0}
-
-
-def _duration_us(text: str) -> float:
-    """A manifest duration ("8ms", "500us") in µs."""
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ns|us|ms|s)\s*", text)
-    if not m or float(m.group(1)) <= 0:
-        raise AssertionError(f"not a positive manifest duration: {text!r}")
-    return float(m.group(1)) * _DURATION_UNITS_US[m.group(2)]
-
-
-def _periods_us(app: str) -> list[float]:
-    """The periods of ``app``'s periodic tasks, from its manifest, in µs."""
-    root = ElementTree.parse(EXAMPLE_APPS / app / "manifest.xml").getroot()
-    periods = []
-    for task in root.iter("periodic-task"):
-        release = task.find("release")
-        period = release.get("periodic") if release is not None else None
-        if not period:
-            raise AssertionError(f"{app} manifest: periodic-task {task.get('name')!r} has no release periodic")
-        periods.append(_duration_us(period))
-    return periods
-
-
 @library(scope="GLOBAL", auto_keywords=False)
 class RTDroidLibrary:
     def __init__(self):
         self.board: str | None = None
         self.boot_seconds: float | None = None
-        self._stressors: list[subprocess.Popen] = []
-        self._stress_stop = threading.Event()
-        self._stress_threads: list[threading.Thread] = []
+        self._stress: list[AndroidStress] = []
         self.work = Path(tempfile.mkdtemp(prefix="rtdroid-robot-", dir=BUILD if BUILD.is_dir() else None))
         atexit.register(shutil.rmtree, self.work, True)  # scratch bundles and keys only
         self.latency: dict[str, list[int]] = {}
@@ -93,6 +65,7 @@ class RTDroidLibrary:
         self._witness_windows = 0
         self._witness_record: Path | None = None
         self._witness_stalls: str | None = None  # the last window's record, once it is stopped
+        self._failing_on_purpose: set[str] = set()  # components a test fails deliberately
 
     # ---------------------------------------------------------------- board
     @keyword
@@ -183,14 +156,65 @@ class RTDroidLibrary:
 
     @keyword
     def rt_services(self) -> list[dict]:
+        """The RT cell's services (`rt services --json`); every failed component's cause is logged."""
         p = _run([RTDROID, "rt", "services", "--json"])
-        return json.loads(p.stdout)
+        services = json.loads(p.stdout)
+        for name, cause in _failed_components(services).items():
+            on_purpose = " (failed on purpose by the test)" if name in self._failing_on_purpose else ""
+            logger.warn(f"RT component {name} FAILED{on_purpose}: {describe_failure(cause)}"
+                        + "".join(f"\n    at {f}" for f in cause.get("frames", [])[1:]))
+        return services
 
     @keyword
     def rt_service_should_be_running(self, name: str):
-        names = [s["name"] for s in self.rt_services()]
-        if not any(n == name or n.startswith(name + "/") or n.startswith(name + ".") for n in names):
-            raise AssertionError(f"no running RT service {name!r}; deployed: {names}")
+        services = self.rt_services()
+        mine = [s for s in services if _belongs_to(s["name"], name)]
+        if not mine:
+            raise AssertionError(f"no running RT service {name!r}; deployed: {[s['name'] for s in services]}")
+        self._no_unexpected_failures(mine)
+
+    @keyword
+    def rt_component_fails_on_purpose(self, name: str):
+        """Declares that the test fails ``name`` (``app/Component``) deliberately: its FAILED state
+        is then logged, not failed, by `RT Components Should Not Have Failed`."""
+        self._failing_on_purpose.add(name)
+
+    @keyword
+    def rt_components_should_not_have_failed(self):
+        """Fails naming each RT component that went to FAILED (or counted a failure) without the
+        test failing it on purpose, with its cause: class, message, task and release, stack frames.
+        With no RT cell to ask (no board up, or a test took it down) there is nothing to check."""
+        st = self.board_status() if self.board else {}
+        if not st.get("cells", {}).get("rt", {}).get("alive"):
+            logger.info("no RT cell running: no RT component to check")
+            return
+        self._no_unexpected_failures(self.rt_services())
+
+    def _no_unexpected_failures(self, services: list[dict]):
+        failed = {n: c for n, c in _failed_components(services).items() if n not in self._failing_on_purpose}
+        if failed:
+            raise AssertionError("RT component(s) failed: " + "; ".join(
+                f"{n}: {describe_failure(c)}" for n, c in failed.items()))
+
+    @keyword
+    def keep_cell_logs(self, suite: str) -> str:
+        """Copies the board's cell logs (rt.log, console.log, android.log) into
+        ``<output dir>/cell-logs/<suite>/``: the next suite's board overwrites them."""
+        if self.board is None:
+            return ""
+        from rtdroid import paths
+        src = paths.run_dir(self.board)
+        out_dir = Path(BuiltIn().get_variable_value("${OUTPUT DIR}", str(BUILD / "robot")))
+        dst = out_dir / "cell-logs" / re.sub(r"[^A-Za-z0-9_.-]+", "_", suite)
+        dst.mkdir(parents=True, exist_ok=True)
+        kept = []
+        for name in ("rt.log", "console.log", "android.log"):
+            if (src / name).is_file():
+                shutil.copyfile(src / name, dst / name)
+                kept.append(name)
+        logger.info(f"cell logs of suite {suite!r} kept in {dst}: {', '.join(kept) or 'none'}", also_console=True)
+        self._failing_on_purpose.clear()  # a suite's deliberate failures end with its board
+        return str(dst)
 
     @keyword
     def deadline_misses(self, app_prefix: str = "") -> int:
@@ -249,7 +273,8 @@ class RTDroidLibrary:
         if self._witness_stalls is None or float(min_stall_us) <= 0:
             return 0
         found = stallwitness.stalls(self._witness_stalls, float(min_stall_us))
-        explained = stallwitness.misses_all_explain(found, _periods_us(app))
+        explained = stallwitness.misses_all_explain(
+            found, stallwitness.periods_us(EXAMPLE_APPS / app / "manifest.xml"))
         logger.info(f"stall witness: stalls of at least {float(min_stall_us):.0f} µs per CPU thread "
                     f"(µs): {found}; together they explain up to {explained} misses", also_console=True)
         return explained
@@ -319,16 +344,10 @@ class RTDroidLibrary:
 
     def _android(self, method: str, path: str, body: dict | None = None, raw: bool = False,
                  timeout: float = 30):
-        url = f"http://127.0.0.1:{self._android_port()}{path}"
-        data = json.dumps(body).encode() if body is not None else None
-        req = urllib.request.Request(url, data=data, method=method,
-                                     headers={"Content-Type": "application/json"})
         try:
-            with urllib.request.urlopen(req, timeout=timeout) as r:
-                payload = r.read()
-        except urllib.error.HTTPError as e:
-            raise AssertionError(f"{method} {path} -> {e.code}: {e.read().decode(errors='replace')}")
-        return payload if raw else json.loads(payload or b"null")
+            return AndroidControl(self._android_port()).call(method, path, body, raw, timeout)
+        except ControlError as e:
+            raise AssertionError(str(e)) from None
 
     @keyword
     def install_android_app(self, app: str = "configuration-ui"):
@@ -446,41 +465,17 @@ class RTDroidLibrary:
     @keyword
     def start_android_stress(self, seconds: float = 10):
         """Loads the Android cell's CPUs (busy processes pinned to them), allocates heavily
-        (a memory-churning process) and floods the UI with events, all on the Android side."""
-        cpus = self._android_cpus()
-        taskset = ["taskset", "-c", ",".join(map(str, cpus))] if shutil.which("taskset") else []
-        hog = "import time\nend=time.time()+%f\nwhile time.time()<end: pass\n" % float(seconds)
-        churn = ("import time\nend=time.time()+%f\nkeep=[]\n"
-                 "while time.time()<end:\n keep.append(bytearray(1<<20))\n"
-                 " keep=keep[-256:]\n" % float(seconds))
-        for code in (hog, hog, churn):
-            self._stressors.append(subprocess.Popen(taskset + [sys.executable, "-c", code]))
-        self._stress_stop.clear()
-
-        def flood():
-            end = time.monotonic() + float(seconds)
-            v = 0
-            while time.monotonic() < end and not self._stress_stop.is_set():
-                try:
-                    self.set_seekbar("volume", v % 101)
-                except AssertionError:
-                    pass
-                v += 7
-        t = threading.Thread(target=flood, daemon=True)
-        t.start()
-        self._stress_threads.append(t)
+        (a memory-churning process) and floods the UI with events, all on the Android side
+        (rtdroid.faults.AndroidStress, the soak's stress too)."""
+        stress = AndroidStress(self._android_cpus(), AndroidControl(self._android_port()))
+        stress.start(float(seconds))
+        self._stress.append(stress)
 
     @keyword
     def stop_android_stress(self):
-        self._stress_stop.set()
-        for t in self._stress_threads:
-            t.join(timeout=10)
-        self._stress_threads.clear()
-        for p in self._stressors:
-            if p.poll() is None:
-                p.kill()
-            p.wait()
-        self._stressors.clear()
+        for stress in self._stress:
+            stress.stop()
+        self._stress.clear()
 
     def _android_cpus(self) -> list[int]:
         import yaml
@@ -512,60 +507,15 @@ class RTDroidLibrary:
                                     corrupt_every: int = 10) -> dict:
         """With the Android cell host down, plays a hostile Android peer: attaches as peer 1 and
         writes ``frames`` intents to ``channel`` as fast as it can, every ``corrupt_every``-th one
-        corrupted (bad CRC). Returns what it could and could not place."""
-        from xcc import frames as xf
-        from xcc import region as xr
-        before = self.rt_cell_receive_counters()
-        reg = xr.attach_cell(self.region_path(), xr.ANDROID_PEER, owns_management_ring=False)
-        placed = full = corrupted = 0
-        try:
-            ring = xr.data_ring_for(10, reg.layout.rings)
-            prod = reg.producer(ring)
-            for i in range(int(frames)):
-                f = xf.Frame(seq=i + 1, send_time_nanos=time.monotonic_ns())
-                f.intent.channel = channel
-                f.intent.action = "org.rtdroid.cochlear.SET_CONFIG"
-                f.intent.sender_priority = 10
-                f.intent.sender = "org.rtdroid.cochlear.ui"  # allowed: the flood reaches the channel
-                f.intent.payload = (50).to_bytes(4, "little") + (1).to_bytes(4, "little")
-                data = xf.encode(f)
-                malformed = bool(corrupt_every) and i % int(corrupt_every) == 0
-                if malformed:
-                    # a malformed frame: its first tag byte is not valid protobuf
-                    data = bytes([data[0] ^ 0xFF]) + data[1:]
-                if prod.offer(data):
-                    placed += 1
-                    corrupted += malformed
-                else:
-                    full += 1
-        finally:
-            reg.close()
-        # Let the RT proxy drain what was placed: until its ring consumer has taken every placed
-        # frame (accepted or corrupt). Not "until the counters stop moving": the proxy's CPU
-        # budget makes it sleep off a long pass (cold code under TCG: hundreds of ms), and a
-        # pause is not the end of the drain.
-        deadline = time.monotonic() + 120
-        while True:
-            now = self.rt_cell_receive_counters()
-            taken = sum(now[k] - before[k] for k in ("frames_accepted", "frames_corrupt"))
-            if taken >= placed or time.monotonic() > deadline:
-                break
-            time.sleep(0.25)
-        time.sleep(0.5)  # the pass that took the last frame counts its drop
-        after = self.rt_cell_receive_counters()
-        delta = {k: after[k] - before[k] for k in after}
-        result = {"placed": placed, "ring_full": full, "malformed": corrupted, "rt_cell": delta}
+        corrupted (rtdroid.faults.flood_channel). Returns what it could and could not place."""
+        result = flood_channel(self.region_path(), channel, int(frames), int(corrupt_every))
         logger.info(f"flood: {result}", also_console=True)
         return result
 
     @keyword
     def rt_cell_receive_counters(self) -> dict:
-        """The RT cell's consumer counters over the Android cell's data rings, summed (the dump
-        lists each ring under its producer, with its consumer's counters)."""
-        dump = self.region_dump()
-        rt = next(p for p in dump["peers"] if p["peer"] == 1)
-        keys = ("frames_accepted", "frames_corrupt", "frames_undeliverable", "resyncs")
-        return {k: sum(r["consumer"][k] for r in rt["rings"] if r["ring"] > 0) for k in keys}
+        """The RT cell's consumer counters over the Android cell's data rings, summed."""
+        return rt_receive_counters(self.region_path())
 
     @keyword
     def flood_should_be_contained(self, flood: dict):
@@ -585,6 +535,22 @@ class RTDroidLibrary:
         out.mkdir(parents=True, exist_ok=True)
         (out / "latency-samples.json").write_text(json.dumps(self.latency))
         return str(out / "latency-samples.json")
+
+
+def _belongs_to(service: str, name: str) -> bool:
+    return service == name or service.startswith(name + "/") or service.startswith(name + ".")
+
+
+def _failed_components(services: list[dict]) -> dict[str, dict]:
+    """``app/Component`` -> cause of each component that failed (its tasks' rows carry the same cause)."""
+    failed = {}
+    for s in services:
+        cause = s.get("failure")
+        if cause or s.get("state") == "FAILED":
+            component = "/".join(s["name"].split("/")[:2])
+            failed.setdefault(component, cause or {"exception_class": "unknown cause (the RT cell did not say)",
+                                                   "message": "", "task": None, "release": None, "frames": []})
+    return failed
 
 
 def _inflate_memory(manifest: str) -> str:

@@ -19,6 +19,10 @@ def run(*args, **kw):
     ["board", "console", "android"], ["board", "logs", "kernel"], ["bundle", "--jar", "x.jar"],
     ["board", "up", "--timeout", "soon"], ["board", "render", "--check", "--update-golden"],
     ["board", "restart"], ["board", "restart", "kernel"],
+    ["deploy", "rt", "b.rtb", "--timeout", "-5"], ["deploy", "rt", "b.rtb", "--timeout", "0"],
+    ["deploy", "rt", "b.rtb", "--timeout", "nan"], ["rt", "services", "--timeout", "inf"],
+    ["board", "up", "--timeout", "-1"], ["board", "logs", "-n", "-3"], ["rt", "ping", "--count", "0"],
+    ["rt", "ping", "--priority", "100"], ["rt", "ping", "--priority", "-1"],
 ])
 def test_argument_errors_exit_2(args):
     with pytest.raises(SystemExit) as e:
@@ -93,3 +97,115 @@ def test_down_with_nothing_up_says_so(tmp_path):
     env = dict(__import__("os").environ, RTDROID_RUN_DIR=str(tmp_path / "run"))
     r = run("board", "down", "--board", "nosuchboard", env=env)
     assert r.returncode == 0 and "not up" in r.stdout
+
+
+def test_a_bad_number_names_the_rule():
+    r = run("deploy", "rt", "b.rtb", "--timeout", "-5")
+    assert r.returncode == 2 and "--timeout: -5: must be seconds > 0" in r.stderr
+
+
+def test_a_directory_is_not_a_bundle(tmp_path):
+    r = run("deploy", "rt", str(tmp_path))
+    assert r.returncode == 1 and f"bundle {tmp_path} is a directory, not a file" in r.stderr
+    assert "does not exist" not in r.stderr
+
+
+@pytest.mark.parametrize("args", [["board", "up", "--board", "nosuchboard"],
+                                  ["board", "validate", "/nonexistent/b.yaml"],
+                                  ["board", "render", "--board", "nosuchboard"],
+                                  ["board", "status", "--board", "nosuchboard"],
+                                  ["rt", "services", "--board", "nosuchboard"]])
+def test_a_missing_board_file_is_called_missing_not_invalid(tmp_path, args):
+    env = dict(__import__("os").environ, RTDROID_RUN_DIR=str(tmp_path / "run"))
+    r = run(*args, env=env)
+    assert r.returncode == 1 and "no such board file" in r.stderr and "invalid" not in r.stderr, r.stderr
+    assert "boards: host, qemu-x86_64" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_a_directory_is_not_a_board_file(tmp_path):
+    r = run("board", "validate", str(tmp_path))
+    assert r.returncode == 1 and "a directory, not a board file" in r.stderr and "invalid" not in r.stderr
+
+
+def test_bundle_output_in_a_missing_directory_is_refused(tmp_path):
+    jar, manifest = tmp_path / "a.jar", tmp_path / "m.xml"
+    jar.write_bytes(b"PK")
+    manifest.write_text("<manifest/>")
+    r = run("bundle", "--jar", str(jar), "--manifest", str(manifest), "--key", str(manifest),
+            "-o", str(tmp_path / "missing" / "o.rtb"))
+    assert r.returncode == 1 and f"directory {tmp_path / 'missing'} does not exist" in r.stderr
+    r = run("bundle", "--jar", str(jar), "--manifest", str(manifest), "--key", str(manifest), "-o", str(tmp_path))
+    assert r.returncode == 1 and "is a directory" in r.stderr
+
+
+def test_an_unexpected_error_is_one_line_and_debug_shows_the_trace(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    r = run("keys", "--dir", str(blocker / "keys"))  # a directory under a regular file
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert r.stderr.strip().splitlines() == [
+        f"rtdroid: keys: Not a directory: {blocker / 'keys'} (--debug shows the trace)"]
+    r = run("keys", "--dir", str(blocker / "keys"), "--debug")
+    assert r.returncode == 1 and "Traceback (most recent call last)" in r.stderr
+    assert r.stderr.strip().splitlines()[-1] == f"rtdroid: keys: Not a directory: {blocker / 'keys'}"
+
+
+@pytest.mark.parametrize("args", [["rt", "services"], ["stats"], ["stats", "--region-only"],
+                                  ["undeploy", "rt", "echo"], ["rt", "ping"]])
+def test_a_corrupt_region_header_is_one_clear_line(tmp_path, args):
+    from xcc import region as xr
+    region = tmp_path / "region"
+    xr.format(region, 3, 8, 256)
+    with open(region, "r+b") as f:
+        f.seek(20)
+        f.write(b"\xff\xff")
+    run_dir = tmp_path / "run"
+    (run_dir / "host").mkdir(parents=True)
+    (run_dir / "host" / "state.json").write_text(__import__("json").dumps(
+        {"board": "host", "cells": {"rt": {"role": "rt", "pid": 1}}, "region": {"path": str(region)}}))
+    env = dict(__import__("os").environ, RTDROID_RUN_DIR=str(run_dir))
+    r = run(*args, "--board", "host", "--timeout", "1", env=env)
+    assert r.returncode == 1 and "Traceback" not in r.stderr and "BufferError" not in r.stderr, r.stderr
+    stored = int.from_bytes(region.read_bytes()[44:48], "little")
+    assert r.stderr.strip().splitlines() == [
+        f"rtdroid: region header field header_crc32 = 0x{stored:08x}: "
+        f"must be the CRC-32 of bytes 0..43 (0x{xr.header_crc(region.read_bytes()):08x})"]
+
+
+CAUSE = {"exception_class": "java.lang.IllegalStateException", "message": "sensor gone", "task": "process",
+         "release": 42, "frames": ["a.B.c(B.java:1)", "a.B.d(B.java:2)"]}
+SERVICES = [
+    {"name": "cochlear/ProcessingService", "state": "FAILED", "releases": 41, "deadline_misses": 0,
+     "worst_lateness_nanos": 12000, "failure": CAUSE},
+    {"name": "cochlear/ProcessingService/process", "state": "FAILED", "releases": 41, "deadline_misses": 0,
+     "worst_lateness_nanos": 12000, "failure": CAUSE},
+    {"name": "echo/Echo", "state": "RUNNING", "releases": 3, "deadline_misses": 0, "worst_lateness_nanos": 0,
+     "failure": None},
+]
+
+
+def test_rt_services_shows_a_failed_components_cause_once():
+    out = cli.render_services(SERVICES).splitlines()
+    assert out[1].startswith("cochlear/ProcessingService") and "FAILED" in out[1]
+    assert out[2] == ("  failed: java.lang.IllegalStateException: sensor gone (task process, release 42) "
+                      "at a.B.c(B.java:1)")
+    assert out[3] == "    at a.B.d(B.java:2)"
+    assert out[4].startswith("cochlear/ProcessingService/process"), "the task's row does not repeat it"
+    assert out[5].startswith("echo/Echo") and len(out) == 6
+
+
+@pytest.mark.parametrize("as_json", [True, False])
+def test_rt_services_json_carries_the_cause(monkeypatch, capsys, as_json):
+    class Agent:
+        @staticmethod
+        def list_services(region, timeout):
+            return SERVICES
+    monkeypatch.setattr(cli, "_mgmt", lambda: Agent)
+    monkeypatch.setattr(cli, "_region_of", lambda a: "/dev/shm/unused")
+    assert cli.main(["rt", "services", "--board", "host"] + (["--json"] if as_json else [])) == 0
+    out = capsys.readouterr().out
+    if as_json:
+        rows = __import__("json").loads(out)
+        assert rows[0]["failure"] == CAUSE and rows[2]["failure"] is None
+    else:
+        assert "failed: java.lang.IllegalStateException: sensor gone (task process, release 42)" in out

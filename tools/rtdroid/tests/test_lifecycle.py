@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from rtdroid import boardconfig as bc
 from rtdroid import lifecycle
 
 from rtdroid_testutil import rtdroid_cmd
@@ -171,3 +172,14 @@ def test_status_json_is_one_flat_object(private_board):
         lifecycle.down(private_board["name"], out=lambda s: None)
     r = subprocess.run(rtdroid_cmd("board", "status", "--json"), capture_output=True, text=True)
     assert r.returncode == 1 and json.loads(r.stdout)["up"] is False
+
+
+def test_board_file_error_is_refused_before_anything_starts(private_board):
+    f = private_board["file"]
+    f.write_text(f.read_text().replace("size_bytes: 1048576", "size_bytes: 1000000"))
+    with pytest.raises(bc.BoardConfigError) as e:
+        lifecycle.up(str(f), out=lambda s: None)
+    assert f"{f}:" in str(e.value) and "power of two" in str(e.value)
+    assert not private_board["region"].exists()
+    assert lifecycle.load_state(private_board["name"]) is None
+    assert not private_board["run"].exists() or not any(private_board["run"].iterdir())

@@ -176,10 +176,10 @@ final class RtLink implements Runnable {
                 boolean nowConnected = state == Region.STATE_READY && alive;
                 if (nowConnected != connected) {
                     Log.i(ProxyCore.TAG, nowConnected ? "RT cell connected (epoch " + r.peerEpoch(Region.RT_PEER) + ")"
-                            : "RT cell not available: " + stateName(state) + (alive ? "" : ", heartbeat stalled"));
+                            : "RT cell not available: " + Region.stateName(state) + (alive ? "" : ", heartbeat stalled"));
                 }
                 connected = nowConnected;
-                status = (nowConnected ? "connected" : "waiting") + ": RT peer " + stateName(state)
+                status = (nowConnected ? "connected" : "waiting") + ": RT peer " + Region.stateName(state)
                         + ", epoch " + r.peerEpoch(Region.RT_PEER) + (alive ? "" : ", heartbeat stalled")
                         + ", region " + regionPath;
             }
@@ -272,16 +272,6 @@ final class RtLink implements Runnable {
         }
     }
 
-    static String stateName(int state) {
-        switch (state) {
-            case Region.STATE_RESET: return "RESET";
-            case Region.STATE_INITIALISING: return "INITIALISING";
-            case Region.STATE_READY: return "READY";
-            case Region.STATE_STOPPING: return "STOPPING";
-            case Region.STATE_FAILED: return "FAILED";
-            default: return "state " + state;
-        }
-    }
 
     private static void sleepQuietly(long nanos) {
         try {

@@ -49,7 +49,7 @@ public final class FrameCodec {
             case ERR_OVERSIZE: return "oversize: longer than the 496-byte frame cap";
             case ERR_TRUNCATED: return "truncated: a tag, value or length-delimited field runs past its (sub)message";
             case ERR_BAD_VARINT: return "invalid varint: longer than 10 bytes or over 64 bits";
-            case ERR_BAD_TAG: return "invalid tag: field number 0, over 32 bits, a group or wire type 6/7";
+            case ERR_BAD_TAG: return "invalid tag: field number 0, over 32 bits or 5 bytes, a group or wire type 6/7";
             case ERR_WRONG_WIRE_TYPE: return "a known field has the wrong wire type";
             case ERR_DUPLICATE_FIELD: return "a known field appears twice, or two body members are present";
             case ERR_OVER_BOUND: return "a string, bytes, uint32 or int32 value is over its bound (xcc.options)";
@@ -759,13 +759,15 @@ public final class FrameCodec {
 
     /** Reads a tag into {@code f.scratch}: field number ≥ 1, below 2^32, wire type 0, 1, 2 or 5. */
     private static int readTag(byte[] b, int pos, int end, Frame f) {
+        int start = pos;
         pos = readVarint(b, pos, end, f);
         if (pos < 0) {
             return pos;
         }
         long tag = f.scratch;
         int wt = (int) (tag & 7);
-        if ((tag >>> 32) != 0 || (tag >>> 3) == 0
+        // a tag is a varint32: at most 5 bytes, as official protobuf reads it (vector bad_tag_6_bytes)
+        if (pos - start > 5 || (tag >>> 32) != 0 || (tag >>> 3) == 0
                 || (wt != WT_VARINT && wt != WT_FIXED64 && wt != WT_LEN && wt != WT_FIXED32)) {
             return ERR_BAD_TAG;
         }

@@ -154,7 +154,8 @@ public final class CellDeployments implements Deployments {
     public List<ServiceRow> services() {
         List<ServiceRow> rows = new ArrayList<>();
         for (ServiceStatus s : host.services()) {
-            rows.add(new ServiceRow(s.name(), s.state(), s.releases(), s.deadlineMisses(), s.worstLatenessNanos()));
+            rows.add(new ServiceRow(s.name(), s.state(), s.releases(), s.deadlineMisses(), s.worstLatenessNanos(),
+                    s.cause()));
         }
         return rows;
     }

@@ -1,11 +1,13 @@
 package org.rtdroid.rtcell.agent;
 
 import java.util.List;
+import org.rtdroid.runtime.boot.FailureCause;
 
 /** What the management loop asks of the cell: deploy, undeploy, list. Called from one thread. */
 public interface Deployments {
-    /** One row of LIST_SERVICES. */
-    record ServiceRow(String name, String state, long releases, long deadlineMisses, long worstLatenessNanos) {}
+    /** One row of LIST_SERVICES; {@code cause} is null unless the component failed. */
+    record ServiceRow(String name, String state, long releases, long deadlineMisses, long worstLatenessNanos,
+                      FailureCause cause) {}
 
     /**
      * Verifies, checks and starts a bundle.

@@ -28,6 +28,7 @@ import org.rtdroid.bridge.codec.Frame;
 import org.rtdroid.bridge.codec.FrameCodec;
 import org.rtdroid.rtcell.agent.client.ManagementClient;
 import org.rtdroid.runtime.boot.CellConfig;
+import org.rtdroid.runtime.boot.FailureCause;
 import org.rtdroid.runtime.boot.RuntimeHost;
 
 /** The agent against a real region and a real runtime, driven over the management ring like the CLI does. */
@@ -210,6 +211,92 @@ class AgentTest {
     void duplicateIsRefused() {
         assertResult(ResultCode.OK, "", deploy("echo", signed(TestApps.manifest("echo"), echoJar, board)));
         assertResult(ResultCode.DUPLICATE, "already deployed", deploy("echo", signed(TestApps.manifest("echo"), echoJar, board)));
+    }
+
+    @Test
+    void aFailedServiceSaysWhyInItsServiceInfo() throws Exception {
+        byte[] jar = TestApps.failingJar(work.resolve("failing"));
+        assertResult(ResultCode.OK, "", deploy("implant", signed(TestApps.failingManifest("implant"), jar, board)));
+        long deadline = System.nanoTime() + T;
+        List<Frame.Control> rows;
+        while (!(rows = client.listServices(T)).get(0).service().stateString().equals("FAILED")) {
+            assertTrue(System.nanoTime() < deadline, "the service did not fail");
+            Thread.sleep(5);
+        }
+        for (Frame.Control row : rows) { // the component and its task
+            assertEquals("java.lang.IllegalStateException", row.subjectString(), row.service().nameString());
+            String[] lines = row.textString().split("\n");
+            assertEquals("release 3 task sample", lines[0]);
+            assertEquals("sensor gone: electrode 3 open", lines[1]);
+            assertTrue(lines[2].startsWith("at ") && lines[2].contains("rtapp.failing.Sensor.read(Sensor.java:"), lines[2]);
+            assertTrue(lines[3].contains("rtapp.failing.Sensor$1.onRelease(Sensor.java:"), lines[3]);
+            assertTrue(row.text().length() <= 255);
+        }
+        assertEquals("implant/Sensor", rows.get(0).service().nameString());
+        assertEquals("implant/Sensor/sample", rows.get(1).service().nameString());
+    }
+
+    @Test
+    void aHealthyServiceInfoHasNoCause() {
+        assertResult(ResultCode.OK, "", deploy("echo", signed(TestApps.manifest("echo"), echoJar, board)));
+        Frame.Control row = client.listServices(T).get(0);
+        assertEquals("", row.subjectString());
+        assertEquals("", row.textString());
+    }
+
+    @Test
+    void aCauseTextKeepsWholeFramesWithinItsBound() {
+        FailureCause cause = new FailureCause("java.lang.IllegalStateException", "x".repeat(40), "sample", 12,
+                List.of("a.B.c(B.java:1)", "a.B.d(B.java:2)", "a.B.e(B.java:3)"));
+        assertEquals("release 12 task sample\n" + "x".repeat(40) + "\nat a.B.c(B.java:1)\nat a.B.d(B.java:2)"
+                + "\nat a.B.e(B.java:3)", ManagementLoop.causeText(cause, 255));
+        String cut = ManagementLoop.causeText(cause, 90);
+        assertEquals("release 12 task sample\n" + "x".repeat(40) + "\nat a.B.c(B.java:1)", cut);
+        assertEquals("release 12 task sample\n" + "x".repeat(10), ManagementLoop.causeText(cause, 33));
+        FailureCause utf8 = new FailureCause("E", "\u00e9\u00e9", null, 0, List.of());
+        assertEquals("release 0\n\u00e9", ManagementLoop.causeText(utf8, 13), "a character is never split");
+        String longName = "org.a.very.long.package.name.that.goes.on.and.on.lang.IllegalStateException";
+        assertEquals("package.name.that.goes.on.and.on.lang.IllegalStateException", ManagementLoop.className(longName),
+                "leading package names go first, the class name stays");
+    }
+
+    @Test
+    void aCauseFitsASmallSlot() throws Exception {
+        // a 256-byte slot leaves the cause text about 100 bytes: the answer is still sent, cut
+        RegionLayout small = RegionLayout.of(3, 64, 256);
+        RegionMemory mem = RegionMemory.wrap(ByteBuffer.allocateDirect(small.regionBytes()));
+        Region.format(mem, small);
+        Region cell = Region.attachCell(mem, Region.RT_PEER, true);
+        List<String> lines = new CopyOnWriteArrayList<>();
+        FailureCause cause = new FailureCause("java.lang.IllegalStateException", "m".repeat(300), "sample", 3,
+                List.of("a.B.c(B.java:1)"));
+        Deployments failed = new Deployments() {
+            public String deploy(String expectedName, byte[] bundle) { return "x"; }
+            public void undeploy(String name) {}
+            public void undeployAll() {}
+            public List<ServiceRow> services() {
+                return List.of(new ServiceRow("implant/Sensor", "FAILED", 3, 0, 0, cause));
+            }
+        };
+        ManagementLoop loop = new ManagementLoop(cell, failed, Frame.Stats::new, () -> "test", lines::add);
+        Thread t = new Thread(() -> loop.run(new org.rtdroid.bridge.Backoff(0, 10, 50_000L, 1_000_000L)), "agent-small");
+        t.start();
+        try {
+            ManagementClient c = new ManagementClient(Region.attachManagement(mem, Region.ANDROID_PEER));
+            Frame.Control row;
+            try {
+                row = c.listServices(T / 5).get(0);
+            } catch (IllegalStateException e) {
+                throw new AssertionError("no answer; agent console " + lines, e);
+            }
+            assertEquals("FAILED", row.service().stateString(), lines.toString());
+            assertTrue(row.textString().startsWith("release 3 task sample\nmmm"), row.textString());
+            assertTrue(lines.stream().noneMatch(l -> l.contains("cannot encode")), lines.toString());
+            assertEquals(0, loop.answersDropped());
+        } finally {
+            loop.stop();
+            t.join(5000);
+        }
     }
 
     @Test

@@ -61,7 +61,51 @@ final class TestApps {
             </manifest>
             """;
 
+    /** A service whose task throws at its third release: a component that fails and must say why. */
+    static final String FAILING_SOURCE = """
+            package rtapp.failing;
+
+            import org.rtdroid.runtime.component.PeriodicTask;
+            import org.rtdroid.runtime.component.RealtimeService;
+
+            public final class Sensor extends RealtimeService {
+                private long calls;
+
+                @Override public void onStartCommand() {
+                    registerTask("sample", new PeriodicTask() {
+                        @Override public void onRelease() {
+                            if (++calls == 3) {
+                                read("electrode 3\\nopen");
+                            }
+                        }
+                    });
+                }
+
+                private static void read(String why) { throw new IllegalStateException("sensor gone: " + why); }
+            }
+            """;
+
+    static final String FAILING_MANIFEST = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <manifest>
+              <application name="%1$s">
+                <service name="rtapp.failing.Sensor" priority="40">
+                  <memSizes total="12K" persistent="4K" release="4K"/>
+                  <periodic-task name="sample"><memSizes release="4K"/><release periodic="2ms"/></periodic-task>
+                </service>
+              </application>
+            </manifest>
+            """;
+
     private TestApps() {
+    }
+
+    static byte[] failingJar(Path workDir) throws IOException {
+        return compileJar("rtapp/failing/Sensor.java", FAILING_SOURCE, workDir);
+    }
+
+    static byte[] failingManifest(String app) {
+        return String.format(FAILING_MANIFEST, app).getBytes(StandardCharsets.UTF_8);
     }
 
     /** An echo app answering on the cross-context channel named like its application. */

@@ -1,13 +1,15 @@
 """The stall witness's record, read back: which stalls the machine put on the RT cell's CPUs.
 
 The witness is cyclictest at SCHED_FIFO 99 run with -v, which prints every wake-up as
-"thread: cycle: latency_us" and, with -q, one summary line per thread at the end. Kept apart from
-the keyword library so it can be unit-tested without a board (tests/robot/unit).
+"thread: cycle: latency_us" and, with -q, one summary line per thread at the end. Used by the Robot
+suites and the soak (tools/soak.py); unit-tested without a board.
 """
 from __future__ import annotations
 
 import math
 import re
+from pathlib import Path
+from xml.etree import ElementTree
 
 _SAMPLE = re.compile(r"^\s*(\d+):\s*(\d+):\s*(\d+)\s*$", re.MULTILINE)
 _MAX = re.compile(r"Max:\s+(\d+)")
@@ -58,3 +60,27 @@ def misses_all_explain(per_thread: dict[int, list[int]], periods_us: list[float]
     one of a single vCPU on one)."""
     return max((sum(misses_explained(s, periods_us) for s in found) for found in per_thread.values()),
                default=0)
+
+
+_DURATION_UNITS_US = {"ns": 0.001, "us": 1.0, "ms": 1000.0, "s": 1_000_000.0}
+
+
+def duration_us(text: str) -> float:
+    """A manifest duration ("8ms", "500us") in µs."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ns|us|ms|s)\s*", text)
+    if not m or float(m.group(1)) <= 0:
+        raise ValueError(f"not a positive manifest duration: {text!r}")
+    return float(m.group(1)) * _DURATION_UNITS_US[m.group(2)]
+
+
+def periods_us(manifest: Path) -> list[float]:
+    """The periods of an app's periodic tasks, from its manifest, in µs."""
+    root = ElementTree.parse(manifest).getroot()
+    periods = []
+    for task in root.iter("periodic-task"):
+        release = task.find("release")
+        period = release.get("periodic") if release is not None else None
+        if not period:
+            raise ValueError(f"{manifest}: periodic-task {task.get('name')!r} has no release periodic")
+        periods.append(duration_us(period))
+    return periods

@@ -11,10 +11,10 @@ import org.rtdroid.bridge.codec.Frame;
 import org.rtdroid.bridge.codec.FrameCodec;
 
 /**
- * The root cell's side of the management exchange (protocols.md), in Java: what the tests and the
- * developer tool use to talk to a running agent. The region must be attached with
- * {@link Region#attachManagement(org.rtdroid.bridge.RegionMemory, int)} as peer 1; the caller holds
- * the region's {@code .lock} for the whole exchange (see {@link AgentClient}).
+ * The root cell's side of the management exchange (protocols.md), in Java, for the agent's tests
+ * (users talk to the agent through the {@code rtdroid} CLI, bridge/python/xcc/mgmt.py). The region
+ * must be attached with {@link Region#attachManagement(org.rtdroid.bridge.RegionMemory, int)} as
+ * peer 1; the caller holds the region's {@code .lock} for the whole exchange.
  */
 public final class ManagementClient {
     /** DeployChunk.data bound. */

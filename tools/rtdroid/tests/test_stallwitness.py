@@ -1,11 +1,11 @@
-"""The stall witness's record, read back (tests/robot/libraries/stallwitness.py)."""
-import sys
+"""The stall witness's record, read back (rtdroid.stallwitness)."""
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "libraries"))
-import stallwitness  # noqa: E402
+from rtdroid import stallwitness
+
+ROOT = Path(__file__).resolve().parents[3]
 
 # The shape cyclictest -m -q -v prints: its banner, "thread: cycle: latency" per wake-up, and a
 # summary line per thread at the end.
@@ -62,3 +62,11 @@ def test_every_stall_of_the_window_counts_on_the_thread_that_explains_most():
     assert (t0, t1) == (12, 6)
     assert stallwitness.misses_all_explain(found, per_task) == 12
     assert stallwitness.misses_all_explain({}, per_task) == 0
+
+
+def test_periods_come_from_the_manifest():
+    cochlear = ROOT / "rtdroid-runtime/examples/src/main/manifests/cochlear/manifest.xml"
+    assert stallwitness.periods_us(cochlear) and all(p == 8000.0 for p in stallwitness.periods_us(cochlear))
+    assert stallwitness.duration_us("500us") == 500.0
+    with pytest.raises(ValueError, match="not a positive manifest duration"):
+        stallwitness.duration_us("0ms")
