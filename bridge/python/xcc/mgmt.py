@@ -123,7 +123,7 @@ class ManagementClient:
 
     # session
     def open(self) -> "ManagementClient":
-        if not R.region_device(self.region_path).exists():
+        if not self.region_path.exists():
             raise MgmtError(f"region {self.region_path} does not exist; is the board up?")
         self._lock_fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o660)
         stall = _Stall(self.timeout)

@@ -308,40 +308,10 @@ class Mapping:
         self.close()
 
 
-def physical_range(spec) -> tuple[str, int, int] | None:
-    """``DEVICE@0xADDRESS+BYTES`` (the RT cell agent's --region form: a Xen static shared memory
-    region through /dev/mem, or the same bytes at an offset of the file backing an emulated
-    machine's RAM) as (device, address, bytes); None for a plain path."""
-    spec = str(spec)
-    device, at, rng = spec.rpartition("@")
-    if not at or not spec.startswith("/dev/"):
-        return None
-    address, plus, size = rng.partition("+")
-    try:
-        if not (device and address.startswith("0x") and plus):
-            raise ValueError
-        addr, nbytes = int(address[2:], 16), int(size, 10)
-    except ValueError:
-        raise ValueError(f"region {spec}: a physical range is DEVICE@0xHEXADDRESS+DECIMALBYTES, "
-                         f"e.g. /dev/mem@0x34000000+4194304") from None
-    if nbytes <= 0:
-        raise ValueError(f"region {spec}: the size must be positive")
-    return device, addr, nbytes
-
-
-def region_device(spec) -> Path:
-    """The file a region spec maps: the path itself, or the DEVICE of a physical range."""
-    rng = physical_range(spec)
-    return Path(rng[0] if rng else spec)
-
-
 def _as_mapping(target, writable: bool = True) -> tuple[Mapping, bool]:
     if isinstance(target, Mapping):
         return target, False
     if isinstance(target, (str, Path)):
-        rng = physical_range(target)
-        if rng is not None:
-            return Mapping.physical(rng[1], rng[2], dev_mem=rng[0]), True
         return Mapping.file(target, writable), True
     return Mapping(target), False
 

@@ -119,7 +119,7 @@ def test_a_missing_board_file_is_called_missing_not_invalid(tmp_path, args):
     env = dict(__import__("os").environ, RTDROID_RUN_DIR=str(tmp_path / "run"))
     r = run(*args, env=env)
     assert r.returncode == 1 and "no such board file" in r.stderr and "invalid" not in r.stderr, r.stderr
-    assert "boards: host, qemu-x86_64" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert "boards: host, qemu-arm64-xen, qemu-x86_64" in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 
 def test_a_directory_is_not_a_board_file(tmp_path):

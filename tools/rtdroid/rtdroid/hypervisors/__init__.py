@@ -12,6 +12,7 @@ from .base import Hypervisor
 _MODULES = {
     "process": ("process", "Process"),
     "qemu": ("qemu", "Qemu"),
+    "xen": ("xen", "Xen"),
 }
 _cache: dict[str, Hypervisor] = {}
 
