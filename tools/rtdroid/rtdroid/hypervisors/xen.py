@@ -28,8 +28,9 @@ from pathlib import Path
 from .. import image, paths
 from ..boardconfig import MIB, Board
 from ..errors import BoardError
-from ..render import cpu_list, rt_jvm_args
+from ..render import cpu_list
 from .base import Hypervisor, Launch, Problem
+from .qemu import GUEST_ROOT, guest_agent_values
 
 RAM_BASE = 0x40000000            # QEMU virt: RAM starts at 1 GiB
 MODULES_BASE = 0x50000000        # above Xen (loaded near RAM_BASE) and QEMU's DTB (RAM_BASE + 128 MiB)
@@ -40,7 +41,6 @@ PAGE = 4096
 # RAM, the vGIC, the vPL011, the vPCI windows or the grant table. The hole between the end of
 # GUEST_VPCI_MEM (0x33000000) and GUEST_GNTTAB (0x38000000) is free.
 GUEST_HOLE = (0x33000000, 0x38000000)
-GUEST_ROOT = "/rt"
 SHM_ID = "rtdroid-xcc"
 RUN_FILES = ("console.log", "console.sock", "board.dts", "board.dtb")
 
@@ -200,23 +200,14 @@ def render_argv(board: Board) -> list[str]:
     return argv
 
 
-def guest_jvm_args(board: Board) -> list[str]:
-    return rt_jvm_args(board.rt["heap_mib"]) + ["-Djava.io.tmpdir=/tmp"]
-
-
 def init_script(board: Board, domain: dict) -> str:
     x = board.data["xen"]
     common = {"BOARD": board.name, "GUEST_ADDRESS": f"{x['region_guest_address']:#x}",
               "REGION_BYTES": str(board.region["size_bytes"]), "NAME": domain["name"]}
     if domain["kind"] == "borrower":
         return _fill((cells_dir() / "init-borrower.sh.in").read_text(encoding="utf-8"), common)
-    rt = board.rt
-    agent = ["--deploy-key", f"{GUEST_ROOT}/keys/deploy.pub", "--cpus", cpu_list(list(range(domain["vcpus"]))),
-             "--budget-bytes", str(rt["rt_budget_bytes"]), "--await-region"]
-    tmpfs_mib = max(16, (rt["memory_mib"] * MIB - rt["heap_mib"] * MIB - rt["rt_budget_bytes"]) // MIB // 4)
-    return _fill((cells_dir() / "init-rt.sh.in").read_text(encoding="utf-8"), {
-        **common, "GUEST_ROOT": GUEST_ROOT, "TMPFS_MIB": str(tmpfs_mib),
-        "JVM_ARGS": " ".join(guest_jvm_args(board)), "AGENT_ARGS": " ".join(agent)})
+    return _fill((cells_dir() / "init-rt.sh.in").read_text(encoding="utf-8"),
+                 {**common, **guest_agent_values(board)})
 
 
 # ------------------------------------------------------------------ images
