@@ -2,7 +2,7 @@
 Documentation     A user's first act: boot the partitioned board, see both cells ready, tear it down.
 Resource          ../resources/rtdroid.resource
 Suite Teardown    Tear Down The Board
-Test Tags         any
+Test Tags         any    board:qemu-arm64-xen
 
 
 *** Test Cases ***
