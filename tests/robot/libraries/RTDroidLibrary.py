@@ -154,7 +154,19 @@ class RTDroidLibrary:
     def tear_down_board(self):
         """`rtdroid board down`; never fails a teardown on an already-down board."""
         self.stop_android_stress()
+        self._end_witness()
         _run([RTDROID, "board", "down"], timeout=120, check=False)
+
+    def _end_witness(self):
+        """Ends a stall witness a failed test left running (SCHED_FIFO 99 on the RT cell's CPUs)."""
+        w, self._witness = self._witness, None
+        if w is not None and w.poll() is None:
+            w.send_signal(signal.SIGINT)
+            try:
+                w.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                w.kill()
+                w.wait()
 
     @keyword
     def board_should_leave_nothing_behind(self):
@@ -270,10 +282,11 @@ class RTDroidLibrary:
         """On a process board, runs cyclictest at SCHED_FIFO 99 on the RT cell's CPUs for the
         measured window: a stall that delays even it (the hypervisor descheduling this VM's vCPU,
         as these shared machines do for tens of ms) is the machine's, not the RT cell's. On a
-        qemu board the RT cell's CPU is an emulated one: nothing to witness."""
+        qemu or xen board the RT cell's CPU is an emulated one: nothing to witness."""
         st = self.board_status()
         self._witness_stalls = None
-        if st.get("hypervisor") == "qemu" or shutil.which("cyclictest") is None:
+        self._end_witness()  # one a failed test left running
+        if st.get("hypervisor") != "process" or shutil.which("cyclictest") is None:
             self._witness = None
             return
         sys.path.insert(0, str(ROOT / "tools" / "rtdroid"))
