@@ -7,7 +7,7 @@ RTT_P99_BUDGET_US = 10_000_000
 MACHINE_STALL_US = 0  # no witness: the RT cell's CPU is emulated
 MAX_DEADLINE_MISSES = 2_500
 WORST_LATENESS_BUDGET_US = 10_000_000
-# Measured cold: board up in ~32 s (Xen 0.3 s, the domU's /init ~5 s, the agent's JVM the rest).
+# Measured cold: board up in 32-55 s (Xen 0.3 s, the domU's /init 4-17 s, the agent's JVM ~26 s).
 BOOT_BUDGET_S = 120
 LATENCY_SAMPLES = 100
 STRESS_SECONDS = 8
