@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import time
-
 import sys
+import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # session.py
 
 from robot.api import logger
 from robot.api.deco import keyword, library

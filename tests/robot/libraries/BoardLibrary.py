@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import re
 import shutil
-import time
-
 import sys
+import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # session.py
 
 from robot.api import logger
 from robot.api.deco import keyword, library
 from robot.libraries.BuiltIn import BuiltIn
 
-from session import BUILD, ROOT, RTDROID, SESSION, Keywords, run
+from session import BUILD, ROOT, RTDROID, SESSION, Keywords, end_witness, run
 
 
 @library(scope="GLOBAL", auto_keywords=False)
@@ -47,11 +46,55 @@ class BoardLibrary(Keywords):
         self._android("GET", "/state")
 
     @keyword
+    def region_should_be_shared_both_ways_with_every_xen_domain(self, timeout_s: float = 60):
+        """On a xen board, the region is one set of bytes seen by the host and every domU.
+        Host -> domUs: each borrowing domU's console shows the magic and region size the host
+        formatted, and the RT cell attached to it. DomU -> host: the RT cell's heartbeat, written
+        in its domU, advances in the host's view, and each borrower reads the RT cell's READY with
+        the epoch the host reads. Both ways: a HELLO frame the host writes is answered by the RT cell."""
+        from rtdroid.boardconfig import load_board
+        board = load_board(self.board)
+        header = self.region_dump()["header"]
+        if header["magic"] != 0x31434358:
+            raise AssertionError(f"the host does not see the region's magic: {header}")
+        console = Path(self.board_status()["cells"]["rt"]["console"])
+        for d in board.data["xen"].get("domains", []):
+            name = d["name"]
+            deadline = time.monotonic() + float(timeout_s)
+            while True:
+                text = console.read_text(errors="replace")
+                seen = re.search(rf"XENDOM {name} region header seen: magic=(0x[0-9A-Fa-f]+) region_bytes=(0x[0-9A-Fa-f]+)", text)
+                ready = re.search(rf"XENDOM {name} peer 0 READY: epoch=(0x[0-9A-Fa-f]+)", text)
+                if seen and ready:
+                    break
+                if time.monotonic() > deadline:
+                    raise AssertionError(f"domain {name} did not report the region header and the RT cell's "
+                                         f"READY within {timeout_s} s (console {console})")
+                time.sleep(0.5)
+            if int(seen.group(1), 16) != header["magic"] or int(seen.group(2), 16) != header["region_bytes"]:
+                raise AssertionError(f"domain {name} read magic {seen.group(1)} region_bytes {seen.group(2)}, the host "
+                                     f"wrote {header['magic']:#x} {header['region_bytes']:#x}")
+            rt_epoch = self.region_dump()["peers"][0]["epoch"]
+            if int(ready.group(1), 16) != rt_epoch:
+                raise AssertionError(f"domain {name} read the RT cell's epoch {ready.group(1)}, the host reads {rt_epoch}")
+            logger.info(f"domain {name}: read the host's header ({seen.group(0)}) and the RT cell's READY "
+                        f"(epoch {rt_epoch})", also_console=True)
+        before = self.region_dump()["peers"][0]["heartbeat"]
+        time.sleep(2)
+        after = self.region_dump()["peers"][0]["heartbeat"]
+        if after <= before:
+            raise AssertionError(f"the RT cell's heartbeat does not advance in the host's view ({before} -> {after})")
+        text = self._mgmt().hello(self.region_path())
+        logger.info(f"RT cell heartbeat {before} -> {after} in 2 s as the host reads it; HELLO answered: {text}",
+                    also_console=True)
+
+    @keyword
     def bring_the_board_down(self):
         """`rtdroid board down`; never fails a teardown on an already-down board."""
         for stress in SESSION.stress:  # never leave the Android-side stress running
             stress.stop()
         SESSION.stress.clear()
+        end_witness()
         run([RTDROID, "board", "down"], timeout=120, check=False)
 
     @keyword

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import os
 import signal
-import time
-
 import sys
+import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # session.py
 
 from robot.api import logger
 from robot.api.deco import keyword, library

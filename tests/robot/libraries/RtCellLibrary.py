@@ -7,26 +7,24 @@ import re
 import shutil
 import signal
 import subprocess
-import zipfile
-
 import sys
+import zipfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # session.py
 
 from robot.api import logger
 from robot.api.deco import keyword, library
 from robot.libraries.BuiltIn import BuiltIn
 
 from rtdroid import stallwitness
-from session import EXAMPLE_APPS, KEYS, RTDROID, SESSION, Keywords, run
+from session import EXAMPLE_APPS, KEYS, RTDROID, SESSION, Keywords, end_witness, run
 from xcc.mgmt import describe_failure
 
 
 @library(scope="GLOBAL", auto_keywords=False)
 class RtCellLibrary(Keywords):
     def __init__(self):
-        self._witness: subprocess.Popen | None = None
         self._witness_windows = 0
         self._witness_record: Path | None = None
         self._witness_stalls: str | None = None  # the last window's record, once it is stopped
@@ -132,11 +130,12 @@ class RtCellLibrary(Keywords):
         """On a process board, runs cyclictest at SCHED_FIFO 99 on the RT cell's CPUs for the
         measured window: a stall that delays even it (the hypervisor descheduling this VM's vCPU,
         as these shared machines do for tens of ms) is the machine's, not the RT cell's. On a
-        qemu board the RT cell's CPU is an emulated one: nothing to witness."""
+        qemu or xen board the RT cell's CPU is an emulated one: nothing to witness."""
         st = self.board_status()
         self._witness_stalls = None
-        if st.get("hypervisor") == "qemu" or shutil.which("cyclictest") is None:
-            self._witness = None
+        end_witness()  # one a failed test left running
+        if st.get("hypervisor") != "process" or shutil.which("cyclictest") is None:
+            SESSION.witness = None
             return
         sys.path.insert(0, str(ROOT / "tools" / "rtdroid"))
         from rtdroid import boardconfig
@@ -147,7 +146,7 @@ class RtCellLibrary(Keywords):
         outdir = Path(BuiltIn().get_variable_value("${OUTPUT DIR}", str(self.work)))
         self._witness_record = outdir / f"stall-witness-{self._witness_windows}.txt"
         with open(self._witness_record, "w") as out:
-            self._witness = subprocess.Popen(
+            SESSION.witness = subprocess.Popen(
                 ["cyclictest", "-m", "-q", "-v", "-p", "99", "-i", "1000", "-t", str(len(cpus)),
                  "-a", ",".join(str(c) for c in cpus), "-D", "600"],
                 stdout=out, stderr=subprocess.STDOUT)
@@ -155,7 +154,7 @@ class RtCellLibrary(Keywords):
     @keyword
     def stop_stall_witness(self) -> float:
         """Stops the witness; returns the worst wake-up latency it saw, in µs (-1: no witness)."""
-        w, self._witness = self._witness, None
+        w, SESSION.witness = SESSION.witness, None
         if w is None:
             return -1.0
         w.send_signal(signal.SIGINT)

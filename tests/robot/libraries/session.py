@@ -52,6 +52,19 @@ class Session:
         self.latency: dict[str, list[int]] = {}            # round-trip samples, for the listener
         self.failing_on_purpose: set[str] = set()          # components a test fails deliberately
         self.stress: list = []                              # rtdroid.faults.AndroidStress running
+        self.witness: subprocess.Popen | None = None        # the stall witness (cyclictest) running
+
+
+def end_witness() -> None:
+    """Ends a stall witness a failed test left running (SCHED_FIFO 99 on the RT cell's CPUs)."""
+    w, SESSION.witness = SESSION.witness, None
+    if w is not None and w.poll() is None:
+        w.send_signal(2)  # SIGINT: cyclictest prints its summary and exits
+        try:
+            w.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            w.kill()
+            w.wait()
 
 
 SESSION = Session()

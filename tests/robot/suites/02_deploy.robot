@@ -4,7 +4,7 @@ Documentation     Deployment to both cells: signed RT bundles are verified befor
 Resource          ../resources/rtdroid.resource
 Suite Setup       Boot Board    ${BOARD}    ${BOOT_BUDGET_S}
 Suite Teardown    Tear Down The Board
-Test Tags         any
+Test Tags         any    board:qemu-arm64-xen
 
 
 *** Test Cases ***

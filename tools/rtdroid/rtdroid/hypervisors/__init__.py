@@ -13,6 +13,7 @@ _MODULES = {
     "process": ("process", "Process"),
     "qemu": ("qemu", "Qemu"),
     "jailhouse": ("jailhouse", "Jailhouse"),
+    "xen": ("xen", "Xen"),
 }
 _cache: dict[str, Hypervisor] = {}
 

@@ -207,17 +207,22 @@ def guest_jvm_args(board: Board) -> list[str]:
     return rt_jvm_args(board.rt["heap_mib"]) + ["-Djava.io.tmpdir=/tmp"]
 
 
-def init_script(board: Board) -> str:
-    """The RT cell's /init, rendered from hypervisor-cells/qemu/init.sh.in."""
+def guest_agent_values(board: Board) -> dict[str, str]:
+    """The /init template values that start the agent inside a guest (qemu VM or Xen domU)."""
     rt = board.rt
-    template = (paths.hypervisor_cells_dir() / "qemu" / "init.sh.in").read_text(encoding="utf-8")
-    # Inside the VM the cell's CPUs are its vCPUs 0..n-1; the host pins the VM to rt["cpus"].
+    # Inside the guest the cell's CPUs are its vCPUs 0..n-1; the host (or Xen) places them.
     guest_cpus = cpu_list(list(range(rt.get("vcpus", 1))))
     agent = ["--deploy-key", f"{GUEST_ROOT}/keys/deploy.pub", "--cpus", guest_cpus,
              "--budget-bytes", str(rt["rt_budget_bytes"]), "--await-region"]
     tmpfs_mib = max(16, (rt["memory_mib"] * MIB - rt["heap_mib"] * MIB - rt["rt_budget_bytes"]) // MIB // 4)
-    values = {"BOARD": board.name, "GUEST_ROOT": GUEST_ROOT, "TMPFS_MIB": str(tmpfs_mib),
-              "JVM_ARGS": " ".join(guest_jvm_args(board)), "AGENT_ARGS": " ".join(agent)}
+    return {"BOARD": board.name, "GUEST_ROOT": GUEST_ROOT, "TMPFS_MIB": str(tmpfs_mib),
+            "JVM_ARGS": " ".join(guest_jvm_args(board)), "AGENT_ARGS": " ".join(agent)}
+
+
+def init_script(board: Board) -> str:
+    """The RT cell's /init, rendered from hypervisor-cells/qemu/init.sh.in."""
+    template = (paths.hypervisor_cells_dir() / "qemu" / "init.sh.in").read_text(encoding="utf-8")
+    values = guest_agent_values(board)
     return re.sub(r"@([A-Z_]+)@", lambda m: values[m.group(1)], template)
 
 

@@ -57,7 +57,9 @@ public final class Region {
     private long observedPeerEpoch;
     private long peerRestarts;
     private long heartbeat;
-    private int state;   // this cell's state and epoch as it last wrote them: its private truth
+    // This cell's state and epoch as it last wrote them: its private truth. The state is set by the
+    // cell's main thread and healed by its proxy thread: volatile, written before the shared copy.
+    private volatile int state;
     private int epoch;
     private long repairs;
     private boolean peerHeartbeatSeen;
@@ -393,8 +395,14 @@ public final class Region {
         int n = 0;
         if (ownsStateLine) {
             int line = layout.stateLineOffset(peerId);
-            n += Shm.republishU32(buffer, line + STATE_OFFSET, state)
-                    + Shm.republishU32(buffer, line + EPOCH_OFFSET, epoch)
+            // setState writes the private state, then the shared one: a state that changed while
+            // this looked is the owner's own write in flight, not a scribble (if the owner writes
+            // between this check and the repair, the next heal puts its new state back).
+            int own = state;
+            if (Shm.getAcquireU32(buffer, line + STATE_OFFSET) != own && state == own) {
+                n += Shm.republishU32(buffer, line + STATE_OFFSET, own);
+            }
+            n += Shm.republishU32(buffer, line + EPOCH_OFFSET, epoch)
                     + Shm.republishU64(buffer, line + HEARTBEAT_OFFSET, heartbeat);
         }
         for (int ring = Math.max(0, firstRing); ring < layout.rings(); ring++) {

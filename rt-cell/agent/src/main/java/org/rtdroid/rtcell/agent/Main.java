@@ -21,8 +21,8 @@ import org.rtdroid.runtime.os.CpuSet;
 
 /**
  * {@code java --enable-native-access=ALL-UNNAMED -cp 'lib/*' org.rtdroid.rtcell.agent.Main
- * --region PATH|auto --deploy-key PUB.pem --cpus LIST --budget-bytes N [--deploy DIR] [--state-dir DIR]
- * [--await-region]}
+ * --region PATH|auto|DEVICE@0xADDRESS+BYTES --deploy-key PUB.pem --cpus LIST --budget-bytes N [--deploy DIR]
+ * [--state-dir DIR] [--await-region]}
  *
  * <p>Console protocol (the board tooling reads it): with {@code --await-region} first {@code rtcell:
  * runtime started; awaiting the region <path> to be formatted}, then {@code rtcell: region <path> attached as peer
@@ -74,7 +74,9 @@ public final class Main {
         }
         RegionMemory memory;
         try {
-            memory = RegionMemory.mapFile(regionPath);
+            RegionLocator.PhysicalRange physical = RegionLocator.physicalRange(options.region);
+            memory = physical == null ? RegionMemory.mapFile(regionPath)
+                    : RegionMemory.mapPhysical(physical.device(), physical.address(), physical.bytes());
         } catch (IOException e) {
             stderr.println("rtcell: cannot map region " + regionPath + ": " + e.getMessage());
             return 1;

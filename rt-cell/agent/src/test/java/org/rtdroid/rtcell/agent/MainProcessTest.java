@@ -61,6 +61,10 @@ class MainProcessTest {
 
             try (RegionMemory m = RegionMemory.mapFile(regionFile)) {
                 Region mgmt = Region.attachManagement(m, Region.ANDROID_PEER);
+                // the agent prints RTCELL READY, then marks the cell READY as it starts serving
+                while (mgmt.peerState(Region.RT_PEER) != Region.STATE_READY && System.nanoTime() < deadline) {
+                    Thread.sleep(20);
+                }
                 assertEquals(Region.STATE_READY, mgmt.peerState(Region.RT_PEER));
                 ManagementClient client = new ManagementClient(mgmt);
                 assertEquals("echo/Echo", client.listServices(10_000_000_000L).get(0).service().nameString());
@@ -111,6 +115,10 @@ class MainProcessTest {
                 assertTrue(lines.contains("RTCELL READY"), "agent output: " + lines);
                 assertTrue(lines.contains("rtcell: region " + regionFile + " attached as peer 0, epoch 1"), lines.toString());
                 Region mgmt = Region.attachManagement(m, Region.ANDROID_PEER);
+                // the agent prints RTCELL READY, then marks the cell READY as it starts serving
+                while (mgmt.peerState(Region.RT_PEER) != Region.STATE_READY && System.nanoTime() < deadline) {
+                    Thread.sleep(20);
+                }
                 assertEquals(Region.STATE_READY, mgmt.peerState(Region.RT_PEER));
             }
             assertEquals(0, new ProcessBuilder("kill", "-TERM", Long.toString(p.pid())).start().waitFor());

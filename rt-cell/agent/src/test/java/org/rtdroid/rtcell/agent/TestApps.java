@@ -117,7 +117,7 @@ final class TestApps {
      *  analysis (whatever the test machine's CPU count): what admission control analyses. */
     static final String TICKER_MANIFEST = """
             <?xml version="1.0" encoding="UTF-8"?>
-            <manifest>
+            <manifest versionCode="1">
               <application name="%1$s">
                 <service name="rtapp.ticker.Ticker" priority="%2$d">
                   <memSizes total="12K" persistent="4K" release="4K"/>
