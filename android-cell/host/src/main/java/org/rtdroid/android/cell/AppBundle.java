@@ -22,7 +22,7 @@ import org.w3c.dom.Node;
 import org.w3c.dom.NodeList;
 
 /**
- * An app bundle for the cell (android-cell/README.md, "App bundles"): a directory holding
+ * An app bundle for the cell (docs/android-cell.md, "App bundles"): a directory holding
  * {@code AndroidManifest.xml} (plain XML, as written in the source tree) and {@code classes.jar}
  * (the compiled classes). Everything in it is checked before anything is loaded: a bad bundle is
  * refused with a {@link BadBundleException} naming the file and the problem.

@@ -3,7 +3,7 @@ package org.rtdroid.android.proxy;
 import org.rtdroid.xcc.XccBounds;
 
 /**
- * The Intent contract between apps and RTsProxyService (android-cell/README.md, "Talking to the
+ * The Intent contract between apps and RTsProxyService (docs/android-cell.md, "Talking to the
  * RT cell"). Apps compiled for old API levels copy these strings; they are the whole interface.
  */
 public final class ProxyContract {
