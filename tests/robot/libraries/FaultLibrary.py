@@ -15,7 +15,7 @@ from robot.api import logger
 from robot.api.deco import keyword, library
 
 from rtdroid.control import AndroidControl
-from rtdroid.faults import AndroidStress, flood_channel, rt_receive_counters, scribble_and_wait
+from rtdroid.faults import AndroidStress, flood_channel, scribble_and_wait
 from session import ROOT, RTDROID, SESSION, Keywords, run
 
 

@@ -3,6 +3,7 @@ the board's budgets (with the machine stall witness on process boards), RT bundl
 deployed and refused (session.py says what every library shares)."""
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import signal
@@ -137,7 +138,6 @@ class RtCellLibrary(Keywords):
         if st.get("hypervisor") != "process" or shutil.which("cyclictest") is None:
             SESSION.witness = None
             return
-        sys.path.insert(0, str(ROOT / "tools" / "rtdroid"))
         from rtdroid import boardconfig
         cpus = boardconfig.load_board(st["board"]).rt["cpus"]
         # -v records every wake-up (to a file: ~25 bytes per ms per CPU would fill a pipe), so
