@@ -57,25 +57,10 @@ public class TestActivity extends Activity {
         button(root, "crash", v -> {
             throw new IllegalStateException("deliberate crash in onClick");
         });
-        button(root, "send_undeclared", v -> {
-            Intent i = new Intent("org.rtdroid.proxy.SEND");
-            i.setClassName("org.rtdroid.proxy", "org.rtdroid.android.proxy.RTsProxyService");
-            i.putExtra("channel", "cochlear.config");
-            i.putExtra("action", "org.rtdroid.cochlear.SET_CONFIG");
-            i.putExtra("payload", new byte[8]);
-            i.putExtra("priority", 50);
-            i.putExtra("sender", getPackageName());
-            startService(i);
-        });
+        button(root, "send_undeclared", v -> startService(configIntent(getPackageName())));
         button(root, "send_as_another", v -> {
             // a hostile app naming another package as the sender (and trying to stamp the identity)
-            Intent i = new Intent("org.rtdroid.proxy.SEND");
-            i.setClassName("org.rtdroid.proxy", "org.rtdroid.android.proxy.RTsProxyService");
-            i.putExtra("channel", "cochlear.config");
-            i.putExtra("action", "org.rtdroid.cochlear.SET_CONFIG");
-            i.putExtra("payload", new byte[8]);
-            i.putExtra("priority", 50);
-            i.putExtra("sender", "org.rtdroid.cochlear.ui");
+            Intent i = configIntent("org.rtdroid.cochlear.ui");
             i.putExtra("org.rtdroid.proxy.CALLING_PACKAGE", "org.rtdroid.cochlear.ui");
             startService(i);
         });
@@ -96,6 +81,18 @@ public class TestActivity extends Activity {
     protected void onPause() {
         unregisterReceiver(receiver);
         super.onPause();
+    }
+
+    /** A SEND of the cochlear implant's SET_CONFIG, which this app does not declare, as {@code sender}. */
+    private static Intent configIntent(String sender) {
+        Intent i = new Intent("org.rtdroid.proxy.SEND");
+        i.setClassName("org.rtdroid.proxy", "org.rtdroid.android.proxy.RTsProxyService");
+        i.putExtra("channel", "cochlear.config");
+        i.putExtra("action", "org.rtdroid.cochlear.SET_CONFIG");
+        i.putExtra("payload", new byte[8]);
+        i.putExtra("priority", 50);
+        i.putExtra("sender", sender);
+        return i;
     }
 
     private TextView text(LinearLayout root, String tag) {
