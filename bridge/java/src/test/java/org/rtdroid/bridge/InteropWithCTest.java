@@ -38,19 +38,7 @@ class InteropWithCTest {
 
     @Test
     void cEchoesEveryJavaFrameIntact() throws Exception {
-        Path peer = cPeer();
-        Assumptions.assumeTrue(Files.isExecutable(peer), "C peer not built: " + peer);
-        Path file = region("c-echo");
-        Process echo = null;
-        try (RegionMemory memory = RegionMemory.mapFile(file)) {
-            Region android = Region.attachCell(memory, Region.ANDROID_PEER, true);
-            echo = new ProcessBuilder(peer.toString(), "echo", "--region", file.toString(), "--peer", "0", "--cpu",
-                    "0", "--count", Integer.toString(FRAMES)).redirectErrorStream(true).start();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (!android.peerReady()) {
-                assertTrue(echo.isAlive() && System.nanoTime() < deadline, "C echo never attached");
-                Thread.sleep(1);
-            }
+        withCEcho("c-echo", (memory, android, echo, deadline) -> {
             byte[] reply = new byte[496];
             for (int seq = 1; seq <= FRAMES; seq++) {
                 byte[] frame = TestRegions.rawFrame(seq, 16 + seq % 481);
@@ -69,12 +57,7 @@ class InteropWithCTest {
             assertEquals(0, back.framesCorrupt() + back.resyncs());
             assertEquals(FRAMES, android.counters(Region.ANDROID_PEER, 1).framesAccepted(),
                     "the C reader accepted (and counted) every Java frame");
-        } finally {
-            if (echo != null && echo.isAlive()) {
-                echo.destroyForcibly();
-            }
-            Files.deleteIfExists(file);
-        }
+        });
     }
 
     @Test
@@ -117,19 +100,7 @@ class InteropWithCTest {
 
     @Test
     void cPutsBackWhatJavaScribbledOnItsSection() throws Exception {
-        Path peer = cPeer();
-        Assumptions.assumeTrue(Files.isExecutable(peer), "C peer not built: " + peer);
-        Path file = region("c-heal");
-        Process echo = null;
-        try (RegionMemory memory = RegionMemory.mapFile(file)) {
-            Region android = Region.attachCell(memory, Region.ANDROID_PEER, true);
-            echo = new ProcessBuilder(peer.toString(), "echo", "--region", file.toString(), "--peer", "0", "--cpu",
-                    "0", "--count", Integer.toString(FRAMES)).redirectErrorStream(true).start();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (!android.peerReady()) {
-                assertTrue(echo.isAlive() && System.nanoTime() < deadline, "C echo never attached");
-                Thread.sleep(1);
-            }
+        withCEcho("c-heal", (memory, android, echo, deadline) -> {
             int half = FRAMES / 2;
             echoed(android, 1, half, deadline);
             // the echo's frames_written follows its write index: let that store land, so that the C
@@ -172,6 +143,33 @@ class InteropWithCTest {
             assertEquals(FRAMES, there.readIndex());
             assertEquals(FRAMES, there.framesAccepted());
             assertEquals(0, there.framesCorrupt() + there.resyncs() + there.framesUndeliverable() + there.staleSkipped());
+        });
+    }
+
+    /** What a test does with the Android side attached and the C echo READY. */
+    private interface EchoSession {
+        void run(RegionMemory memory, Region android, Process echo, long deadline) throws Exception;
+    }
+
+    /**
+     * Runs {@code session} over a fresh region with this JVM attached as the Android cell and the C
+     * bench peer echoing {@link #FRAMES} frames as the RT cell; skipped when the C peer is not built.
+     */
+    private static void withCEcho(String what, EchoSession session) throws Exception {
+        Path peer = cPeer();
+        Assumptions.assumeTrue(Files.isExecutable(peer), "C peer not built: " + peer);
+        Path file = region(what);
+        Process echo = null;
+        try (RegionMemory memory = RegionMemory.mapFile(file)) {
+            Region android = Region.attachCell(memory, Region.ANDROID_PEER, true);
+            echo = new ProcessBuilder(peer.toString(), "echo", "--region", file.toString(), "--peer", "0", "--cpu",
+                    "0", "--count", Integer.toString(FRAMES)).redirectErrorStream(true).start();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!android.peerReady()) {
+                assertTrue(echo.isAlive() && System.nanoTime() < deadline, "C echo never attached");
+                Thread.sleep(1);
+            }
+            session.run(memory, android, echo, deadline);
         } finally {
             if (echo != null && echo.isAlive()) {
                 echo.destroyForcibly();
