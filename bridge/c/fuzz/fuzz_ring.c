@@ -1,7 +1,8 @@
 /* libFuzzer target: attach and ring reader over a hostile region image. The input is the region
  * (mapped size = input size). Its header CRC is recomputed so the fuzzer reaches geometry checks;
  * if the header is still invalid, a small valid header (R=2, S=4, 128-byte slots) replaces it so
- * the hostile state table, indices and slots are exercised. ASan reports any access outside. */
+ * the hostile state table, indices and slots are exercised, then each peer heals its own fields.
+ * ASan reports any access outside. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +65,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     memcpy(&tx.write_index, tx.ring, 8);
                 (void)xcc_offer(&tx, "fuzz", 4);
             }
+        /* self-healing over the hostile state table and sections: only its own fields, in bounds */
+        for (uint32_t p = 0; p < 2; p++)
+            (void)xcc_heal(&peers[p], 0);
     }
     free(region);
     return 0;

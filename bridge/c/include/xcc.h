@@ -155,11 +155,17 @@ void xcc_region_wrap(xcc_region *r, void *mem, size_t bytes, int access);
 void xcc_unmap(xcc_region *r);
 
 /* ---- rings --------------------------------------------------------------------------------- */
+/* The private copies below are the truth of every field the ring side owns (region-spec.md,
+ * "A peer's own fields"): operations update the copy, then store it; xcc_heal puts the shared
+ * field back from it when another cell changed it. */
 typedef struct xcc_tx {          /* producer side of one ring in our own section */
     uint8_t *ring;               /* ring header */
     uint8_t *slots;
     uint8_t *consumer_line;      /* the consumer's line (in the other peer's section) */
-    uint64_t write_index;        /* private copy */
+    uint64_t write_index;        /* private copies of the ring header */
+    uint64_t frames_written;
+    uint64_t frames_dropped_full;
+    uint32_t ring_class;         /* the ring's number, as the formatter writes it */
     uint32_t slots_per_ring;
     uint32_t slot_bytes;
     int access;
@@ -169,11 +175,25 @@ typedef struct xcc_rx {          /* consumer side of one ring in the other peer'
     uint8_t *ring;
     uint8_t *slots;
     uint8_t *consumer_line;      /* our consumer line (in our own section) */
-    uint64_t read_index;         /* private copy */
+    uint64_t read_index;         /* private copies of the consumer line */
+    uint64_t frames_accepted;
+    uint64_t frames_corrupt;
+    uint64_t resyncs;
+    uint64_t frames_undeliverable;
+    uint64_t stale_skipped;
     uint32_t slots_per_ring;
     uint32_t slot_bytes;
     int access;
 } xcc_rx;
+
+/* Bind one ring side WITHOUT the attach protocol: addresses from the validated geometry g,
+ * private copies taken from the region as found (ring_class = ring). For the shared vectors,
+ * fuzzing and diagnosis of a stopped region; a running peer uses xcc_attach. XCC_EINVAL for a
+ * peer or ring outside g. */
+int xcc_tx_open(xcc_tx *tx, const xcc_region *r, const xcc_geometry *g, uint32_t producer,
+                uint32_t ring);
+int xcc_rx_open(xcc_rx *rx, const xcc_region *r, const xcc_geometry *g, uint32_t consumer,
+                uint32_t ring);
 
 /* Producer: place one frame (n bytes, 1 <= n <= slot_bytes-16). XCC_OK, XCC_FULL (counted in
  * frames_dropped_full; the caller applies the ring's flow-control policy) or XCC_EINVAL (size,
@@ -221,13 +241,24 @@ typedef struct xcc_peer {
     uint64_t peer_restarts;      /* other peer's epoch changes seen by xcc_peer_check */
     uint64_t other_heartbeat_seen;
     uint64_t other_heartbeat_change_nanos;
-    uint64_t heartbeat;
+    uint64_t heartbeat;          /* our heartbeat as we last wrote it */
+    uint32_t state;              /* our state as we last set it (xcc_set_state; __atomic access) */
+    uint64_t repairs;            /* fields xcc_heal has put back since attach */
 } xcc_peer;
 
 /* Validate the header, then run the attach procedure of region-spec.md for `mode`. */
 int xcc_attach(xcc_peer *p, xcc_region *r, uint32_t self, int mode, char *err, size_t err_bytes);
-/* Store our state (release). Cell mode only; no-op in management mode. */
+/* Store our state (release), after our private copy. Cell mode only; no-op in management mode. */
 void xcc_set_state(xcc_peer *p, uint32_t state);
+/* Self-healing (region-spec.md, "A peer's own fields"): put back, from the private copies, every
+ * field this attachment owns whose shared copy another cell changed: the state line (state,
+ * epoch, heartbeat; cell mode) and, for each owned ring from first_ring on, its ring header
+ * (write_index, frames_written, frames_dropped_full, ring_class) and its consumer line
+ * (read_index and its five counters). A state change in flight (xcc_set_state from another
+ * thread) is left to its owner. Call it from the thread that runs the rings and the heartbeat,
+ * at least every heartbeat; the Android cell passes 1 (ring 0 is the management agent's).
+ * Returns the fields repaired, also added to p->repairs. No allocation, no locks. */
+int xcc_heal(xcc_peer *p, uint32_t first_ring);
 /* Advance our heartbeat (call at least every 100 ms while READY). */
 void xcc_heartbeat(xcc_peer *p);
 /* The other peer's state line (acquire). */

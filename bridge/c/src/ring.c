@@ -10,7 +10,7 @@ int xcc_offer(xcc_tx *tx, const void *frame, uint32_t n)
     uint64_t rd = xcc_ld64_acquire(tx->consumer_line + XCC_CONS_READ_INDEX, tx->access);
     /* rd > w or w - rd > S: the consumer's index is not credible; treat the ring as full. */
     if (rd > w || w - rd >= tx->slots_per_ring) {
-        xcc_count(tx->ring + XCC_RING_FRAMES_DROPPED_FULL, 1);
+        xcc_count(tx->ring + XCC_RING_FRAMES_DROPPED_FULL, &tx->frames_dropped_full, 1);
         return XCC_FULL;
     }
     uint8_t *slot = tx->slots + (size_t)(w & (tx->slots_per_ring - 1u)) * tx->slot_bytes;
@@ -21,7 +21,7 @@ int xcc_offer(xcc_tx *tx, const void *frame, uint32_t n)
     /* Everything in the slot is written before the index that publishes it. */
     xcc_st64_release(tx->ring + XCC_RING_WRITE_INDEX, w + 1, tx->access);
     tx->write_index = w + 1;
-    xcc_count(tx->ring + XCC_RING_FRAMES_WRITTEN, 1);
+    xcc_count(tx->ring + XCC_RING_FRAMES_WRITTEN, &tx->frames_written, 1);
     return XCC_OK;
 }
 
@@ -49,7 +49,7 @@ int xcc_poll(xcc_rx *rx, void *buf, uint32_t cap, uint32_t *n)
     if (w == rd)
         return XCC_EMPTY;
     if (w < rd || w - rd > rx->slots_per_ring) {
-        xcc_count(rx->consumer_line + XCC_CONS_RESYNCS, 1);
+        xcc_count(rx->consumer_line + XCC_CONS_RESYNCS, &rx->resyncs, 1);
         publish_read(rx, w);
         return XCC_RESYNC;
     }
@@ -70,17 +70,37 @@ int xcc_poll(xcc_rx *rx, void *buf, uint32_t cap, uint32_t *n)
     }
     publish_read(rx, rd + 1);
     if (!ok) {
-        xcc_count(rx->consumer_line + XCC_CONS_FRAMES_CORRUPT, 1);
+        xcc_count(rx->consumer_line + XCC_CONS_FRAMES_CORRUPT, &rx->frames_corrupt, 1);
         return XCC_CORRUPT;
     }
-    xcc_count(rx->consumer_line + XCC_CONS_FRAMES_ACCEPTED, 1);
+    xcc_count(rx->consumer_line + XCC_CONS_FRAMES_ACCEPTED, &rx->frames_accepted, 1);
     *n = frame_bytes;
     return XCC_OK;
 }
 
 void xcc_rx_count_undeliverable(xcc_rx *rx)
 {
-    xcc_count(rx->consumer_line + XCC_CONS_FRAMES_UNDELIVERABLE, 1);
+    xcc_count(rx->consumer_line + XCC_CONS_FRAMES_UNDELIVERABLE, &rx->frames_undeliverable, 1);
+}
+
+/* Self-healing of one ring side: every field it owns, put back from its private copy. */
+static int heal_tx(xcc_tx *tx)
+{
+    return xcc_republish64(tx->ring + XCC_RING_WRITE_INDEX, tx->write_index, tx->access) +
+           xcc_republish64(tx->ring + XCC_RING_FRAMES_WRITTEN, tx->frames_written, tx->access) +
+           xcc_republish64(tx->ring + XCC_RING_FRAMES_DROPPED_FULL, tx->frames_dropped_full, tx->access) +
+           xcc_republish32(tx->ring + XCC_RING_CLASS, tx->ring_class, tx->access);
+}
+
+static int heal_rx(xcc_rx *rx)
+{
+    uint8_t *l = rx->consumer_line;
+    return xcc_republish64(l + XCC_CONS_READ_INDEX, rx->read_index, rx->access) +
+           xcc_republish64(l + XCC_CONS_FRAMES_ACCEPTED, rx->frames_accepted, rx->access) +
+           xcc_republish64(l + XCC_CONS_FRAMES_CORRUPT, rx->frames_corrupt, rx->access) +
+           xcc_republish64(l + XCC_CONS_RESYNCS, rx->resyncs, rx->access) +
+           xcc_republish64(l + XCC_CONS_FRAMES_UNDELIVERABLE, rx->frames_undeliverable, rx->access) +
+           xcc_republish64(l + XCC_CONS_STALE_SKIPPED, rx->stale_skipped, rx->access);
 }
 
 static uint8_t *consumer_line(uint8_t *base, const xcc_geometry *g, uint32_t peer, uint32_t ring)
@@ -92,6 +112,46 @@ static uint8_t *ring_header(uint8_t *base, const xcc_geometry *g, uint32_t peer,
 {
     return base + g->section_offset[peer] + (size_t)XCC_LINE_BYTES * g->rings_per_peer +
            (size_t)ring * (XCC_LINE_BYTES + (size_t)g->slots_per_ring * g->slot_bytes);
+}
+
+/* Bind without attach: addresses from the geometry, private copies from the region as found. */
+int xcc_tx_open(xcc_tx *tx, const xcc_region *r, const xcc_geometry *g, uint32_t producer,
+                uint32_t ring)
+{
+    if (producer >= XCC_PEER_COUNT || ring >= g->rings_per_peer)
+        return XCC_EINVAL;
+    tx->ring = ring_header(r->base, g, producer, ring);
+    tx->slots = tx->ring + XCC_LINE_BYTES;
+    tx->consumer_line = consumer_line(r->base, g, 1u - producer, ring);
+    tx->slots_per_ring = g->slots_per_ring;
+    tx->slot_bytes = g->slot_bytes;
+    tx->access = r->access;
+    tx->write_index = xcc_ld64_acquire(tx->ring + XCC_RING_WRITE_INDEX, r->access);
+    tx->frames_written = xcc_ld64(tx->ring + XCC_RING_FRAMES_WRITTEN);
+    tx->frames_dropped_full = xcc_ld64(tx->ring + XCC_RING_FRAMES_DROPPED_FULL);
+    tx->ring_class = ring;
+    return XCC_OK;
+}
+
+int xcc_rx_open(xcc_rx *rx, const xcc_region *r, const xcc_geometry *g, uint32_t consumer,
+                uint32_t ring)
+{
+    if (consumer >= XCC_PEER_COUNT || ring >= g->rings_per_peer)
+        return XCC_EINVAL;
+    rx->ring = ring_header(r->base, g, 1u - consumer, ring);
+    rx->slots = rx->ring + XCC_LINE_BYTES;
+    rx->consumer_line = consumer_line(r->base, g, consumer, ring);
+    rx->slots_per_ring = g->slots_per_ring;
+    rx->slot_bytes = g->slot_bytes;
+    rx->access = r->access;
+    const uint8_t *l = rx->consumer_line;
+    rx->read_index = xcc_ld64_acquire(l + XCC_CONS_READ_INDEX, r->access);
+    rx->frames_accepted = xcc_ld64(l + XCC_CONS_FRAMES_ACCEPTED);
+    rx->frames_corrupt = xcc_ld64(l + XCC_CONS_FRAMES_CORRUPT);
+    rx->resyncs = xcc_ld64(l + XCC_CONS_RESYNCS);
+    rx->frames_undeliverable = xcc_ld64(l + XCC_CONS_FRAMES_UNDELIVERABLE);
+    rx->stale_skipped = xcc_ld64(l + XCC_CONS_STALE_SKIPPED);
+    return XCC_OK;
 }
 
 int xcc_ring_stats_read(const xcc_region *r, const xcc_geometry *g, uint32_t producer,
@@ -151,35 +211,23 @@ int xcc_attach(xcc_peer *p, xcc_region *r, uint32_t self, int mode, char *err, s
     p->other_state = r->base + XCC_STATE_TABLE_OFFSET + (size_t)p->other * XCC_LINE_BYTES;
 
     if (mode == XCC_ATTACH_CELL) {
-        xcc_st32_release(p->own_state + XCC_STATE_OFF_STATE, XCC_STATE_INITIALISING, r->access);
+        xcc_set_state(p, XCC_STATE_INITIALISING);
         p->epoch = xcc_ld32(p->own_state + XCC_STATE_OFF_EPOCH) + 1u;
         xcc_st32(p->own_state + XCC_STATE_OFF_EPOCH, p->epoch);
         p->heartbeat = xcc_ld64(p->own_state + XCC_STATE_OFF_HEARTBEAT);
     }
     for (uint32_t ring = 0; ring < g->rings_per_peer; ring++) {
-        xcc_tx *tx = &p->tx[ring];
-        xcc_rx *rx = &p->rx[ring];
-        tx->ring = ring_header(r->base, g, self, ring);
-        tx->slots = tx->ring + XCC_LINE_BYTES;
-        tx->consumer_line = consumer_line(r->base, g, p->other, ring);
-        tx->slots_per_ring = g->slots_per_ring;
-        tx->slot_bytes = g->slot_bytes;
-        tx->access = r->access;
-        rx->ring = ring_header(r->base, g, p->other, ring);
-        rx->slots = rx->ring + XCC_LINE_BYTES;
-        rx->consumer_line = consumer_line(r->base, g, self, ring);
-        rx->slots_per_ring = g->slots_per_ring;
-        rx->slot_bytes = g->slot_bytes;
-        rx->access = r->access;
+        /* our own section: the previous incarnation's indices and counters carry on (step 3) */
+        xcc_tx_open(&p->tx[ring], r, g, self, ring);
+        xcc_rx_open(&p->rx[ring], r, g, self, ring);
         if (ring < p->first_ring || ring > p->last_ring)
             continue; /* not ours: leave it to its owner */
-        /* keep our write index as found: the consumer's position stays meaningful */
-        tx->write_index = xcc_ld64(tx->ring + XCC_RING_WRITE_INDEX);
         /* skip frames sent to our previous incarnation */
+        xcc_rx *rx = &p->rx[ring];
         uint64_t w_other = xcc_ld64_acquire(rx->ring + XCC_RING_WRITE_INDEX, r->access);
-        uint64_t rd = xcc_ld64(rx->consumer_line + XCC_CONS_READ_INDEX);
+        uint64_t rd = rx->read_index;
         if (w_other >= rd && w_other - rd <= g->slots_per_ring)
-            xcc_count(rx->consumer_line + XCC_CONS_STALE_SKIPPED, w_other - rd);
+            xcc_count(rx->consumer_line + XCC_CONS_STALE_SKIPPED, &rx->stale_skipped, w_other - rd);
         rx->read_index = w_other;
         xcc_st64_release(rx->consumer_line + XCC_CONS_READ_INDEX, w_other, r->access);
     }
@@ -188,15 +236,41 @@ int xcc_attach(xcc_peer *p, xcc_region *r, uint32_t self, int mode, char *err, s
     p->other_heartbeat_change_nanos = xcc_now_nanos();
     if (mode == XCC_ATTACH_CELL) {
         xcc_heartbeat(p); /* the first beat, so a watcher sees a live peer at once */
-        xcc_st32_release(p->own_state + XCC_STATE_OFF_STATE, XCC_STATE_READY, r->access);
+        xcc_set_state(p, XCC_STATE_READY);
     }
     return XCC_OK;
 }
 
 void xcc_set_state(xcc_peer *p, uint32_t state)
 {
-    if (p->mode == XCC_ATTACH_CELL)
-        xcc_st32_release(p->own_state + XCC_STATE_OFF_STATE, state, p->region->access);
+    if (p->mode != XCC_ATTACH_CELL)
+        return;
+    /* the private copy first: a heal that sees the shared copy differ then sees the new state
+     * here and leaves the change in flight to us */
+    __atomic_store_n(&p->state, state, __ATOMIC_RELEASE);
+    xcc_st32_release(p->own_state + XCC_STATE_OFF_STATE, state, p->region->access);
+}
+
+int xcc_heal(xcc_peer *p, uint32_t first_ring)
+{
+    int access = p->region->access, n = 0;
+    if (p->mode == XCC_ATTACH_CELL) {
+        uint8_t *line = p->own_state;
+        uint32_t own = __atomic_load_n(&p->state, __ATOMIC_ACQUIRE);
+        /* differs, and our copy did not move while we looked: a scribble, not our own write in
+         * flight (if we set the state between this check and the repair, the next heal puts the
+         * new state back) */
+        if (xcc_ld32_acquire(line + XCC_STATE_OFF_STATE, access) != own &&
+            __atomic_load_n(&p->state, __ATOMIC_ACQUIRE) == own)
+            n += xcc_republish32(line + XCC_STATE_OFF_STATE, own, access);
+        n += xcc_republish32(line + XCC_STATE_OFF_EPOCH, p->epoch, access);
+        n += xcc_republish64(line + XCC_STATE_OFF_HEARTBEAT, p->heartbeat, access);
+    }
+    for (uint32_t ring = first_ring > p->first_ring ? first_ring : p->first_ring; ring <= p->last_ring;
+         ring++)
+        n += heal_tx(&p->tx[ring]) + heal_rx(&p->rx[ring]);
+    p->repairs += (uint64_t)n;
+    return n;
 }
 
 void xcc_heartbeat(xcc_peer *p)

@@ -56,8 +56,29 @@ static inline void xcc_st32_release(uint8_t *p, uint32_t v, int access)
     __atomic_thread_fence(__ATOMIC_RELEASE);
     xcc_st32(p, v);
 }
-/* Counters have one writer: load + store, no read-modify-write atomics (none on /dev/mem). */
-static inline void xcc_count(uint8_t *p, uint64_t add) { xcc_st64(p, xcc_ld64(p) + add); }
+/* Counters have one writer, which keeps the truth privately: it adds to its copy and stores
+ * that (a plain store, no read-modify-write atomics, none on /dev/mem). */
+static inline void xcc_count(uint8_t *p, uint64_t *own, uint64_t add)
+{
+    *own += add;
+    xcc_st64(p, *own);
+}
+
+/* Self-healing: store the owner's value where the shared copy differs; 1 if it was repaired. */
+static inline int xcc_republish64(uint8_t *p, uint64_t own, int access)
+{
+    if (xcc_ld64_acquire(p, access) == own)
+        return 0;
+    xcc_st64_release(p, own, access);
+    return 1;
+}
+static inline int xcc_republish32(uint8_t *p, uint32_t own, int access)
+{
+    if (xcc_ld32_acquire(p, access) == own)
+        return 0;
+    xcc_st32_release(p, own, access);
+    return 1;
+}
 
 /* Copies between private memory and the region. The region side is 8-byte aligned; copies move
  * whole aligned 64-bit words (the slot's frame area is a multiple of 8), so /dev/mem never sees

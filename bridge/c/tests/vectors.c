@@ -157,15 +157,10 @@ static void produce_case(const char *dir, char **tok, int nt)
     }
     uint32_t producer = (uint32_t)atoi(tok[2]), ring = (uint32_t)atoi(tok[3]);
     if (producer > 1 || ring >= g.rings_per_peer) { CHECK_MSG(0, "produce %s: bad peer/ring", tok[1]); return; }
+    xcc_region r;
+    xcc_region_wrap(&r, region_buf, region_len, XCC_ACCESS_ATOMIC);
     xcc_tx tx;
-    tx.ring = region_buf + g.section_offset[producer] + 64u * g.rings_per_peer +
-              ring * (64u + g.slots_per_ring * g.slot_bytes);
-    tx.slots = tx.ring + 64;
-    tx.consumer_line = region_buf + g.section_offset[1u - producer] + 64u * ring;
-    memcpy(&tx.write_index, tx.ring, 8);
-    tx.slots_per_ring = g.slots_per_ring;
-    tx.slot_bytes = g.slot_bytes;
-    tx.access = XCC_ACCESS_ATOMIC;
+    xcc_tx_open(&tx, &r, &g, producer, ring);
     char *save = NULL;
     int step = 0;
     for (char *o = strtok_r(tok[4], ",", &save); o; o = strtok_r(NULL, ",", &save), step++) {
@@ -202,16 +197,10 @@ static void read_case(const char *dir, char **tok, int nt)
         return;
     }
     /* a reader without attach: its private index starts at the one in its consumer line */
+    xcc_region r;
+    xcc_region_wrap(&r, region_buf, region_len, XCC_ACCESS_ATOMIC);
     xcc_rx rx;
-    uint32_t producer = 1u - consumer;
-    rx.ring = region_buf + g.section_offset[producer] + 64u * g.rings_per_peer +
-              ring * (64u + g.slots_per_ring * g.slot_bytes);
-    rx.slots = rx.ring + 64;
-    rx.consumer_line = region_buf + g.section_offset[consumer] + 64u * ring;
-    memcpy(&rx.read_index, rx.consumer_line, 8);
-    rx.slots_per_ring = g.slots_per_ring;
-    rx.slot_bytes = g.slot_bytes;
-    rx.access = XCC_ACCESS_ATOMIC;
+    xcc_rx_open(&rx, &r, &g, consumer, ring);
     char *save = NULL;
     int step = 0;
     for (char *r = strtok_r(tok[4], ",", &save); r; r = strtok_r(NULL, ",", &save), step++) {

@@ -56,15 +56,16 @@ static xcc_geometry fmt(uint8_t *mem, size_t bytes, uint32_t r, uint32_t s, uint
 /* two attached peers over mem_a */
 static xcc_region reg;
 static xcc_peer p0, p1;
-static xcc_geometry setup(uint32_t r, uint32_t s, uint32_t sb)
+static xcc_geometry setup_access(uint32_t r, uint32_t s, uint32_t sb, int access)
 {
     char err[XCC_ERR_BYTES];
     xcc_geometry g = fmt(mem_a, sizeof mem_a, r, s, sb);
-    xcc_region_wrap(&reg, mem_a, sizeof mem_a, XCC_ACCESS_ATOMIC);
+    xcc_region_wrap(&reg, mem_a, sizeof mem_a, access);
     CHECK_MSG(xcc_attach(&p0, &reg, 0, XCC_ATTACH_CELL, err, sizeof err) == XCC_OK, "%s", err);
     CHECK_MSG(xcc_attach(&p1, &reg, 1, XCC_ATTACH_CELL, err, sizeof err) == XCC_OK, "%s", err);
     return g;
 }
+static xcc_geometry setup(uint32_t r, uint32_t s, uint32_t sb) { return setup_access(r, s, sb, XCC_ACCESS_ATOMIC); }
 
 static void fill(uint8_t *b, uint32_t n, uint32_t seed)
 {
@@ -809,6 +810,204 @@ static void test_frame_decode_hostile(void)
     CHECK(!decodes(two_bodies, sizeof two_bodies, err, sizeof err) && strstr(err, "DUPLICATE_FIELD"));
 }
 
+/* ---- self-healing (region-spec.md, "A peer's own fields"; Java's SelfHealingTest) ---------- */
+#define HEAL_RINGS 3u
+#define HEAL_SLOTS 8u
+#define HEAL_FIELDS (2u * (3u + 10u * (HEAL_RINGS - 1u)))
+
+/* A field: whose it is, where it lies, its width, and a hostile value to write there. */
+typedef struct owned_field {
+    char name[40];
+    uint32_t owner;
+    size_t offset;
+    int u32;
+    uint64_t hostile;
+    int index; /* 1 write_index, 2 read_index, 0 any other */
+    uint32_t ring;
+} owned_field;
+static owned_field owned[HEAL_FIELDS];
+
+static void add_field(uint32_t *k, uint32_t owner, const char *name, uint32_t ring, const uint8_t *at,
+                      int u32, uint64_t hostile, int index)
+{
+    owned_field *f = &owned[(*k)++];
+    snprintf(f->name, sizeof f->name, "%s %s", owner == 0 ? "rt" : "android", name);
+    f->owner = owner;
+    f->offset = (size_t)(at - mem_a);
+    f->u32 = u32;
+    f->hostile = hostile;
+    f->index = index;
+    f->ring = ring;
+}
+
+/* Every field a cell owns on its data rings, both peers: state line, ring headers, consumer lines. */
+static void owned_fields(void)
+{
+    setup(HEAL_RINGS, HEAL_SLOTS, 256);
+    uint32_t k = 0;
+    char name[32];
+    for (uint32_t peer = 0; peer < 2; peer++) {
+        xcc_peer *p = peer == 0 ? &p0 : &p1;
+        add_field(&k, peer, "state", 0, p->own_state + XCC_STATE_OFF_STATE, 1, XCC_STATE_STOPPING, 0);
+        add_field(&k, peer, "epoch", 0, p->own_state + XCC_STATE_OFF_EPOCH, 1, 77, 0);
+        add_field(&k, peer, "heartbeat", 0, p->own_state + XCC_STATE_OFF_HEARTBEAT, 0, 0, 0);
+        for (uint32_t ring = 1; ring < HEAL_RINGS; ring++) {
+            const uint8_t *h = p->tx[ring].ring, *l = p->rx[ring].consumer_line;
+            static const struct { const char *name; uint32_t off; int u32, index; uint64_t hostile; } header[] = {
+                {"write_index", XCC_RING_WRITE_INDEX, 0, 1, 1ull << 40},
+                {"frames_written", XCC_RING_FRAMES_WRITTEN, 0, 0, 999},
+                {"frames_dropped_full", XCC_RING_FRAMES_DROPPED_FULL, 0, 0, 999},
+                {"ring_class", XCC_RING_CLASS, 1, 0, 7},
+            }, line[] = {
+                {"read_index", XCC_CONS_READ_INDEX, 0, 2, 1ull << 40},
+                {"frames_accepted", XCC_CONS_FRAMES_ACCEPTED, 0, 0, 999},
+                {"frames_corrupt", XCC_CONS_FRAMES_CORRUPT, 0, 0, 999},
+                {"resyncs", XCC_CONS_RESYNCS, 0, 0, 999},
+                {"frames_undeliverable", XCC_CONS_FRAMES_UNDELIVERABLE, 0, 0, 999},
+                {"stale_skipped", XCC_CONS_STALE_SKIPPED, 0, 0, 999},
+            };
+            for (size_t i = 0; i < sizeof header / sizeof header[0]; i++) {
+                snprintf(name, sizeof name, "ring %u %s", ring, header[i].name);
+                add_field(&k, peer, name, ring, h + header[i].off, header[i].u32, header[i].hostile, header[i].index);
+            }
+            for (size_t i = 0; i < sizeof line / sizeof line[0]; i++) {
+                snprintf(name, sizeof name, "line %u %s", ring, line[i].name);
+                add_field(&k, peer, name, ring, l + line[i].off, line[i].u32, line[i].hostile, line[i].index);
+            }
+        }
+    }
+    CHECK(k == HEAL_FIELDS);
+}
+
+static uint64_t field_value(const owned_field *f)
+{
+    return f->u32 ? get32(mem_a + f->offset) : get64(mem_a + f->offset);
+}
+
+static void scribble(const owned_field *f)
+{
+    if (f->u32)
+        put32(mem_a + f->offset, (uint32_t)f->hostile);
+    else
+        put64(mem_a + f->offset, f->hostile);
+}
+
+/* One pass of a peer's loop with nothing to send: it polls every data ring it reads. */
+static void heal_pass(xcc_peer *p, const char *field)
+{
+    uint8_t in[496];
+    uint32_t n;
+    for (uint32_t ring = 1; ring < HEAL_RINGS; ring++)
+        for (uint32_t k = 0; k < 2 * HEAL_SLOTS; k++) {
+            int rc = xcc_poll(&p->rx[ring], in, sizeof in, &n);
+            CHECK_MSG(rc != XCC_OK, "%s: ring %u delivered a frame nobody sent", field, ring);
+            if (rc == XCC_EMPTY)
+                break;
+        }
+}
+
+/* `rounds` rounds of `per_round` frames each way on every data ring, all received in order. */
+static void heal_exchange(uint32_t rounds, uint32_t per_round, const char *field)
+{
+    uint8_t out[24] = {0}, in[496];
+    uint32_t n = 0;
+    xcc_peer *pairs[2][2] = {{&p0, &p1}, {&p1, &p0}};
+    for (uint32_t round = 0; round < rounds; round++)
+        for (uint32_t ring = 1; ring < HEAL_RINGS; ring++)
+            for (int d = 0; d < 2; d++) {
+                xcc_tx *tx = &pairs[d][0]->tx[ring];
+                xcc_rx *rx = &pairs[d][1]->rx[ring];
+                for (uint32_t i = 0; i < per_round; i++) {
+                    uint64_t seq = tx->frames_written;
+                    memcpy(out, &seq, 8);
+                    CHECK_MSG(xcc_offer(tx, out, sizeof out) == XCC_OK, "%s: ring %u accepts frame %llu", field,
+                              ring, (unsigned long long)seq);
+                    int rc = xcc_poll(rx, in, sizeof in, &n);
+                    CHECK_MSG(rc == XCC_OK && n == sizeof out && memcmp(in, out, n) == 0,
+                              "%s: ring %u delivers frame %llu (rc %d)", field, ring, (unsigned long long)seq, rc);
+                }
+            }
+}
+
+static void test_heal_puts_back_every_owned_field_and_traffic_flows(void)
+{
+    owned_fields();
+    for (int access = XCC_ACCESS_ATOMIC; access <= XCC_ACCESS_ALIGNED; access++)
+        for (uint32_t i = 0; i < HEAL_FIELDS; i++) {
+            const owned_field *f = &owned[i];
+            setup_access(HEAL_RINGS, HEAL_SLOTS, 256, access);
+            xcc_peer *owner = f->owner == 0 ? &p0 : &p1, *other = f->owner == 0 ? &p1 : &p0;
+            heal_exchange(1, 3, f->name);
+            uint64_t before = field_value(f);
+            CHECK_MSG(before != f->hostile, "%s: the hostile value must differ", f->name);
+            /* the other cell scribbles and reads it first; the owner's next heal puts it back */
+            scribble(f);
+            heal_pass(other, f->name);
+            int repaired = xcc_heal(owner, 1);
+            CHECK_MSG(repaired == 1, "%s (access %d): repaired %d fields, want 1", f->name, access, repaired);
+            CHECK_MSG(field_value(f) == before, "%s: back to the owner's value", f->name);
+            CHECK_MSG(owner->repairs == 1, "%s: repairs %llu", f->name, (unsigned long long)owner->repairs);
+            CHECK_MSG(xcc_heal(owner, 1) == 0, "%s: nothing left to repair", f->name);
+            CHECK_MSG(xcc_heal(other, 1) == 0, "%s: the other peer owns nothing of it", f->name);
+            /* after one more pass of the other side the link works both ways, every ring */
+            heal_pass(other, f->name);
+            heal_exchange(10, 2 * HEAL_SLOTS, f->name);
+        }
+}
+
+static void test_without_heal_a_moved_index_stops_the_link(void)
+{
+    owned_fields();
+    uint32_t shown = 0;
+    for (uint32_t i = 0; i < HEAL_FIELDS; i++) {
+        const owned_field *f = &owned[i];
+        if (!f->index)
+            continue; /* the failure healing exists for: the two index fields, whose loss stops traffic */
+        setup(HEAL_RINGS, HEAL_SLOTS, 256);
+        xcc_peer *owner = f->owner == 0 ? &p0 : &p1, *other = f->owner == 0 ? &p1 : &p0;
+        xcc_peer *producer = f->index == 1 ? owner : other, *consumer = producer == &p0 ? &p1 : &p0;
+        heal_exchange(1, 3, f->name);
+        scribble(f);
+        heal_pass(consumer, f->name); /* it reads the moved index first (resyncing to a moved write index) */
+        uint8_t out[32] = {0}, in[496];
+        uint32_t n, delivered = 0;
+        for (uint32_t k = 0; k < 2 * HEAL_SLOTS; k++) {
+            xcc_offer(&producer->tx[f->ring], out, sizeof out);
+            delivered += xcc_poll(&consumer->rx[f->ring], in, sizeof in, &n) == XCC_OK;
+        }
+        CHECK_MSG(delivered == 0, "%s moved: %u frames got through without a heal", f->name, delivered);
+        shown++;
+    }
+    CHECK(shown == 2u * 2u * (HEAL_RINGS - 1u));
+}
+
+static void test_heal_leaves_own_changes_and_other_owners_alone(void)
+{
+    setup(HEAL_RINGS, HEAL_SLOTS, 256);
+    /* the owner's own state change is the truth, not a scribble */
+    xcc_set_state(&p1, XCC_STATE_STOPPING);
+    CHECK(xcc_heal(&p1, 1) == 0 && xcc_other_state(&p0) == XCC_STATE_STOPPING);
+    /* the Android cell heals from ring 1: ring 0 and consumer line 0 are the management agent's */
+    put64(p1.tx[0].ring + XCC_RING_WRITE_INDEX, 5);
+    put64(p1.rx[0].consumer_line + XCC_CONS_READ_INDEX, 5);
+    CHECK(xcc_heal(&p1, 1) == 0 && get64(p1.tx[0].ring) == 5);
+    /* the management agent heals ring 0 and consumer line 0 only, never the state line */
+    xcc_peer m;
+    char err[XCC_ERR_BYTES];
+    put64(p1.tx[0].ring + XCC_RING_WRITE_INDEX, 0);
+    CHECK(xcc_attach(&m, &reg, 1, XCC_ATTACH_MANAGEMENT, err, sizeof err) == XCC_OK);
+    put64(m.tx[0].ring + XCC_RING_WRITE_INDEX, 9);
+    put64(m.rx[0].consumer_line + XCC_CONS_STALE_SKIPPED, 9);
+    put32(p1.own_state + XCC_STATE_OFF_STATE, XCC_STATE_FAILED);
+    put64(p1.tx[1].ring + XCC_RING_WRITE_INDEX, 9);
+    CHECK(xcc_heal(&m, 0) == 2 && m.repairs == 2);
+    CHECK(get64(m.tx[0].ring) == 0 && get64(m.rx[0].consumer_line + XCC_CONS_STALE_SKIPPED) == 0);
+    CHECK(get32(p1.own_state) == XCC_STATE_FAILED && get64(p1.tx[1].ring) == 9);
+    /* which the Android cell's own heal puts back */
+    CHECK(xcc_heal(&p1, 1) == 2 && get32(p1.own_state) == XCC_STATE_STOPPING && get64(p1.tx[1].ring) == 0);
+    CHECK(p1.repairs == 2);
+}
+
 /* ---- main ----------------------------------------------------------------------------------- */
 int main(int argc, char **argv)
 {
@@ -834,6 +1033,9 @@ int main(int argc, char **argv)
     RUN(test_flood_bounded_counted_drops);
     RUN(test_ring_for_priority);
     RUN(test_backoff_sequence);
+    RUN(test_heal_puts_back_every_owned_field_and_traffic_flows);
+    RUN(test_without_heal_a_moved_index_stops_the_link);
+    RUN(test_heal_leaves_own_changes_and_other_owners_alone);
     RUN(test_backend_shm_two_mappings);
     RUN(test_backend_ivshmem_exact_size);
     RUN(test_backend_devmem_aligned_access);
