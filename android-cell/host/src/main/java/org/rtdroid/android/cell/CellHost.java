@@ -49,11 +49,11 @@ final class CellHost {
         CellContextImplShadow.attach(am);
         am.start();
         frameworkNanos = System.nanoTime();
-        MainThread.call(() -> {
+        MainThread.callAtStartUp(() -> {
             am.installSystemProxy();
             return null;
         });
-        long warmupMillis = MainThread.call(() -> Warmup.run(application));
+        long warmupMillis = MainThread.callAtStartUp(() -> Warmup.run(application));
         ControlServer server = ControlServer.start(port, am, new UiAutomation(am));
         Thread hook = new Thread(() -> {
             ShutdownFlag.markSignalled();

@@ -14,12 +14,27 @@ final class MainThread {
         T run() throws Exception;
     }
 
+    /** How long a control request waits for the main looper before it is answered 503. */
     static final long TIMEOUT_MILLIS = 20_000;
 
     private MainThread() {
     }
 
+    /** A control request's work: refused with 503 if the looper does not answer in time. */
     static <T> T call(Task<T> task) throws CellException {
+        return call(task, TIMEOUT_MILLIS);
+    }
+
+    /**
+     * Start-up work (installing the proxy, the warm-up): waits as long as it takes. How long the
+     * cell may take to become ready is the board's boot timeout, judged from outside; a limit of
+     * its own here only made a slow (loaded) machine look like a broken cell.
+     */
+    static <T> T callAtStartUp(Task<T> task) throws CellException {
+        return call(task, 0);
+    }
+
+    private static <T> T call(Task<T> task, long timeoutMillis) throws CellException {
         if (Looper.myLooper() == Looper.getMainLooper()) {
             try {
                 return task.run();
@@ -38,7 +53,7 @@ final class MainThread {
             }
         });
         try {
-            return f.get(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+            return timeoutMillis > 0 ? f.get(timeoutMillis, TimeUnit.MILLISECONDS) : f.get();
         } catch (ExecutionException e) {
             Throwable c = e.getCause();
             if (c instanceof CellException) {
@@ -46,7 +61,7 @@ final class MainThread {
             }
             throw new CellException(500, "main looper task failed: " + c);
         } catch (TimeoutException e) {
-            throw new CellException(503, "the main looper did not answer within " + TIMEOUT_MILLIS + " ms");
+            throw new CellException(503, "the main looper did not answer within " + timeoutMillis + " ms");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CellException(503, "interrupted");
