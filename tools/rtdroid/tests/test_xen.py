@@ -51,6 +51,7 @@ def test_the_region_is_the_memory_bank_after_machine_ram():
     ("xen.machine_ram_mib", 512, "too small for the domUs"),
     ("tuning.rt_cmdline", "quiet", "must contain console=ttyAMA0"),
     ("cells.0.boot", "snapshot", "boots cold"),
+    ("cells.0.clock", {"kind": "virtual", "icount_shift": 0}, "a xen board runs in host time"),
 ])
 def test_a_broken_xen_board_is_refused_naming_the_rule(path, value, rule):
     data = copy.deepcopy(shipped())

@@ -20,6 +20,7 @@ from ..boardconfig import MIB, Board, parse_cpu_list
 from ..errors import BoardError
 from ..procs import TAIL_LINES, tail
 from ..render import cpu_list, resolve_argv, rt_jvm_args
+from . import icount
 from .base import Hypervisor, Launch, Problem
 
 # Where the RT cell's root (Java runtime, agent jars, deploy key) sits in the guest. It travels
@@ -90,7 +91,7 @@ class Qemu(Hypervisor):
                 "-name", f"rtdroid-{board.name}-{rt['name']}",
                 "-nodefaults", "-no-user-config", "-no-reboot",
                 "-machine", "pc", "-accel", "${ACCEL}", "-cpu", "${QEMU_CPU}",
-                *self._icount_args(board),
+                *icount.args(board),
                 "-smp", str(rt.get("vcpus", 1)), "-m", str(rt["memory_mib"]),
                 "-display", "none", "-vga", "none", "-nic", "none",
                 "-kernel", "${RT_KERNEL}",
@@ -109,21 +110,8 @@ class Qemu(Hypervisor):
         return {"role": "rt", "argv": argv, "ready_line": "RTCELL READY", "log": "rt.log",
                 "console": "console.log"}
 
-    @staticmethod
-    def _icount_args(board: Board) -> list[str]:
-        # sleep=off: an idle guest's clock jumps to its next timer instead of waiting for the
-        # host's, so virtual time depends on instructions executed only (deterministic).
-        c = board.rt.get("clock", {})
-        return ["-icount", f"shift={c['icount_shift']},sleep=off"] if c.get("kind") == "virtual" else []
-
     def clock(self, board: Board) -> dict:
-        c = board.rt.get("clock", {"kind": "host"})
-        if c.get("kind") != "virtual":
-            return {"kind": "host"}
-        shift = c["icount_shift"]
-        return {"kind": "virtual", "icount_shift": shift, "ns_per_instruction": 2 ** shift,
-                "instructions_per_second": 10 ** 9 // 2 ** shift,
-                "label": f"virtual time (QEMU icount shift={shift}: {10 ** 3 // 2 ** shift} M instructions/s)"}
+        return icount.clock(board)
 
     def render_extra(self, board: Board) -> dict:
         rt = board.rt
