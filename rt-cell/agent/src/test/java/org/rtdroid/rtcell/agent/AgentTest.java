@@ -136,6 +136,13 @@ class AgentTest {
         assertEquals(77, pong.intent().correlationId());
         assertArrayEquals(payload, pong.intent().payload().toByteArray());
         assertTrue(pong.intent().rtReplyNanos() >= pong.intent().rtReceiveNanos() && pong.intent().rtReceiveNanos() > 0);
+        // the ping's callback is measured (its end follows the PONG it sends); no declared cost: not analysed
+        long until = System.nanoTime() + T;
+        while (row("echo/Echo").service().worstResponseNanos() == 0) {
+            assertTrue(System.nanoTime() < until, "no measured worst response after the ping");
+            Thread.sleep(1);
+        }
+        assertEquals(0L, row("echo/Echo").service().analysedWcrtNanos());
 
         Frame.Control stats = client.request(Frame.Control.STATS_REQUEST, "", T);
         assertEquals(Frame.Control.STATS, stats.kind());
