@@ -126,6 +126,11 @@ def frame_vectors() -> list[dict]:
           {"seq": 15, "control": {"kind": "SERVICE_INFO", "service": {
               "name": "echo", "state": "RUNNING", "releases": 1000, "deadline_misses": 2,
               "worst_lateness_nanos": 150000, "index": 0, "count": 1}}})
+    valid("control_service_info_wcrt", "SERVICE_INFO of a task with its measured worst response and analysed WCRT",
+          {"seq": 19, "control": {"kind": "SERVICE_INFO", "service": {
+              "name": "cochlear/ProcessingService/processingTask", "state": "RUNNING", "releases": 1250,
+              "worst_lateness_nanos": 61000, "index": 1, "count": 5, "worst_response_nanos": 412000,
+              "analysed_wcrt_nanos": 2000000}}})
     valid("control_service_info_none", "LIST_SERVICES answer with count 0: an empty ServiceInfo is written",
           {"seq": 16, "control": {"kind": "SERVICE_INFO", "service": {}}})
     valid("control_deploy_result_refused", "DEPLOY_RESULT BAD_SIGNATURE with subject and text",

@@ -100,6 +100,31 @@ def _table(rows: list[dict], columns: list[str]) -> str:
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
+def with_response_times(services: list[dict]) -> list[dict]:
+    """The rows of `rt services --json` with the figures in µs the report shows: worst lateness,
+    the measured worst response and beside it the admission analysis's WCRT ("not analysed" when
+    the component declares no cost, or is a service whose periodic tasks carry its work)."""
+    out = []
+    for s in services:
+        wcrt = s.get("analysed_wcrt_nanos")
+        out.append({**s, "worst_lateness_us": round(int(s.get("worst_lateness_nanos", 0)) / 1000.0, 1),
+                    "worst_response_us": round(int(s.get("worst_response_nanos", 0)) / 1000.0, 1),
+                    "analysed_wcrt_us": round(int(wcrt) / 1000.0, 1) if wcrt else "not analysed"})
+    return out
+
+
+def response_lines(services: list[dict]) -> list[str]:
+    """One summary line per periodic task and per analysed component: measured worst response
+    beside the analysed WCRT (rows of with_response_times)."""
+    lines = []
+    for s in services:
+        if s["name"].count("/") == 2 or s["analysed_wcrt_us"] != "not analysed":
+            wcrt = s["analysed_wcrt_us"]
+            lines.append(f"{s['name']}: worst response {s['worst_response_us']} µs, analysed WCRT "
+                         + (f"{wcrt} µs" if wcrt != "not analysed" else wcrt))
+    return lines
+
+
 def failures_html(services: list[dict]) -> str:
     """Each failed component's cause once (its tasks' rows carry the same): class, message, task and
     release, the first stack frames. Empty when nothing failed."""
@@ -149,7 +174,11 @@ img{{max-width:48%;margin:.3em}}img.shot{{max-width:320px;border:1px solid #999}
 <h2>Round trips (measured in the Android cell, one clock)</h2>
 {_table(lat_rows, ['path', 'count', 'p50_us', 'p99_us', 'p999_us', 'max_us'])}
 <h2>RT services</h2>
-{_table(result.get('services', []), ['name', 'state', 'releases', 'deadline_misses', 'worst_lateness_us'])}
+<p>Worst response: measured, release (or an intent's send) to completion. Analysed WCRT: the
+worst-case response time the RT cell's admission analysis gave the task (<code>rtdroid validate</code>'s
+response-time analysis over every deployed app).</p>
+{_table(result.get('services', []), ['name', 'state', 'releases', 'deadline_misses', 'worst_lateness_us',
+                                     'worst_response_us', 'analysed_wcrt_us'])}
 {failures_html(result.get('services', []))}
 <h2>Notes</h2><ul>{notes}</ul>
 <h2>Latency distributions</h2>{''.join(sections)}

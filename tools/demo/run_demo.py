@@ -107,9 +107,7 @@ def main() -> int:
         shots.append(android.screenshot(out / "ui-end.png"))
 
         say("[5/7] collecting RT service and bridge statistics")
-        services = json.loads(cli("rt", "services", "--json", capture=True))
-        for s in services:
-            s["worst_lateness_us"] = round(int(s.get("worst_lateness_nanos", 0)) / 1000.0, 1)
+        services = report.with_response_times(json.loads(cli("rt", "services", "--json", capture=True)))
         stats = json.loads(cli("stats", capture=True))
         proxy = android.call("GET", "/proxy/stats")
     finally:
@@ -153,6 +151,9 @@ def main() -> int:
     print(f"  {'RT releases':<28}{releases:>12}")
     print(f"  {'RT deadline misses':<28}{misses:>12}")
     print(f"  {'RT worst lateness (µs)':<28}{worst:>12}")
+    print("  RT worst response (measured) beside the analysed WCRT (admission control):")
+    for line in report.response_lines(services):
+        print(f"    {line}")
     failed = [s for s in services if s.get("failure") and s["name"].count("/") == 1]
     print(f"  {'RT failed components':<28}{len(failed):>12}")
     for s in failed:

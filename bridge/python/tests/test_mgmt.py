@@ -74,6 +74,7 @@ class FakeAgent(threading.Thread):
                         if failed else {}
                     self.send(kind=K.SERVICE_INFO, service=F.ServiceInfo(
                         name=name, state="FAILED" if failed else "RUNNING", releases=10 * i, deadline_misses=i,
+                        worst_response_nanos=300_000 * i, analysed_wcrt_nanos=2_000_000 * i,
                         index=i, count=len(services)), **cause)
             elif c.kind == K.STATS_REQUEST:
                 self.send(kind=K.STATS, stats=F.Stats(frames_in=5, resyncs=1))
@@ -133,6 +134,9 @@ def test_hello_stats_list_undeploy(small_region, agent):
     assert M.stats(small_region)["frames_in"] == 5
     services = M.list_services(small_region)
     assert [s["name"] for s in services] == ["echo", "cochlear"] and services[1]["deadline_misses"] == 1
+    # the model beside reality: 0 on the wire is "not analysed", None here, never a WCRT of 0
+    assert (services[1]["worst_response_nanos"], services[1]["analysed_wcrt_nanos"]) == (300_000, 2_000_000)
+    assert services[0]["analysed_wcrt_nanos"] is None
     assert M.undeploy(small_region, "echo").ok
     r = M.undeploy(small_region, "nothing")
     assert (r.code, r.name) == (8, "NOT_FOUND") and "nothing" in r.text

@@ -253,7 +253,9 @@ class ManagementClient:
                 raise MgmtError(f"LIST_SERVICES answer {info.index}/{info.count} out of order "
                                 f"(expected index {len(services)})")
             row = {f: getattr(info, f) for f in ("name", "state", "releases", "deadline_misses",
-                                                 "worst_lateness_nanos")}
+                                                 "worst_lateness_nanos", "worst_response_nanos")}
+            # the admission analysis's WCRT of this task; None: not analysed (no declared cost)
+            row["analysed_wcrt_nanos"] = info.analysed_wcrt_nanos or None
             row["failure"] = failure_cause(answer.control)
             services.append(row)
             if len(services) == info.count:

@@ -90,6 +90,45 @@ class RtCellLibrary(Keywords):
               if s["name"].startswith(app_prefix)]
         return max(ns, default=0) / 1000.0
 
+    @keyword
+    def rt_releases(self, app_prefix: str) -> int:
+        """Releases (tasks) and completed callbacks (components) of ``app_prefix``'s services."""
+        return sum(int(s.get("releases", 0)) for s in self.rt_services() if _belongs_to(s["name"], app_prefix))
+
+    @keyword
+    def rt_releases_should_keep_rising(self, app: str, releases_before, timeout_s: float = 10):
+        """``app``'s releases go on past ``releases_before`` within ``timeout_s``: it still runs."""
+        import time
+        deadline = time.monotonic() + float(timeout_s)
+        while (now := self.rt_releases(app)) <= int(releases_before):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{app}'s releases stayed at {now} (before: {releases_before}) for {timeout_s} s")
+            time.sleep(0.2)
+        logger.info(f"{app}: {now} releases (before: {releases_before})", also_console=True)
+
+    @keyword
+    def rt_app_should_not_be_deployed(self, app: str):
+        names = [s["name"] for s in self.rt_services()]
+        if any(_belongs_to(n, app) for n in names):
+            raise AssertionError(f"{app} runs although it was refused: {names}")
+
+    @keyword
+    def analysed_wcrt_should_be(self, service: str, expected: str):
+        """The row ``service`` of `rt services` shows the admission analysis's WCRT ``expected``
+        (e.g. ``2 ms``, ``3100 us``) beside a measured worst response; logs the table as a user
+        sees it."""
+        logger.info(run([RTDROID, "rt", "services"]).stdout, also_console=True)
+        rows = {s["name"]: s for s in self.rt_services()}
+        if service not in rows:
+            raise AssertionError(f"no RT service {service!r}; deployed: {sorted(rows)}")
+        number, unit = expected.split()
+        want = round(float(number) * {"ms": 1_000_000, "us": 1_000}[unit])
+        got = rows[service].get("analysed_wcrt_nanos")
+        if got != want:
+            raise AssertionError(f"{service}: analysed WCRT {got} ns, expected {want} ns ({expected})")
+        if int(rows[service].get("releases", 0)) > 0 and int(rows[service].get("worst_response_nanos", 0)) <= 0:
+            raise AssertionError(f"{service} has released but shows no measured worst response: {rows[service]}")
+
     @keyword("Deadline Misses Should Stay Within The Board's Budget")
     def deadline_misses_should_stay_within_the_boards_budget(self, misses_before, app: str = "cochlear",
                                                               witness_stall_us: float = -1):
@@ -186,7 +225,8 @@ class RtCellLibrary(Keywords):
     @keyword
     def build_rt_bundle(self, app: str, variant: str = "signed", version: str = "", name: str = "") -> str:
         """Builds a bundle of example app ``app``. ``variant``: signed, unsigned, tampered-jar,
-        tampered-manifest, wrong-key, broken-manifest, over-budget, downgrade (signed with
+        tampered-manifest, wrong-key, broken-manifest, over-budget, unschedulable (its first
+        component at priority 95 with a 7 ms cost every 16 ms), downgrade (signed with
         ``rtdroid bundle --allow-downgrade``'s signature), relabelled-downgrade (an ordinary
         signature under the downgrade signature's entry name). ``version`` replaces the manifest's
         versionCode, ``name`` its application name (the RT cell remembers versions per name, across
@@ -214,6 +254,8 @@ class RtCellLibrary(Keywords):
             mtext = mtext.replace('periodic="8ms" deadline="8ms"', 'periodic="8ms" deadline="80ms"', 1)
         elif variant == "over-budget":
             mtext = _inflate_memory(mtext)
+        elif variant == "unschedulable":
+            mtext = _overload(mtext)
         if variant == "wrong-key":
             other = self.work / "other-keys"
             if not (other / "deploy.key").is_file():
@@ -269,6 +311,19 @@ def _inflate_memory(manifest: str) -> str:
     def big(m):
         return f'{m.group(1)}="{m.group(2)}0000{m.group(3)}"'
     return re.sub(r'(total|persistent|release)="(\d+)([KMG]?i?B?)"', big, manifest)
+
+
+def _overload(manifest: str) -> str:
+    """The first component (a sporadic receiver declaring cost and min-interarrival, as the echo
+    example does) at priority 95, 7 ms of work at most every 16 ms: schedulable alone, not above
+    the cochlear implant (its processingTask, 1 ms every 8 ms at 89 below recordingTask's 1 ms at
+    90, would finish at 9 ms)."""
+    out, n_prio = re.subn(r'\bpriority="\d+"', 'priority="95"', manifest, count=1)
+    out, n_cost = re.subn(r'\bcost="[^"]*"', 'cost="7ms"', out, count=1)
+    out, n_mit = re.subn(r'\bmin-interarrival="[^"]*"', 'min-interarrival="16ms"', out)
+    if not (n_prio and n_cost and n_mit):
+        raise AssertionError("the unschedulable variant needs a component declaring priority, cost and min-interarrival")
+    return out
 
 
 def _rewrite_bundle(path: Path, variant: str):

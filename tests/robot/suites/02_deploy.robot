@@ -1,6 +1,7 @@
 *** Settings ***
-Documentation     Deployment to both cells: signed RT bundles are verified before anything runs;
-...               broken app bundles are refused with their reason.
+Documentation     Deployment to both cells: signed RT bundles are verified and admitted (memory,
+...               channels, schedulability with what runs) before anything runs; broken app bundles
+...               are refused with their reason.
 Resource          ../resources/rtdroid.resource
 Suite Setup       Boot Board    ${BOARD}    ${BOOT_BUDGET_S}
 Suite Teardown    Tear Down The Board
@@ -71,6 +72,39 @@ An Older Bundle Is Still Refused After The RT Cell Restarts
     Deploy RT Bundle    ${newer}
     RT Service Should Be Running    echo-versions
     Undeploy RT App    echo-versions
+
+An Unschedulable Bundle Is Refused With Its Reason While The Cochlear Implant Keeps Its Deadlines
+    [Documentation]    Admission control runs the static analysis (what `rtdroid validate` runs) over
+    ...    everything deployed plus the new bundle before loading any of its classes. An echo made to
+    ...    take 7 ms every 16 ms at priority 95 would push the implant's processingTask (1 ms every
+    ...    8 ms at 89) to a 9 ms response: refused with that reason, and the implant runs on
+    ...    undisturbed (its releases rise, its misses stay within the board's budget).
+    [Tags]    cell:rt
+    ${cochlear}=    Build RT Bundle    cochlear
+    Deploy RT Bundle    ${cochlear}
+    Analysed WCRT Should Be    cochlear/ProcessingService/processingTask    2 ms
+    Analysed WCRT Should Be    cochlear/OutputReceiver    3 ms
+    ${misses}=    Deadline Misses    cochlear
+    ${releases}=    RT Releases    cochlear
+    Start Stall Witness
+    ${hog}=    Build RT Bundle    echo    unschedulable    name=echo-hog
+    RT Bundle Should Be Refused    ${hog}    UNSCHEDULABLE: processingTask WCRT 9 ms > deadline 8 ms
+    RT App Should Not Be Deployed    echo-hog
+    RT Releases Should Keep Rising    cochlear    ${releases}
+    ${stall}=    Stop Stall Witness
+    Deadline Misses Should Stay Within The Board's Budget    ${misses}    witness_stall_us=${stall}
+
+A Schedulable Second App Is Admitted Beside The Cochlear Implant
+    [Documentation]    The echo example (100 us at most every 4 ms, priority 80) fits below the implant:
+    ...    admitted, analysed at 3.1 ms, and the implant's figures stay as they were.
+    [Tags]    cell:rt
+    ${bundle}=    Build RT Bundle    echo
+    Deploy RT Bundle    ${bundle}
+    RT Service Should Be Running    echo
+    Analysed WCRT Should Be    echo/EchoReceiver    3100 us
+    Analysed WCRT Should Be    cochlear/ProcessingService/processingTask    2 ms
+    Undeploy RT App    echo
+    Undeploy RT App    cochlear
 
 The UI App Installs And Its Activity Launches
     [Tags]    cell:android

@@ -196,6 +196,19 @@ def test_rt_services_shows_a_failed_components_cause_once():
     assert out[6] == "(releases, misses and lateness in the RT cell's host clock)"
 
 
+def test_rt_services_shows_the_analysed_wcrt_beside_the_measured_worst_response():
+    rows = [{"name": "cochlear/ProcessingService/processingTask", "state": "RUNNING", "releases": 1250,
+             "deadline_misses": 0, "worst_lateness_nanos": 61000, "worst_response_nanos": 412300,
+             "analysed_wcrt_nanos": 2_000_000, "failure": None},
+            {"name": "cochlear/ProcessingService", "state": "RUNNING", "releases": 0, "deadline_misses": 0,
+             "worst_lateness_nanos": 0, "worst_response_nanos": 0, "analysed_wcrt_nanos": None, "failure": None}]
+    out = cli.render_services(rows).splitlines()
+    assert out[0].split()[-4:] == ["worst", "response", "analysed", "WCRT"]
+    assert out[1].endswith(" 61.0 us         412.3 us        2000.0 us"), out[1]
+    assert out[2].endswith(" 0.0 us     not analysed"), "no declared cost: said, not shown as 0"
+    assert len({len(line) for line in out[:3]}) == 1, "the columns line up under their headings"
+
+
 def test_rt_services_says_when_its_figures_are_in_virtual_time():
     clock = {"kind": "virtual", "label": "virtual time (QEMU icount shift=3: 125 M instructions/s)"}
     assert cli.render_services(SERVICES, clock).splitlines()[-1] == (

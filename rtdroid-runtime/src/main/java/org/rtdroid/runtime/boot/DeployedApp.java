@@ -107,13 +107,14 @@ public final class DeployedApp {
             String base = name() + "/" + c.decl().simpleName();
             Throwable failure = c.lastFailure();
             FailureCause cause = failure == null ? null : FailureCause.of(failure, c.failureTask(), c.failureRelease());
-            out.add(new ServiceStatus(base, c.state().name(), c.callbacks(), 0, c.worstDeliveryNanos(), 0,
-                    c.failures(), c.decl().priority(), cause));
+            out.add(new ServiceStatus(base, c.state().name(), c.callbacks(), 0, c.worstDeliveryNanos(),
+                    c.worstResponseNanos(), 0, c.failures(), c.decl().priority(), cause));
             for (PeriodicTaskRuntime t : c.tasks()) {
                 String st = c.state() == org.rtdroid.runtime.component.ComponentState.RUNNING && !t.isRunning()
                         ? "STOPPED" : c.state().name();
                 out.add(new ServiceStatus(base + "/" + t.decl().name(), st, t.releases(), t.deadlineMisses(),
-                        t.worstLatenessNanos(), t.overruns(), c.failures(), t.decl().priority(), cause));
+                        t.worstLatenessNanos(), t.worstResponseNanos(), t.overruns(), c.failures(), t.decl().priority(),
+                        cause));
             }
         }
         return out;

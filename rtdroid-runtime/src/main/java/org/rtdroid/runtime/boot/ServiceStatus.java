@@ -8,6 +8,8 @@ package org.rtdroid.runtime.boot;
  * @param releases periodic releases (tasks) or completed callbacks (services, receivers)
  * @param deadlineMisses releases that completed after their deadline (tasks; 0 otherwise)
  * @param worstLatenessNanos worst release lateness (tasks) or worst send-to-callback delay (others)
+ * @param worstResponseNanos worst response time: release to completion (tasks) or send to the end of
+ *     the callback (others), the measured counterpart of the analysed worst-case response time
  * @param overruns releases still running when the next was due (tasks)
  * @param failures callbacks that failed (exceptions, scope overflows, heap-bound violations)
  * @param priority the declared priority
@@ -15,4 +17,4 @@ package org.rtdroid.runtime.boot;
  *     it never failed; the rows of a component's tasks carry the component's cause
  */
 public record ServiceStatus(String name, String state, long releases, long deadlineMisses, long worstLatenessNanos,
-                            long overruns, long failures, int priority, FailureCause cause) {}
+                            long worstResponseNanos, long overruns, long failures, int priority, FailureCause cause) {}

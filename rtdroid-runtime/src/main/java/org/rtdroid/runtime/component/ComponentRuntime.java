@@ -72,6 +72,7 @@ public final class ComponentRuntime implements IntentConsumer {
     private volatile long failures;
     private volatile long heapViolations;
     private volatile long worstDeliveryNanos;
+    private volatile long worstResponseNanos;
     private volatile long lastHeapBytes;
 
     public ComponentRuntime(ComponentDecl decl, RealtimeComponent instance, AppContext app, Scope persistent,
@@ -110,6 +111,9 @@ public final class ComponentRuntime implements IntentConsumer {
     public long heapViolations() { return heapViolations; }
     /** Worst time from a message's send to the start of its callback. */
     public long worstDeliveryNanos() { return worstDeliveryNanos; }
+    /** Worst send-to-completion time of a callback (onReceive + onClean, or the handler): the
+     *  measured counterpart of a sporadic component's analysed worst-case response time. */
+    public long worstResponseNanos() { return worstResponseNanos; }
     public long lastHeapBytes() { return lastHeapBytes; }
     /** The failure that made this component FAILED, else the latest one; null if none. */
     public Throwable lastFailure() { return lastFailure; }
@@ -407,6 +411,10 @@ public final class ComponentRuntime implements IntentConsumer {
         long used = HeapMeter.currentThreadAllocatedBytes() - before;
         lastHeapBytes = used;
         release.reset();
+        long response = System.nanoTime() - intent.sendNanos();
+        if (response > worstResponseNanos) {
+            worstResponseNanos = response;
+        }
         long n = callbacks + 1;
         callbacks = n;
         if (n > HEAP_WARMUP_CALLBACKS && used > decl.memSizes().releaseBytes()) {

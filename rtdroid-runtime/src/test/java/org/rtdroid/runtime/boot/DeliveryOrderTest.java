@@ -72,10 +72,12 @@ class DeliveryOrderTest {
         msgs.send(new ChannelSender("msgs", "blocker", 1, true), m -> m.what = 0);
         assertTrue(OrderReceiver.entered.await(5, TimeUnit.SECONDS));
         msgs.send(new ChannelSender("msgs", "p10", 10, true), m -> m.what = 1);
+        long queued = System.nanoTime();  // p10 was sent before this instant
         msgs.send(new ChannelSender("msgs", "p50", 50, true), m -> m.what = 2);
         alerts.broadcast(new ChannelSender("alerts", "p40", 40, true), m -> m.what = 3);
         msgs.send(new ChannelSender("msgs", "p30", 30, true), m -> m.what = 4);
         msgs.send(new ChannelSender("msgs", "p50b", 50, true), m -> m.what = 5);
+        long held = System.nanoTime();    // p10 cannot complete before this instant
         OrderReceiver.proceed.countDown();
         Apps.await("5 deliveries", 5_000, () -> OrderReceiver.SEEN.size() == 5);
         // Highest sender priority first, oldest first among equals; onClean ran after every onReceive.
@@ -83,5 +85,11 @@ class DeliveryOrderTest {
                 List.copyOf(OrderReceiver.SEEN));
         assertTrue(OrderReceiver.callbackThread.getName().contains("OrderReceiver"),
                 "callbacks run on the receiver's own thread, at its priority");
+        // The measured worst response (send to the end of the callback) covers the wait behind the
+        // blocker, and is never below the delivery delay (send to the start of the callback).
+        ServiceStatus row = host.services().stream().filter(s -> s.name().equals("order/OrderReceiver")).findFirst()
+                .orElseThrow();
+        assertTrue(row.worstResponseNanos() >= held - queued, row.worstResponseNanos() + " ns < " + (held - queued));
+        assertTrue(row.worstResponseNanos() >= row.worstLatenessNanos(), row.toString());
     }
 }

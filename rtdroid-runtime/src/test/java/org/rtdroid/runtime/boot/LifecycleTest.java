@@ -82,6 +82,8 @@ class LifecycleTest {
         assertEquals("RUNNING", task.state());
         assertTrue(task.releases() >= 20);
         assertEquals(60, task.priority());
+        // response = release to completion, lateness = release to start: per release and so in the worst
+        assertTrue(task.worstResponseNanos() > 0 && task.worstResponseNanos() >= task.worstLatenessNanos(), task.toString());
         host.undeploy("life");
         assertEquals(List.of("onCreate", "onStartCommand", "onRelease", "onDestroy"), List.copyOf(LifeService.EVENTS));
         assertTrue(app.isUndeployed());

@@ -50,7 +50,8 @@ final class ProtoConvert {
                     cb.setService(XccProto.ServiceInfo.newBuilder().setNameBytes(bytes(s.name()))
                             .setStateBytes(bytes(s.state())).setReleases(s.releases())
                             .setDeadlineMisses(s.deadlineMisses()).setWorstLatenessNanos(s.worstLatenessNanos())
-                            .setIndex(s.index()).setCount(s.count()));
+                            .setIndex(s.index()).setCount(s.count()).setWorstResponseNanos(s.worstResponseNanos())
+                            .setAnalysedWcrtNanos(s.analysedWcrtNanos()));
                 }
                 b.setControl(cb);
                 break;
@@ -185,7 +186,8 @@ final class ProtoConvert {
                     randomString(r, s.name());
                     randomString(r, s.state());
                     s.releases(randomLong(r)).deadlineMisses(randomLong(r)).worstLatenessNanos(randomLong(r))
-                            .index(randomInt(r)).count(randomInt(r));
+                            .index(randomInt(r)).count(randomInt(r)).worstResponseNanos(randomLong(r))
+                            .analysedWcrtNanos(randomLong(r));
                 }
                 break;
             }

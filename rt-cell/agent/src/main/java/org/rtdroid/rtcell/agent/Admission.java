@@ -1,6 +1,7 @@
 package org.rtdroid.rtcell.agent;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -10,6 +11,7 @@ import org.rtdroid.runtime.manifest.ManifestException;
 import org.rtdroid.runtime.manifest.TimingDeclarations;
 import org.rtdroid.runtime.validation.Cell;
 import org.rtdroid.runtime.validation.ModelBuilder;
+import org.rtdroid.runtime.validation.ResponseTimeAnalysis;
 import org.rtdroid.runtime.validation.SystemModel;
 import org.rtdroid.runtime.validation.ValidateMain;
 import org.rtdroid.runtime.validation.Validation;
@@ -23,6 +25,10 @@ import org.rtdroid.runtime.validation.ValidationReport;
  * {@code OVER_BUDGET: ...}) under result code OVER_BUDGET; what already runs is not touched.
  * Components that declare no cost are not analysed (their {@code INCOMPLETE} reasons do not refuse
  * a deployment: bundles without timing declarations still deploy).
+ *
+ * <p>It keeps the worst-case response time of every analysed task of the applications that run, from
+ * the analysis of exactly those applications (redone when one is admitted or removed), so that
+ * {@code rtdroid rt services} shows the model beside the measured worst response.
  */
 final class Admission {
     /** The refusal text must fit the DeployResult's text (255 bytes); the first reason leads. */
@@ -30,6 +36,7 @@ final class Admission {
 
     private final Cell cell;
     private final Map<String, SystemModel> admitted = new LinkedHashMap<>();
+    private volatile Map<String, Long> wcrtNanos = Map.of();
 
     Admission(CellConfig config) {
         this.cell = new Cell("rt cell", config.cpuCount(), config.budgetBytes(), ValidateMain.DEFAULT_RUNTIME_RESERVED_BYTES);
@@ -69,10 +76,32 @@ final class Admission {
 
     void admit(String app, SystemModel model) {
         admitted.put(app, model);
+        analyseAdmitted();
     }
 
     void remove(String app) {
         admitted.remove(app);
+        analyseAdmitted();
+    }
+
+    /**
+     * The analysed worst-case response time of a task ({@link org.rtdroid.runtime.validation.Task#key}:
+     * {@code app/task} for a periodic task, {@code app/Component} for a receiver, a service's own
+     * work or a server), or 0 when the analysis of the running applications has no such task.
+     */
+    long wcrtNanos(String taskKey) {
+        return wcrtNanos.getOrDefault(taskKey, 0L);
+    }
+
+    private void analyseAdmitted() {
+        Map<String, Long> out = new HashMap<>();
+        ValidationReport report = Validation.run(SystemModel.union(new ArrayList<>(admitted.values())), cell);
+        for (ValidationReport.Cpu cpu : report.cpus()) {
+            for (ResponseTimeAnalysis.Result r : cpu.results()) {
+                out.put(r.task().key(), r.wcrtNanos());
+            }
+        }
+        wcrtNanos = Map.copyOf(out);
     }
 
 }

@@ -5,9 +5,13 @@ import org.rtdroid.runtime.boot.FailureCause;
 
 /** What the management loop asks of the cell: deploy, undeploy, list. Called from one thread. */
 public interface Deployments {
-    /** One row of LIST_SERVICES; {@code cause} is null unless the component failed. */
+    /**
+     * One row of LIST_SERVICES; {@code worstResponseNanos} is measured, {@code analysedWcrtNanos} the
+     * admission analysis's worst-case response time (0: not analysed); {@code cause} is null unless
+     * the component failed.
+     */
     record ServiceRow(String name, String state, long releases, long deadlineMisses, long worstLatenessNanos,
-                      FailureCause cause) {}
+                      long worstResponseNanos, long analysedWcrtNanos, FailureCause cause) {}
 
     /**
      * A started application: its name, the versionCode it was deployed at and the one deployed last

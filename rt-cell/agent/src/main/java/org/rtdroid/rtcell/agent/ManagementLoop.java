@@ -210,7 +210,8 @@ public final class ManagementLoop {
             setBounded(s.name(), row.name());
             setBounded(s.state(), row.state());
             s.releases(row.releases()).deadlineMisses(row.deadlineMisses())
-                    .worstLatenessNanos(row.worstLatenessNanos()).index(i).count(count);
+                    .worstLatenessNanos(row.worstLatenessNanos()).worstResponseNanos(row.worstResponseNanos())
+                    .analysedWcrtNanos(row.analysedWcrtNanos()).index(i).count(count);
             if (cause != null) {
                 // send() adds seq and send_time (up to 11 bytes each); the text adds its tag, a 2-byte
                 // length and may lengthen the control's own length by a byte

@@ -136,6 +136,13 @@ class AgentTest {
         assertEquals(77, pong.intent().correlationId());
         assertArrayEquals(payload, pong.intent().payload().toByteArray());
         assertTrue(pong.intent().rtReplyNanos() >= pong.intent().rtReceiveNanos() && pong.intent().rtReceiveNanos() > 0);
+        // the ping's callback is measured (its end follows the PONG it sends); no declared cost: not analysed
+        long until = System.nanoTime() + T;
+        while (row("echo/Echo").service().worstResponseNanos() == 0) {
+            assertTrue(System.nanoTime() < until, "no measured worst response after the ping");
+            Thread.sleep(1);
+        }
+        assertEquals(0L, row("echo/Echo").service().analysedWcrtNanos());
 
         Frame.Control stats = client.request(Frame.Control.STATS_REQUEST, "", T);
         assertEquals(Frame.Control.STATS, stats.kind());
@@ -226,11 +233,19 @@ class AgentTest {
         byte[] ticker = TestApps.tickerJar(work.resolve("ticker"));
         assertResult(ResultCode.OK, "", deploy("base", signed(TestApps.tickerManifest("base", 40, "5ms", "10ms"), ticker, board)));
         assertResult(ResultCode.OK, "", deploy("second", signed(TestApps.tickerManifest("second", 50, "2ms", "20ms"), ticker, board)));
+        // LIST_SERVICES shows the admission analysis beside the measured worst response: second's
+        // tick preempts base's (WCRT 5 + 2 ms); the service rows carry no work of their own.
+        assertEquals(7_000_000L, row("base/Ticker/tick").service().analysedWcrtNanos());
+        assertEquals(2_000_000L, row("second/Ticker/tick").service().analysedWcrtNanos());
+        assertEquals(0L, row("base/Ticker").service().analysedWcrtNanos(), "not analysed");
+        awaitReleases("base/Ticker/tick", 1);
+        assertTrue(row("base/Ticker/tick").service().worstResponseNanos() > 0, "measured");
         Map<String, byte[]> third = signed(TestApps.tickerManifest("third", 50, "5ms", "20ms"), ticker, board);
         assertResult(ResultCode.OVER_BUDGET, "UNSCHEDULABLE: base/tick WCRT 12 ms > deadline 10 ms", deploy("third", third));
         assertEquals(Frame.Control.ACK, client.request(Frame.Control.UNDEPLOY, "second", T).kind());
         // An undeployed app leaves the analysis: third fits beside base alone (WCRT 10 ms).
         assertResult(ResultCode.OK, "", deploy("third", third));
+        assertEquals(10_000_000L, row("base/Ticker/tick").service().analysedWcrtNanos(), "analysed again with third");
     }
 
     private Frame.Control row(String name) {
@@ -316,7 +331,7 @@ class AgentTest {
             public void undeploy(String name) {}
             public void undeployAll() {}
             public List<ServiceRow> services() {
-                return List.of(new ServiceRow("implant/Sensor", "FAILED", 3, 0, 0, cause));
+                return List.of(new ServiceRow("implant/Sensor", "FAILED", 3, 0, 0, 0, 0, cause));
             }
         };
         ManagementLoop loop = new ManagementLoop(cell, failed, Frame.Stats::new, () -> "test", lines::add);

@@ -1,0 +1,34 @@
+"""The `make run` report's model-against-reality figures (tools/demo/report.py)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "demo"))
+import report  # noqa: E402
+
+ROWS = [
+    {"name": "cochlear/RecordingService", "worst_response_nanos": 0, "analysed_wcrt_nanos": None},
+    {"name": "cochlear/RecordingService/recordingTask", "worst_lateness_nanos": 61000,
+     "worst_response_nanos": 123456, "analysed_wcrt_nanos": 1_000_000},
+    {"name": "cochlear/OutputReceiver", "worst_response_nanos": 23456, "analysed_wcrt_nanos": 3_000_000},
+    {"name": "other/Sensor/sample", "worst_response_nanos": 5000, "analysed_wcrt_nanos": None},
+]
+
+
+def test_each_task_shows_its_measured_worst_response_beside_the_analysed_wcrt():
+    rows = report.with_response_times(ROWS)
+    assert (rows[1]["worst_lateness_us"], rows[1]["worst_response_us"], rows[1]["analysed_wcrt_us"]) == \
+        (61.0, 123.5, 1000.0)
+    assert rows[0]["analysed_wcrt_us"] == "not analysed"
+    assert report.response_lines(rows) == [
+        "cochlear/RecordingService/recordingTask: worst response 123.5 µs, analysed WCRT 1000.0 µs",
+        "cochlear/OutputReceiver: worst response 23.5 µs, analysed WCRT 3000.0 µs",
+        "other/Sensor/sample: worst response 5.0 µs, analysed WCRT not analysed"]
+
+
+def test_the_html_report_carries_both_columns(tmp_path):
+    index = report.write_report({"board": "host", "services": report.with_response_times(ROWS)}, tmp_path)
+    page = index.read_text()
+    assert "<th>worst_response_us</th><th>analysed_wcrt_us</th>" in page
+    assert "<td>123.5</td><td>1000.0</td>" in page and "<td>not analysed</td>" in page
