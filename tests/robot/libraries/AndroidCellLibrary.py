@@ -118,8 +118,14 @@ class AndroidCellLibrary(Keywords):
         raise AssertionError(f"no round-trip reply within {timeout_s} s (wanted {n} replies in all)")
 
     @keyword
-    def percentile_should_be_within(self, pc: dict, which: str, budget_us: float):
+    def percentile_should_be_within(self, pc: dict, which: str, budget_us):
         v = float(pc[which])
+        if budget_us is None or str(budget_us) == "None":
+            # An emulated board's round trips cross an emulated CPU on the host's clock: how long
+            # they take says how busy the host is, so they are reported, never judged.
+            logger.info(f"{which} = {v} µs (emulation timing: reported, no budget on this board)",
+                        also_console=True)
+            return
         if v > float(budget_us):
             raise AssertionError(f"{which} = {v} µs exceeds the budget of {budget_us} µs ({pc})")
         logger.info(f"{which} = {v} µs within {budget_us} µs", also_console=True)

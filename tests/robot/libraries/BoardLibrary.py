@@ -116,8 +116,11 @@ class BoardLibrary(Keywords):
                 cmd = (pid_dir / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
             except OSError:
                 continue
-            if ("org.rtdroid.rtcell.agent.Main" in cmd or "org.rtdroid.android.cell.Main" in cmd
-                    or ("qemu-system" in cmd and "rtdroid" in cmd)):
+            # This board's cells only: each names the board's region (or run dir) on its command
+            # line; other checkouts' boards and the build's own cell runs are not this board's.
+            ours = str(region) in cmd or str(ROOT / "build" / "run" / self.board) in cmd
+            if ours and ("org.rtdroid.rtcell.agent.Main" in cmd or "org.rtdroid.android.cell.Main" in cmd
+                         or "qemu-system" in cmd):
                 leftovers.append(f"pid {pid_dir.name}: {cmd[:120]}")
         mounts = Path("/proc/mounts").read_text()
         leftovers += [m for m in mounts.splitlines() if "rtdroid" in m]

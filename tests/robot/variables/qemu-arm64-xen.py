@@ -2,8 +2,9 @@
 machine on one host CPU). As on qemu-x86_64, emulation is not real time: these budgets check that
 the system works, stays bounded and recovers, not real-time latency (measured on the host board)."""
 BOARD = "qemu-arm64-xen"
-RTT_P50_BUDGET_US = 200_000
-RTT_P99_BUDGET_US = 10_000_000
+# Round trips cross the emulated CPU on the host's clock (emulation timing): reported, not judged.
+RTT_P50_BUDGET_US = None
+RTT_P99_BUDGET_US = None
 MACHINE_STALL_US = 0  # no witness: the RT cell's CPU is emulated
 MAX_DEADLINE_MISSES = 2_500
 WORST_LATENESS_BUDGET_US = 10_000_000

@@ -1,15 +1,17 @@
-"""Budgets for qemu-x86_64 under TCG. Emulation is not real time: the guest's clock and its
-instructions advance at whatever pace the emulator gets from a shared 2-core host, so a busy host
-makes releases late by seconds. These budgets check that the system works, stays bounded and
-recovers — not real-time latency, which is measured on the host board."""
+"""Budgets for qemu-x86_64 under TCG. The RT cell runs in virtual time (QEMU icount shift=0: one
+instruction per ns, the board file's `clock`): its releases, misses and lateness are judged by the
+instructions it executes, not by how much of a shared 2-core host the emulator gets, so its
+deadline budget is a real one. Round trips to the Android cell are host-clock figures over an
+emulated CPU (emulation timing): those budgets check that the system works and stays bounded."""
 BOARD = "qemu-x86_64"
-RTT_P50_BUDGET_US = 100_000
-RTT_P99_BUDGET_US = 10_000_000
-# Per measured window (10-20 s, ~2,500-5,000 releases of the two 8 ms tasks): misses are
-# reported; at most half of them may miss under emulation.
-MACHINE_STALL_US = 0  # no witness: the RT cell's CPU is emulated
-MAX_DEADLINE_MISSES = 2_500
-WORST_LATENESS_BUDGET_US = 10_000_000
+# Round trips cross the emulated CPU on the host's clock (emulation timing): reported, not judged.
+RTT_P50_BUDGET_US = None
+RTT_P99_BUDGET_US = None
+MACHINE_STALL_US = 0  # no witness: host stalls do not exist in the cell's virtual time
+# In virtual time, from the first release on: no miss, and no release later than half its 8 ms
+# period (measured: worst 459-474 µs in the make-run demo, 0 misses in 3,064 releases).
+MAX_DEADLINE_MISSES = 0
+WORST_LATENESS_BUDGET_US = 4_000
 BOOT_BUDGET_S = 90
 LATENCY_SAMPLES = 100
 STRESS_SECONDS = 8
