@@ -79,6 +79,9 @@ The UI App Installs And Its Activity Launches
     Log    ${state}
     Take Screenshot    deploy-configuration-ui
 
-A Broken App Bundle Is Refused
+A Broken, Unsigned Or Tampered App Is Refused
     [Tags]    cell:android
-    Android App Should Be Refused    AndroidManifest.xml
+    Android App Should Be Refused    broken-manifest    AndroidManifest.xml
+    Android App Should Be Refused    folder    is a folder (an unsigned app bundle)
+    Android App Should Be Refused    unsigned    is not signed or does not verify
+    Android App Should Be Refused    tampered    DOES NOT VERIFY
