@@ -1,6 +1,7 @@
 *** Settings ***
 Documentation     Deployment to both cells: signed RT bundles are verified before anything runs;
-...               broken app bundles are refused with their reason.
+...               Android apps install only from signed APKs (unsigned, tampered and broken ones,
+...               and folders, are refused with their reason).
 Resource          ../resources/rtdroid.resource
 Suite Setup       Boot Board    ${BOARD}    ${BOOT_BUDGET_S}
 Suite Teardown    Tear Down The Board
