@@ -100,18 +100,17 @@ final class ControlServer {
                     }
                     String apkPath = str(body, "apk");
                     Path staging = am.packages.stagingDir();
-                    SignedApk b;
-                    try {
-                        b = SignedApk.open(Paths.get(apkPath).toAbsolutePath(), staging);
-                    } catch (SignedApk.BadApkException e) {
-                        SignedApk.deleteTree(staging);
-                        throw new CellException(400, e.getMessage());
-                    }
                     InstalledApp app;
                     try {
+                        SignedApk b;
+                        try {
+                            b = SignedApk.open(Paths.get(apkPath).toAbsolutePath(), staging);
+                        } catch (SignedApk.BadApkException e) {
+                            throw new CellException(400, e.getMessage());
+                        }
                         app = MainThread.call(() -> am.install(b));
                     } finally {
-                        SignedApk.deleteTree(staging);
+                        SignedApk.deleteTree(staging); // the app runs from its own copy
                     }
                     reply(ex, 200, appJson(app));
                     return;

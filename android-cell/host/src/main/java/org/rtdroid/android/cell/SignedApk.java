@@ -19,10 +19,10 @@ import java.util.zip.ZipFile;
 /**
  * An app's signed APK (docs/android-cell.md, "App packages"): a zip holding the app bundle's
  * {@code AndroidManifest.xml} and {@code classes.jar}, signed with APK Signature Scheme v2 or v3.
- * The cell copies it into its own directory first (what was verified is what is unpacked), has
- * {@code apksigner verify} check the signature over the whole file, takes the one signer's
- * certificate digest, and unpacks the two files into an app bundle directory. The package and
- * versionCode then come from that signed manifest.
+ * The cell copies it into its own directory first (what is verified is what is unpacked), unpacks
+ * the two files there (any other entry is refused), has {@code apksigner verify} check the
+ * signature over the whole copy and takes the one signer's certificate digest; only then is the
+ * unpacked bundle read. The package and versionCode come from that signed manifest.
  */
 final class SignedApk {
     static final long MAX_APK_BYTES = AppBundle.MAX_CLASSES_BYTES + AppBundle.MAX_MANIFEST_BYTES + 1024 * 1024;
