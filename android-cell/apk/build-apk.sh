@@ -12,7 +12,6 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 OUT="$REPO/build/apk"
 WORK="$OUT/work"
 TOOLS="$OUT/tools"
-KEYS="$REPO/build/keys"
 JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
 export JAVA_HOME PATH="$JAVA_HOME/bin:$PATH"
 R8_VERSION=9.5.28
@@ -31,7 +30,7 @@ done
 [[ -f "$FRAMEWORK_RES" ]] || die "$FRAMEWORK_RES missing (apt-get install android-framework-res)"
 
 rm -rf "$WORK"
-mkdir -p "$WORK" "$TOOLS" "$KEYS"
+mkdir -p "$WORK" "$TOOLS"
 
 # --- tools and API jars from Maven Central -------------------------------------------------
 fetch() { # groupId:artifactId:version file
@@ -56,14 +55,8 @@ XCC_JAR="$(ls "$REPO"/bridge/java/target/xcc-java-*.jar 2>/dev/null | grep -v -e
 BOUNDS_JAR="$(ls "$REPO"/bridge/proto/target/xcc-bounds-*.jar 2>/dev/null | grep -v -e sources -e tests | head -1 || true)"
 [[ -n "$BOUNDS_JAR" ]] || die "bridge/proto is not built: run 'mvn -B -q -pl bridge/java -am install -DskipTests' first"
 
-# --- debug signing key ----------------------------------------------------------------------
-KEYSTORE="$KEYS/android-debug.keystore"
-if [[ ! -f "$KEYSTORE" ]]; then
-  step "creating debug key $KEYSTORE"
-  keytool -genkeypair -keystore "$KEYSTORE" -storetype PKCS12 -alias rtdroid-debug -keyalg RSA \
-    -keysize 2048 -validity 10000 -storepass android -keypass android \
-    -dname "CN=RTDroid Android cell debug, O=RTDroid, C=US" >/dev/null 2>&1
-fi
+# --- the platform's (debug) signing key: build/keys, shared with the cell's app packages ------
+KEYSTORE="$("$REPO/android-cell/apk/platform-key.sh")"
 
 # build_apk NAME MANIFEST MIN_SDK TARGET_SDK DEX_INPUTS... (after --)
 package_apk() {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks built APKs the way a device and a store would: signature (apksigner verify -v),
-# alignment (zipalign -c), manifest (aapt2 dump badging), and dex contents (dexdump).
+# alignment (zipalign -c), manifest (aapt2 dump badging), the signature-level permission the proxy
+# defines and the platform apps request (aapt2 dump permissions), and dex contents (dexdump).
 # Usage: android-cell/apk/verify-apk.sh APK...   Exit status 0 only if every check passes.
 set -euo pipefail
 [[ $# -gt 0 ]] || { echo "usage: $0 APK..." >&2; exit 2; }
@@ -20,6 +21,8 @@ for apk in "$@"; do
   badging="$(aapt2 dump badging "$apk" 2>&1 || true)"
   echo "$badging" | grep -E "^(package|sdkVersion|targetSdkVersion|launchable-activity|application-label):" | sed 's/^/     /'
   check "aapt2 dump badging names a package" grep -q "^package: name='" <<<"$badging"
+  perms="$(aapt2 dump permissions "$apk" 2>&1 || true)"
+  echo "$perms" | sed 's/^/     /'
   dex="$(dexdump -f "$apk" 2>&1 || true)"
   classes="$(dexdump "$apk" 2>/dev/null | grep -c "Class descriptor" || true)"
   echo "     dexdump: $classes classes; $(echo "$dex" | grep -m1 -E 'magic' | tr -s ' ')"
@@ -27,10 +30,14 @@ for apk in "$@"; do
   case "$(basename "$apk")" in
     cochlear-configuration-ui.apk)
       check "launchable activity ConfigurationActivity" grep -q "launchable-activity: name='org.rtdroid.cochlear.ui.ConfigurationActivity'" <<<"$badging"
+      check "uses-permission org.rtdroid.permission.CROSS_CONTEXT" grep -q "uses-permission: name='org.rtdroid.permission.CROSS_CONTEXT'" <<<"$perms"
       check "dex holds ConfigurationActivity" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/cochlear/ui/ConfigurationActivity;'"
       ;;
     rtdroid-proxy.apk)
       check "package org.rtdroid.proxy, minSdk 33" grep -q "sdkVersion:'33'" <<<"$badging"
+      check "declares permission org.rtdroid.permission.CROSS_CONTEXT" grep -q "^permission: org.rtdroid.permission.CROSS_CONTEXT" <<<"$perms"
+      check "... at protectionLevel signature (0x2, aapt2 dump xmltree)" bash -c "aapt2 dump xmltree --file AndroidManifest.xml '$apk' | grep -A4 'E: permission' | grep -q 'android:protectionLevel(0x01010009)=0x00000002'"
+      check "RTsProxyService requires it (aapt2 dump xmltree)" bash -c "aapt2 dump xmltree --file AndroidManifest.xml '$apk' | grep -A3 'E: service' | grep -q 'android:permission.*=\"org.rtdroid.permission.CROSS_CONTEXT\"'"
       check "dex holds RTsProxyService" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/android/proxy/RTsProxyService;'"
       check "dex holds the bridge codec" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/bridge/codec/FrameCodec;'"
       ;;

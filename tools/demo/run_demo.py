@@ -50,7 +50,7 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     apps = ROOT / "rtdroid-runtime" / "examples" / "target" / "apps" / "cochlear"
-    ui_app = ROOT / "android-cell" / "target" / "apps" / "configuration-ui"
+    ui_app = ROOT / "android-cell" / "target" / "apps" / "configuration-ui.apk"  # signed (Maven builds it)
 
     say(f"[1/7] booting board {args.board}")
     t0 = time.monotonic()

@@ -8,6 +8,7 @@ import os
 import shutil
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # session.py
@@ -17,27 +18,51 @@ from robot.api.deco import keyword, library
 from robot.libraries.BuiltIn import BuiltIn
 
 import report  # tools/demo/report.py: percentiles from HdrHistogram, plots
-from session import ANDROID_APPS, BUILD, RTDROID, SESSION, Keywords, run
+from session import ANDROID_APPS, BUILD, RTDROID, ROOT, SESSION, Keywords, run
+
+CELL_APK = ROOT / "android-cell" / "apk" / "cell-apk.sh"  # packs and signs a bundle folder
 
 
 @library(scope="GLOBAL", auto_keywords=False)
 class AndroidCellLibrary(Keywords):
     @keyword
     def install_android_app(self, app: str = "configuration-ui"):
-        path = Path(app) if os.path.isabs(app) else ANDROID_APPS / app
+        """Installs an app from its signed APK: a path, or a name in android-cell/target/apps/."""
+        path = Path(app) if os.path.isabs(app) else ANDROID_APPS / f"{app}.apk"
         run([RTDROID, "deploy", "android", str(path)], timeout=120)
 
     @keyword
-    def android_app_should_be_refused(self, reason: str):
-        broken = self.work / "broken-app"
-        if broken.exists():
-            shutil.rmtree(broken)
-        shutil.copytree(ANDROID_APPS / "configuration-ui", broken)
-        (broken / "AndroidManifest.xml").unlink()
-        p = run([RTDROID, "deploy", "android", str(broken)], timeout=120, check=False)
+    def android_app_should_be_refused(self, how: str, reason: str):
+        """Builds a bad ConfigurationUI package (``broken-manifest``: signed, manifest not XML;
+        ``folder``: the unsigned bundle folder; ``unsigned``: a zip without a signature;
+        ``tampered``: signed, then one byte of classes.jar changed) and expects ``deploy android``
+        to fail naming ``reason``."""
+        work = self.work / f"bad-app-{how}"
+        if work.exists():
+            shutil.rmtree(work)
+        bundle = work / "configuration-ui"
+        shutil.copytree(ANDROID_APPS / "configuration-ui", bundle)
+        apk = work / "configuration-ui.apk"
+        if how == "folder":
+            apk = bundle
+        elif how == "unsigned":
+            with zipfile.ZipFile(apk, "w") as z:
+                for f in ("AndroidManifest.xml", "classes.jar"):
+                    z.write(bundle / f, f)
+        else:
+            if how == "broken-manifest":
+                (bundle / "AndroidManifest.xml").write_text("<manifest package=\"a.b\"><application>")
+            run(["bash", str(CELL_APK), str(bundle), str(apk)], timeout=120)
+            if how == "tampered":
+                data = bytearray(apk.read_bytes())
+                data[len(data) // 3] ^= 1  # inside classes.jar's data: covered by the v2/v3 digest
+                apk.write_bytes(bytes(data))
+            elif how != "broken-manifest":
+                raise ValueError(f"unknown bad app {how!r}")
+        p = run([RTDROID, "deploy", "android", str(apk)], timeout=120, check=False)
         out = p.stdout + p.stderr
         if p.returncode == 0 or reason not in out:
-            raise AssertionError(f"broken app bundle not refused with {reason!r}: rc={p.returncode}\n{out}")
+            raise AssertionError(f"bad app ({how}) not refused with {reason!r}: rc={p.returncode}\n{out}")
 
     @keyword
     def android_state(self) -> dict:

@@ -1,7 +1,8 @@
 *** Settings ***
 Documentation     Deployment to both cells: signed RT bundles are verified and admitted (memory,
-...               channels, schedulability with what runs) before anything runs; broken app bundles
-...               are refused with their reason.
+...               channels, schedulability with what runs) before anything runs; Android apps
+...               install only from signed APKs (unsigned, tampered and broken ones, and folders,
+...               are refused with their reason).
 Resource          ../resources/rtdroid.resource
 Suite Setup       Boot Board    ${BOARD}    ${BOOT_BUDGET_S}
 Suite Teardown    Tear Down The Board
@@ -113,6 +114,9 @@ The UI App Installs And Its Activity Launches
     Log    ${state}
     Take Screenshot    deploy-configuration-ui
 
-A Broken App Bundle Is Refused
+A Broken, Unsigned Or Tampered App Is Refused
     [Tags]    cell:android
-    Android App Should Be Refused    AndroidManifest.xml
+    Android App Should Be Refused    broken-manifest    AndroidManifest.xml
+    Android App Should Be Refused    folder    is a folder (an unsigned app bundle)
+    Android App Should Be Refused    unsigned    is not signed or does not verify
+    Android App Should Be Refused    tampered    DOES NOT VERIFY

@@ -432,14 +432,17 @@ def cmd_keys(a) -> int:
 
 
 def cmd_deploy_android(a) -> int:
-    state = lifecycle.current_state(a.board)
-    if "android" not in {c.get("role") for c in state["cells"].values()}:
-        raise CliError(f"board {state['board']} has no Android cell running")
     app = Path(a.app).resolve()
     if not app.exists():
         raise CliError(f"app {app} does not exist")
+    if app.is_dir():
+        raise CliError(f"app {app} is a folder (an unsigned app bundle): the Android cell installs signed APKs "
+                       f"only; pack and sign it with android-cell/apk/cell-apk.sh {app} {app}.apk")
+    state = lifecycle.current_state(a.board)
+    if "android" not in {c.get("role") for c in state["cells"].values()}:
+        raise CliError(f"board {state['board']} has no Android cell running")
     android = AndroidControl(state["control_port"], a.timeout)
-    res = android.call("POST", "/apps/install", {"bundle": str(app)})
+    res = android.install_apk(app)
     pkg = res.get("package") or res.get("pkg")
     print(f"installed {app.name}" + (f" as {pkg}" if pkg else "") + f": {json.dumps(res)}")
     if pkg and not a.no_launch:
@@ -513,8 +516,8 @@ def build_parser() -> argparse.ArgumentParser:
     board_opt(sp)
     timeout_opt(sp, 60.0)
     sp.set_defaults(func=cmd_deploy_rt)
-    sp = deploy.add_parser("android", help="install (and launch) an app in the Android cell")
-    sp.add_argument("app")
+    sp = deploy.add_parser("android", help="install (and launch) an app in the Android cell from its signed APK")
+    sp.add_argument("app", help="the app's signed APK (android-cell/apk/cell-apk.sh makes one of a bundle folder)")
     board_opt(sp)
     timeout_opt(sp, 60.0)
     sp.add_argument("--no-launch", action="store_true")

@@ -51,6 +51,11 @@ class AndroidControl:
             raise ControlError(f"Android cell control port {self.base} unreachable: {why}") from None
         return payload if raw else json.loads(payload or b"null")
 
+    def install_apk(self, apk: Path) -> dict:
+        """Installs an app from its signed APK (the cell verifies the signature and takes the
+        package, versionCode and signing certificate from it); the installed app's record."""
+        return self.call("POST", "/apps/install", {"apk": str(apk)})
+
     def latency(self) -> dict:
         """Round trips measured by the proxy for app requests that got a reply (ns): roundTrip
         (app send -> app's view updated), intentToFrame, frameToDelivered, rtShare."""

@@ -111,6 +111,12 @@ def test_a_directory_is_not_a_bundle(tmp_path):
     assert "does not exist" not in r.stderr
 
 
+def test_an_android_app_folder_is_refused_for_its_missing_signature(tmp_path):
+    r = run("deploy", "android", str(tmp_path))
+    assert r.returncode == 1 and f"app {tmp_path} is a folder (an unsigned app bundle)" in r.stderr
+    assert "android-cell/apk/cell-apk.sh" in r.stderr and "Traceback" not in r.stderr
+
+
 @pytest.mark.parametrize("args", [["board", "up", "--board", "nosuchboard"],
                                   ["board", "validate", "/nonexistent/b.yaml"],
                                   ["board", "render", "--board", "nosuchboard"],

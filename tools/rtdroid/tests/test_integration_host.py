@@ -1,6 +1,7 @@
 """Integration: the host board with both real cells (run with -m integration)."""
 import json
 import subprocess
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -46,11 +47,13 @@ def test_host_board_boots_both_cells_and_tears_down(tmp_path):
         assert st["board"] == "host" and st["cells"]["android"]["control_port"] == 7411, st
         peers = st["peers"]
         assert peers["rt"]["state"] == "READY" and peers["android"]["state"] == "READY", peers
-        # A broken app bundle (no AndroidManifest.xml, no classes.jar) is refused with its reason.
-        broken = tmp_path / "broken-app"
-        broken.mkdir()
+        # A broken app package (a zip without AndroidManifest.xml, unsigned) is refused by the cell
+        # with its reason.
+        broken = tmp_path / "broken-app.apk"
+        with zipfile.ZipFile(broken, "w") as z:
+            z.writestr("classes.jar", b"not a jar")
         code, out = rtdroid("deploy", "android", str(broken))
-        assert code == 1 and "refused" in out and "HTTP 400" in out, out
+        assert code == 1 and "refused" in out and "HTTP 400" in out and "has no AndroidManifest.xml" in out, out
     finally:
         code2, text2 = rtdroid("board", "down", "--board", "host")
     assert code2 == 0, text2

@@ -95,12 +95,39 @@ final class ActiveServices {
         return null;
     }
 
+    /**
+     * The permission a service requires of its callers: the proxy's service, its signature
+     * permission (its manifest's android:permission); app services here require none.
+     */
+    private static String requiredPermission(ComponentName cn) {
+        return Apps.PROXY_PACKAGE.equals(cn.getPackageName()) ? ProxyContract.PERMISSION_CROSS_CONTEXT : null;
+    }
+
+    /**
+     * As AOSP's ActiveServices: a caller without the service's permission gets a
+     * SecurityException naming the permission (and, here, the calling package).
+     */
+    private void enforcePermission(String what, ComponentName cn, Intent intent) {
+        String perm = requiredPermission(cn);
+        if (perm == null) {
+            return;
+        }
+        String calling = Apps.askingPackage();
+        if (!packages.holds(calling, perm)) {
+            String msg = "Not allowed to " + what + " service " + intent + " from " + calling + " without permission "
+                    + perm;
+            CellLog.w(TAG, msg);
+            throw new SecurityException(msg);
+        }
+    }
+
     ComponentName startService(Context caller, Intent intent) {
         ComponentName cn = resolve(intent);
         if (cn == null) {
             CellLog.w(TAG, "Unable to start service " + intent + ": not found");
             return null;
         }
+        enforcePermission("start", cn, intent);
         Intent copy = new Intent(intent);
         if (Apps.PROXY_PACKAGE.equals(cn.getPackageName())) {
             // Who calls is the cell's to say, as a device's Binder.getCallingUid(): the app whose
@@ -193,6 +220,7 @@ final class ActiveServices {
             CellLog.w(TAG, "Unable to bind service " + intent + ": not found");
             return false;
         }
+        enforcePermission("bind to", cn, intent);
         Intent copy = new Intent(intent);
         String callerPkg = Apps.packageOf(conn);
         synchronized (bindings) {

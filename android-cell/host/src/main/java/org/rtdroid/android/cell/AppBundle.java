@@ -76,14 +76,16 @@ public final class AppBundle {
     public final int versionCode;
     public final String versionName;
     public final List<String> channels;
+    /** The permissions the manifest requests ({@code <uses-permission>}); granted or not at install. */
+    public final List<String> usesPermissions;
     public final List<Component> activities;
     public final List<Component> services;
     public final List<Component> receivers;
     public final Component launcher;
 
     private AppBundle(Path dir, Path classesJar, String packageName, String label, int versionCode, String versionName,
-            List<String> channels, List<Component> activities, List<Component> services, List<Component> receivers,
-            Component launcher) {
+            List<String> channels, List<String> usesPermissions, List<Component> activities,
+            List<Component> services, List<Component> receivers, Component launcher) {
         this.dir = dir;
         this.classesJar = classesJar;
         this.packageName = packageName;
@@ -91,6 +93,7 @@ public final class AppBundle {
         this.versionCode = versionCode;
         this.versionName = versionName;
         this.channels = channels;
+        this.usesPermissions = usesPermissions;
         this.activities = activities;
         this.services = services;
         this.receivers = receivers;
@@ -166,6 +169,17 @@ public final class AppBundle {
         if (label.isEmpty() || label.startsWith("@")) {
             label = pkg;
         }
+        List<String> usesPermissions = new ArrayList<>();
+        for (Node n = root.getFirstChild(); n != null; n = n.getNextSibling()) {
+            if (n instanceof Element && ((Element) n).getTagName().equals("uses-permission")) {
+                String perm = ((Element) n).getAttributeNS(ANDROID_NS, "name");
+                if (!CLASS_NAME.matcher(perm).matches()) {
+                    throw new BadBundleException(MANIFEST + ": <uses-permission android:name='" + perm
+                            + "'> is not a permission name");
+                }
+                usesPermissions.add(perm);
+            }
+        }
         List<String> channels = new ArrayList<>();
         List<Component> activities = new ArrayList<>();
         List<Component> services = new ArrayList<>();
@@ -220,7 +234,7 @@ public final class AppBundle {
         }
         checkClasses(classes, activities, services, receivers);
         return new AppBundle(dir, classes, pkg, label, versionCode, versionName, Collections.unmodifiableList(channels),
-                activities, services, receivers, launcher);
+                Collections.unmodifiableList(usesPermissions), activities, services, receivers, launcher);
     }
 
     private static Element parse(Path manifest) throws BadBundleException {

@@ -27,10 +27,11 @@ final class CellActivityManager implements AppCrashes {
     final ActiveServices services;
     final BroadcastQueue broadcasts;
 
-    CellActivityManager(Application application, Path appsDir) {
+    /** {@code platformCertSha256}: the proxy's certificate (null: no app holds its permission). */
+    CellActivityManager(Application application, Path appsDir, String platformCertSha256) {
         this.application = application;
         this.main = new Handler(Looper.getMainLooper());
-        this.packages = new CellPackageManager(application, appsDir);
+        this.packages = new CellPackageManager(application, appsDir, platformCertSha256);
         this.activities = new ActivityStack(application, main, packages, this);
         this.services = new ActiveServices(main, packages, this);
         this.broadcasts = new BroadcastQueue(application, main, packages, this);
@@ -47,10 +48,10 @@ final class CellActivityManager implements AppCrashes {
                 CellPackageManager.PROXY_SERVICE));
     }
 
-    InstalledApp install(AppBundle b) throws CellException {
-        InstalledApp app = packages.install(b);
+    InstalledApp install(SignedApk apk) throws CellException {
+        InstalledApp app = packages.install(apk);
         broadcasts.sendBroadcast(application, new Intent(Intent.ACTION_PACKAGE_ADDED,
-                Uri.parse("package:" + b.packageName)), null, null, null);
+                Uri.parse("package:" + app.packageName)), null, null, null);
         return app;
     }
 

@@ -45,7 +45,8 @@ final class CellHost {
 
         Application application = RuntimeEnvironment.getApplication();
         Path work = Files.createTempDirectory("rtdroid-android-cell-");
-        CellActivityManager am = new CellActivityManager(application, work.resolve("apps"));
+        CellActivityManager am = new CellActivityManager(application, work.resolve("apps"),
+                System.getProperty(Main.PROP_PLATFORM_CERT_SHA256));
         CellContextImplShadow.attach(am);
         am.start();
         frameworkNanos = System.nanoTime();

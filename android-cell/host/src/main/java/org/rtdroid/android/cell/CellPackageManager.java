@@ -22,7 +22,11 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+
+import org.rtdroid.android.proxy.ProxyContract;
 
 /**
  * The cell's PackageManager side: installs app bundles (each in its own class loader, every
@@ -36,16 +40,30 @@ final class CellPackageManager {
 
     private final Application application;
     private final Path appsDir;
+    private final String platformCertSha256;
     private final Map<String, InstalledApp> apps = new ConcurrentHashMap<>();
+    /** Signature-level permissions and the package that defines each (the proxy's, today). */
+    private final Map<String, String> signaturePermissions = new ConcurrentHashMap<>();
 
-    CellPackageManager(Application application, Path appsDir) {
+    CellPackageManager(Application application, Path appsDir, String platformCertSha256) {
         this.application = application;
         this.appsDir = appsDir;
+        this.platformCertSha256 = platformCertSha256;
+    }
+
+    /** A fresh, empty directory in the cell's own space to verify and unpack an APK in. */
+    Path stagingDir() throws IOException {
+        Files.createDirectories(appsDir);
+        return Files.createTempDirectory(appsDir, ".staging-");
     }
 
     /** The proxy: a system app whose classes ship with the host. */
     InstalledApp installSystemProxy() {
-        InstalledApp proxy = new InstalledApp(Apps.PROXY_PACKAGE, null, getClass().getClassLoader(), null, true);
+        // Its manifest defines the signature permission that guards its service; the proxy is
+        // signed with the platform's certificate (it ships with the cell, as a system image's apps).
+        InstalledApp proxy = new InstalledApp(Apps.PROXY_PACKAGE, null, getClass().getClassLoader(), null, true,
+                platformCertSha256, platformCertSha256 == null ? Set.of() : Set.of(ProxyContract.PERMISSION_CROSS_CONTEXT));
+        signaturePermissions.put(ProxyContract.PERMISSION_CROSS_CONTEXT, Apps.PROXY_PACKAGE);
         PackageInfo pi = packageInfo(Apps.PROXY_PACKAGE, "RTDroid proxy", 1, "0.1.0", List.of(), List.of(),
                 List.of(PROXY_SERVICE), List.of());
         pi.applicationInfo.flags |= ApplicationInfo.FLAG_SYSTEM | ApplicationInfo.FLAG_PERSISTENT;
@@ -55,8 +73,20 @@ final class CellPackageManager {
         return proxy;
     }
 
-    InstalledApp install(AppBundle b) throws CellException {
-        if (apps.containsKey(b.packageName)) {
+    InstalledApp install(SignedApk apk) throws CellException {
+        AppBundle b = apk.bundle;
+        InstalledApp installed = apps.get(b.packageName);
+        if (installed != null) {
+            // Android's update rules: same signer, and never an older version.
+            if (!apk.certificateSha256.equals(installed.certificateSha256)) {
+                throw new CellException(409, "INSTALL_FAILED_UPDATE_INCOMPATIBLE: package " + b.packageName
+                        + " is installed signed by certificate SHA-256 " + installed.certificateSha256
+                        + "; this APK is signed by " + apk.certificateSha256);
+            }
+            if (b.versionCode < installed.bundle.versionCode) {
+                throw new CellException(409, "INSTALL_FAILED_VERSION_DOWNGRADE: package " + b.packageName
+                        + " versionCode " + b.versionCode + " is lower than the installed " + installed.bundle.versionCode);
+            }
             throw new CellException(409, "package " + b.packageName + " is already installed (uninstall it first)");
         }
         if (Apps.SYSTEM.equals(b.packageName) || b.packageName.startsWith("android.")
@@ -92,14 +122,47 @@ final class CellPackageManager {
             closeQuietly(loader);
             throw e;
         }
-        InstalledApp app = new InstalledApp(b.packageName, b, loader, dir, false);
+        InstalledApp app = new InstalledApp(b.packageName, b, loader, dir, false, apk.certificateSha256,
+                grants(b, apk.certificateSha256));
         Apps.register(loader, b.packageName);
         shadowOf(application.getPackageManager()).installPackage(packageInfo(b.packageName, b.label, b.versionCode,
                 b.versionName, b.channels, names(b.activities), names(b.services), names(b.receivers)));
         apps.put(b.packageName, app);
-        CellLog.i(TAG, "installed " + b.packageName + " (" + b.label + ") from " + b.dir + ", channels "
-                + b.channels);
+        CellLog.i(TAG, "installed " + b.packageName + " (" + b.label + ") versionCode " + b.versionCode
+                + ", certificate SHA-256 " + apk.certificateSha256 + ", channels " + b.channels + ", granted "
+                + app.permissions);
         return app;
+    }
+
+    /**
+     * Android's rule for signature permissions: a requested one is granted only when the app is
+     * signed with the certificate of the app that defines it. Permissions nobody defines are not
+     * granted.
+     */
+    private Set<String> grants(AppBundle b, String cert) {
+        Set<String> granted = new TreeSet<>();
+        for (String perm : b.usesPermissions) {
+            String owner = signaturePermissions.get(perm);
+            InstalledApp definer = owner == null ? null : apps.get(owner);
+            if (definer == null) {
+                CellLog.w(TAG, b.packageName + ": permission " + perm + " is not defined in this cell; not granted");
+            } else if (definer.certificateSha256 != null && definer.certificateSha256.equals(cert)) {
+                granted.add(perm);
+            } else {
+                CellLog.w(TAG, b.packageName + ": signature permission " + perm + " not granted: signed by "
+                        + cert + ", not by the certificate of " + owner);
+            }
+        }
+        return Set.copyOf(granted);
+    }
+
+    /** Whether {@code pkg} holds {@code permission} (the system and its proxy hold every one). */
+    boolean holds(String pkg, String permission) {
+        if (pkg == null || Apps.SYSTEM.equals(pkg) || Apps.PROXY_PACKAGE.equals(pkg)) {
+            return true;
+        }
+        InstalledApp app = apps.get(pkg);
+        return app != null && app.permissions.contains(permission);
     }
 
     /** Forgets an app whose components the activity manager has already taken down. */

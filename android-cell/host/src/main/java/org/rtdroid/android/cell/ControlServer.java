@@ -13,6 +13,7 @@ import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Arrays;
 import java.util.List;
@@ -93,14 +94,24 @@ final class ControlServer {
                 if (parts.size() == 2 && parts.get(1).equals("install")) {
                     need(method, "POST", path);
                     Map<String, Object> body = body(ex);
-                    String bundle = str(body, "bundle");
-                    AppBundle b;
-                    try {
-                        b = AppBundle.read(Paths.get(bundle).toAbsolutePath());
-                    } catch (AppBundle.BadBundleException e) {
-                        throw new CellException(400, "malformed bundle: " + e.getMessage());
+                    if (body.containsKey("bundle")) {
+                        throw new CellException(400, "the cell installs apps from signed APKs only: send "
+                                + "{\"apk\": PATH} (android-cell/apk/cell-apk.sh packs and signs a bundle folder)");
                     }
-                    InstalledApp app = MainThread.call(() -> am.install(b));
+                    String apkPath = str(body, "apk");
+                    Path staging = am.packages.stagingDir();
+                    InstalledApp app;
+                    try {
+                        SignedApk b;
+                        try {
+                            b = SignedApk.open(Paths.get(apkPath).toAbsolutePath(), staging);
+                        } catch (SignedApk.BadApkException e) {
+                            throw new CellException(400, e.getMessage());
+                        }
+                        app = MainThread.call(() -> am.install(b));
+                    } finally {
+                        SignedApk.deleteTree(staging); // the app runs from its own copy
+                    }
                     reply(ex, 200, appJson(app));
                     return;
                 }
@@ -284,7 +295,15 @@ final class ControlServer {
         sb.append(",\"state\":").append(Json.quote(app.state.name()));
         sb.append(",\"crashes\":").append(app.crashes);
         sb.append(",\"lastCrash\":").append(Json.quote(app.crash));
+        sb.append(",\"certificateSha256\":").append(Json.quote(app.certificateSha256));
+        sb.append(",\"permissions\":[");
+        int n = 0;
+        for (String p : new java.util.TreeSet<>(app.permissions)) {
+            sb.append(n++ > 0 ? "," : "").append(Json.quote(p));
+        }
+        sb.append(']');
         if (app.bundle != null) {
+            sb.append(",\"versionCode\":").append(app.bundle.versionCode);
             sb.append(",\"label\":").append(Json.quote(app.bundle.label));
             sb.append(",\"versionName\":").append(Json.quote(app.bundle.versionName));
             sb.append(",\"launcher\":").append(Json.quote(app.bundle.launcher.className));

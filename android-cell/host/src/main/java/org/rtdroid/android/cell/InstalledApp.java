@@ -2,8 +2,9 @@ package org.rtdroid.android.cell;
 
 import java.net.URLClassLoader;
 import java.nio.file.Path;
+import java.util.Set;
 
-/** An app the cell has installed: its bundle, class loader and run state. */
+/** An app the cell has installed: its bundle, signer, permissions, class loader and run state. */
 final class InstalledApp {
     enum State { INSTALLED, RUNNING, STOPPED, CRASHED }
 
@@ -12,16 +13,23 @@ final class InstalledApp {
     final ClassLoader loader;
     final Path installDir;
     final boolean system;
+    /** SHA-256 of the signer's certificate (hex); for the proxy, the platform's (null if none given). */
+    final String certificateSha256;
+    /** Permissions granted at install. */
+    final Set<String> permissions;
     volatile State state = State.INSTALLED;
     volatile String crash; // first line of the last crash
     volatile long crashes;
 
-    InstalledApp(String packageName, AppBundle bundle, ClassLoader loader, Path installDir, boolean system) {
+    InstalledApp(String packageName, AppBundle bundle, ClassLoader loader, Path installDir, boolean system,
+            String certificateSha256, Set<String> permissions) {
         this.packageName = packageName;
         this.bundle = bundle;
         this.loader = loader;
         this.installDir = installDir;
         this.system = system;
+        this.certificateSha256 = certificateSha256;
+        this.permissions = permissions;
     }
 
     void close() {

@@ -1,6 +1,14 @@
 package org.rtdroid.android.cell;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Files;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.util.HexFormat;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 
@@ -22,6 +30,10 @@ public final class Main {
     static final String PROP_REGION = "org.rtdroid.cell.region";
     static final String PROP_CONTROL_PORT = "org.rtdroid.cell.controlPort";
     static final String PROP_START_NANOS = "org.rtdroid.cell.startNanos";
+    /** The platform certificate's file: --platform-cert, by default from jvm.args (the dist's copy). */
+    static final String PROP_PLATFORM_CERT = "org.rtdroid.cell.platformCert";
+    /** Its SHA-256 digest (hex), for the sandbox. */
+    static final String PROP_PLATFORM_CERT_SHA256 = "org.rtdroid.cell.platformCertSha256";
     static final int SUPPORTED_SDK = 34;
 
     private Main() {
@@ -32,6 +44,8 @@ public final class Main {
         String region = null;
         Integer port = null;
         int sdk = SUPPORTED_SDK;
+        String platformCert = System.getProperty(PROP_PLATFORM_CERT);
+        String platformDigest;
         try {
             for (int i = 0; i < args.length; i++) {
                 String a = args[i];
@@ -44,6 +58,9 @@ public final class Main {
                         break;
                     case "--sdk":
                         sdk = parseInt(value(args, ++i, a), a, 1, 99);
+                        break;
+                    case "--platform-cert":
+                        platformCert = value(args, ++i, a);
                         break;
                     case "-h":
                     case "--help":
@@ -67,6 +84,7 @@ public final class Main {
             if (parent == null || !Files.isDirectory(parent)) {
                 throw new IllegalArgumentException("--region " + region + ": directory " + parent + " does not exist");
             }
+            platformDigest = platformCert == null ? null : certificateSha256(platformCert);
         } catch (IllegalArgumentException e) {
             usage(e.getMessage());
             System.exit(2);
@@ -78,6 +96,12 @@ public final class Main {
         System.setProperty(PROP_REGION, Paths.get(region).toAbsolutePath().toString());
         System.setProperty(PROP_CONTROL_PORT, Integer.toString(port));
         System.setProperty(PROP_START_NANOS, Long.toString(start));
+        if (platformDigest != null) {
+            System.setProperty(PROP_PLATFORM_CERT_SHA256, platformDigest);
+        } else {
+            System.err.println("warning: no --platform-cert: no app is granted "
+                    + "org.rtdroid.permission.CROSS_CONTEXT, so no app can reach the proxy");
+        }
         // The proxy reads its region from here (on a device: its manifest's meta-data).
         System.setProperty("org.rtdroid.region", Paths.get(region).toAbsolutePath().toString());
 
@@ -96,6 +120,21 @@ public final class Main {
         System.out.flush();
         if (!ShutdownFlag.inShutdownHook()) {
             System.exit(0);
+        }
+    }
+
+    /** SHA-256 of an X.509 certificate's DER encoding (PEM or DER file), as apksigner prints it. */
+    static String certificateSha256(String file) {
+        try (InputStream in = Files.newInputStream(Paths.get(file))) {
+            X509Certificate c = (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(c.getEncoded()));
+        } catch (IOException e) {
+            throw new IllegalArgumentException("--platform-cert " + file + ": cannot read it (" + e + ")");
+        } catch (CertificateException e) {
+            throw new IllegalArgumentException("--platform-cert " + file + " is not an X.509 certificate (PEM or DER): "
+                    + e.getMessage());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
         }
     }
 
@@ -124,6 +163,6 @@ public final class Main {
             System.err.println("error: " + error);
         }
         System.err.println("usage: java @android-cell/target/dist/jvm.args -cp 'android-cell/target/dist/lib/*' "
-                + "org.rtdroid.android.cell.Main --region PATH --control-port PORT [--sdk 34]");
+                + "org.rtdroid.android.cell.Main --region PATH --control-port PORT [--sdk 34] [--platform-cert CERT.pem]");
     }
 }

@@ -75,7 +75,19 @@ class AndroidCellTest {
     @Test
     @Order(2)
     void malformedBundlesAreRefusedWithTheirReason() throws Exception {
-        assertRefused("{\"bundle\":\"" + tmp.resolve("nope") + "\"}", "does not exist");
+        assertRefused("{\"apk\":\"" + tmp.resolve("nope.apk") + "\"}", "does not exist");
+        // An unsigned folder is not an app: the cell takes an app's identity from its signed APK.
+        Path folder = Bundles.testApp(tmp.resolve("folder"));
+        assertRefused("{\"apk\":\"" + folder + "\"}", "is a folder (an unsigned app bundle)");
+        assertRefused("{\"bundle\":\"" + folder + "\"}", "from signed APKs only");
+        Path unsigned = Bundles.zip(folder, tmp.resolve("unsigned.apk"));
+        assertRefused("{\"apk\":\"" + unsigned + "\"}", "is not signed or does not verify");
+        Path tampered = Bundles.apk(Bundles.testApp(tmp.resolve("tampered")));
+        byte[] bytes = Files.readAllBytes(tampered);
+        bytes[bytes.length / 3] ^= 0x01; // inside classes.jar's data: covered by the v2/v3 digest
+        Files.write(tampered, bytes);
+        assertRefused("{\"apk\":\"" + tampered + "\"}", "DOES NOT VERIFY");
+
         Path noManifest = Files.createDirectories(tmp.resolve("no-manifest"));
         Files.write(noManifest.resolve("classes.jar"), new byte[] {1, 2, 3});
         assertRefused(bundleJson(noManifest), "has no AndroidManifest.xml");
@@ -103,7 +115,7 @@ class AndroidCellTest {
                 Bundles.TEST_APP_MANIFEST.replace("echo,test.boom", "echo,no spaces"));
         assertRefused(bundleJson(badChannel), "channel 'no spaces'");
 
-        assertRefused("{\"bundle\": 5}", "'bundle'");
+        assertRefused("{\"apk\": 5}", "'apk'");
         assertRefused("{\"bundle\": ", "malformed JSON");
         assertFalse(cell.get("/apps").body().contains(TEST_APP), "nothing was installed");
     }
@@ -115,18 +127,26 @@ class AndroidCellTest {
         assertTrue(r.body().contains(reason), "expected '" + reason + "' in " + r.body());
     }
 
-    private static String bundleJson(Path p) {
-        return "{\"bundle\":\"" + p + "\"}";
+    /** The install request for {@code bundleDir} packed and signed with the platform key. */
+    private static String bundleJson(Path bundleDir) throws Exception {
+        return apkJson(Bundles.apk(bundleDir));
+    }
+
+    private static String apkJson(Path apk) {
+        return "{\"apk\":\"" + apk + "\"}";
     }
 
     @Test
     @Order(3)
     void configurationUiInstallsLaunchesAndRendersAScreenshot() throws Exception {
         Path bundle = Bundles.configurationUi(Files.createDirectories(tmp.resolve("configuration-ui")));
-        CellProcess.Reply r = cell.post("/apps/install", bundleJson(bundle));
+        String install = bundleJson(bundle);
+        CellProcess.Reply r = cell.post("/apps/install", install);
         assertEquals(200, r.status(), r.body());
         assertTrue(r.body().contains("\"channels\":[\"echo\",\"cochlear.config\",\"cochlear.status\"]"), r.body());
-        assertEquals(409, cell.post("/apps/install", bundleJson(bundle)).status(), "duplicate install refused");
+        assertTrue(r.body().contains("\"permissions\":[\"org.rtdroid.permission.CROSS_CONTEXT\"]"),
+                "signed with the platform key: granted the proxy's signature permission: " + r.body());
+        assertEquals(409, cell.post("/apps/install", install).status(), "duplicate install refused");
 
         r = cell.post("/apps/" + UI + "/launch", "");
         assertEquals(200, r.status(), r.body());
@@ -330,6 +350,41 @@ class AndroidCellTest {
 
     @Test
     @Order(11)
+    void theSignerDecidesUpdatesAndTheProxysPermission() throws Exception {
+        Path other = Bundles.otherKeystore(tmp);
+        // An app signed by someone else than the platform: installed, but not granted the proxy's
+        // signature permission, and its startService on the proxy fails in the app.
+        String stranger = "org.rtdroid.stranger";
+        Path strangerApk = Bundles.apk(Bundles.testApp(tmp.resolve("stranger"),
+                Bundles.TEST_APP_MANIFEST.replace("package=\"" + TEST_APP + "\"", "package=\"" + stranger + "\"")), other);
+        CellProcess.Reply r = cell.post("/apps/install", apkJson(strangerApk));
+        assertEquals(200, r.status(), r.body());
+        assertTrue(r.body().contains("\"permissions\":[]"), r.body());
+        assertEquals(200, cell.post("/apps/" + stranger + "/launch", "").status());
+        r = cell.post("/ui/click", "{\"id\":\"send_undeclared\"}");
+        assertEquals(500, r.status(), r.body());
+        assertTrue(r.body().contains("SecurityException") && r.body().contains("Not allowed to start service")
+                && r.body().contains("from " + stranger + " without permission org.rtdroid.permission.CROSS_CONTEXT"),
+                r.body());
+        assertTrue(cell.get("/logcat?since=0").body().contains("signature permission "
+                + "org.rtdroid.permission.CROSS_CONTEXT not granted"), "the refused grant is logged");
+        assertEquals(200, cell.delete("/apps/" + stranger).status());
+
+        // The installed test app: another signer is refused, so is an older version.
+        Path otherSigner = Bundles.apk(Bundles.testApp(tmp.resolve("test-app-other-signer")), other);
+        r = cell.post("/apps/install", apkJson(otherSigner));
+        assertEquals(409, r.status(), r.body());
+        assertTrue(r.body().contains("INSTALL_FAILED_UPDATE_INCOMPATIBLE: package " + TEST_APP), r.body());
+        Path older = Bundles.testApp(tmp.resolve("test-app-v2"),
+                Bundles.TEST_APP_MANIFEST.replace("android:versionCode=\"3\"", "android:versionCode=\"2\""));
+        r = cell.post("/apps/install", bundleJson(older));
+        assertEquals(409, r.status(), r.body());
+        assertTrue(r.body().contains("INSTALL_FAILED_VERSION_DOWNGRADE: package " + TEST_APP
+                + " versionCode 2 is lower than the installed 3"), r.body());
+    }
+
+    @Test
+    @Order(12)
     void uninstallRemovesTheApp() throws Exception {
         assertEquals(200, cell.delete("/apps/" + TEST_APP).status());
         assertFalse(cell.get("/apps").body().contains(TEST_APP));
@@ -338,7 +393,7 @@ class AndroidCellTest {
     }
 
     @Test
-    @Order(12)
+    @Order(13)
     void sigtermShutsTheCellDownCleanly() throws Exception {
         ProcessHandle h = cell.process.toHandle();
         assertTrue(h.isAlive());

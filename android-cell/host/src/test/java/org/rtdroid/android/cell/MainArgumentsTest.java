@@ -4,15 +4,21 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Bad command lines are refused before the framework starts: exit 2, the option and the rule. */
 class MainArgumentsTest {
+    @TempDir
+    Path tmp;
+
     private static String[] run(String... args) throws Exception {
         List<String> cmd = new ArrayList<>();
         cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
@@ -43,5 +49,12 @@ class MainArgumentsTest {
         r = run("--region", "/dev/shm/x", "--control-port", "0", "--bogus", "1");
         assertEquals("2", r[0], r[1]);
         assertTrue(r[1].contains("unknown argument '--bogus'"), r[1]);
+        r = run("--region", "/dev/shm/x", "--control-port", "0", "--platform-cert", "/no/such/cert.pem");
+        assertEquals("2", r[0], r[1]);
+        assertTrue(r[1].contains("--platform-cert /no/such/cert.pem: cannot read it"), r[1]);
+        Path notACert = Files.writeString(tmp.resolve("not-a-cert.pem"), "hello");
+        r = run("--region", "/dev/shm/x", "--control-port", "0", "--platform-cert", notACert.toString());
+        assertEquals("2", r[0], r[1]);
+        assertTrue(r[1].contains("--platform-cert " + notACert + " is not an X.509 certificate"), r[1]);
     }
 }

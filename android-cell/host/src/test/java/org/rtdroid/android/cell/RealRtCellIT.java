@@ -80,8 +80,8 @@ class RealRtCellIT {
             awaitLine(agent, agentOut, "RTCELL READY", 120);
 
             cell = CellProcess.start(region);
-            assertEquals(200, cell.post("/apps/install", "{\"bundle\":\""
-                    + Bundles.configurationUi(Files.createDirectories(tmp.resolve("ui"))) + "\"}").status());
+            assertEquals(200, cell.post("/apps/install", "{\"apk\":\""
+                    + Bundles.apk(Bundles.configurationUi(Files.createDirectories(tmp.resolve("ui")))) + "\"}").status());
             assertEquals(200, cell.post("/apps/" + UI + "/launch", "").status());
             cell.await("/proxy/stats", b -> b.contains("\"connected\":true"), 20_000);
 

@@ -15,6 +15,11 @@ public final class ProxyContract {
 
     /** startService: send extras {@link #EXTRA_CHANNEL} … to the RT cell. */
     public static final String ACTION_SEND = "org.rtdroid.proxy.SEND";
+    /**
+     * The signature-level permission the proxy defines (its AndroidManifest.xml) and requires of
+     * every caller of {@link #PROXY_SERVICE}: held only by apps signed with the proxy's certificate.
+     */
+    public static final String PERMISSION_CROSS_CONTEXT = "org.rtdroid.permission.CROSS_CONTEXT";
     /** Broadcast to the sender's package when a send is refused; extra {@link #EXTRA_REASON}. */
     public static final String ACTION_REFUSED = "org.rtdroid.proxy.REFUSED";
 
