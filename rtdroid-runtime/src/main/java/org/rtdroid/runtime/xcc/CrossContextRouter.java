@@ -340,23 +340,22 @@ public final class CrossContextRouter implements CrossContextEndpoint {
 
     @Override
     public boolean pollOutbound(CrossContextIntent out) {
-        pollLock.lock();
-        try {
-            copyOut.into = out;
-            boolean polled = readHead(copyOut);
-            copyOut.into = null;
-            return polled;
-        } finally {
-            pollLock.unlock();
-        }
+        return poll(copyOut, out);
     }
 
     @Override
     public boolean pollOutbound(OutboundReader reader) {
+        return poll(reader, null);
+    }
+
+    /** One reader at a time; {@code copyInto} is where {@link #copyOut} copies to (null if unused). */
+    private boolean poll(OutboundReader reader, CrossContextIntent copyInto) {
         pollLock.lock();
         try {
+            copyOut.into = copyInto;
             return readHead(reader);
         } finally {
+            copyOut.into = null;
             pollLock.unlock();
         }
     }
