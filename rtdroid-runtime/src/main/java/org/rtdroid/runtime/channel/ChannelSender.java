@@ -6,7 +6,9 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * One sender's endpoint on one channel: its name and priority (the priority its messages are
- * queued at) and its pre-allocated "your message was stolen" notice. Created at deployment.
+ * queued at) and its pre-allocated "your message was stolen" notice. Created at deployment. The
+ * cross-context router's endpoint on an inbound channel is a relay: its messages carry the origin
+ * of the request it relays ({@link CrossContextOrigin}) as their sender's identity.
  */
 public final class ChannelSender {
     /** The message was queued. */
@@ -19,6 +21,7 @@ public final class ChannelSender {
     private final int priority;
     private final boolean throwOnSteal;
     private final MessageStolenException stolen;
+    private final CrossContextOrigin relayed;
     /** Written under the channel's lock (steal, send) and by {@link #takeStolen} from anywhere: atomic. */
     private volatile long stolenPending;
     private static final VarHandle STOLEN_PENDING;
@@ -36,6 +39,17 @@ public final class ChannelSender {
     private long refused;
 
     public ChannelSender(String channelName, String name, int priority, boolean throwOnSteal) {
+        this(channelName, name, priority, throwOnSteal, null);
+    }
+
+    /** The relay endpoint of the cross-context router: queues at {@code priority}, stamps {@code relayed}. */
+    public static ChannelSender relay(String channelName, String name, int priority, CrossContextOrigin relayed) {
+        return new ChannelSender(channelName, name, priority, false, relayed);
+    }
+
+    private ChannelSender(String channelName, String name, int priority, boolean throwOnSteal,
+            CrossContextOrigin relayed) {
+        this.relayed = relayed;
         this.name = name;
         this.nameBytes = name.getBytes(StandardCharsets.UTF_8);
         this.priority = priority;
@@ -46,6 +60,14 @@ public final class ChannelSender {
     public String name() { return name; }
     public int priority() { return priority; }
     byte[] nameBytes() { return nameBytes; }
+
+    /** Stamps this endpoint (and, for a relay, the relayed request's origin) on a message being filled. */
+    void stamp(RealtimeIntent m, long nowNanos) {
+        m.stampSender(nameBytes, priority, nowNanos);
+        if (relayed != null) {
+            relayed.stampOnto(m);
+        }
+    }
     public long sent() { return sent; }
     public long refused() { return refused; }
     public long stolenTotal() { return stolenTotal; }

@@ -5,11 +5,15 @@ import org.rtdroid.xcc.XccBounds;
 
 /**
  * A pre-allocated, fixed-size message or intent of a real-time channel (a message is an intent
- * with exactly one recipient). Carries an action, the sender's name and priority, a correlation
- * id, three ints in the manner of Android's {@code Message} ({@code what}, {@code arg1},
- * {@code arg2}) and a fixed-capacity byte payload (the channel's declared data size), with
- * little-endian accessors for primitives. Instances belong to their channel: senders fill one
- * inside {@link MessageClosure#genMsg}, receivers read one inside their callback; neither keeps it.
+ * with exactly one recipient). Carries an action, three ints in the manner of Android's
+ * {@code Message} ({@code what}, {@code arg1}, {@code arg2}) and a fixed-capacity byte payload (the
+ * channel's declared data size), with little-endian accessors for primitives: the application's
+ * content. The sender's identity (name, priority; for an intent from the Android cell the Android
+ * sender's name and wire priority) and the cross-context transport fields (correlation id, receive
+ * time) are stamped by the runtime and read-only: a component answers a cross-context request with
+ * {@code CrossContextPublisher.reply}, which carries them back. Instances belong to their channel:
+ * senders fill one inside {@link MessageClosure#genMsg}, receivers read one inside their callback;
+ * neither keeps it.
  */
 public final class RealtimeIntent {
     // an intent may cross to the Android cell: the wire's bounds (XccBounds, from bridge/proto/xcc.options)
@@ -22,6 +26,7 @@ public final class RealtimeIntent {
     private final byte[] sender = new byte[MAX_SENDER_BYTES];
     private int senderLength;
     private int senderPriority;
+    private int crossContextSenderPriority;
     private long correlationId;
     private long sendNanos;
     private long crossContextReceiveNanos;
@@ -43,6 +48,7 @@ public final class RealtimeIntent {
         actionLength = 0;
         senderLength = 0;
         senderPriority = 0;
+        crossContextSenderPriority = 0;
         correlationId = 0;
         sendNanos = 0;
         crossContextReceiveNanos = 0;
@@ -59,6 +65,7 @@ public final class RealtimeIntent {
         System.arraycopy(o.sender, 0, sender, 0, o.senderLength);
         senderLength = o.senderLength;
         senderPriority = o.senderPriority;
+        crossContextSenderPriority = o.crossContextSenderPriority;
         correlationId = o.correlationId;
         sendNanos = o.sendNanos;
         crossContextReceiveNanos = o.crossContextReceiveNanos;
@@ -106,9 +113,12 @@ public final class RealtimeIntent {
     // ---- sender (set by the runtime) ----
     public byte[] sender() { return sender; }
     public int senderLength() { return senderLength; }
+    /** The priority the sender's endpoint queues at (the cross-context router's: the cell's lowest). */
     public int senderPriority() { return senderPriority; }
+    /** For intents from the Android cell: the Android sender's priority (the wire's 0..99); 0 otherwise. */
+    public int crossContextSenderPriority() { return crossContextSenderPriority; }
+    /** For intents from the Android cell: the request's correlation id; {@code reply} carries it back. */
     public long correlationId() { return correlationId; }
-    public RealtimeIntent setCorrelationId(long id) { correlationId = id; return this; }
     /** CLOCK_MONOTONIC when the message was queued. */
     public long sendNanos() { return sendNanos; }
 
@@ -118,7 +128,6 @@ public final class RealtimeIntent {
      * split. 0 otherwise.
      */
     public long crossContextReceiveNanos() { return crossContextReceiveNanos; }
-    public RealtimeIntent setCrossContextReceiveNanos(long nanos) { crossContextReceiveNanos = nanos; return this; }
 
     void stampSender(byte[] name, int priority, long nanos) {
         int n = Math.min(name.length, MAX_SENDER_BYTES);
@@ -128,14 +137,13 @@ public final class RealtimeIntent {
         sendNanos = nanos;
     }
 
-    /**
-     * Runtime use: the cross-context endpoint records the Android sender's name here. Informative
-     * only; queueing uses the sender endpoint's priority, never this field.
-     */
-    public void setSender(byte[] src, int off, int len) {
-        int n = Math.min(len, MAX_SENDER_BYTES);
-        System.arraycopy(src, off, sender, 0, n);
-        senderLength = n;
+    /** The relayed request's origin ({@link CrossContextOrigin}), over the relay endpoint's name. */
+    void stampCrossContext(byte[] name, int nameLength, int priority, long correlation, long receiveNanos) {
+        System.arraycopy(name, 0, sender, 0, nameLength);
+        senderLength = nameLength;
+        crossContextSenderPriority = priority;
+        correlationId = correlation;
+        crossContextReceiveNanos = receiveNanos;
     }
 
     /** Diagnostic only (allocates). */

@@ -7,9 +7,10 @@ import java.util.concurrent.locks.LockSupport;
  * scopes) with a free list and the sender that owns each queued slot. A send takes a free slot or,
  * when none is left, asks its channel's {@link Reclaimer} for a queued one (the drop policy),
  * marking that slot's sender stolen; a refusal is counted on the channel and on the sender.
- * Filling ({@link #fill}) stamps the sender before the closure runs: the cross-context router's
- * closure then records the Android sender's name over the proxy's (queueing still uses the sender
- * endpoint's priority, never the intent's fields).
+ * Filling ({@link #fill}) stamps the sender before the closure runs, so a closure cannot forge it;
+ * the cross-context router's relay endpoint stamps the Android sender's identity and the request's
+ * transport fields too (queueing still uses the sender endpoint's priority, never the intent's
+ * fields).
  *
  * <p>Not thread-safe: every method but {@link #wake} runs under its channel's lock. No allocation.
  */
@@ -62,7 +63,7 @@ final class SlotPool {
      */
     void fill(int slot, RealtimeIntent intent, ChannelSender sender, MessageClosure closure) {
         intent.clear();
-        intent.stampSender(sender.nameBytes(), sender.priority(), System.nanoTime());
+        sender.stamp(intent, System.nanoTime());
         try {
             closure.genMsg(intent);
         } catch (RuntimeException | Error e) {

@@ -6,7 +6,8 @@ package org.rtdroid.runtime.xcc;
  * <p>The proxy (one thread, lowest real-time priority) decodes frames on the heap, then calls
  * {@link #deliver} to copy a request into a pre-allocated real-time intent, and drains what real-time
  * components published with {@link #pollOutbound}. Nothing here allocates: channel names are passed
- * as byte ranges, intents as reusable {@link CrossContextIntent} holders.
+ * as byte ranges, intents as reusable {@link CrossContextIntent} holders. {@link #deliver} is where
+ * admission is checked (the proxy need not ask {@link #mayReceiveFrom} first).
  *
  * <p>Channel ids are stable while the application that declares the channel stays deployed; an id
  * from an undeployed application is rejected with {@link #NO_SUCH_CHANNEL} (ids carry a generation).
@@ -32,7 +33,8 @@ public interface CrossContextEndpoint {
 
     /**
      * @return true if the channel accepts inbound intents from that Android sender at that priority
-     *     (the manifest lists the allowed senders; priority must be 0..99)
+     *     (the manifest lists the allowed senders; priority must be 0..99): the check {@link #deliver}
+     *     makes, as a query
      */
     boolean mayReceiveFrom(int channelId, byte[] sender, int off, int len, int senderPriority);
 
@@ -51,6 +53,21 @@ public interface CrossContextEndpoint {
      * @return false when nothing is pending
      */
     boolean pollOutbound(CrossContextIntent out);
+
+    /**
+     * Hands the next intent a real-time component published on any cross-context channel to
+     * {@code reader} where it lies (no copy), then frees the runtime's slot. The intent is valid
+     * only during {@link OutboundReader#read}; the reader must not keep or change it.
+     *
+     * @return false when nothing is pending
+     */
+    boolean pollOutbound(OutboundReader reader);
+
+    /** Reads one outbound intent in place (the RT-side proxy encodes it into a frame). */
+    @FunctionalInterface
+    interface OutboundReader {
+        void read(CrossContextIntent out);
+    }
 
     /** How many outbound intents were refused because the outbound queue was full. */
     long outboundDropped();

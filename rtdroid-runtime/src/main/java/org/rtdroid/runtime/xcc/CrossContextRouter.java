@@ -2,6 +2,7 @@ package org.rtdroid.runtime.xcc;
 
 import java.nio.charset.StandardCharsets;
 import org.rtdroid.runtime.channel.ChannelSender;
+import org.rtdroid.runtime.channel.CrossContextOrigin;
 import org.rtdroid.runtime.channel.MessageChannel;
 import org.rtdroid.runtime.channel.MessageClosure;
 import org.rtdroid.runtime.channel.RealtimeIntent;
@@ -13,8 +14,11 @@ import org.rtdroid.runtime.os.PiMutex;
  * manifests declare, their inbound queues (filled one intent at a time, at the cell's lowest
  * real-time priority, never stealing from real-time senders), and one bounded outbound ring shared
  * by all channels, with a per-channel quota (its declared capacity) so that one chatty application
- * cannot starve another. Nothing on {@link #deliver}, {@link #pollOutbound} or
- * {@link CrossContextPublisher#publish} allocates.
+ * cannot starve another. Admission (channel, direction, allowed sender, priority range) is checked
+ * here and only here, in {@link #deliver}. An outbound intent is filled in the publishing channel's
+ * own holder, which then changes places with the ring's free one, and the proxy reads it where it
+ * lies ({@link #pollOutbound(OutboundReader)}): no copy between component and encoder. Nothing on
+ * {@link #deliver}, {@link #pollOutbound} or {@link CrossContextPublisher#publish} allocates.
  */
 public final class CrossContextRouter implements CrossContextEndpoint {
     /** Channel table size; ids are {@code generation << 8 | slot}. */
@@ -28,7 +32,8 @@ public final class CrossContextRouter implements CrossContextEndpoint {
     private final int[] generations = new int[MAX_CHANNELS];
     private final int lowestPriority;
 
-    // Outbound ring: one slot = one intent copy + the entry it counts against.
+    // Outbound ring: one slot = one intent holder + the entry it counts against. A publisher swaps
+    // its filled holder for the free one at the tail; the reader reads the head's holder in place.
     private final CrossContextIntent[] ring;
     private final Entry[] ringOwner;
     private final PiMutex outLock = new PiMutex("cross-context outbound ring");
@@ -41,6 +46,9 @@ public final class CrossContextRouter implements CrossContextEndpoint {
     // All locks here are priority-inheritance mutexes: RT publishers and the proxy contend on them.
     private final PiMutex deliverLock = new PiMutex("cross-context deliver");
     private final InboundFill fill = new InboundFill();
+    // The outbound ring's one reader at a time: the head's holder is read outside outLock.
+    private final PiMutex pollLock = new PiMutex("cross-context outbound reader");
+    private final CopyOut copyOut = new CopyOut();
 
     /**
      * @param lowestPriority the cell's lowest real-time priority: inbound intents queue at it
@@ -64,9 +72,11 @@ public final class CrossContextRouter implements CrossContextEndpoint {
         final byte[][] allowed;
         final boolean anySender;
         final MessageChannel inbound;
+        /** The request being delivered now (under deliverLock); {@link #proxySender} stamps it. */
+        final CrossContextOrigin origin = new CrossContextOrigin();
         final ChannelSender proxySender;
-        final CrossContextIntent scratch = new CrossContextIntent();
-        /** Publishers of this channel (RT components) share {@link #scratch}. */
+        /** Filled by a publisher, then swapped into the ring; publishers of this channel share it. */
+        CrossContextIntent scratch = new CrossContextIntent();
         final PiMutex publishLock;
         volatile boolean open = true;
         int outstanding;
@@ -85,7 +95,7 @@ public final class CrossContextRouter implements CrossContextEndpoint {
                 allowed[i] = decl.allowedSenders().get(i).getBytes(StandardCharsets.US_ASCII);
             }
             this.inbound = inbound;
-            this.proxySender = new ChannelSender(decl.name(), PROXY_SENDER, lowestPriority, false);
+            this.proxySender = ChannelSender.relay(decl.name(), PROXY_SENDER, lowestPriority, origin);
         }
 
         public int id() { return id; }
@@ -98,6 +108,16 @@ public final class CrossContextRouter implements CrossContextEndpoint {
 
         @Override
         public int publish(CrossContextClosure closure) {
+            return enqueue(closure, null);
+        }
+
+        @Override
+        public int reply(RealtimeIntent request, CrossContextClosure closure) {
+            return enqueue(closure, request);
+        }
+
+        /** Fills {@link #scratch} and queues it; the transport fields come from {@code request} (null: none). */
+        private int enqueue(CrossContextClosure closure, RealtimeIntent request) {
             if (!decl.direction().outbound()) {
                 throw new IllegalStateException("cross-context channel '" + decl.name() + "' is direction 'in'");
             }
@@ -113,7 +133,16 @@ public final class CrossContextRouter implements CrossContextEndpoint {
                     throw new IllegalArgumentException("payload of " + s.payloadLength() + " B exceeds the "
                             + decl.dataSizeBytes() + " B declared for cross-context channel '" + decl.name() + "'");
                 }
-                s.setChannel(nameBytes, 0, nameBytes.length); // the channel is the runtime's to set
+                // channel and transport fields are the runtime's to set
+                s.setChannel(nameBytes, 0, nameBytes.length);
+                if (request != null) {
+                    s.setCorrelationId(request.correlationId());
+                    s.setRtReceiveNanos(request.crossContextReceiveNanos());
+                    s.setSenderPriority(request.crossContextSenderPriority()); // the requester's class
+                } else {
+                    s.setCorrelationId(0);
+                    s.setRtReceiveNanos(0);
+                }
                 outLock.lock();
                 try {
                     if (outstanding >= decl.capacity() || tail - head >= ring.length) {
@@ -122,7 +151,8 @@ public final class CrossContextRouter implements CrossContextEndpoint {
                         return OUTBOUND_FULL;
                     }
                     int i = (int) (tail % ring.length);
-                    ring[i].copyFrom(s);
+                    scratch = ring[i]; // the free holder becomes this channel's next scratch
+                    ring[i] = s;
                     ringOwner[i] = this;
                     tail++;
                     outstanding++;
@@ -149,7 +179,10 @@ public final class CrossContextRouter implements CrossContextEndpoint {
         }
     }
 
-    /** Copies the proxy's intent into a pre-allocated channel message. */
+    /**
+     * Copies the application's part of the proxy's intent (action, payload) into a pre-allocated
+     * channel message; the relay endpoint has stamped the sender and transport fields already.
+     */
     private static final class InboundFill implements MessageClosure {
         CrossContextIntent in;
 
@@ -157,11 +190,17 @@ public final class CrossContextRouter implements CrossContextEndpoint {
         public void genMsg(RealtimeIntent m) {
             CrossContextIntent src = in;
             m.setAction(src.action(), 0, src.actionLength());
-            m.setSender(src.sender(), 0, src.senderLength());
-            m.setCorrelationId(src.correlationId());
             m.setPayload(src.payload(), 0, src.payloadLength());
-            m.arg1 = src.senderPriority(); // the Android sender's priority; the queue uses the cell's lowest
-            m.setCrossContextReceiveNanos(src.rtReceiveNanos());
+        }
+    }
+
+    /** The copying reader behind {@link #pollOutbound(CrossContextIntent)}. */
+    private static final class CopyOut implements OutboundReader {
+        CrossContextIntent into;
+
+        @Override
+        public void read(CrossContextIntent out) {
+            into.copyFrom(out);
         }
     }
 
@@ -252,31 +291,44 @@ public final class CrossContextRouter implements CrossContextEndpoint {
 
     @Override
     public boolean mayReceiveFrom(int channelId, byte[] sender, int off, int len, int senderPriority) {
-        Entry e = entry(channelId);
-        return e != null && e.decl.direction().inbound() && senderPriority >= 0 && senderPriority <= 99
-                && e.allows(sender, off, len);
+        return admit(entry(channelId), sender, off, len, senderPriority) == DELIVERED;
     }
 
-    @Override
-    public int deliver(int channelId, CrossContextIntent in) {
-        Entry e = entry(channelId);
+    /**
+     * The admission check, the one place it is made: the channel is declared, takes inbound
+     * intents, and lists the sender; the priority is on the wire's scale (0..99).
+     *
+     * @return {@link #DELIVERED} if admitted, else the refusal's code
+     */
+    private static int admit(Entry e, byte[] sender, int off, int len, int senderPriority) {
         if (e == null) {
             return NO_SUCH_CHANNEL;
         }
         if (!e.decl.direction().inbound()) {
             return WRONG_DIRECTION;
         }
+        if (senderPriority < 0 || senderPriority > 99 || !e.allows(sender, off, len)) {
+            return SENDER_NOT_ALLOWED;
+        }
+        return DELIVERED;
+    }
+
+    @Override
+    public int deliver(int channelId, CrossContextIntent in) {
+        Entry e = entry(channelId);
+        int admitted = admit(e, in.sender(), 0, in.senderLength(), in.senderPriority());
+        if (admitted != DELIVERED) {
+            return admitted;
+        }
         if (!e.open) {
             return NOT_RUNNING;
-        }
-        if (in.senderPriority() < 0 || in.senderPriority() > 99 || !e.allows(in.sender(), 0, in.senderLength())) {
-            return SENDER_NOT_ALLOWED;
         }
         if (in.payloadLength() > e.decl.dataSizeBytes()) {
             return PAYLOAD_TOO_LARGE;
         }
         deliverLock.lock();
         try {
+            e.origin.set(in.sender(), 0, in.senderLength(), in.senderPriority(), in.correlationId(), in.rtReceiveNanos());
             fill.in = in;
             int rc = e.inbound.send(e.proxySender, fill);
             fill.in = null;
@@ -288,23 +340,58 @@ public final class CrossContextRouter implements CrossContextEndpoint {
 
     @Override
     public boolean pollOutbound(CrossContextIntent out) {
+        return poll(copyOut, out);
+    }
+
+    @Override
+    public boolean pollOutbound(OutboundReader reader) {
+        return poll(reader, null);
+    }
+
+    /** One reader at a time; {@code copyInto} is where {@link #copyOut} copies to (null if unused). */
+    private boolean poll(OutboundReader reader, CrossContextIntent copyInto) {
+        pollLock.lock();
+        try {
+            copyOut.into = copyInto;
+            return readHead(reader);
+        } finally {
+            copyOut.into = null;
+            pollLock.unlock();
+        }
+    }
+
+    /** Under pollLock: lets {@code reader} read the head's holder in place, then frees the slot. */
+    private boolean readHead(OutboundReader reader) {
+        int i;
+        CrossContextIntent next;
         outLock.lock();
         try {
             if (head == tail) {
                 return false;
             }
-            int i = (int) (head % ring.length);
-            out.copyFrom(ring[i]);
-            Entry owner = ringOwner[i];
-            ringOwner[i] = null;
-            if (owner != null) {
-                owner.outstanding--;
-            }
-            head++;
-            return true;
+            i = (int) (head % ring.length);
+            next = ring[i];
         } finally {
             outLock.unlock();
         }
+        // Publishers only swap holders at the tail, and the head stays put until this reader moves
+        // it: the holder is the reader's until then, read without outLock.
+        try {
+            reader.read(next);
+        } finally {
+            outLock.lock();
+            try {
+                Entry owner = ringOwner[i];
+                ringOwner[i] = null;
+                if (owner != null) {
+                    owner.outstanding--;
+                }
+                head++;
+            } finally {
+                outLock.unlock();
+            }
+        }
+        return true;
     }
 
     @Override

@@ -24,10 +24,12 @@ class CrossContextEndpointTest {
         host.shutdown();
     }
 
-    /** Answers "q" with "a" (payload reversed), same correlation id; can be held to fill its queue. */
+    /** Replies to "q" with "a" (payload reversed); can be held to fill its queue. */
     public static final class Answerer extends RealtimeReceiver implements CrossContextClosure {
         static volatile CountDownLatch hold = new CountDownLatch(0);
         static volatile int lowestPrioritySeen = -1;
+        static volatile int androidPrioritySeen = -1;
+        static volatile String androidSenderSeen;
         private CrossContextPublisher out;
         private RealtimeIntent current;
 
@@ -44,16 +46,16 @@ class CrossContextEndpointTest {
                 Thread.currentThread().interrupt();
             }
             lowestPrioritySeen = intent.senderPriority();
+            androidPrioritySeen = intent.crossContextSenderPriority();
+            androidSenderSeen = intent.senderName();
             current = intent;
-            out.publish(this);
+            out.reply(intent, this);
         }
 
         @Override
         public void genMsg(CrossContextIntent o) {
             o.setAction("a");
-            o.setCorrelationId(current.correlationId());
-            o.setSenderPriority(current.arg1);
-            o.setRtReceiveNanos(current.crossContextReceiveNanos());
+            o.setCorrelationId(999).setRtReceiveNanos(1).setSenderPriority(3); // the runtime's to set: overwritten
             for (int i = 0; i < current.payloadLength(); i++) {
                 o.payload()[i] = current.payload()[current.payloadLength() - 1 - i];
             }
@@ -111,6 +113,8 @@ class CrossContextEndpointTest {
         assertEquals(123, out.rtReceiveNanos());
         assertEquals("olleh", new String(out.payload(), 0, out.payloadLength(), StandardCharsets.US_ASCII));
         assertEquals(host.config().minPriority(), Answerer.lowestPrioritySeen, "queued at the cell's lowest priority");
+        assertEquals(42, Answerer.androidPrioritySeen, "the receiver reads the Android sender's priority");
+        assertEquals("org.example.ui", Answerer.androidSenderSeen, "... and its name");
         assertFalse(ep.pollOutbound(out));
     }
 

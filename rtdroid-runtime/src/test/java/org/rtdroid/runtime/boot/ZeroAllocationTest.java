@@ -23,8 +23,8 @@ import org.rtdroid.runtime.channel.MessageChannel;
  * The promise that matters most: after warm-up, the real-time threads allocate nothing. A periodic
  * task (20 µs period) runs 100,000 releases, each using its release scope and sending one message
  * through a message channel to a receiver, which handles 100,000 of them; the per-thread allocated
- * byte counters of both real-time threads must not move. The cross-context endpoint's deliver/poll
- * path is held to the same rule on the (proxy) test thread.
+ * byte counters of both real-time threads must not move. The cross-context endpoint's deliver,
+ * publish, reply and poll paths are held to the same rule on the (proxy) test thread.
  */
 class ZeroAllocationTest {
     /**
@@ -201,6 +201,9 @@ class ZeroAllocationTest {
         final CrossContextClosure reply = o -> o.setAction("r").setPayloadLength(100);
         long delivered;
         long full;
+        long repliedTo;
+        /** The proxy's way: reads the outbound intent where the runtime holds it. */
+        final CrossContextEndpoint.OutboundReader encoder = o -> repliedTo += o.correlationId();
 
         ProxyRounds(CrossContextEndpoint ep, MessageChannel inbound, CrossContextPublisher publisher) {
             this.ep = ep;
@@ -229,8 +232,14 @@ class ZeroAllocationTest {
                         delivered--;
                     }
                 }
-                publisher.publish(reply);
-                ep.pollOutbound(out);
+                // Alternate: a publish polled by copy, a reply (to the last intent taken) read in place.
+                if ((i & 1) == 0) {
+                    publisher.publish(reply);
+                    ep.pollOutbound(out);
+                } else {
+                    publisher.reply(taken, reply);
+                    ep.pollOutbound(encoder);
+                }
             }
             return HeapMeter.currentThreadAllocatedBytes() - start;
         }
@@ -270,7 +279,8 @@ class ZeroAllocationTest {
                 windows.append(w == 0 ? "" : ", ").append(bytes);
             }
             assertTrue(proxy.full > 0 && proxy.delivered >= 0, "both delivery outcomes exercised");
-            assertEquals(0, bytes, "bytes allocated by the proxy thread over windows of 100,000 deliver/publish/poll rounds: "
+            assertTrue(proxy.repliedTo > 0, "replies carried the requests' correlation ids");
+            assertEquals(0, bytes, "bytes allocated by the proxy thread over windows of 100,000 deliver/publish/reply/poll rounds: "
                     + windows);
         } finally {
             Parked.RELEASE.countDown();

@@ -29,12 +29,12 @@ import org.rtdroid.runtime.xcc.CrossContextIntent;
  *     Android cell restart (its epoch changed);</li>
  * <li>takes at most ONE inbound frame, from the highest-priority non-empty data ring (ring 1
  *     first), decodes it on the heap into a reusable {@link Frame}, maps its channel name to the
- *     runtime's channel id, checks the sender, copies it into a reusable {@link CrossContextIntent}
- *     stamped with {@code rt_receive_nanos}, and hands it to the runtime, which copies it into a
- *     pre-allocated real-time intent;</li>
- * <li>takes at most ONE outbound intent the real-time components published and writes it as an
- *     Intent frame ({@code rt_reply_nanos} stamped, correlation id kept) to the data ring its
- *     priority selects ({@link Region#dataRingFor}).</li>
+ *     runtime's channel id, copies it into a reusable {@link CrossContextIntent} stamped with
+ *     {@code rt_receive_nanos}, and hands it to the runtime, which checks admission (channel,
+ *     direction, allowed sender, priority) and copies it into a pre-allocated real-time intent;</li>
+ * <li>takes at most ONE outbound intent the real-time components published, reads it where the
+ *     runtime holds it, and writes it as an Intent frame ({@code rt_reply_nanos} stamped,
+ *     correlation id kept) to the data ring its priority selects ({@link Region#dataRingFor}).</li>
  * </ol>
  * Every frame that cannot be delivered is dropped and counted twice: in {@link ProxyStats} and in
  * the region's consumer line ({@link ConsumerRing#countUndeliverable()}). The RT side never waits
@@ -84,7 +84,7 @@ public final class RtProxy implements Runnable {
     private final Frame rxFrame = new Frame();
     private final Frame txFrame = new Frame();
     private final CrossContextIntent inIntent = new CrossContextIntent();
-    private final CrossContextIntent outIntent = new CrossContextIntent();
+    private final CrossContextEndpoint.OutboundReader sendOutbound = this::sendOutbound;
     private long lastHeartbeatNanos;
     private long peerEpoch;
 
@@ -347,8 +347,7 @@ public final class RtProxy implements Runnable {
                 break; // one frame at a time, then start again from ring 1
             }
         }
-        if (endpoint.pollOutbound(outIntent.clear())) {
-            sendOutbound();
+        if (endpoint.pollOutbound(sendOutbound)) {
             work++;
         }
         return work;
@@ -404,10 +403,6 @@ public final class RtProxy implements Runnable {
             return;
         }
         int priority = intent.senderPriority();
-        if (!endpoint.mayReceiveFrom(channelId, intent.sender().array(), 0, intent.sender().length(), priority)) {
-            drop(ring, ProxyStats.SENDER_NOT_ALLOWED);
-            return;
-        }
         CrossContextIntent in = inIntent.clear();
         in.setChannel(intent.channel().array(), 0, intent.channel().length());
         in.setAction(intent.action().array(), 0, intent.action().length());
@@ -446,8 +441,8 @@ public final class RtProxy implements Runnable {
         ring.countUndeliverable();
     }
 
-    private void sendOutbound() {
-        CrossContextIntent out = outIntent;
+    /** Encodes one outbound intent, read in place from the runtime's ring, into a frame. */
+    private void sendOutbound(CrossContextIntent out) {
         if (!region.peerReady()) {
             stats.increment(ProxyStats.PEER_NOT_READY);
             return;

@@ -32,14 +32,11 @@ final class TestApps {
                 private RealtimeIntent request;
 
                 @Override public void onCreate() { replies = crossContextPublisher(applicationName()); }
-                @Override public void onReceive(RealtimeIntent intent) { request = intent; replies.publish(this); }
+                @Override public void onReceive(RealtimeIntent intent) { request = intent; replies.reply(intent, this); }
                 @Override public void onClean() { request = null; }
                 @Override public void genMsg(CrossContextIntent out) {
                     out.setAction("org.rtdroid.echo.PONG");
-                    out.setSenderPriority(request.arg1);
-                    out.setCorrelationId(request.correlationId());
                     out.setPayload(request.payload(), 0, request.payloadLength());
-                    out.setRtReceiveNanos(request.crossContextReceiveNanos());
                 }
             }
             """;

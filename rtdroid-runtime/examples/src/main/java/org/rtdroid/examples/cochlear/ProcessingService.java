@@ -139,7 +139,7 @@ public final class ProcessingService extends RealtimeService {
                 configsRefused++; // answered with the unchanged configuration
             }
             ack = true;
-            if (status.publish(this) != CrossContextPublisher.PUBLISHED) {
+            if (status.reply(request, this) != CrossContextPublisher.PUBLISHED) {
                 statusRefused++;
             }
         }
@@ -233,14 +233,12 @@ public final class ProcessingService extends RealtimeService {
             }
         }
 
-        /** Fills a CONFIG_ACK (for {@code request}) or a STATUS record. */
+        /** Fills a CONFIG_ACK (the reply to {@code request}) or a STATUS record (priority class 50). */
         @Override
         public void genMsg(CrossContextIntent out) {
             out.setAction(ack ? ACTION_CONFIG_ACK : ACTION_STATUS);
             out.setSender("rtdroid.cochlear");
-            out.setSenderPriority(ack ? request.arg1 : 50);
-            out.setCorrelationId(ack ? request.correlationId() : 0);
-            out.setRtReceiveNanos(ack ? request.crossContextReceiveNanos() : 0);
+            out.setSenderPriority(50); // a reply travels in the requester's class instead
             out.putPayloadLong(STATUS_RELEASES_OFFSET, releases() + 1);
             out.putPayloadLong(STATUS_DEADLINE_MISSES_OFFSET, applicationDeadlineMisses());
             out.putPayloadLong(STATUS_WORST_LATENESS_OFFSET, applicationWorstLatenessNanos());

@@ -8,8 +8,9 @@ import org.rtdroid.runtime.xcc.CrossContextPublisher;
 
 /**
  * Replies to every {@code org.rtdroid.echo.PING} on cross-context channel {@code echo} with an
- * {@code org.rtdroid.echo.PONG}: same payload, same correlation id, at once. Allocation-free: the
- * receiver itself is the closure that fills the pre-allocated outbound intent.
+ * {@code org.rtdroid.echo.PONG} with the same payload, at once, as a reply (the runtime carries the
+ * correlation id, receive time and priority class back). Allocation-free: the receiver itself is
+ * the closure that fills the pre-allocated outbound intent.
  */
 public final class EchoReceiver extends RealtimeReceiver implements CrossContextClosure {
     public static final String CHANNEL = "echo";
@@ -35,7 +36,7 @@ public final class EchoReceiver extends RealtimeReceiver implements CrossContext
             return;
         }
         request = intent;
-        if (replies.publish(this) == CrossContextPublisher.PUBLISHED) {
+        if (replies.reply(intent, this) == CrossContextPublisher.PUBLISHED) {
             pongs++;
         } else {
             refused++;
@@ -52,10 +53,7 @@ public final class EchoReceiver extends RealtimeReceiver implements CrossContext
         RealtimeIntent in = request;
         out.setAction(PONG);
         out.setSender(SENDER);
-        out.setSenderPriority(in.arg1); // reply in the requester's priority class
-        out.setCorrelationId(in.correlationId());
         out.setPayload(in.payload(), 0, in.payloadLength());
-        out.setRtReceiveNanos(in.crossContextReceiveNanos());
     }
 
     /** PONGs published. */

@@ -6,7 +6,7 @@ import org.rtdroid.runtime.xcc.CrossContextClosure;
 import org.rtdroid.runtime.xcc.CrossContextIntent;
 import org.rtdroid.runtime.xcc.CrossContextPublisher;
 
-/** Test receiver: answers every intent on {@code echo} with PONG, same payload and correlation id. */
+/** Test receiver: replies to every intent on {@code echo} with PONG, same payload (the runtime carries the correlation id). */
 public final class TestEchoReceiver extends RealtimeReceiver implements CrossContextClosure {
     private CrossContextPublisher replies;
     private RealtimeIntent request;
@@ -19,7 +19,7 @@ public final class TestEchoReceiver extends RealtimeReceiver implements CrossCon
     @Override
     public void onReceive(RealtimeIntent intent) {
         request = intent;
-        replies.publish(this);
+        replies.reply(intent, this);
     }
 
     @Override
@@ -32,9 +32,6 @@ public final class TestEchoReceiver extends RealtimeReceiver implements CrossCon
         RealtimeIntent in = request;
         out.setAction("org.rtdroid.echo.PONG");
         out.setSender("rt.test.echo");
-        out.setSenderPriority(in.arg1);
-        out.setCorrelationId(in.correlationId());
         out.setPayload(in.payload(), 0, in.payloadLength());
-        out.setRtReceiveNanos(in.crossContextReceiveNanos());
     }
 }
