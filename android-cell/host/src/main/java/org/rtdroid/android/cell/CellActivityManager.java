@@ -28,15 +28,21 @@ final class CellActivityManager implements AppCrashes {
     final BroadcastQueue broadcasts;
 
     CellActivityManager(Application application, Path appsDir) {
+        this(application, appsDir, BroadcastQueue.Discipline.PRIORITY);
+    }
+
+    /** With the broadcast queue's discipline chosen (the broadcast benchmark's FIFO baseline). */
+    CellActivityManager(Application application, Path appsDir, BroadcastQueue.Discipline discipline) {
         this.application = application;
         this.main = new Handler(Looper.getMainLooper());
         this.packages = new CellPackageManager(application, appsDir);
         this.activities = new ActivityStack(application, main, packages, this);
         this.services = new ActiveServices(main, packages, this);
-        this.broadcasts = new BroadcastQueue(application, main, packages, this);
+        this.broadcasts = new BroadcastQueue(application, main, packages, this, discipline);
     }
 
     void start() {
+        broadcasts.start();
         activities.start();
     }
 
@@ -131,5 +137,6 @@ final class CellActivityManager implements AppCrashes {
         }
         services.destroyServicesOf(null);
         activities.stop();
+        broadcasts.stop();
     }
 }
