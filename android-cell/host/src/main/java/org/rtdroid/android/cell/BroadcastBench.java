@@ -56,18 +56,21 @@ public class BroadcastBench {
     static final int[] LOW_INTENTS = {0, 10, 100};
     static final int WARMUP_ROUNDS = 300;
 
-    private static int rounds = 2000;
-    private static Path out = Path.of("build/bench");
+    /** Handed from main() into the sandbox, which loads this class again: system properties. */
+    private static final String PROP_ROUNDS = "org.rtdroid.bench.broadcast.rounds";
+    private static final String PROP_OUT = "org.rtdroid.bench.broadcast.out";
+    private final int rounds = Integer.getInteger(PROP_ROUNDS, 2000);
+    private final Path out = Path.of(System.getProperty(PROP_OUT, "build/bench"));
 
     public static void main(String[] args) throws Exception {
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             String v = i + 1 < args.length ? args[i + 1] : null;
             if (a.equals("--rounds") && v != null && v.matches("[1-9][0-9]{0,6}")) {
-                rounds = Integer.parseInt(v);
+                System.setProperty(PROP_ROUNDS, v);
                 i++;
             } else if (a.equals("--out") && v != null) {
-                out = Path.of(v);
+                System.setProperty(PROP_OUT, v);
                 i++;
             } else {
                 System.err.println("BroadcastBench: bad argument '" + a + "' (usage: [--rounds 1..9999999] [--out DIR])");
@@ -91,23 +94,35 @@ public class BroadcastBench {
         Application app = RuntimeEnvironment.getApplication();
         Instant started = Instant.now().truncatedTo(ChronoUnit.SECONDS);
         List<Row> rows = new ArrayList<>();
-        for (BroadcastQueue.Discipline d : BroadcastQueue.Discipline.values()) {
-            CellActivityManager am = new CellActivityManager(app, Files.createTempDirectory("bcast-bench"), d);
-            CellContextImplShadow.attach(am);
-            am.broadcasts.start();
-            try {
-                for (int n : LOW_INTENTS) {
-                    rows.add(measure(app, am, d, n));
-                }
-            } finally {
-                am.broadcasts.stop();
-                CellContextImplShadow.detach();
+        BroadcastQueue.Discipline[] impls = BroadcastQueue.Discipline.values();
+        CellActivityManager[] cells = new CellActivityManager[impls.length];
+        for (int i = 0; i < impls.length; i++) {
+            cells[i] = new CellActivityManager(app, Files.createTempDirectory("bcast-bench"), impls[i]);
+            cells[i].broadcasts.start();
+        }
+        try {
+            // JIT warm-up of both before anything is measured, then the cases interleaved so that
+            // both impls see the same machine (this VM's load drifts over minutes).
+            for (int i = 0; i < impls.length; i++) {
+                measure(app, cells[i], impls[i], 100, WARMUP_ROUNDS, false);
             }
+            for (int n : LOW_INTENTS) {
+                for (int i = 0; i < impls.length; i++) {
+                    rows.add(measure(app, cells[i], impls[i], n, rounds, true));
+                }
+            }
+        } finally {
+            for (CellActivityManager am : cells) {
+                am.broadcasts.stop();
+            }
+            CellContextImplShadow.detach();
         }
         write(started, rows);
     }
 
-    private Row measure(Application app, CellActivityManager am, BroadcastQueue.Discipline d, int n) throws Exception {
+    private Row measure(Application app, CellActivityManager am, BroadcastQueue.Discipline d, int n, int rounds,
+            boolean measured) throws Exception {
+        CellContextImplShadow.attach(am);
         Histogram h = new Histogram(3_600_000_000_000L, 3);
         AtomicLong highSent = new AtomicLong();
         CountDownLatch[] roundDone = new CountDownLatch[1];
@@ -151,8 +166,8 @@ public class BroadcastBench {
             t.start();
         }
         Thread.currentThread().setPriority(Thread.MAX_PRIORITY);
-        for (int r = 0; r < WARMUP_ROUNDS + rounds; r++) {
-            measuring[0] = r >= WARMUP_ROUNDS;
+        measuring[0] = measured;
+        for (int r = 0; r < rounds; r++) {
             roundDone[0] = new CountDownLatch(n + 1);
             lowsSent[0] = new CountDownLatch(n);
             go.await();
@@ -176,12 +191,15 @@ public class BroadcastBench {
         String impl = d == BroadcastQueue.Discipline.PRIORITY ? "priority" : "fifo";
         long dropped = am.broadcasts.dropped();
         Row row = new Row(impl, n, h, dropped);
+        if (!measured) {
+            return row;
+        }
         System.out.printf(Locale.ROOT, "  %-9s low_intents %4d  count %6d  p50 %9.1f us  p99 %9.1f us  p99.9 %9.1f us  max %9.1f us%n",
                 impl, n, h.getTotalCount(), row.p(50), row.p(99), row.p(99.9), h.getMaxValue() / 1000.0);
         return row;
     }
 
-    private static void write(Instant started, List<Row> rows) throws IOException {
+    private void write(Instant started, List<Row> rows) throws IOException {
         StringBuilder sb = new StringBuilder("{\"bench\": \"broadcast\", \"started\": ").append(Json.quote(started.toString()));
         sb.append(", \"host\": {\"cpus\": ").append(Runtime.getRuntime().availableProcessors())
                 .append(", \"kernel\": ").append(Json.quote(firstLine("/proc/sys/kernel/osrelease")))
@@ -207,7 +225,7 @@ public class BroadcastBench {
         sb.append(", ").append(goal("fifo: the high intent's p99 at N=100 at least 10x the priority queue's",
                 String.format(Locale.ROOT, "%.1f us vs %.1f us (%.1fx)", f100.p(99), p100.p(99), fifoWorse), fifoWorse >= 10));
         sb.append("],\n \"notes\": [").append(Json.quote("rounds " + rounds + " per case after " + WARMUP_ROUNDS
-                + " warm-up rounds; the high sender at priority " + HIGH_PRIORITY + ", N low senders at 0; JVM threads"
+                + " warm-up rounds of each impl at N=100, cases interleaved; the high sender at priority " + HIGH_PRIORITY + ", N low senders at 0; JVM threads"
                 + " (no SCHED_FIFO): the Android cell is not a real-time partition")).append("]}\n");
         Files.createDirectories(out);
         Path file = out.resolve("broadcast.json");

@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.TreeSet;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.locks.LockSupport;
 
 import org.robolectric.shadows.ShadowApplication;
@@ -154,7 +153,8 @@ final class BroadcastQueue {
 
     /**
      * One lane's delivery thread: takes the lane's most urgent broadcast when the delivery slot
-     * is free and nothing more urgent waits in the other lane, and delivers it on the main looper.
+     * is free and nothing more urgent waits in the other lane, and hands it to the main looper,
+     * which delivers it, frees the slot and wakes both threads.
      */
     private void deliveryLoop(Lane lane, Lane other) {
         while (running) {
@@ -172,27 +172,26 @@ final class BroadcastQueue {
                 LockSupport.park(this); // woken by a send, the slot freeing, or stop
                 continue;
             }
-            try {
-                Pending taken = p;
-                Runnable onMain = () -> {
-                    try {
-                        deliver(taken);
-                    } finally {
-                        lane.done.release();
-                    }
-                };
-                if (lane == rt ? main.postAtFrontOfQueue(onMain) : main.post(onMain)) {
-                    lane.done.acquireUninterruptibly();
-                }
-            } finally {
-                guard.acquire(lane.guardPriority);
+            Pending taken = p;
+            Runnable onMain = () -> {
                 try {
-                    delivering = false;
-                    lane.delivered++;
+                    deliver(taken);
                 } finally {
-                    guard.release();
+                    // Free the slot from the main looper itself: the next broadcast's thread is
+                    // woken one hop sooner than through this delivery thread.
+                    guard.acquire(lane.guardPriority);
+                    try {
+                        delivering = false;
+                        lane.delivered++;
+                    } finally {
+                        guard.release();
+                    }
+                    wakeDeliverers();
                 }
-                wakeDeliverers();
+            };
+            if (!(lane == rt ? main.postAtFrontOfQueue(onMain) : main.post(onMain))) {
+                CellLog.w(TAG, "main looper gone: " + taken.intent.getAction() + " not delivered");
+                running = false;
             }
         }
     }
@@ -244,7 +243,6 @@ final class BroadcastQueue {
         /** The delivery thread's priority at the guard: ahead of the senders it serves. */
         final int guardPriority;
         final TreeSet<Pending> queue;
-        final Semaphore done = new Semaphore(0);
         Thread thread;
         long enqueued;
         long delivered;
