@@ -303,20 +303,9 @@ final class BroadcastQueue {
         }
     }
 
-    private static final class Target {
-        final InstalledApp app; // null for system receivers
-        final BroadcastReceiver runtime;
-        final Context context;
-        final String manifestClass;
-        final int priority;
-
-        Target(InstalledApp app, BroadcastReceiver runtime, Context context, String manifestClass, int priority) {
-            this.app = app;
-            this.runtime = runtime;
-            this.context = context;
-            this.manifestClass = manifestClass;
-            this.priority = priority;
-        }
+    /** One receiver of a broadcast: a runtime-registered one, or a manifest class to instantiate. */
+    private record Target(InstalledApp app, BroadcastReceiver runtime, Context context, String manifestClass,
+            int priority) {
     }
 
     /** On the main looper. */
@@ -324,22 +313,22 @@ final class BroadcastQueue {
         Intent intent = p.intent;
         List<Target> targets = receiversOf(intent);
         for (Target t : targets) {
-            if (t.app != null && t.app.state == InstalledApp.State.CRASHED) {
+            if (t.app() != null && t.app().state == InstalledApp.State.CRASHED) {
                 continue; // crashed while this broadcast was going round
             }
-            BroadcastReceiver receiver = t.runtime;
+            BroadcastReceiver receiver = t.runtime();
             try {
                 if (receiver == null) {
                     // A manifest receiver is instantiated for each broadcast, as on a device.
-                    receiver = Class.forName(t.manifestClass, true, t.app.loader).asSubclass(BroadcastReceiver.class)
+                    receiver = Class.forName(t.manifestClass(), true, t.app().loader).asSubclass(BroadcastReceiver.class)
                             .getDeclaredConstructor().newInstance();
                 }
-                receiver.onReceive(t.context, intent);
+                receiver.onReceive(t.context(), intent);
             } catch (Throwable e) {
-                String where = "BroadcastReceiver " + (receiver != null ? receiver.getClass().getName() : t.manifestClass)
+                String where = "BroadcastReceiver " + (receiver != null ? receiver.getClass().getName() : t.manifestClass())
                         + ".onReceive(" + intent.getAction() + ")";
-                if (t.app != null) {
-                    crashes.crash(t.app, where, e);
+                if (t.app() != null) {
+                    crashes.crash(t.app(), where, e);
                 } else {
                     CellLog.e(TAG, where + " threw", e);
                 }
@@ -404,7 +393,7 @@ final class BroadcastQueue {
                 }
             }
         }
-        targets.sort((a, b) -> Integer.compare(b.priority, a.priority));
+        targets.sort((a, b) -> Integer.compare(b.priority(), a.priority()));
         return targets;
     }
 

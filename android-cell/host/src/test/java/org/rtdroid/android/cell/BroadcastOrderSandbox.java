@@ -184,6 +184,26 @@ public class BroadcastOrderSandbox {
     }
 
     @Test
+    public void aSenderPriorityOutsideZeroTo99IsRefusedToTheSender() {
+        for (Object bad : new Object[] {100, -1, "90"}) {
+            Intent i = new Intent(ORDER);
+            if (bad instanceof Integer) {
+                i.putExtra(ProxyContract.EXTRA_SENDER_PRIORITY, (int) (Integer) bad);
+            } else {
+                i.putExtra(ProxyContract.EXTRA_SENDER_PRIORITY, (String) bad);
+            }
+            try {
+                app.sendBroadcast(i);
+                throw new AssertionError("sender priority " + bad + " was accepted");
+            } catch (IllegalArgumentException e) {
+                assertTrue(e.getMessage(), e.getMessage().startsWith("extra " + ProxyContract.EXTRA_SENDER_PRIORITY
+                        + " must be an int in 0..99, got " + bad));
+            }
+        }
+        assertEquals(0, am.broadcasts.queued());
+    }
+
+    @Test
     public void oneSenderIsFifoWithinAPriorityAndALaterUrgentOneOvertakes() throws Exception {
         closeGateBehindOneDelivery();
         expected = new CountDownLatch(7);
