@@ -37,9 +37,10 @@ import org.rtdroid.android.proxy.ProxyContract;
  * broadcast sent among N parallel low-priority ones, N in {0, 10, 100}, in the Android cell's
  * framework sandbox through the cell's broadcast queue, from Context.sendBroadcast to the
  * registered receiver's onReceive on the main looper. Each round: N sender threads (priority 0)
- * send one broadcast each at once; when all N have sent, the high sender (priority 90) sends;
+ * send one broadcast each at once; when all N have sent and are parked again, the high sender
+ * (priority 90) sends;
  * the round ends when all N + 1 arrived. impl "priority" is the cell's queue, "fifo" the same
- * queue with stock Android's discipline (one FIFO lane), in the same run. Percentiles from
+ * queue with stock Android's discipline (one FIFO lane), in the same run, round by round in turn. Percentiles from
  * HdrHistogram; writes &lt;out&gt;/broadcast.json (rows: impl, low_intents, count, p50_us,
  * p99_us, p999_us, max_us) in the bench/ format, for bench/plot.py.
  *
@@ -101,15 +102,9 @@ public class BroadcastBench {
             cells[i].broadcasts.start();
         }
         try {
-            // JIT warm-up of both before anything is measured, then the cases interleaved so that
-            // both impls see the same machine (this VM's load drifts over minutes).
-            for (int i = 0; i < impls.length; i++) {
-                measure(app, cells[i], impls[i], 100, WARMUP_ROUNDS, false);
-            }
+            measure(app, cells, impls, 100, WARMUP_ROUNDS, null); // JIT warm-up of both
             for (int n : LOW_INTENTS) {
-                for (int i = 0; i < impls.length; i++) {
-                    rows.add(measure(app, cells[i], impls[i], n, rounds, true));
-                }
+                measure(app, cells, impls, n, rounds, rows);
             }
         } finally {
             for (CellActivityManager am : cells) {
@@ -120,18 +115,24 @@ public class BroadcastBench {
         write(started, rows);
     }
 
-    private Row measure(Application app, CellActivityManager am, BroadcastQueue.Discipline d, int n, int rounds,
-            boolean measured) throws Exception {
-        CellContextImplShadow.attach(am);
-        Histogram h = new Histogram(3_600_000_000_000L, 3);
+    /**
+     * One case: rounds alternate between the impls (the cell's system server is switched between
+     * rounds), so that both see the same machine; this shared VM's load moves within seconds.
+     */
+    private void measure(Application app, CellActivityManager[] cells, BroadcastQueue.Discipline[] impls, int n,
+            int rounds, List<Row> rows) throws Exception {
+        Histogram[] hs = new Histogram[impls.length];
+        for (int i = 0; i < hs.length; i++) {
+            hs[i] = new Histogram(3_600_000_000_000L, 3);
+        }
+        Histogram[] current = new Histogram[1];
         AtomicLong highSent = new AtomicLong();
         CountDownLatch[] roundDone = new CountDownLatch[1];
-        boolean[] measuring = {false};
         BroadcastReceiver receiver = new BroadcastReceiver() {
             @Override
             public void onReceive(Context c, Intent i) {
-                if (HIGH.equals(i.getAction()) && measuring[0]) {
-                    h.recordValue(System.nanoTime() - highSent.get());
+                if (HIGH.equals(i.getAction())) {
+                    current[0].recordValue(System.nanoTime() - highSent.get());
                 }
                 roundDone[0].countDown();
             }
@@ -166,12 +167,19 @@ public class BroadcastBench {
             t.start();
         }
         Thread.currentThread().setPriority(Thread.MAX_PRIORITY);
-        measuring[0] = measured;
-        for (int r = 0; r < rounds; r++) {
+        for (int r = 0; r < rounds * impls.length; r++) {
+            int impl = r % impls.length;
+            CellContextImplShadow.attach(cells[impl]);
+            current[0] = hs[impl];
             roundDone[0] = new CountDownLatch(n + 1);
             lowsSent[0] = new CountDownLatch(n);
             go.await();
             lowsSent[0].await();
+            // The N senders are back at the barrier, parked: what is measured is the queue's
+            // discipline, not 100 threads going to sleep on 2 CPUs (no SCHED_FIFO here).
+            while (go.getNumberWaiting() < n) {
+                Thread.onSpinWait();
+            }
             highSent.set(System.nanoTime());
             app.sendBroadcast(high);
             roundDone[0].await();
@@ -188,15 +196,17 @@ public class BroadcastBench {
             unregistered.countDown();
         });
         unregistered.await();
-        String impl = d == BroadcastQueue.Discipline.PRIORITY ? "priority" : "fifo";
-        long dropped = am.broadcasts.dropped();
-        Row row = new Row(impl, n, h, dropped);
-        if (!measured) {
-            return row;
+        if (rows == null) {
+            return;
         }
-        System.out.printf(Locale.ROOT, "  %-9s low_intents %4d  count %6d  p50 %9.1f us  p99 %9.1f us  p99.9 %9.1f us  max %9.1f us%n",
-                impl, n, h.getTotalCount(), row.p(50), row.p(99), row.p(99.9), h.getMaxValue() / 1000.0);
-        return row;
+        for (int i = 0; i < impls.length; i++) {
+            String impl = impls[i] == BroadcastQueue.Discipline.PRIORITY ? "priority" : "fifo";
+            Histogram h = hs[i];
+            Row row = new Row(impl, n, h, cells[i].broadcasts.dropped());
+            rows.add(row);
+            System.out.printf(Locale.ROOT, "  %-9s low_intents %4d  count %6d  p50 %9.1f us  p99 %9.1f us  p99.9 %9.1f us  max %9.1f us%n",
+                    impl, n, h.getTotalCount(), row.p(50), row.p(99), row.p(99.9), h.getMaxValue() / 1000.0);
+        }
     }
 
     private void write(Instant started, List<Row> rows) throws IOException {
@@ -225,7 +235,7 @@ public class BroadcastBench {
         sb.append(", ").append(goal("fifo: the high intent's p99 at N=100 at least 10x the priority queue's",
                 String.format(Locale.ROOT, "%.1f us vs %.1f us (%.1fx)", f100.p(99), p100.p(99), fifoWorse), fifoWorse >= 10));
         sb.append("],\n \"notes\": [").append(Json.quote("rounds " + rounds + " per case after " + WARMUP_ROUNDS
-                + " warm-up rounds of each impl at N=100, cases interleaved; the high sender at priority " + HIGH_PRIORITY + ", N low senders at 0; JVM threads"
+                + " warm-up rounds of each impl at N=100; the impls' rounds alternate; the high sender at priority " + HIGH_PRIORITY + ", N low senders at 0; JVM threads"
                 + " (no SCHED_FIFO): the Android cell is not a real-time partition")).append("]}\n");
         Files.createDirectories(out);
         Path file = out.resolve("broadcast.json");
