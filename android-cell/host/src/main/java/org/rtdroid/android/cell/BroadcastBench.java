@@ -36,10 +36,12 @@ import org.rtdroid.android.proxy.ProxyContract;
  * `make bench BENCH=broadcast` (Kalkov et al., seed 001): the latency of one high-priority
  * broadcast sent among N parallel low-priority ones, N in {0, 10, 100}, in the Android cell's
  * framework sandbox through the cell's broadcast queue, from Context.sendBroadcast to the
- * registered receiver's onReceive on the main looper. Each round: N sender threads (priority 0)
- * send one broadcast each at once; when all N have sent and are parked again, the high sender
- * (priority 90) sends;
- * the round ends when all N + 1 arrived. impl "priority" is the cell's queue, "fifo" the same
+ * registered receiver's onReceive on the main looper. Each round: a gate broadcast's receiver
+ * holds the delivery slot while N sender threads (priority 0) send one broadcast each at once;
+ * when the N are queued the high sender (priority 90) sends, and once that one is queued too the
+ * gate returns: the high intent meets N queued low ones and is measured from its sendBroadcast
+ * (on its own thread) to its receiver. Each low one's receiver works LOW_WORK_NANOS. The round
+ * ends when all N + 2 arrived. impl "priority" is the cell's queue, "fifo" the same
  * queue with stock Android's discipline (one FIFO lane), in the same run, round by round in turn. Percentiles from
  * HdrHistogram; writes &lt;out&gt;/broadcast.json (rows: impl, low_intents, count, p50_us,
  * p99_us, p999_us, max_us) in the bench/ format, for bench/plot.py.
@@ -53,9 +55,12 @@ import org.rtdroid.android.proxy.ProxyContract;
 public class BroadcastBench {
     static final String LOW = "org.rtdroid.bench.LOW";
     static final String HIGH = "org.rtdroid.bench.HIGH";
+    static final String GATE = "org.rtdroid.bench.GATE";
     static final int HIGH_PRIORITY = 90;
     static final int[] LOW_INTENTS = {0, 10, 100};
     static final int WARMUP_ROUNDS = 300;
+    /** Work of the receiver of each low intent (a busy spin), as a real receiver does some. */
+    static final long LOW_WORK_NANOS = 10_000;
 
     /** Handed from main() into the sandbox, which loads this class again: system properties. */
     private static final String PROP_ROUNDS = "org.rtdroid.bench.broadcast.rounds";
@@ -84,7 +89,7 @@ public class BroadcastBench {
     }
 
     /** One measured (impl, N). */
-    private record Row(String impl, int lowIntents, Histogram high, long dropped) {
+    private record Row(String impl, int lowIntents, Histogram high, long dropped, double queuedAtSend) {
         double p(double percentile) {
             return high.getValueAtPercentile(percentile) / 1000.0;
         }
@@ -126,19 +131,36 @@ public class BroadcastBench {
             hs[i] = new Histogram(3_600_000_000_000L, 3);
         }
         Histogram[] current = new Histogram[1];
+        long[] queuedAtSend = new long[impls.length];
         AtomicLong highSent = new AtomicLong();
         CountDownLatch[] roundDone = new CountDownLatch[1];
+        CountDownLatch[] gateEntered = new CountDownLatch[1];
+        CountDownLatch[] lowsQueued = new CountDownLatch[1];
+        BroadcastQueue[] queue = new BroadcastQueue[1];
         BroadcastReceiver receiver = new BroadcastReceiver() {
             @Override
             public void onReceive(Context c, Intent i) {
-                if (HIGH.equals(i.getAction())) {
+                if (GATE.equals(i.getAction())) {
+                    // Holds the delivery slot until the N lows, then the high one, are queued.
+                    gateEntered[0].countDown();
+                    awaitQueued(queue[0], n);
+                    lowsQueued[0].countDown();
+                    awaitQueued(queue[0], n + 1);
+                } else if (HIGH.equals(i.getAction())) {
                     current[0].recordValue(System.nanoTime() - highSent.get());
+                } else {
+                    long until = System.nanoTime() + LOW_WORK_NANOS;
+                    while (System.nanoTime() < until) {
+                        Thread.onSpinWait();
+                    }
                 }
                 roundDone[0].countDown();
             }
         };
         IntentFilter f = new IntentFilter(LOW);
         f.addAction(HIGH);
+        f.addAction(GATE);
+        Intent gate = new Intent(GATE).putExtra(ProxyContract.EXTRA_SENDER_PRIORITY, 0);
         app.registerReceiver(receiver, f);
         Intent low = new Intent(LOW).putExtra(ProxyContract.EXTRA_SENDER_PRIORITY, 0);
         Intent high = new Intent(HIGH).putExtra(ProxyContract.EXTRA_SENDER_PRIORITY, HIGH_PRIORITY);
@@ -171,15 +193,17 @@ public class BroadcastBench {
             int impl = r % impls.length;
             CellContextImplShadow.attach(cells[impl]);
             current[0] = hs[impl];
-            roundDone[0] = new CountDownLatch(n + 1);
+            queue[0] = cells[impl].broadcasts;
+            roundDone[0] = new CountDownLatch(n + 2);
+            gateEntered[0] = new CountDownLatch(1);
+            lowsQueued[0] = new CountDownLatch(1);
             lowsSent[0] = new CountDownLatch(n);
+            app.sendBroadcast(gate);
+            gateEntered[0].await();
             go.await();
             lowsSent[0].await();
-            // The N senders are back at the barrier, parked: what is measured is the queue's
-            // discipline, not 100 threads going to sleep on 2 CPUs (no SCHED_FIFO here).
-            while (go.getNumberWaiting() < n) {
-                Thread.onSpinWait();
-            }
+            lowsQueued[0].await();
+            queuedAtSend[impl] += queue[0].queued();
             highSent.set(System.nanoTime());
             app.sendBroadcast(high);
             roundDone[0].await();
@@ -202,10 +226,16 @@ public class BroadcastBench {
         for (int i = 0; i < impls.length; i++) {
             String impl = impls[i] == BroadcastQueue.Discipline.PRIORITY ? "priority" : "fifo";
             Histogram h = hs[i];
-            Row row = new Row(impl, n, h, cells[i].broadcasts.dropped());
+            Row row = new Row(impl, n, h, cells[i].broadcasts.dropped(), (double) queuedAtSend[i] / rounds);
             rows.add(row);
-            System.out.printf(Locale.ROOT, "  %-9s low_intents %4d  count %6d  p50 %9.1f us  p99 %9.1f us  p99.9 %9.1f us  max %9.1f us%n",
-                    impl, n, h.getTotalCount(), row.p(50), row.p(99), row.p(99.9), h.getMaxValue() / 1000.0);
+                System.out.printf(Locale.ROOT, "  %-9s low_intents %4d  count %6d  p50 %9.1f us  p99 %9.1f us  p99.9 %9.1f us  max %9.1f us  queued at send %5.1f%n",
+                    impl, n, h.getTotalCount(), row.p(50), row.p(99), row.p(99.9), h.getMaxValue() / 1000.0, row.queuedAtSend());
+        }
+    }
+
+    private static void awaitQueued(BroadcastQueue q, int count) {
+        while (q.queued() < count) {
+            Thread.onSpinWait();
         }
     }
 
@@ -220,9 +250,9 @@ public class BroadcastBench {
             Row r = rows.get(i);
             sb.append(i > 0 ? ",\n  " : "\n  ").append(String.format(Locale.ROOT,
                     "{\"impl\": \"%s\", \"low_intents\": %d, \"count\": %d, \"p50_us\": %.2f, \"p99_us\": %.2f,"
-                            + " \"p999_us\": %.2f, \"max_us\": %.2f, \"dropped\": %d}",
+                            + " \"p999_us\": %.2f, \"max_us\": %.2f, \"dropped\": %d, \"queued_at_send_mean\": %.1f}",
                     r.impl(), r.lowIntents(), r.high().getTotalCount(), r.p(50), r.p(99), r.p(99.9),
-                    r.high().getMaxValue() / 1000.0, r.dropped()));
+                    r.high().getMaxValue() / 1000.0, r.dropped(), r.queuedAtSend()));
         }
         sb.append("],\n \"goals\": [");
         Row p0 = find(rows, "priority", 0);
@@ -235,7 +265,8 @@ public class BroadcastBench {
         sb.append(", ").append(goal("fifo: the high intent's p99 at N=100 at least 10x the priority queue's",
                 String.format(Locale.ROOT, "%.1f us vs %.1f us (%.1fx)", f100.p(99), p100.p(99), fifoWorse), fifoWorse >= 10));
         sb.append("],\n \"notes\": [").append(Json.quote("rounds " + rounds + " per case after " + WARMUP_ROUNDS
-                + " warm-up rounds of each impl at N=100; the impls' rounds alternate; the high sender at priority " + HIGH_PRIORITY + ", N low senders at 0; JVM threads"
+                + " warm-up rounds of each impl at N=100; the impls' rounds alternate; each low intent's receiver works "
+                + LOW_WORK_NANOS / 1000 + " us; queued_at_send_mean: broadcasts queued when the high one is sent; the high sender at priority " + HIGH_PRIORITY + ", N low senders at 0; JVM threads"
                 + " (no SCHED_FIFO): the Android cell is not a real-time partition")).append("]}\n");
         Files.createDirectories(out);
         Path file = out.resolve("broadcast.json");

@@ -117,6 +117,7 @@ final class BroadcastQueue {
         Pending p = new Pending(new Intent(intent), priority, resultReceiver, scheduler, caller);
         boolean fifo = discipline == Discipline.FIFO;
         Lane lane = priority >= RT_THRESHOLD && !fifo ? rt : normal;
+        p.lane = lane;
         Pending dropped;
         guard.acquire(fifo ? 0 : priority);
         try {
@@ -152,9 +153,9 @@ final class BroadcastQueue {
     }
 
     /**
-     * One lane's delivery thread: takes the lane's most urgent broadcast when the delivery slot
-     * is free and nothing more urgent waits in the other lane, and hands it to the main looper,
-     * which delivers it, frees the slot and wakes both threads.
+     * One lane's delivery thread: when the delivery slot is idle, takes the lane's most urgent
+     * broadcast, unless something more urgent waits in the other lane, and hands it to the main
+     * looper (the real-time lane to the front of its queue).
      */
     private void deliveryLoop(Lane lane, Lane other) {
         while (running) {
@@ -169,30 +170,41 @@ final class BroadcastQueue {
                 guard.release();
             }
             if (p == null) {
-                LockSupport.park(this); // woken by a send, the slot freeing, or stop
-                continue;
+                LockSupport.park(this); // woken by a send or stop
+            } else {
+                dispatch(p);
             }
-            Pending taken = p;
-            Runnable onMain = () -> {
+        }
+    }
+
+    /**
+     * Posts a taken broadcast to the main looper. When it has been delivered the main looper
+     * takes the most urgent queued one itself and posts it the same way, without a hop through a
+     * delivery thread; only when nothing is queued does the slot go idle.
+     */
+    private void dispatch(Pending p) {
+        Runnable onMain = () -> {
+            Pending next;
+            try {
+                deliver(p);
+            } finally {
+                guard.acquire(MAX_SENDER_PRIORITY + 1);
                 try {
-                    deliver(taken);
+                    p.lane.delivered++;
+                    Lane l = rt.queue.isEmpty() ? normal : rt; // every rt priority is above every normal one
+                    next = l.queue.pollFirst();
+                    delivering = next != null;
                 } finally {
-                    // Free the slot from the main looper itself: the next broadcast's thread is
-                    // woken one hop sooner than through this delivery thread.
-                    guard.acquire(lane.guardPriority);
-                    try {
-                        delivering = false;
-                        lane.delivered++;
-                    } finally {
-                        guard.release();
-                    }
-                    wakeDeliverers();
+                    guard.release();
                 }
-            };
-            if (!(lane == rt ? main.postAtFrontOfQueue(onMain) : main.post(onMain))) {
-                CellLog.w(TAG, "main looper gone: " + taken.intent.getAction() + " not delivered");
-                running = false;
             }
+            if (next != null) {
+                dispatch(next);
+            }
+        };
+        if (!(p.lane == rt ? main.postAtFrontOfQueue(onMain) : main.post(onMain))) {
+            CellLog.w(TAG, "main looper gone: " + p.intent.getAction() + " not delivered");
+            running = false;
         }
     }
 
@@ -293,6 +305,7 @@ final class BroadcastQueue {
         final Handler scheduler;
         final Context caller;
         long arrival;
+        Lane lane;
 
         Pending(Intent intent, int priority, BroadcastReceiver resultReceiver, Handler scheduler, Context caller) {
             this.intent = intent;
