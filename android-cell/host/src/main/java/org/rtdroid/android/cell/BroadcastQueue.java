@@ -35,11 +35,12 @@ import org.rtdroid.android.proxy.ProxyContract;
  * {@link ProxyContract#EXTRA_BROADCAST_DROPPED} set, so its sender learns of it.
  *
  * <p>The lanes and the delivery slot are a guarded critical section ({@link PriorityGuard}):
- * parallel senders and both delivery threads take the guard in priority order. One broadcast is
- * delivered at a time, on the main looper (every app's receivers run there, as in its process),
- * and a delivery thread takes the next one only if no more urgent one waits in the other lane:
- * a high-priority broadcast waits at most for the one delivery already running (receivers are app
- * code and are not preempted). A broadcast reaches the runtime-registered receivers and the
+ * parallel senders, both delivery threads and the main looper take the guard in priority order.
+ * One broadcast is delivered at a time, on the main looper (every app's receivers run there, as
+ * in its process). When the slot is idle, a lane's delivery thread takes its most urgent
+ * broadcast unless a more urgent one waits in the other lane; when a delivery ends, the main
+ * looper itself takes the most urgent queued one. A high-priority broadcast therefore waits at
+ * most for the one delivery already running (receivers are app code and are not preempted). A broadcast reaches the runtime-registered receivers and the
  * manifest receivers (instantiated per broadcast, as on a device) whose filters match, in filter
  * priority order; an ordered broadcast's result receiver runs after the last one.
  */
