@@ -1,12 +1,15 @@
 """`make bench [BENCH=name]`: runs the benchmarks and prints one table per result.
 
 Runtime benchmarks (looper, periodic, channels) run through bench/run.sh; the bridge benchmark
-through bridge/bench/bridge_bench.py. Each writes build/bench/<name>.json and a PNG.
+through bridge/bench/bridge_bench.py; the Android cell's broadcast benchmark in the cell's framework
+sandbox (org.rtdroid.android.cell.BroadcastBench, then bench/plot.py). Each writes
+build/bench/<name>.json and a PNG.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PY = str(ROOT / "build" / "venv" / "bin" / "python")
 RUNTIME = ("looper", "periodic", "channels")
-ALL = RUNTIME + ("bridge",)
+ALL = RUNTIME + ("bridge", "broadcast")
 
 
 # The periodic benchmark's goal compares p99s. At the default 8 s per case a p99 rests on the 80
@@ -32,10 +35,29 @@ def run(name: str, quick: bool) -> int:
             cmd.append("--quick")
         elif name in SECONDS:
             cmd += ["--seconds", str(SECONDS[name])]
+    elif name == "broadcast":
+        return run_broadcast(quick)
     else:
         cmd = [PY, str(ROOT / "bridge" / "bench" / "bridge_bench.py")] + (["--quick"] if quick else [])
     print(f"== bench {name}: {' '.join(cmd)}", flush=True)
     return subprocess.run(cmd, cwd=ROOT).returncode
+
+
+def run_broadcast(quick: bool) -> int:
+    dist = ROOT / "android-cell" / "target" / "dist"
+    if not (dist / "jvm.args").is_file():
+        print(f"bench: {dist} is not built; run: make java", file=sys.stderr)
+        return 2
+    java = str(Path(os.environ.get("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64")) / "bin" / "java")
+    out = ROOT / "build" / "bench"
+    cmd = [java, f"@{dist / 'jvm.args'}", "-cp", str(dist / "lib" / "*"), "org.rtdroid.android.cell.BroadcastBench",
+           "--out", str(out), "--rounds", "200" if quick else "2000"]
+    print(f"== bench broadcast: {' '.join(cmd)}", flush=True)
+    rc = subprocess.run(cmd, cwd=ROOT).returncode
+    if rc == 0:
+        plot = [PY, str(ROOT / "bench" / "plot.py"), str(out / "broadcast.json"), str(out / "broadcast.png")]
+        rc = subprocess.run(plot, cwd=ROOT).returncode
+    return rc
 
 
 def show(name: str) -> None:

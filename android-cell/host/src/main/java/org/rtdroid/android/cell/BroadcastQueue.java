@@ -11,91 +11,363 @@ import android.os.Handler;
 import android.os.Looper;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.TreeSet;
+import java.util.concurrent.locks.LockSupport;
 
 import org.robolectric.shadows.ShadowApplication;
+import org.rtdroid.android.proxy.ProxyContract;
 
 /**
- * The cell's broadcast queue: the one place where the order of broadcast delivery is decided.
- * A broadcast reaches the runtime-registered receivers and the manifest receivers (instantiated
- * per broadcast, as on a device) whose filters match, in filter-priority order, on the main
- * looper; an ordered broadcast's result receiver runs after the last one.
+ * The cell's broadcast queue: the one place where the order of broadcast delivery is decided
+ * (Kalkov et al., seed 001: priority-ordered instead of FIFO).
+ *
+ * <p>A broadcast is queued at its sender's priority: the int extra
+ * {@link ProxyContract#EXTRA_SENDER_PRIORITY} (0..99, the RT cell's scale; absent = 0), which the
+ * proxy sets to the RT sender's priority for intents from the RT cell. Queued broadcasts are
+ * delivered most urgent first, first come within a priority. Priorities at or above
+ * {@link #RT_THRESHOLD} wait in the real-time lane, served by its own delivery thread
+ * ({@code broadcast-rt}, which posts to the front of the main looper's queue); the others in the
+ * normal lane ({@code broadcast}). Both lanes are bounded; when one is full the least urgent
+ * broadcast in it (latest among equals, possibly the one just sent) is dropped and counted:
+ * {@link #OVERFLOW_POLICY}. A dropped ordered broadcast still gets its result receiver, with
+ * {@link ProxyContract#EXTRA_BROADCAST_DROPPED} set, so its sender learns of it.
+ *
+ * <p>The lanes and the delivery slot are a guarded critical section ({@link PriorityGuard}):
+ * parallel senders, both delivery threads and the main looper take the guard in priority order.
+ * One broadcast is delivered at a time, on the main looper (every app's receivers run there, as
+ * in its process). When the slot is idle, a lane's delivery thread takes its most urgent
+ * broadcast unless a more urgent one waits in the other lane; when a delivery ends, the main
+ * looper itself takes the most urgent queued one. A high-priority broadcast therefore waits at
+ * most for the one delivery already running (receivers are app code and are not preempted). A broadcast reaches the runtime-registered receivers and the
+ * manifest receivers (instantiated per broadcast, as on a device) whose filters match, in filter
+ * priority order; an ordered broadcast's result receiver runs after the last one.
  */
 final class BroadcastQueue {
     static final String TAG = "BroadcastQueue";
+    /** Sender priorities from here up are real-time: their own lane and delivery thread. */
+    static final int RT_THRESHOLD = 50;
+    static final int MAX_SENDER_PRIORITY = 99;
+    static final int RT_CAPACITY = 64;
+    static final int NORMAL_CAPACITY = 256;
+    static final String OVERFLOW_POLICY = "DROP_LEAST_URGENT";
+    /** Senders that may wait for the guard at once (threads; a fixed table, see PriorityGuard). */
+    private static final int MAX_WAITING_SENDERS = 4096;
+
+    /** The queueing discipline: the cell's, or stock Android's (the benchmark's baseline). */
+    enum Discipline {
+        /** Most urgent first (higher sender priority, then earlier arrival), real-time lane. */
+        PRIORITY((a, b) -> a.priority != b.priority
+                ? Integer.compare(b.priority, a.priority) : Long.compare(a.arrival, b.arrival)),
+        /** Stock Android: one lane, arrival order, the guard taken first come. */
+        FIFO((a, b) -> Long.compare(a.arrival, b.arrival));
+
+        final Comparator<Pending> order;
+
+        Discipline(Comparator<Pending> order) {
+            this.order = order;
+        }
+    }
 
     private final Application application;
     private final Handler main;
     private final CellPackageManager packages;
     private final AppCrashes crashes;
+    private final Discipline discipline;
+    private final PriorityGuard guard = new PriorityGuard(MAX_WAITING_SENDERS);
+    private final Lane rt;
+    private final Lane normal;
+    // guarded by guard
+    private long arrivals;
+    private boolean delivering;
+    private volatile boolean running;
 
     BroadcastQueue(Application application, Handler main, CellPackageManager packages, AppCrashes crashes) {
+        this(application, main, packages, crashes, Discipline.PRIORITY);
+    }
+
+    BroadcastQueue(Application application, Handler main, CellPackageManager packages, AppCrashes crashes,
+            Discipline discipline) {
+        this.discipline = discipline;
+        boolean fifo = discipline == Discipline.FIFO;
+        this.rt = new Lane("rt", RT_CAPACITY, fifo ? 0 : MAX_SENDER_PRIORITY + 1, discipline.order);
+        this.normal = new Lane("normal", NORMAL_CAPACITY, fifo ? 0 : RT_THRESHOLD - 1, discipline.order);
         this.application = application;
         this.main = main;
         this.packages = packages;
         this.crashes = crashes;
     }
 
-    void sendBroadcast(Context caller, Intent intent, String permission, BroadcastReceiver resultReceiver,
-            Handler scheduler) {
-        Intent copy = new Intent(intent);
-        main.post(() -> deliver(copy, resultReceiver, scheduler, caller));
+    /** Starts both delivery threads. */
+    void start() {
+        running = true;
+        rt.start(Thread.MAX_PRIORITY, () -> deliveryLoop(rt, normal));
+        normal.start(Thread.NORM_PRIORITY, () -> deliveryLoop(normal, rt));
     }
 
-    private static final class Target {
-        final InstalledApp app; // null for system receivers
-        final BroadcastReceiver runtime;
-        final Context context;
-        final String manifestClass;
-        final int priority;
+    void stop() {
+        running = false;
+        LockSupport.unpark(rt.thread);
+        LockSupport.unpark(normal.thread);
+    }
 
-        Target(InstalledApp app, BroadcastReceiver runtime, Context context, String manifestClass, int priority) {
-            this.app = app;
-            this.runtime = runtime;
-            this.context = context;
-            this.manifestClass = manifestClass;
-            this.priority = priority;
+    void sendBroadcast(Context caller, Intent intent, String permission, BroadcastReceiver resultReceiver,
+            Handler scheduler) {
+        int priority = senderPriority(intent);
+        Pending p = new Pending(new Intent(intent), priority, resultReceiver, scheduler, caller);
+        boolean fifo = discipline == Discipline.FIFO;
+        Lane lane = priority >= RT_THRESHOLD && !fifo ? rt : normal;
+        p.lane = lane;
+        Pending dropped;
+        guard.acquire(fifo ? 0 : priority);
+        try {
+            p.arrival = arrivals++;
+            dropped = lane.offer(p);
+        } finally {
+            guard.release();
+        }
+        if (dropped != null) {
+            overflowed(lane, dropped);
+        }
+        if (dropped != p) {
+            wakeDeliverers();
         }
     }
 
-    private void deliver(Intent intent, BroadcastReceiver resultReceiver, Handler scheduler, Context resultContext) {
+    /** The sender's priority extra, checked: an app's bad value is refused to the app. */
+    static int senderPriority(Intent intent) {
+        Object v = intent.getExtras() == null ? null : intent.getExtras().get(ProxyContract.EXTRA_SENDER_PRIORITY);
+        if (v == null) {
+            return 0;
+        }
+        if (!(v instanceof Integer) || (Integer) v < 0 || (Integer) v > MAX_SENDER_PRIORITY) {
+            throw new IllegalArgumentException("extra " + ProxyContract.EXTRA_SENDER_PRIORITY + " must be an int in 0.."
+                    + MAX_SENDER_PRIORITY + ", got " + v + " (" + v.getClass().getSimpleName() + ")");
+        }
+        return (Integer) v;
+    }
+
+    private void wakeDeliverers() {
+        LockSupport.unpark(rt.thread);
+        LockSupport.unpark(normal.thread);
+    }
+
+    /**
+     * One lane's delivery thread: when the delivery slot is idle, takes the lane's most urgent
+     * broadcast, unless something more urgent waits in the other lane, and hands it to the main
+     * looper (the real-time lane to the front of its queue).
+     */
+    private void deliveryLoop(Lane lane, Lane other) {
+        while (running) {
+            Pending p = null;
+            guard.acquire(lane.guardPriority);
+            try {
+                if (!delivering && !lane.queue.isEmpty() && lane.queue.first().priority >= other.headPriority()) {
+                    p = lane.queue.pollFirst();
+                    delivering = true;
+                }
+            } finally {
+                guard.release();
+            }
+            if (p == null) {
+                LockSupport.park(this); // woken by a send or stop
+            } else {
+                dispatch(p);
+            }
+        }
+    }
+
+    /**
+     * Posts a taken broadcast to the main looper. When it has been delivered the main looper
+     * takes the most urgent queued one itself and posts it the same way, without a hop through a
+     * delivery thread; only when nothing is queued does the slot go idle.
+     */
+    private void dispatch(Pending p) {
+        Runnable onMain = () -> {
+            Pending next;
+            try {
+                deliver(p);
+            } finally {
+                guard.acquire(MAX_SENDER_PRIORITY + 1);
+                try {
+                    p.lane.delivered++;
+                    Lane l = rt.queue.isEmpty() ? normal : rt; // every rt priority is above every normal one
+                    next = l.queue.pollFirst();
+                    delivering = next != null;
+                } finally {
+                    guard.release();
+                }
+            }
+            if (next != null) {
+                dispatch(next);
+            }
+        };
+        if (!(p.lane == rt ? main.postAtFrontOfQueue(onMain) : main.post(onMain))) {
+            CellLog.w(TAG, "main looper gone: " + p.intent.getAction() + " not delivered");
+            running = false;
+        }
+    }
+
+    private void overflowed(Lane lane, Pending p) {
+        CellLog.w(TAG, "broadcast lane '" + lane.name + "' full (" + lane.capacity + "), " + OVERFLOW_POLICY
+                + ": dropped " + p.intent.getAction() + " (sender priority " + p.priority + ")");
+        if (p.resultReceiver != null) {
+            p.intent.putExtra(ProxyContract.EXTRA_BROADCAST_DROPPED, true);
+            main.post(() -> finish(p));
+        }
+    }
+
+    /** Broadcasts dropped by the overflow policy, both lanes. */
+    long dropped() {
+        guard.acquire(0);
+        try {
+            return rt.dropped + normal.dropped;
+        } finally {
+            guard.release();
+        }
+    }
+
+    /** Broadcasts waiting in both lanes. */
+    int queued() {
+        guard.acquire(0);
+        try {
+            return rt.queue.size() + normal.queue.size();
+        } finally {
+            guard.release();
+        }
+    }
+
+    /** Queue counters for the cell's state: {overflowPolicy, rtThreshold, lanes: {rt, normal}}. */
+    String statsJson() {
+        guard.acquire(0);
+        try {
+            return "{\"overflowPolicy\":" + Json.quote(OVERFLOW_POLICY) + ",\"rtThreshold\":" + RT_THRESHOLD
+                    + ",\"lanes\":{\"rt\":" + rt.json() + ",\"normal\":" + normal.json() + "}}";
+        } finally {
+            guard.release();
+        }
+    }
+
+    /** A bounded lane of queued broadcasts and its delivery thread. Fields guarded by the guard. */
+    private static final class Lane {
+        final String name;
+        final int capacity;
+        /** The delivery thread's priority at the guard: ahead of the senders it serves. */
+        final int guardPriority;
+        final TreeSet<Pending> queue;
+        Thread thread;
+        long enqueued;
+        long delivered;
+        long dropped;
+        int maxQueued;
+
+        Lane(String name, int capacity, int guardPriority, Comparator<Pending> order) {
+            this.queue = new TreeSet<>(order);
+            this.name = name;
+            this.capacity = capacity;
+            this.guardPriority = guardPriority;
+        }
+
+        void start(int javaPriority, Runnable loop) {
+            thread = new Thread(loop, name.equals("rt") ? "broadcast-rt" : "broadcast");
+            thread.setDaemon(true);
+            thread.setPriority(javaPriority);
+            thread.start();
+        }
+
+        /** Queues p; when over capacity removes and returns the least urgent (maybe p). */
+        Pending offer(Pending p) {
+            queue.add(p);
+            enqueued++;
+            if (queue.size() > capacity) {
+                dropped++;
+                return queue.pollLast();
+            }
+            maxQueued = Math.max(maxQueued, queue.size());
+            return null;
+        }
+
+        int headPriority() {
+            return queue.isEmpty() ? -1 : queue.first().priority;
+        }
+
+        String json() {
+            return "{\"capacity\":" + capacity + ",\"queued\":" + queue.size() + ",\"maxQueued\":" + maxQueued
+                    + ",\"enqueued\":" + enqueued + ",\"delivered\":" + delivered + ",\"dropped\":" + dropped + "}";
+        }
+    }
+
+    /** A broadcast waiting for delivery. */
+    static final class Pending {
+        final Intent intent;
+        final int priority;
+        final BroadcastReceiver resultReceiver;
+        final Handler scheduler;
+        final Context caller;
+        long arrival;
+        Lane lane;
+
+        Pending(Intent intent, int priority, BroadcastReceiver resultReceiver, Handler scheduler, Context caller) {
+            this.intent = intent;
+            this.priority = priority;
+            this.resultReceiver = resultReceiver;
+            this.scheduler = scheduler;
+            this.caller = caller;
+        }
+    }
+
+    /** One receiver of a broadcast: a runtime-registered one, or a manifest class to instantiate. */
+    private record Target(InstalledApp app, BroadcastReceiver runtime, Context context, String manifestClass,
+            int priority) {
+    }
+
+    /** On the main looper. */
+    private void deliver(Pending p) {
+        Intent intent = p.intent;
         List<Target> targets = receiversOf(intent);
         for (Target t : targets) {
-            if (t.app != null && t.app.state == InstalledApp.State.CRASHED) {
+            if (t.app() != null && t.app().state == InstalledApp.State.CRASHED) {
                 continue; // crashed while this broadcast was going round
             }
-            BroadcastReceiver receiver = t.runtime;
+            BroadcastReceiver receiver = t.runtime();
             try {
                 if (receiver == null) {
                     // A manifest receiver is instantiated for each broadcast, as on a device.
-                    receiver = Class.forName(t.manifestClass, true, t.app.loader).asSubclass(BroadcastReceiver.class)
+                    receiver = Class.forName(t.manifestClass(), true, t.app().loader).asSubclass(BroadcastReceiver.class)
                             .getDeclaredConstructor().newInstance();
                 }
-                receiver.onReceive(t.context, intent);
+                receiver.onReceive(t.context(), intent);
             } catch (Throwable e) {
-                String where = "BroadcastReceiver " + (receiver != null ? receiver.getClass().getName() : t.manifestClass)
+                String where = "BroadcastReceiver " + (receiver != null ? receiver.getClass().getName() : t.manifestClass())
                         + ".onReceive(" + intent.getAction() + ")";
-                if (t.app != null) {
-                    crashes.crash(t.app, where, e);
+                if (t.app() != null) {
+                    crashes.crash(t.app(), where, e);
                 } else {
                     CellLog.e(TAG, where + " threw", e);
                 }
             }
         }
-        if (resultReceiver != null) {
-            Runnable result = () -> {
-                try {
-                    resultReceiver.onReceive(resultContext, intent);
-                } catch (Throwable e) {
-                    CellLog.e(TAG, "result receiver of " + intent.getAction() + " threw", e);
-                }
-            };
-            // As on a device: on the scheduler's thread if one was given, else the main thread.
-            if (scheduler == null || scheduler.getLooper() == Looper.myLooper()) {
-                result.run();
-            } else {
-                scheduler.post(result);
+        finish(p);
+    }
+
+    /** An ordered broadcast's result receiver; on the main looper. */
+    private void finish(Pending p) {
+        if (p.resultReceiver == null) {
+            return;
+        }
+        Runnable result = () -> {
+            try {
+                p.resultReceiver.onReceive(p.caller, p.intent);
+            } catch (Throwable e) {
+                CellLog.e(TAG, "result receiver of " + p.intent.getAction() + " threw", e);
             }
+        };
+        // As on a device: on the scheduler's thread if one was given, else the main thread.
+        if (p.scheduler == null || p.scheduler.getLooper() == Looper.myLooper()) {
+            result.run();
+        } else {
+            p.scheduler.post(result);
         }
     }
 
@@ -135,7 +407,7 @@ final class BroadcastQueue {
                 }
             }
         }
-        targets.sort((a, b) -> Integer.compare(b.priority, a.priority));
+        targets.sort((a, b) -> Integer.compare(b.priority(), a.priority()));
         return targets;
     }
 

@@ -29,15 +29,22 @@ final class CellActivityManager implements AppCrashes {
 
     /** {@code platformCertSha256}: the proxy's certificate (null: no app holds its permission). */
     CellActivityManager(Application application, Path appsDir, String platformCertSha256) {
+        this(application, appsDir, platformCertSha256, BroadcastQueue.Discipline.PRIORITY);
+    }
+
+    /** With the broadcast queue's discipline chosen (the broadcast benchmark's FIFO baseline). */
+    CellActivityManager(Application application, Path appsDir, String platformCertSha256,
+            BroadcastQueue.Discipline discipline) {
         this.application = application;
         this.main = new Handler(Looper.getMainLooper());
         this.packages = new CellPackageManager(application, appsDir, platformCertSha256);
         this.activities = new ActivityStack(application, main, packages, this);
         this.services = new ActiveServices(main, packages, this);
-        this.broadcasts = new BroadcastQueue(application, main, packages, this);
+        this.broadcasts = new BroadcastQueue(application, main, packages, this, discipline);
     }
 
     void start() {
+        broadcasts.start();
         activities.start();
     }
 
@@ -132,5 +139,6 @@ final class CellActivityManager implements AppCrashes {
         }
         services.destroyServicesOf(null);
         activities.stop();
+        broadcasts.stop();
     }
 }

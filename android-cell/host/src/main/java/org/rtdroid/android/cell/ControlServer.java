@@ -271,6 +271,7 @@ final class ControlServer {
         sb.append(",\"apps\":").append(appsJson());
         ProxyCore core = am.services.proxy();
         sb.append(",\"proxy\":").append(core == null ? "null" : core.statsJson());
+        sb.append(",\"broadcasts\":").append(am.broadcasts.statsJson());
         sb.append(",\"logSeq\":").append(CellLog.lastSeq());
         return sb.append('}').toString();
     }

@@ -8,20 +8,19 @@ import android.util.Log;
 
 import java.util.Arrays;
 import java.util.List;
-import java.util.PriorityQueue;
 
 import org.rtdroid.bridge.codec.Frame;
 
 /**
- * RT → Android on the proxy's looper: intents from the RT cell wait in a priority queue (sender
- * priority, then arrival), bounded at {@link #MAX_PENDING_DELIVERIES}; one is delivered to every
- * app that declares its channel before the next is taken; replies to an app's request are
- * matched to it and their round trip recorded.
+ * RT → Android on the proxy's looper: each intent from the RT cell is handed, as an ordered
+ * broadcast to every app that declares its channel, to the cell's broadcast queue at its RT
+ * sender's priority ({@link ProxyContract#EXTRA_SENDER_PRIORITY}): that queue alone decides the
+ * order of delivery, among the apps' own broadcasts, and bounds it (a broadcast it drops comes
+ * back marked {@link ProxyContract#EXTRA_BROADCAST_DROPPED} and is counted here as
+ * droppedQueueFull). Replies to an app's request are matched to it and their round trip
+ * recorded.
  */
 final class DeliveryQueue {
-    /** Bound of intents waiting for delivery; when full the lowest-priority one is dropped. */
-    static final int MAX_PENDING_DELIVERIES = 256;
-
     private final Context context;
     private final Handler handler;
     private final RtLink link;
@@ -29,10 +28,8 @@ final class DeliveryQueue {
     private final ProxySender sender;
     private final ProxyStats stats;
     private final LatencyLog latency;
-    private final PriorityQueue<Inbound> pending = new PriorityQueue<>();
-    private long arrivals;
-    private boolean delivering;
-    private boolean drainPosted;
+    /** Handed to the broadcast queue, not yet finished (proxy's looper only). */
+    private int inFlight;
 
     DeliveryQueue(Context context, Handler handler, RtLink link, ChannelTable channels, ProxySender sender,
             ProxyStats stats, LatencyLog latency) {
@@ -54,47 +51,20 @@ final class DeliveryQueue {
         handler.post(() -> accept(in));
     }
 
+    /** Intents handed to the broadcast queue whose delivery has not finished. */
     int pending() {
-        return pending.size();
+        return inFlight;
     }
 
     private void accept(Inbound in) {
         in.acceptNanos = System.nanoTime();
         stats.framesIn++;
         stats.channel(in.channel).in++;
-        in.arrival = arrivals++;
-        pending.add(in);
-        if (pending.size() > MAX_PENDING_DELIVERIES) {
-            // Drop the least urgent, latest arrival: bounded queue, named policy.
-            Inbound worst = null;
-            for (Inbound p : pending) {
-                if (worst == null || p.compareTo(worst) > 0) {
-                    worst = p;
-                }
-            }
-            pending.remove(worst);
-            stats.droppedQueueFull++;
-            Log.w(ProxyCore.TAG, "delivery queue full: dropped " + worst.action + " (priority " + worst.priority + ")");
-        }
-        if (!delivering) {
-            drainOne(); // already on the proxy's looper: no extra hop
-        }
-    }
-
-    private void scheduleDrain() {
-        if (!delivering && !drainPosted && !pending.isEmpty()) {
-            drainPosted = true;
-            handler.post(this::drainOne);
-        }
-    }
-
-    private void drainOne() {
-        drainPosted = false;
-        if (delivering) {
-            return;
-        }
-        Inbound in = pending.poll();
-        if (in == null) {
+        if (in.priority < 0 || in.priority > 99) { // the wire's rule (xcc.proto): the RT side is outside our trust
+            stats.droppedUndeliverable++;
+            stats.channel(in.channel).undeliverable++;
+            link.countUndeliverable(in.ring);
+            Log.w(ProxyCore.TAG, "sender_priority " + in.priority + " of " + in.action + " is not 0..99: dropped");
             return;
         }
         List<String> targets = channels.appsDeclaring(in.channel);
@@ -103,12 +73,12 @@ final class DeliveryQueue {
             stats.channel(in.channel).undeliverable++;
             link.countUndeliverable(in.ring);
             Log.w(ProxyCore.TAG, "no installed app declares channel '" + in.channel + "': dropped " + in.action);
-            scheduleDrain();
             return;
         }
         ProxySender.Outstanding req = sender.takeOutstanding(in.correlationId);
-        delivering = true;
+        inFlight++;
         final int[] remaining = {targets.size()};
+        final boolean[] dropped = {false};
         // Result receiver without a scheduler: it runs on the main looper right after the last
         // app receiver returned, which is the moment measured; the bookkeeping goes back to the
         // proxy's thread.
@@ -116,11 +86,18 @@ final class DeliveryQueue {
             @Override
             public void onReceive(Context c, Intent i) {
                 long now = System.nanoTime();
-                handler.post(() -> delivered(now));
+                boolean lost = i.getBooleanExtra(ProxyContract.EXTRA_BROADCAST_DROPPED, false);
+                handler.post(() -> delivered(now, lost));
             }
 
-            private void delivered(long delivered) {
+            private void delivered(long delivered, boolean lost) {
+                dropped[0] |= lost;
                 if (--remaining[0] > 0) {
+                    return;
+                }
+                inFlight--;
+                if (dropped[0]) {
+                    stats.droppedQueueFull++;
                     return;
                 }
                 stats.delivered++;
@@ -134,8 +111,6 @@ final class DeliveryQueue {
                             delivered - in.frameReadNanos,
                             in.rtReplyNanos >= in.rtReceiveNanos ? in.rtReplyNanos - in.rtReceiveNanos : -1);
                 }
-                delivering = false;
-                scheduleDrain();
             }
         };
         for (String pkg : targets) {
@@ -144,6 +119,7 @@ final class DeliveryQueue {
             out.putExtra(ProxyContract.EXTRA_CHANNEL, in.channel);
             out.putExtra(ProxyContract.EXTRA_PAYLOAD, in.payload);
             out.putExtra(ProxyContract.EXTRA_PRIORITY, in.priority);
+            out.putExtra(ProxyContract.EXTRA_SENDER_PRIORITY, in.priority);
             // A reply carries the requesting app's own correlation id, only to that app.
             long id = req != null && req.sender.equals(pkg) ? req.appCorrelation : 0;
             out.putExtra(ProxyContract.EXTRA_CORRELATION_ID, id);
@@ -154,8 +130,8 @@ final class DeliveryQueue {
         }
     }
 
-    /** An intent from the RT cell awaiting delivery. */
-    static final class Inbound implements Comparable<Inbound> {
+    /** An intent from the RT cell on its way to delivery. */
+    static final class Inbound {
         final String channel;
         final String action;
         final int priority;
@@ -166,7 +142,6 @@ final class DeliveryQueue {
         final long seq;
         final int ring;
         final long frameReadNanos;
-        long arrival;
         long acceptNanos;
 
         Inbound(String channel, String action, int priority, byte[] payload, long correlationId,
@@ -181,15 +156,6 @@ final class DeliveryQueue {
             this.seq = seq;
             this.ring = ring;
             this.frameReadNanos = frameReadNanos;
-        }
-
-        /** Higher priority first, then first come. */
-        @Override
-        public int compareTo(Inbound o) {
-            if (priority != o.priority) {
-                return Integer.compare(o.priority, priority);
-            }
-            return Long.compare(arrival, o.arrival);
         }
     }
 }

@@ -48,6 +48,20 @@ public final class ProxyContract {
     public static final String EXTRA_RT_REPLY_NANOS = "rtReplyNanos";
     public static final String EXTRA_SEQ = "seq";
 
+    /**
+     * Any broadcast in the cell: the sender's priority, an int 0..99 on the RT cell's scale
+     * (absent = 0). The cell's broadcast queue delivers most urgent first, first come within a
+     * priority; 50 and above is real-time (its own delivery thread). Intents from the RT cell
+     * carry their RT sender's priority here. Out of range: sendBroadcast throws
+     * IllegalArgumentException.
+     */
+    public static final String EXTRA_SENDER_PRIORITY = "org.rtdroid.intent.extra.SENDER_PRIORITY";
+    /**
+     * Set (true) on the intent an ordered broadcast's result receiver gets when the broadcast was
+     * dropped by the queue's overflow policy instead of delivered.
+     */
+    public static final String EXTRA_BROADCAST_DROPPED = "org.rtdroid.intent.extra.BROADCAST_DROPPED";
+
     // the wire's bounds (XccBounds, generated from bridge/proto/xcc.options; inlined by javac)
     public static final int MAX_CHANNEL_BYTES = XccBounds.MAX_INTENT_CHANNEL_BYTES;
     public static final int MAX_ACTION_BYTES = XccBounds.MAX_INTENT_ACTION_BYTES;

@@ -1,0 +1,300 @@
+package org.rtdroid.android.cell;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+import static org.robolectric.Shadows.shadowOf;
+
+import android.app.Application;
+import android.content.BroadcastReceiver;
+import android.content.Context;
+import android.content.Intent;
+import android.content.IntentFilter;
+import android.content.pm.ApplicationInfo;
+import android.content.pm.PackageInfo;
+import android.os.Bundle;
+import android.os.Looper;
+
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+
+import org.junit.After;
+import org.junit.Before;
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.robolectric.RobolectricTestRunner;
+import org.robolectric.RuntimeEnvironment;
+import org.robolectric.annotation.Config;
+import org.robolectric.annotation.LooperMode;
+import org.rtdroid.android.proxy.ProxyContract;
+import org.rtdroid.android.proxy.RtInbound;
+
+/**
+ * The cell's real broadcast path (Context.sendBroadcast → the ContextImpl shadow → BroadcastQueue
+ * → its delivery threads → the main looper → registered receivers), in the framework sandbox.
+ * Order is made deterministic by a gate: a receiver that blocks the main looper (and so the
+ * delivery in progress) on a latch while the senders fill the queue; senders are joined (their
+ * sends are queued when sendBroadcast returns), the proxy's hand-offs are awaited on the queue's
+ * own count; never a sleep. Run by {@link BroadcastOrderTest}.
+ */
+@RunWith(RobolectricTestRunner.class)
+@Config(sdk = Main.SUPPORTED_SDK, manifest = Config.NONE,
+        shadows = {CellContextImplShadow.class, CellLogShadow.class})
+@LooperMode(LooperMode.Mode.INSTRUMENTATION_TEST)
+public class BroadcastOrderSandbox {
+    static final String GATE = "org.rtdroid.test.GATE";
+    static final String ORDER = "org.rtdroid.test.ORDER";
+    static final String RT_CHANNEL = "order";
+
+    private Application app;
+    private CellActivityManager am;
+    private final CountDownLatch gateEntered = new CountDownLatch(1);
+    private final CountDownLatch gateOpen = new CountDownLatch(1);
+    /** "label@priority", in delivery order; written on the main looper only. */
+    private final List<String> delivered = Collections.synchronizedList(new ArrayList<>());
+    private final List<String> wrongThread = Collections.synchronizedList(new ArrayList<>());
+    private CountDownLatch expected;
+    private final List<List<Throwable>> senderFailures = new ArrayList<>();
+
+    private final BroadcastReceiver gate = new BroadcastReceiver() {
+        @Override
+        public void onReceive(Context c, Intent i) {
+            gateEntered.countDown();
+            try {
+                gateOpen.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    };
+
+    private final BroadcastReceiver recorder = new BroadcastReceiver() {
+        @Override
+        public void onReceive(Context c, Intent i) {
+            if (Looper.myLooper() != Looper.getMainLooper()) {
+                wrongThread.add(Thread.currentThread().getName());
+            }
+            delivered.add(i.getStringExtra("label") != null ? i.getStringExtra("label") : "rt:" + i.getLongExtra(ProxyContract.EXTRA_SEQ, -1)
+                    + "@" + i.getIntExtra(ProxyContract.EXTRA_SENDER_PRIORITY, -1));
+            if (expected != null) {
+                expected.countDown();
+            }
+        }
+    };
+
+    @Before
+    public void cell() throws Exception {
+        app = RuntimeEnvironment.getApplication();
+        am = new CellActivityManager(app, Files.createTempDirectory("bcast-apps"), null);
+        CellContextImplShadow.attach(am);
+        am.broadcasts.start();
+        app.registerReceiver(gate, new IntentFilter(GATE));
+        app.registerReceiver(recorder, new IntentFilter(ORDER));
+    }
+
+    @After
+    public void down() {
+        gateOpen.countDown();
+        am.broadcasts.stop();
+        CellContextImplShadow.detach();
+    }
+
+    private void closeGateBehindOneDelivery() throws InterruptedException {
+        app.sendBroadcast(new Intent(GATE));
+        gateEntered.await();
+    }
+
+    private static Intent order(String label, int priority) {
+        return new Intent(ORDER).putExtra("label", label + "@" + priority)
+                .putExtra(ProxyContract.EXTRA_SENDER_PRIORITY, priority);
+    }
+
+    /** Sender threads, each sending its own sequence at one priority, all started together. */
+    private void sendInParallel(int[] priorities, int perSender) throws InterruptedException {
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> senders = new ArrayList<>();
+        for (int s = 0; s < priorities.length; s++) {
+            int sender = s;
+            Thread t = new Thread(() -> {
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                for (int k = 0; k < perSender; k++) {
+                    app.sendBroadcast(order("s" + sender + "#" + k, priorities[sender]));
+                }
+            }, "sender-" + s);
+            List<Throwable> failed = Collections.synchronizedList(new ArrayList<>());
+            t.setUncaughtExceptionHandler((th, e) -> failed.add(e));
+            senderFailures.add(failed);
+            senders.add(t);
+            t.start();
+        }
+        go.countDown();
+        for (Thread t : senders) {
+            t.join();
+        }
+        for (List<Throwable> f : senderFailures) {
+            if (!f.isEmpty()) {
+                throw new AssertionError("a sender failed", f.get(0));
+            }
+        }
+    }
+
+    private static int priorityOf(String label) {
+        return Integer.parseInt(label.substring(label.lastIndexOf('@') + 1));
+    }
+
+    /** Higher priority never after lower; within one priority each sender's sends in its order. */
+    private static void assertPriorityThenFifo(List<String> order) {
+        for (int i = 1; i < order.size(); i++) {
+            assertTrue("priority order broken at " + i + ": " + order, priorityOf(order.get(i - 1)) >= priorityOf(order.get(i)));
+        }
+        java.util.Map<String, Integer> lastSeq = new java.util.HashMap<>();
+        for (String l : order) {
+            if (!l.startsWith("s")) {
+                continue;
+            }
+            String sender = l.substring(0, l.indexOf('#'));
+            int seq = Integer.parseInt(l.substring(l.indexOf('#') + 1, l.indexOf('@')));
+            Integer prev = lastSeq.put(sender, seq);
+            assertTrue("FIFO broken for " + sender + ": " + order, prev == null || prev < seq);
+        }
+    }
+
+    @Test
+    public void parallelSendersOfMixedPriorityAreDeliveredMostUrgentFirstFifoWithinAPriority() throws Exception {
+        closeGateBehindOneDelivery();
+        int[] priorities = {0, 0, 10, 10, 30, 49, 50, 80, 80, 99};
+        int perSender = 15; // 60 real-time ones: within the rt lane's 64
+        expected = new CountDownLatch(priorities.length * perSender);
+        sendInParallel(priorities, perSender);
+        assertEquals("dropped", 0, am.broadcasts.dropped());
+        gateOpen.countDown();
+        expected.await();
+        assertEquals(priorities.length * perSender, delivered.size());
+        assertPriorityThenFifo(delivered);
+        assertEquals("99", delivered.get(0).substring(delivered.get(0).indexOf('@') + 1));
+        assertTrue("receivers ran off the main looper: " + wrongThread, wrongThread.isEmpty());
+        String stats = am.broadcasts.statsJson();
+        assertTrue(stats, stats.contains("\"rt\":{\"capacity\":64,\"queued\":0,\"maxQueued\":60,\"enqueued\":60,\"delivered\":60,\"dropped\":0}"));
+    }
+
+    @Test
+    public void aSenderPriorityOutsideZeroTo99IsRefusedToTheSender() {
+        for (Object bad : new Object[] {100, -1, "90"}) {
+            Intent i = new Intent(ORDER);
+            if (bad instanceof Integer) {
+                i.putExtra(ProxyContract.EXTRA_SENDER_PRIORITY, (int) (Integer) bad);
+            } else {
+                i.putExtra(ProxyContract.EXTRA_SENDER_PRIORITY, (String) bad);
+            }
+            try {
+                app.sendBroadcast(i);
+                throw new AssertionError("sender priority " + bad + " was accepted");
+            } catch (IllegalArgumentException e) {
+                assertTrue(e.getMessage(), e.getMessage().startsWith("extra " + ProxyContract.EXTRA_SENDER_PRIORITY
+                        + " must be an int in 0..99, got " + bad));
+            }
+        }
+        assertEquals(0, am.broadcasts.queued());
+    }
+
+    @Test
+    public void oneSenderIsFifoWithinAPriorityAndALaterUrgentOneOvertakes() throws Exception {
+        closeGateBehindOneDelivery();
+        expected = new CountDownLatch(7);
+        for (int k = 0; k < 3; k++) {
+            app.sendBroadcast(order("s0#" + k, 5));
+        }
+        app.sendBroadcast(order("s1#0", 70));
+        for (int k = 3; k < 6; k++) {
+            app.sendBroadcast(order("s0#" + k, 5));
+        }
+        gateOpen.countDown();
+        expected.await();
+        assertEquals(List.of("s1#0@70", "s0#0@5", "s0#1@5", "s0#2@5", "s0#3@5", "s0#4@5", "s0#5@5"), delivered);
+    }
+
+    @Test
+    public void aFullLaneDropsItsLeastUrgentLatestBroadcastAndCountsIt() throws Exception {
+        closeGateBehindOneDelivery();
+        int cap = BroadcastQueue.NORMAL_CAPACITY;
+        expected = new CountDownLatch(cap);
+        for (int k = 0; k < cap; k++) {
+            app.sendBroadcast(order("s0#" + k, 1));
+        }
+        for (int k = 0; k < 10; k++) { // each pushes out the latest priority-1 one
+            app.sendBroadcast(order("s1#" + k, 2));
+        }
+        for (int k = 0; k < 5; k++) { // least urgent and latest themselves: dropped on arrival
+            app.sendBroadcast(order("s2#" + k, 1));
+        }
+        CountDownLatch resultSeen = new CountDownLatch(1);
+        boolean[] droppedFlag = {false};
+        app.sendOrderedBroadcast(order("s3#0", 0), null, new BroadcastReceiver() {
+            @Override
+            public void onReceive(Context c, Intent i) {
+                droppedFlag[0] = i.getBooleanExtra(ProxyContract.EXTRA_BROADCAST_DROPPED, false);
+                resultSeen.countDown();
+            }
+        }, null, 0, null, null);
+        String stats = am.broadcasts.statsJson();
+        assertTrue(stats, stats.contains("\"overflowPolicy\":\"DROP_LEAST_URGENT\""));
+        assertTrue(stats, stats.contains("\"normal\":{\"capacity\":256,\"queued\":256,\"maxQueued\":256,\"enqueued\":273,\"delivered\":0,\"dropped\":16}"));
+        gateOpen.countDown();
+        expected.await();
+        resultSeen.await();
+        assertTrue("the dropped ordered broadcast's result receiver is told", droppedFlag[0]);
+        assertEquals(cap, delivered.size());
+        for (int k = 0; k < 10; k++) {
+            assertEquals("s1#" + k + "@2", delivered.get(k));
+        }
+        for (int k = 0; k < cap - 10; k++) {
+            assertEquals("s0#" + k + "@1", delivered.get(10 + k));
+        }
+    }
+
+    /** A frame through the proxy, which hands it over on its own thread: wait until queued. */
+    private void fromRt(RtInbound proxy, int priority, int queuedAfter) {
+        proxy.fromRt(RT_CHANNEL, ORDER, priority);
+        while (am.broadcasts.queued() < queuedAfter) {
+            Thread.onSpinWait();
+        }
+    }
+
+    @Test
+    public void intentsFromTheRtCellTakeTheirPlaceByTheirRtSendersPriority() throws Exception {
+        // The receiving side declares the channel (ChannelTable reads it from the PackageManager);
+        // this test's receivers belong to the system package.
+        PackageInfo pi = new PackageInfo();
+        pi.packageName = Apps.SYSTEM;
+        pi.applicationInfo = new ApplicationInfo();
+        pi.applicationInfo.packageName = Apps.SYSTEM;
+        pi.applicationInfo.metaData = new Bundle();
+        pi.applicationInfo.metaData.putString(ProxyContract.META_CHANNELS, RT_CHANNEL);
+        shadowOf(app.getPackageManager()).installPackage(pi);
+        try (RtInbound proxy = new RtInbound(app)) {
+            closeGateBehindOneDelivery();
+            expected = new CountDownLatch(9);
+            sendInParallel(new int[] {0, 60}, 2);         // apps: s0 at 0, s1 at 60
+            fromRt(proxy, 90, 5);                         // rt:0
+            fromRt(proxy, 20, 6);                         // rt:1
+            fromRt(proxy, 60, 7);                         // rt:2, after s1's (arrived first)
+            app.sendBroadcast(order("s2#0", 20));         // after rt:1
+            fromRt(proxy, 0, 9);                          // rt:3
+            assertEquals("dropped", 0, am.broadcasts.dropped());
+            gateOpen.countDown();
+            expected.await();
+            assertEquals(List.of("rt:0@90", "s1#0@60", "s1#1@60", "rt:2@60", "rt:1@20", "s2#0@20",
+                    "s0#0@0", "s0#1@0", "rt:3@0"), delivered);
+            while (proxy.delivered() < 4) { // the proxy's bookkeeping follows on its thread
+                Thread.onSpinWait();
+            }
+            assertEquals(0, proxy.droppedQueueFull());
+        }
+    }
+}
