@@ -18,15 +18,16 @@ BENCH     ?=
 # Robot suites run on these boards in `make test`.
 TEST_BOARDS ?= host qemu-x86_64
 
-.PHONY: help setup build java c apk apk-test test unit-test java-test python-test c-test integration-test robot \
-        run bench fuzz clean
+.PHONY: help setup build java android-aot c apk apk-test test unit-test java-test python-test c-test integration-test robot \
+        fuzz-short run bench fuzz soak clean
 
 help:
 	@echo "make run   [BOARD=qemu-x86_64|host]  boot the board, deploy the demo, measure, report"
 	@echo "make test                            every test: unit, integration, Robot (host + qemu-x86_64)"
 	@echo "make bench [BENCH=looper|periodic|channels|bridge]   benchmarks -> build/bench/*.json"
 	@echo "make apk                             signed APKs -> build/apk/"
-	@echo "make fuzz  [FUZZ_SECONDS=60]         fuzz the three frame decoders"
+	@echo "make soak  [SOAK_MINUTES=60]         cochlear implant under Android stress, restarts, floods: per-minute figures"
+	@echo "make fuzz  [FUZZ_SECONDS=60]         fuzz every decoder of the other cell's bytes (C, Java, Python)"
 
 # --- set-up -----------------------------------------------------------------------------------
 # tools/setup.sh keeps its own stamp: when nothing changed it returns at once.
@@ -34,7 +35,7 @@ setup:
 	@bash tools/setup.sh
 
 # --- build ------------------------------------------------------------------------------------
-build: setup java c apk
+build: setup java android-aot c apk
 
 java: setup
 	@echo "== building the JVM modules (Maven)"
@@ -43,6 +44,11 @@ java: setup
 c: setup
 	@echo "== building libxcc (C)"
 	$(MAKE) -s -C bridge/c
+
+# The Android cell's JDK 25 AOT cache (tools/rtdroid/rtdroid/aotcache.py): a training run when
+# the cell's jars changed, so that its JVM starts from already loaded and linked classes.
+android-aot: setup
+	$(PY) -m rtdroid.aotcache
 
 apk: java
 	@echo "== building signed APKs"
@@ -56,7 +62,7 @@ apk-test: setup
 # Order matters: Maven builds and tests the JVM modules, the C peer is built and tested, the APKs
 # are built and verified, then the Python tests (some run against the built Java and C peers),
 # the integration tests and the Robot suites on real boards.
-test: setup java-test c-test apk-test python-test integration-test robot
+test: setup java-test android-aot c-test apk-test python-test fuzz-short integration-test robot
 	@echo "make test: all suites passed"
 
 unit-test: java-test c-test python-test
@@ -74,6 +80,12 @@ c-test: setup
 	@echo "== C unit tests"
 	$(MAKE) -s -C bridge/c test
 
+# Every fuzz target for a few seconds from its kept corpus (Maven's tests already replayed the
+# Java corpora): a finding fails the suite.
+fuzz-short: setup
+	@echo "== fuzz targets, 5 s each (make fuzz for longer runs)"
+	$(PY) fuzz/run.py --seconds 5 --json $(BUILD)/fuzz/short.json
+
 integration-test: setup
 	@echo "== integration tests (real processes, real regions, QEMU under TCG)"
 	$(PY) -m pytest -q -m integration tools/rtdroid/tests
@@ -90,12 +102,15 @@ robot: setup
 run: build
 	$(PY) tools/demo/run_demo.py --board $(BOARD)
 
-# --- benchmarks and fuzzing (not part of make test) -------------------------------------------
+# --- benchmarks, fuzzing and the soak (not part of make test) -------------------------------------------
 bench: build
 	$(PY) tools/bench.py $(if $(BENCH),--only $(BENCH),)
 
 fuzz: build
-	$(MAKE) -s -C bridge/c fuzz FUZZ_SECONDS=$${FUZZ_SECONDS:-60}
+	$(PY) fuzz/run.py --seconds $${FUZZ_SECONDS:-60}
+
+soak: build
+	$(PY) tools/soak.py --minutes $${SOAK_MINUTES:-60}
 
 clean:
 	-$(VENV)/bin/rtdroid board down 2>/dev/null || true

@@ -19,9 +19,11 @@ PACKAGES=(
   qemu-system-x86 busybox-static cpio      # the qemu-x86_64 board's RT cell
   zstd                                     # its boot snapshot (QEMU migration stream)
   nanopb libnanopb-dev protobuf-compiler   # frame codecs (C, and protoc for Python/Java)
+  zlib1g-dev                               # libxcc's CRC-32 fallback (crc32_z)
   rt-tests                                 # cyclictest baseline
   zipalign apksigner android-framework-res dexdump aapt   # real signed APKs
   clang gcc make                           # native bridge pieces
+  libclang-rt-14-dev                       # libFuzzer + sanitizer runtimes (make fuzz)
   maven                                    # the JVM build
   python3-venv                             # build/venv
   ca-certificates

@@ -135,6 +135,11 @@ def frame_vectors() -> list[dict]:
           {"seq": 18, "control": {"kind": "ERROR", "code": 1, "subject": "s" * 63, "text": "t" * 255}})
     valid("control_unknown_kind", "kind 42 is not in the enum: proto3 enums are open, the codec accepts it",
           {"seq": 19, "control": {"kind": 42}})
+    valid("control_negative_kind", "kind -1: enums are open and int32 on the wire, a negative value is a 10-byte varint "
+          "that every codec accepts and re-encodes as it came",
+          {"seq": 19, "control": {"kind": -1}})
+    valid("control_min_kind", "kind -2^31, the smallest enum value the wire can carry",
+          {"seq": 19, "control": {"kind": -2147483648}})
     valid("deploy_chunk_first", "first chunk: index 0 omitted",
           {"seq": 1, "send_time_nanos": 5, "deploy_chunk": {
               "bundle": "echo", "index": 0, "count": 3, "total_bytes": 1000, "bundle_crc32": 0xDEADBEEF,
@@ -177,6 +182,11 @@ def frame_vectors() -> list[dict]:
     invalid("bad_tag_field_zero", "tag 00: field number 0", "BAD_TAG", b"\x00\x00" + body)
     invalid("bad_tag_group", "unknown field 15 as a start-group (wire type 3)", "BAD_TAG", tag(15, 3) + tag(15, 4) + body)
     invalid("bad_tag_wire_type_7", "wire type 7", "BAD_TAG", tag(1, 7) + body)
+    invalid("bad_tag_6_bytes", "seq's tag as a 6-byte varint 88 80 80 80 80 00: a tag is a varint32, at most "
+            "5 bytes (found by fuzzing: official protobuf refuses it)", "BAD_TAG",
+            b"\x88\x80\x80\x80\x80\x00" + b"\x01" + body)
+    valid_raw("noncanonical_tag_5_bytes", "seq's tag as a 5-byte varint 88 80 80 80 00: the longest a tag may be",
+              b"\x88\x80\x80\x80\x00" + b"\x01" + body)
     invalid("wrong_wire_type_seq", "seq (varint) sent length-delimited", "WRONG_WIRE_TYPE", ld(1, b"\x01") + body)
     invalid("wrong_wire_type_body", "control (message) sent as a varint", "WRONG_WIRE_TYPE", vf(12, 1))
     invalid("wrong_wire_type_fixed32", "Intent.sender_priority sent as fixed32", "WRONG_WIRE_TYPE",
@@ -592,7 +602,7 @@ def render() -> dict[str, bytes]:
 
 
 def _c_index(frames_index: dict, region_entries: list) -> str:
-    """The combined line index C1 asked for (REQUESTS-from-C.txt); grammar in README.md."""
+    """The combined line index for readers without JSON (the C tests); grammar in README.md."""
     lines = ["# xcc vectors, combined line index (bridge/vectors/README.md, 'index.txt')"]
     for v in frames_index["vectors"]:
         path = f"frames/{v['file']}"

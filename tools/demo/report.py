@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hdrh.histogram import HdrHistogram
+from xcc.mgmt import failure_where
 
 # 1 ns .. 60 s at 3 significant digits: wide enough for TCG's millisecond tails.
 _HIST_LOWEST_NS = 1
@@ -99,6 +100,23 @@ def _table(rows: list[dict], columns: list[str]) -> str:
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
+def failures_html(services: list[dict]) -> str:
+    """Each failed component's cause once (its tasks' rows carry the same): class, message, task and
+    release, the first stack frames. Empty when nothing failed."""
+    items, shown = [], []
+    for s in services:
+        cause = s.get("failure")
+        if not cause or cause in shown:
+            continue
+        shown.append(cause)
+        where = failure_where(cause)
+        frames = "".join(f"\n    at {html.escape(f)}" for f in cause.get("frames", []))
+        items.append(f"<li><b>{html.escape(s.get('name', ''))}</b> {html.escape(s.get('state', ''))} "
+                     f"({html.escape(where)})<pre>{html.escape(cause.get('exception_class', ''))}"
+                     f"{': ' + html.escape(cause['message']) if cause.get('message') else ''}{frames}</pre></li>")
+    return f"<h2>Failed RT components</h2><ul>{''.join(items)}</ul>" if items else ""
+
+
 def write_report(result: dict, out_dir: Path) -> Path:
     """result: {"board", "started", "duration_s", "latency": {name: [ns...]}, "services": [...],
     "notes": [...], "screenshots": [paths], "summary": {...}}. Returns index.html's path."""
@@ -132,6 +150,7 @@ img{{max-width:48%;margin:.3em}}img.shot{{max-width:320px;border:1px solid #999}
 {_table(lat_rows, ['path', 'count', 'p50_us', 'p99_us', 'p999_us', 'max_us'])}
 <h2>RT services</h2>
 {_table(result.get('services', []), ['name', 'state', 'releases', 'deadline_misses', 'worst_lateness_us'])}
+{failures_html(result.get('services', []))}
 <h2>Notes</h2><ul>{notes}</ul>
 <h2>Latency distributions</h2>{''.join(sections)}
 <h2>The ConfigurationUI app</h2>{''.join(shots)}

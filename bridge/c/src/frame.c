@@ -6,14 +6,27 @@
 
 #include "xcc_internal.h"
 
-/* ---- UTF-8 (RFC 3629: no overlongs, no surrogates, <= U+10FFFF) ---------------------------- */
-static int utf8_valid(const uint8_t *s, size_t n, int allow_nul)
+/* ---- UTF-8 (RFC 3629: no overlongs, no surrogates, <= U+10FFFF; no NUL, which nanopb's char
+ * arrays would silently truncate) ----------------------------------------------------------- */
+#define ALL_HIGH_BITS 0x8080808080808080ull
+#define ALL_LOW_BITS 0x0101010101010101ull
+
+static int utf8_valid(const uint8_t *s, size_t n)
 {
     size_t i = 0;
     while (i < n) {
+        if (n - i >= 8) { /* names and actions are ASCII: eight bytes per step while they last */
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            int ascii = (w & ALL_HIGH_BITS) == 0, has_nul = ((w - ALL_LOW_BITS) & ~w & ALL_HIGH_BITS) != 0;
+            if (ascii && !has_nul) {
+                i += 8;
+                continue;
+            }
+        }
         uint8_t c = s[i];
         if (c < 0x80) {
-            if (c == 0 && !allow_nul)
+            if (c == 0)
                 return 0;
             i++;
             continue;
@@ -99,6 +112,7 @@ static int walk(const uint8_t *b, size_t n, int msg, int depth, int *saw_body, c
     uint32_t seen = 0; /* known field numbers are < 32; Frame.body members share bit 10 */
     while (pos < n) {
         uint64_t key, v;
+        size_t key_at = pos;
         int rc = read_varint(b, n, &pos, &key);
         if (rc <= 0) {
             xcc_errf(err, eb, rc == 0 ? "TRUNCATED: %s: frame ends inside a field key" : "BAD_VARINT: %s: field key varint over 64 bits",
@@ -107,9 +121,10 @@ static int walk(const uint8_t *b, size_t n, int msg, int depth, int *saw_body, c
         }
         unsigned wt = (unsigned)(key & 7u);
         uint64_t number = key >> 3;
-        if (key > 0xFFFFFFFFu || number == 0 || wt == 3 || wt == 4 || wt == 6 || wt == 7) {
-            xcc_errf(err, eb, "BAD_TAG: %s: tag 0x%llx (field %llu, wire type %u) is not allowed", msg_names[msg],
-                     (unsigned long long)key, (unsigned long long)number, wt);
+        /* a key is a varint32: at most 5 bytes, as official protobuf reads it (vector bad_tag_6_bytes) */
+        if (pos - key_at > 5 || key > 0xFFFFFFFFu || number == 0 || wt == 3 || wt == 4 || wt == 6 || wt == 7) {
+            xcc_errf(err, eb, "BAD_TAG: %s: tag 0x%llx (field %llu, wire type %u, %zu bytes) is not allowed",
+                     msg_names[msg], (unsigned long long)key, (unsigned long long)number, wt, pos - key_at);
             return 0;
         }
         const fdesc *f = schema[msg];
@@ -173,7 +188,7 @@ static int walk(const uint8_t *b, size_t n, int msg, int depth, int *saw_body, c
                 xcc_errf(err, eb, "OVER_BOUND: %s is %llu bytes, bound %u", f->name, (unsigned long long)v, f->bound);
                 return 0;
             }
-            if (f->number && f->type == F_STRING && !utf8_valid(b + pos, (size_t)v, 0)) {
+            if (f->number && f->type == F_STRING && !utf8_valid(b + pos, (size_t)v)) {
                 xcc_errf(err, eb, "INVALID_UTF8: %s is not strict UTF-8 (or contains NUL, which C strings cannot carry)",
                          f->name);
                 return 0;
@@ -198,7 +213,7 @@ static int strings_ok(const char *s, size_t cap, const char *name, char *err, si
         xcc_errf(err, eb, "OVER_BOUND: %s is longer than its bound of %zu bytes", name, cap - 1);
         return 0;
     }
-    if (!utf8_valid((const uint8_t *)s, len, 0)) {
+    if (!utf8_valid((const uint8_t *)s, len)) {
         xcc_errf(err, eb, "INVALID_UTF8: %s is not valid UTF-8", name);
         return 0;
     }
@@ -289,7 +304,6 @@ int xcc_frame_decode(const uint8_t *buf, size_t n, xcc_frame *f, char *err, size
         xcc_errf(err, eb, "OVER_BOUND: nanopb refused the frame: %s", PB_GET_ERROR(&is));
         return XCC_EFRAME;
     }
-    if (!check_frame(f, err, eb))
-        return XCC_EFRAME;
+    /* no second pass over the decoded strings: the walk checked the very bytes nanopb copied */
     return XCC_OK;
 }

@@ -85,6 +85,38 @@ static void test_crc32_known_values(void)
     CHECK(xcc_crc32("The quick brown fox jumps over the lazy dog", 43) == 0x414FA339u);
     uint32_t c = xcc_crc32_update(0, "1234", 4);
     CHECK(xcc_crc32_update(c, "56789", 5) == 0xCBF43926u);
+    CHECK(xcc_crc32_update(0x12345678u, NULL, 0) == 0x12345678u);
+}
+
+/* the definition, one bit at a time: the reference the fast paths are held to */
+static uint32_t crc32_bitwise(const uint8_t *p, size_t n)
+{
+    uint32_t c = 0xFFFFFFFFu;
+    while (n--) {
+        c ^= *p++;
+        for (int k = 0; k < 8; k++)
+            c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+    }
+    return ~c;
+}
+
+/* every length 0..1100 (below, at and across the 16- and 64-byte folding steps) at every
+ * alignment, whole and split in two at a point that is not a block boundary */
+static void test_crc32_matches_definition(void)
+{
+    static uint8_t buf[1100 + 16];
+    for (size_t i = 0; i < sizeof buf; i++)
+        buf[i] = (uint8_t)(i * 151u + (i >> 5) * 7u + 1u);
+    int bad = 0;
+    for (size_t align = 0; align < 16; align++)
+        for (size_t n = 0; n <= 1100; n++) {
+            const uint8_t *p = buf + align;
+            uint32_t want = crc32_bitwise(p, n);
+            size_t cut = n / 3;
+            if (xcc_crc32(p, n) != want || xcc_crc32_update(xcc_crc32(p, cut), p + cut, n - cut) != want)
+                bad++;
+        }
+    CHECK_MSG(bad == 0, "%d (alignment, length) cases differ from the bitwise CRC-32", bad);
 }
 
 static void test_layout_rules(void)
@@ -751,6 +783,20 @@ static void test_frame_decode_hostile(void)
     }
     const uint8_t good_utf8[] = {0x52, 0x08, 0x0a, 0x06, 0xc3, 0xa9, 0xe2, 0x82, 0xac, 'x'};
     CHECK(decodes(good_utf8, sizeof good_utf8, err, sizeof err));
+    /* the checker steps eight ASCII bytes at a time: a NUL, a stray byte 0xFF or a valid 'é' at
+     * every position of a 24-byte action, inside and across those steps */
+    for (size_t at = 0; at < 23; at++) {
+        const char *what[] = {"\0", "\xff", "\xc3\xa9"};
+        for (int w = 0; w < 3; w++) {
+            k = 0;
+            b[k++] = 0x52; b[k++] = 26; b[k++] = 0x0a; b[k++] = 24;
+            memset(b + k, 'a', 24);
+            memcpy(b + k + at, what[w], w == 2 ? 2 : 1);
+            k += 24;
+            int ok = decodes(b, k, err, sizeof err);
+            CHECK_MSG(w == 2 ? ok : !ok && strstr(err, "UTF-8") != NULL, "byte %d at %zu: %s", w, at, err);
+        }
+    }
     /* sender_priority over 99 decodes (the proxy checks it); over uint32 does not */
     const uint8_t prio[] = {0x52, 0x02, 0x18, 0x64};
     CHECK(decodes(prio, sizeof prio, err, sizeof err));
@@ -773,6 +819,7 @@ int main(int argc, char **argv)
     }
     mkdir(h_tmp_dir, 0755);
     RUN(test_crc32_known_values);
+    RUN(test_crc32_matches_definition);
     RUN(test_layout_rules);
     RUN(test_format_then_validate);
     RUN(test_header_hostile_fields);

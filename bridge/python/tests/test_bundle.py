@@ -6,7 +6,7 @@ import pytest
 from xcc import bundle as B
 
 MANIFEST = b"""<?xml version="1.0" encoding="UTF-8"?>
-<manifest>
+<manifest versionCode="3">
   <application name="echo">
     <service name="org.rtdroid.examples.echo.EchoService" priority="50"/>
   </application>
@@ -159,3 +159,65 @@ def test_android_prefixed_name():
     m = b'<manifest xmlns:android="http://schemas.android.com/apk/res/android">' \
         b'<application android:name="cochlear"/></manifest>'
     assert B.application_name(m) == "cochlear"
+
+
+def test_version_is_read_and_reported(tmp_path, keys, inputs):
+    info = B.build_bundle(*inputs, keys[0], tmp_path / "echo.rtb")
+    assert (info.version, info.downgrade) == (3, False)
+    verified = B.verify_bundle(tmp_path / "echo.rtb", keys[1])
+    assert (verified.version, verified.downgrade) == (3, False)
+
+
+@pytest.mark.parametrize("root,needle", [
+    (b"<manifest>", "has no versionCode"),
+    (b'<manifest versionCode="0">', "versionCode 0 is outside 1..2147483647"),
+    (b'<manifest versionCode="2147483648">', "versionCode 2147483648 is outside"),
+    (b'<manifest versionCode="2b">', "versionCode '2b' is not an integer"),
+    (b'<manifest versionCode="">', "is not an integer"),
+])
+def test_a_missing_or_bad_version_is_refused_when_bundling(tmp_path, keys, inputs, root, needle):
+    jar, manifest = inputs
+    manifest.write_bytes(MANIFEST.replace(b'<manifest versionCode="3">', root))
+    with pytest.raises(B.BundleError) as e:
+        B.build_bundle(jar, manifest, keys[0], tmp_path / "o.rtb")
+    assert e.value.code == "BAD_MANIFEST" and needle in str(e.value), e.value
+    assert not (tmp_path / "o.rtb").exists()
+
+
+def test_android_prefixed_version():
+    m = b'<manifest xmlns:android="http://schemas.android.com/apk/res/android" android:versionCode="7">' \
+        b'<application android:name="cochlear"/></manifest>'
+    assert B.version_code(m) == 7
+
+
+def test_downgrade_bundle_is_signed_over_its_own_prefix(tmp_path, keys, inputs):
+    import hashlib
+    assert B.signed_message(b"m", b"j", downgrade=True) == \
+        b"RTDROID-DOWNGRADE-V1\n" + hashlib.sha256(b"m").digest() + hashlib.sha256(b"j").digest()
+    out = tmp_path / "echo-downgrade.rtb"
+    info = B.build_bundle(*inputs, keys[0], out, allow_downgrade=True)
+    assert info.downgrade
+    with zipfile.ZipFile(out) as z:
+        assert [i.filename for i in z.infolist()] == ["manifest.xml", "app.jar", "downgrade.ed25519"]
+    verified = B.verify_bundle(out, keys[1])
+    assert (verified.version, verified.downgrade) == (3, True)
+
+
+def test_an_ordinary_bundle_relabelled_as_downgrade_is_refused(tmp_path, keys, inputs):
+    out = tmp_path / "echo.rtb"
+    B.build_bundle(*inputs, keys[0], out)
+    with zipfile.ZipFile(out) as z:
+        sig = z.read("signature.ed25519")
+    rebuild(out, drop="signature.ed25519", add={"downgrade.ed25519": sig})
+    with pytest.raises(B.BundleError) as e:
+        B.verify_bundle(out, keys[1])
+    assert e.value.code == "BAD_SIGNATURE" and "does not verify as a downgrade signature" in str(e.value)
+
+
+def test_a_bundle_with_both_signatures_is_refused(tmp_path, keys, inputs):
+    out = tmp_path / "echo.rtb"
+    B.build_bundle(*inputs, keys[0], out)
+    rebuild(out, add={"downgrade.ed25519": bytes(64)})
+    with pytest.raises(B.BundleError) as e:
+        B.verify_bundle(out, keys[1])
+    assert e.value.code == "BAD_BUNDLE"

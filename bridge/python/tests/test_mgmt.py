@@ -68,9 +68,13 @@ class FakeAgent(threading.Thread):
                 if not services:
                     self.send(kind=K.SERVICE_INFO, service=F.ServiceInfo())
                 for i, name in enumerate(services):
+                    failed = self.behaviour == "failed" and name == "cochlear"
+                    cause = dict(subject="java.lang.IllegalStateException",
+                                 text="release 42 task process\nsensor gone\nat a.B.c(B.java:1)\nat a.B.d(B.java:2)") \
+                        if failed else {}
                     self.send(kind=K.SERVICE_INFO, service=F.ServiceInfo(
-                        name=name, state="RUNNING", releases=10 * i, deadline_misses=i, index=i,
-                        count=len(services)))
+                        name=name, state="FAILED" if failed else "RUNNING", releases=10 * i, deadline_misses=i,
+                        index=i, count=len(services)), **cause)
             elif c.kind == K.STATS_REQUEST:
                 self.send(kind=K.STATS, stats=F.Stats(frames_in=5, resyncs=1))
 
@@ -132,6 +136,29 @@ def test_hello_stats_list_undeploy(small_region, agent):
     assert M.undeploy(small_region, "echo").ok
     r = M.undeploy(small_region, "nothing")
     assert (r.code, r.name) == (8, "NOT_FOUND") and "nothing" in r.text
+
+
+def test_a_failed_service_carries_its_cause(small_region, agent):
+    agent("failed")
+    echo, cochlear = M.list_services(small_region)
+    assert echo["failure"] is None
+    assert cochlear["state"] == "FAILED" and cochlear["failure"] == {
+        "exception_class": "java.lang.IllegalStateException", "message": "sensor gone", "task": "process",
+        "release": 42, "frames": ["a.B.c(B.java:1)", "a.B.d(B.java:2)"]}
+    assert M.describe_failure(cochlear["failure"]) == \
+        "java.lang.IllegalStateException: sensor gone (task process, release 42) at a.B.c(B.java:1)"
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("release 0\nno such file", {"release": 0, "task": None, "message": "no such file", "frames": []}),
+    ("release 3\n", {"release": 3, "task": None, "message": "", "frames": []}),
+    ("", {"release": None, "task": None, "message": "", "frames": []}),
+    ("release x task\nm\nat f", {"release": None, "task": None, "message": "m", "frames": ["f"]}),
+])
+def test_a_failure_cause_reads_whatever_the_text_holds(text, expected):
+    cause = M.failure_cause(K(kind=K.SERVICE_INFO, subject="E", text=text))
+    assert cause == {"exception_class": "E", **expected}
+    assert M.describe_failure(cause).startswith("E")
 
 
 def test_list_no_services(small_region, agent):

@@ -73,6 +73,22 @@ def test_header_rules_name_the_field(tmp_path):
         R.open_region(bytearray(64), 0)
 
 
+@pytest.mark.parametrize("open_it", [lambda p: R.open_region(p, 1), R.dump, R.attach_management,
+                                     lambda p: R.attach_cell(p, 0)])
+@pytest.mark.parametrize("offset,field", [(0, "magic"), (20, "header_crc32"), (45, "header_crc32")])
+def test_a_corrupt_file_header_is_a_region_error_and_the_mapping_is_closed(tmp_path, open_it, offset, field):
+    # a view of the mapping left exported by the validation made closing the mmap raise
+    # BufferError ("cannot close exported pointers exist") in place of the RegionError
+    path = tmp_path / "r"
+    R.format(path, 3, 8, 256)
+    with open(path, "r+b") as f:
+        f.seek(offset)
+        f.write(b"\xff")
+    with pytest.raises(R.RegionError) as e:
+        open_it(path)
+    assert e.value.field == field
+
+
 def test_attach_sets_state_epoch_heartbeat(region_file):
     android, rt = pair(region_file)
     assert rt.peer_state(0) == R.STATE_READY and rt.peer_epoch(0) == 1 and rt.peer_heartbeat(0) == 1

@@ -13,8 +13,8 @@ OVERSIZE           the input is longer than the frame cap
 TRUNCATED          the input ends inside a tag, a varint, a fixed-width value or a
                    length-delimited field (its length exceeds the bytes left in its message)
 BAD_VARINT         a varint longer than 10 bytes, or whose 10th byte is above 1 (overflows 64 bits)
-BAD_TAG            field number 0, a tag above 32 bits, or wire type 3, 4, 6 or 7 (groups are not
-                   part of this protocol)
+BAD_TAG            field number 0, a tag above 32 bits or longer than 5 bytes, or wire type 3, 4, 6 or 7
+                   (groups are not part of this protocol)
 WRONG_WIRE_TYPE    a known field arrives with a wire type other than its declared one
 DUPLICATE_FIELD    a known field occurs twice in one message, or a second member of ``body``
 OVER_BOUND         a string or bytes field longer than its xcc.options bound, or a varint out of
@@ -135,6 +135,10 @@ def _scan(data: bytes, start: int, end: int, desc, path: str) -> set[int]:
     while pos < end:
         tag_at = pos
         tag, pos = _read_varint(data, pos, end, f"a tag in {path}")
+        if pos - tag_at > 5:
+            # a tag is a varint32: official protobuf (upb) refuses a longer encoding even of a small value
+            raise FrameError("BAD_TAG", f"tag at byte {tag_at} of {path} is {pos - tag_at} bytes long "
+                                        f"(a tag is at most 5)")
         if tag > 0xFFFFFFFF:
             raise FrameError("BAD_TAG", f"tag {tag} at byte {tag_at} of {path} exceeds 32 bits")
         number, wire = tag >> 3, tag & 7

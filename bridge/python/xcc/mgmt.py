@@ -31,7 +31,8 @@ from . import frames as F
 from . import region as R
 
 RESULT_NAMES = {0: "OK", 1: "BAD_CHUNK", 2: "BAD_SIGNATURE", 3: "BAD_MANIFEST", 4: "OVER_BUDGET",
-                5: "LOAD_FAILED", 6: "START_FAILED", 7: "DUPLICATE", 8: "NOT_FOUND", 9: "BAD_BUNDLE"}
+                5: "LOAD_FAILED", 6: "START_FAILED", 7: "DUPLICATE", 8: "NOT_FOUND", 9: "BAD_BUNDLE",
+                10: "DOWNGRADE", 11: "STATE_FAILED"}
 CHUNK_DATA_BYTES = 384
 MAX_BUNDLE_BYTES = 16 * 1024 * 1024
 DEFAULT_TIMEOUT_S = 10.0
@@ -251,8 +252,10 @@ class ManagementClient:
             if info.index != len(services) or info.count > 4096:
                 raise MgmtError(f"LIST_SERVICES answer {info.index}/{info.count} out of order "
                                 f"(expected index {len(services)})")
-            services.append({f: getattr(info, f) for f in ("name", "state", "releases", "deadline_misses",
-                                                             "worst_lateness_nanos")})
+            row = {f: getattr(info, f) for f in ("name", "state", "releases", "deadline_misses",
+                                                 "worst_lateness_nanos")}
+            row["failure"] = failure_cause(answer.control)
+            services.append(row)
             if len(services) == info.count:
                 return services
 
@@ -293,6 +296,36 @@ class ManagementClient:
                 progress(index + 1, count)
         answer = self.receive(is_result, stall)
         return Result.of(answer.control)
+
+
+def failure_cause(control) -> dict | None:
+    """A failed service's cause from its SERVICE_INFO answer (protocols.md, "Failure cause"):
+    subject = exception class; text = ``release <n>[ task <name>]``, the message, ``at <frame>``
+    lines. None when the service never failed (empty subject)."""
+    if not control.subject:
+        return None
+    first, _, rest = control.text.partition("\n")
+    message, *frames = rest.split("\n") if rest else [""]
+    words = first.split()
+    release = int(words[1]) if len(words) >= 2 and words[0] == "release" and words[1].isdigit() else None
+    task = words[3] if len(words) >= 4 and words[2] == "task" else None
+    return {"exception_class": control.subject, "message": message, "task": task, "release": release,
+            "frames": [f[3:] if f.startswith("at ") else f for f in frames]}
+
+
+def failure_where(cause: dict) -> str:
+    """Where it failed: ``task sample, release 3``, ``callback 7``, ``start-up``."""
+    release = cause.get("release")
+    return ("start-up" if release == 0 else "release unknown" if release is None
+            else f"task {cause['task']}, release {release}" if cause.get("task") else f"callback {release}")
+
+
+def describe_failure(cause: dict) -> str:
+    """One line: ``IllegalStateException: boom (task sample, release 3) at Foo.bar(Foo.java:12)``."""
+    where = failure_where(cause)
+    message = f": {cause['message']}" if cause.get("message") else ""
+    frames = cause.get("frames") or []
+    return f"{cause['exception_class']}{message} ({where})" + (f" at {frames[0]}" if frames else "")
 
 
 def _check_name(name: str) -> None:

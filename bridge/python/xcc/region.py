@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MAGIC = 0x31434358  # b"XCC1" little-endian
+# ivshmem-v2 protocol type of a device carrying this layout (region-spec.md, "On Jailhouse").
+IVSHMEM_PROTOCOL = 0x5843
 LAYOUT_VERSION = 1
 HEADER_BYTES = 128
 STATE_TABLE_OFFSET = 128
@@ -218,8 +220,16 @@ def format(path, rings: int = 3, slots: int = 64, slot_bytes: int = 512) -> Regi
 
 
 def validate_header(buf) -> RegionLayout:
-    """Validate the header at offset 0 of ``buf``; return the private geometry or raise RegionError."""
-    mv = memoryview(buf).cast("B")
+    """Validate the header at offset 0 of ``buf``; return the private geometry or raise RegionError.
+
+    Every view of ``buf`` taken here is released before returning or raising: a RegionError's
+    traceback keeps this frame alive, and an mmap with a view still exported cannot be closed
+    (``BufferError: cannot close exported pointers exist`` would replace the RegionError)."""
+    with memoryview(buf) as whole, whole.cast("B") as mv:
+        return _validate_header(mv)
+
+
+def _validate_header(mv: memoryview) -> RegionLayout:
     mapped = len(mv)
     if mapped < HEADER_BYTES:
         raise RegionError("region_bytes", mapped, f"the mapping is smaller than the {HEADER_BYTES}-byte header")
@@ -571,38 +581,44 @@ def dump(target) -> dict:
         buf = mapping.buf
         layout = validate_header(buf)
         words = _Words(buf)
-        fields = struct.unpack_from("<IHHIIIIIIIIII", buf, 0)
-        names = ("magic", "layout_version", "header_bytes", "region_bytes", "peer_count", "rings_per_peer",
-                 "slots_per_ring", "slot_bytes", "state_table_offset", "section_offset[0]",
-                 "section_offset[1]", "section_bytes", "header_crc32")
-        out = {"header": dict(zip(names, fields)), "peers": []}
-        for peer in range(PEER_COUNT):
-            line = layout.state_line(peer)
-            state = words.u32(line + S_STATE)
-            entry = {
-                "peer": peer,
-                "cell": "rt" if peer == RT_PEER else "android",
-                "state": STATE_NAMES.get(state, f"INVALID({state})"),
-                "epoch": words.u32(line + S_EPOCH),
-                "heartbeat": words.u64(line + S_HEARTBEAT),
-                "rings": [],
-            }
-            for ring in range(layout.rings):
-                hdr = layout.ring_header(peer, ring)
-                cons = layout.consumer_line(1 - peer, ring)
-                entry["rings"].append({
-                    "ring": ring,
-                    "producer": {
-                        "write_index": words.u64(hdr + R_WRITE_INDEX),
-                        "frames_written": words.u64(hdr + R_WRITTEN),
-                        "frames_dropped_full": words.u64(hdr + R_DROPPED_FULL),
-                        "ring_class": words.u32(hdr + R_CLASS),
-                    },
-                    "consumer": {name: words.u64(cons + 8 * i) for i, name in enumerate(CONSUMER_FIELDS)},
-                })
-            out["peers"].append(entry)
-        words.release()
-        return out
+        try:
+            return _dump(buf, layout, words)
+        finally:
+            words.release()
     finally:
         if owned:
             mapping.close()
+
+
+def _dump(buf, layout: RegionLayout, words: _Words) -> dict:
+    fields = struct.unpack_from("<IHHIIIIIIIIII", buf, 0)
+    names = ("magic", "layout_version", "header_bytes", "region_bytes", "peer_count", "rings_per_peer",
+             "slots_per_ring", "slot_bytes", "state_table_offset", "section_offset[0]",
+             "section_offset[1]", "section_bytes", "header_crc32")
+    out = {"header": dict(zip(names, fields)), "peers": []}
+    for peer in range(PEER_COUNT):
+        line = layout.state_line(peer)
+        state = words.u32(line + S_STATE)
+        entry = {
+            "peer": peer,
+            "cell": "rt" if peer == RT_PEER else "android",
+            "state": STATE_NAMES.get(state, f"INVALID({state})"),
+            "epoch": words.u32(line + S_EPOCH),
+            "heartbeat": words.u64(line + S_HEARTBEAT),
+            "rings": [],
+        }
+        for ring in range(layout.rings):
+            hdr = layout.ring_header(peer, ring)
+            cons = layout.consumer_line(1 - peer, ring)
+            entry["rings"].append({
+                "ring": ring,
+                "producer": {
+                    "write_index": words.u64(hdr + R_WRITE_INDEX),
+                    "frames_written": words.u64(hdr + R_WRITTEN),
+                    "frames_dropped_full": words.u64(hdr + R_DROPPED_FULL),
+                    "ring_class": words.u32(hdr + R_CLASS),
+                },
+                "consumer": {name: words.u64(cons + 8 * i) for i, name in enumerate(CONSUMER_FIELDS)},
+            })
+        out["peers"].append(entry)
+    return out

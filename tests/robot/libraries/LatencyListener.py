@@ -32,7 +32,7 @@ class LatencyListener:
             return
         try:
             from robot.libraries.BuiltIn import BuiltIn
-            lib = BuiltIn().get_library_instance("RTDroidLibrary")
+            lib = BuiltIn().get_library_instance("AndroidCellLibrary")
         except Exception:
             return
         if not lib.latency:

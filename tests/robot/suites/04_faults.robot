@@ -1,6 +1,7 @@
 *** Settings ***
 Documentation     Faults on the Android side never reach the RT cell: a killed Android cell, a
-...               hostile peer flooding a channel with good and corrupted frames.
+...               hostile peer flooding a channel with good and corrupted frames, a cell
+...               scribbling on the other's fields of the region.
 Resource          ../resources/rtdroid.resource
 Suite Setup       Board Is Up With The Cochlear Implant
 Suite Teardown    Tear Down The Board
@@ -33,3 +34,14 @@ A Hostile Android Peer Floods A Channel
     Restart Android Cell
     Install Android App    configuration-ui
     Measure UI Round Trips    20
+
+A Cell Scribbles On The Other's Fields Of The Region
+    [Documentation]    Every field a cell owns is put back by its owner (self-healing bridge),
+    ...                the link works again both ways, and the RT cell keeps its deadlines.
+    [Tags]    cell:rt    cell:android
+    ${before}=    Deadline Misses    cochlear
+    Start Stall Witness
+    Every Owned Field Scribbled On Is Put Back
+    Measure UI Round Trips    20
+    ${stall}=    Stop Stall Witness
+    Deadline Misses Should Stay Within The Board's Budget    ${before}    witness_stall_us=${stall}

@@ -19,17 +19,51 @@ from . import paths
 
 MIB = 1024 * 1024
 REGION_HEADER_AND_STATE_BYTES = 256  # region-spec.md: 128-byte header + 2 state lines of 64 B
-QEMU_MIN_REGION_BYTES = MIB
 
 
 class BoardConfigError(Exception):
-    """A board file that does not validate; .problems holds (path, value, rule) triples."""
+    """A board file that does not validate; .problems holds (path, value, rule) triples and
+    .lines the line of the file each problem's path is on (when the board came from a file)."""
 
-    def __init__(self, source: str, problems: list[tuple[str, Any, str]]):
+    def __init__(self, source: str, problems: list[tuple[str, Any, str]], lines: list[int | None] | None = None):
         self.source = source
         self.problems = problems
-        lines = [f"{source}: {p}: {_show(v)}: {r}" for p, v, r in problems]
-        super().__init__("invalid board file\n  " + "\n  ".join(lines))
+        self.lines = lines or [None] * len(problems)
+        text = [f"{source}{f':{n}' if n else ''}: {p}: {_show(v)}: {r}"
+                for (p, v, r), n in zip(problems, self.lines)]
+        super().__init__("invalid board file\n  " + "\n  ".join(text))
+
+
+def _path_parts(path: str) -> list[str | int]:
+    """'cells[1].cpus' -> ['cells', 1, 'cpus'] ('(board)' and '(file)' have none)."""
+    return [int(i) if i else k for k, i in re.findall(r"([A-Za-z_][\w]*)|\[(\d+)\]", path)]
+
+
+def _line_of(node: yaml.Node | None, path: str) -> int | None:
+    """The 1-based line of the YAML file that holds `path`, or of its nearest existing parent."""
+    if node is None:
+        return None
+    line = node.start_mark.line + 1
+    for part in _path_parts(path):
+        if isinstance(node, yaml.MappingNode):
+            hit = next(((k, v) for k, v in node.value if k.value == part), None)
+            if hit is None:
+                break
+            line, node = hit[0].start_mark.line + 1, hit[1]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            node = node.value[part]
+            line = node.start_mark.line + 1
+        else:
+            break
+    return line
+
+
+class BoardNotFound(BoardConfigError):
+    """No board file by that name or path: the file is missing, not invalid."""
+
+    def __init__(self, source: str, path: Path, why: str):
+        super().__init__(source, [("(file)", str(path), why)])
+        self.args = (f"{why}: {source} (boards: {', '.join(available_boards())})",)
 
 
 def _show(value: Any) -> str:
@@ -140,32 +174,49 @@ def load_board(name_or_path: str) -> Board:
         source = str(path.resolve().relative_to(paths.repo_root()))
     except ValueError:
         source = str(path)
+    if path.is_dir():
+        raise BoardNotFound(source, path, "a directory, not a board file")
     if not path.is_file():
-        known = ", ".join(available_boards())
-        raise BoardConfigError(source, [("(file)", str(path), f"no such board file (boards: {known})")])
+        raise BoardNotFound(source, path, "no such board file")
     try:
-        with open(path, encoding="utf-8") as f:
-            data = yaml.safe_load(f)
-    except (OSError, yaml.YAMLError) as e:
-        raise BoardConfigError(source, [("(file)", str(path), f"not readable YAML: {e}")]) from None
-    return validate_board(data, source)
+        text = path.read_text(encoding="utf-8")
+        data = yaml.safe_load(text)
+        tree = yaml.compose(text)
+    except OSError as e:
+        raise BoardConfigError(source, [("(file)", str(path), f"not readable: {e.strerror}")]) from None
+    except UnicodeDecodeError as e:
+        line = e.object[:e.start].count(b"\n") + 1
+        raise BoardConfigError(source, [("(file)", str(path), f"not UTF-8 text: byte 0x{e.object[e.start]:02x} "
+                                                               f"at offset {e.start}")], [line]) from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        why = " ".join(filter(None, (getattr(e, "context", None), getattr(e, "problem", None)))) or str(e)
+        raise BoardConfigError(source, [("(file)", str(path), f"not readable YAML: {why}")],
+                               [mark.line + 1 if mark else None]) from None
+    return validate_board(data, source, tree)
 
 
-def validate_board(data: Any, source: str = "<board>") -> Board:
+def validate_board(data: Any, source: str = "<board>", tree: yaml.Node | None = None) -> Board:
+    """`tree` (the YAML's node tree, from a file) gives each problem its line."""
     validator = jsonschema.Draft202012Validator(_schema())
     errors = sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
-    if errors:
-        raise BoardConfigError(source, [
-            (_json_path(e.absolute_path),
-             "(object)" if isinstance(e.instance, dict) else e.instance, _schema_rule(e))
-            for e in errors])
-    problems = _semantic_problems(data)
+    problems = [(_json_path(e.absolute_path), "(object)" if isinstance(e.instance, dict) else e.instance,
+                 _schema_rule(e)) for e in errors] or _semantic_problems(data)
     if problems:
-        raise BoardConfigError(source, problems)
+        raise BoardConfigError(source, problems, [_line_of(tree, p) for p, _, _ in problems])
     return Board(data, source)
 
 
-_CPU_LIST_PARAMS = ("isolcpus", "nohz_full", "rcu_nocbs", "irqaffinity")
+def memory_overlaps(ranges: list[tuple[str, int, int]]) -> list[tuple[str, Any, str]]:
+    """Problems for memory windows (field path, base, size) that overlap one another: for
+    hypervisors whose board files place memory (guest RAM banks, static shared memory)."""
+    probs = []
+    ordered = sorted(ranges, key=lambda r: r[1])
+    for (p1, b1, s1), (p2, b2, s2) in zip(ordered, ordered[1:]):
+        if b2 < b1 + s1:
+            probs.append((p2, hex(b2), f"memory [{b2:#x}, {b2 + s2:#x}) overlaps {p1} "
+                                       f"[{b1:#x}, {b1 + s1:#x})"))
+    return probs
 
 
 def parse_cpu_list(text: str) -> list[int]:
@@ -213,17 +264,6 @@ def _semantic_problems(d: dict) -> list[tuple[str, Any, str]]:
                 probs.append((f"cells[{i}].rt_budget_bytes", c["rt_budget_bytes"],
                               f"JVM heap ({c['heap_mib']} MiB) + RT budget must fit the cell's "
                               f"memory_mib ({c['memory_mib']} MiB)"))
-            if d["hypervisor"] == "qemu":
-                if "kernel" not in c:
-                    probs.append((f"cells[{i}].kernel", None, "a qemu RT cell boots a kernel: set kernel"))
-                if c.get("vcpus", 1) > len(c["cpus"]):
-                    probs.append((f"cells[{i}].vcpus", c.get("vcpus"),
-                                  f"more vCPUs than host CPUs pinned to the cell ({c['cpus']})"))
-            else:
-                for key in ("kernel", "accel", "cpu_model", "vcpus", "boot"):
-                    if key in c:
-                        probs.append((f"cells[{i}].{key}", c[key],
-                                      "only a qemu board's RT cell boots a VM; a process board has no " + key))
         if "heap_mib" in c and c["heap_mib"] > c["memory_mib"]:
             probs.append((f"cells[{i}].heap_mib", c["heap_mib"],
                           f"the JVM heap must fit the cell's memory_mib ({c['memory_mib']})"))
@@ -243,11 +283,11 @@ def _semantic_problems(d: dict) -> list[tuple[str, Any, str]]:
                           f"with R={r['rings']} S={s} slot_bytes={r['slot_bytes']}"))
         if need >= 2 ** 32:
             probs.append((f"{base}", need, "formatted region must fit u32 region_bytes"))
-        if d["hypervisor"] == "qemu":
-            size = r["size_bytes"]
-            if size & (size - 1) or size < QEMU_MIN_REGION_BYTES:
-                probs.append((f"{base}.size_bytes", size,
-                              "an ivshmem BAR must be a power of two >= 1 MiB"))
+        size = r["size_bytes"]
+        if size & (size - 1):
+            # Every hypervisor maps it as one naturally aligned block (an ivshmem BAR, a Xen static
+            # shared-memory bank, a Jailhouse ivshmem region): a power of two.
+            probs.append((f"{base}.size_bytes", size, "a region's size must be a power of two"))
         if "{board}" not in r["backing"]:
             probs.append((f"{base}.backing", r["backing"],
                           "must contain {board} so two boards never share a region file"))
@@ -256,42 +296,13 @@ def _semantic_problems(d: dict) -> list[tuple[str, Any, str]]:
     for k, dev in enumerate(d.get("devices", [])):
         if dev["cell"] not in names:
             probs.append((f"devices[{k}].cell", dev["cell"], f"names no cell (cells: {names})"))
-        if dev["type"] == "ivshmem-plain":
-            if d["hypervisor"] != "qemu":
-                probs.append((f"devices[{k}].type", dev["type"], "ivshmem devices exist only on qemu boards"))
-            if dev.get("region") not in region_names:
-                probs.append((f"devices[{k}].region", dev.get("region"),
-                              f"names no region (regions: {region_names})"))
-    if d["hypervisor"] == "qemu" and not any(
-            dev["type"] == "ivshmem-plain" for dev in d.get("devices", [])):
-        probs.append(("devices", d.get("devices", []),
-                      "a qemu board needs an ivshmem-plain device carrying the region into the RT cell"))
-
-    cmdline = d["tuning"]["rt_cmdline"]
-    if d["hypervisor"] == "process" and cmdline.strip():
-        probs.append(("tuning.rt_cmdline", cmdline, "a process board boots no kernel: leave it empty"))
-    if d["hypervisor"] == "qemu":
-        rt = next((c for c in cells if c["role"] == "rt"), None)
-        vcpus = rt.get("vcpus", 1) if rt else 1
-        if "console=ttyS0" not in cmdline.split():
-            probs.append(("tuning.rt_cmdline", cmdline,
-                          "must contain console=ttyS0: readiness and logs come from the serial console"))
-        for word in cmdline.split():
-            key, _, val = word.partition("=")
-            if key not in _CPU_LIST_PARAMS:
-                continue
-            try:
-                listed = parse_cpu_list(val)
-            except ValueError as e:
-                probs.append(("tuning.rt_cmdline", word, f"{key}: {e}"))
-                continue
-            bad = [c for c in listed if c >= vcpus]
-            if bad:
-                probs.append(("tuning.rt_cmdline", word,
-                              f"{key} names guest CPU(s) {bad} but the RT cell has {vcpus} vCPU(s)"))
-            if key in ("isolcpus", "nohz_full") and set(range(vcpus)) <= set(listed):
-                probs.append(("tuning.rt_cmdline", word,
-                              f"{key} must leave at least one housekeeping vCPU (the cell has {vcpus})"))
+        if dev["type"] == "ivshmem-plain" and dev.get("region") not in region_names:
+            probs.append((f"devices[{k}].region", dev.get("region"),
+                          f"names no region (regions: {region_names})"))
+    # What only the board's hypervisor knows (the schema already refused an unknown one).
+    from . import hypervisors
+    if d["hypervisor"] in hypervisors.names():
+        probs += hypervisors.get(d["hypervisor"]).check(d)
     return probs
 
 

@@ -9,16 +9,22 @@ such); --cold boots the RT cell cold every run.
 Each run: `board up --cells rt` (this process then plays the Android side's peer 1, as the
 integration test does), sign and deploy the echo bundle, one PING -> PONG, `board down`.
 Not a test: boot time depends on the machine's load (TCG especially) and is reported, not asserted.
+
+    python -m rtdroid.bootbench --android [--board host] [--runs 3]  ->  build/bench/boot-android-<board>.json
+
+--android times `board up --cells android` to ANDROID CELL READY with the AOT cache and without
+it (RTDROID_ANDROID_AOT=off), alternating in the same run, and reports the medians and their ratio.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import time
 from pathlib import Path
 
-from . import keys, lifecycle, paths
+from . import aotcache, keys, lifecycle, paths
 from .echo import EchoPeer
 
 ECHO_APP = Path("rtdroid-runtime/examples/target/apps/echo")
@@ -58,12 +64,42 @@ def one_run(board: str, bundle: Path, cold: bool = False) -> dict:
             "restore_s": state["cells"]["rt"].get("restored_seconds")}
 
 
+def android_runs(board: str, runs: int) -> dict:
+    """Android cell up-to-ready, with and without its AOT cache, alternating (same load for both)."""
+    if not aotcache.fresh():
+        aotcache.train()
+    times: dict[str, list[float]] = {"aot_cache": [], "no_cache": []}
+    for i in range(runs):
+        for mode in ("no_cache", "aot_cache"):
+            os.environ["RTDROID_ANDROID_AOT"] = "on" if mode == "aot_cache" else "off"
+            t0 = time.monotonic()
+            lifecycle.up(board, cells=["android"], out=lambda s: None)
+            times[mode].append(round(time.monotonic() - t0, 3))
+            lifecycle.down(board, out=lambda s: None)
+            print(f"run {i + 1}/{runs} {mode}: android cell ready in {times[mode][-1]} s")
+    os.environ.pop("RTDROID_ANDROID_AOT", None)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    return {"board": board, "runs": times, "median_s": med,
+            "ratio_aot_to_none": round(med["aot_cache"] / med["no_cache"], 3)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--board", default="qemu-x86_64")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--cold", action="store_true", help="boot the RT cell cold (no boot snapshot)")
+    ap.add_argument("--android", action="store_true", help="the Android cell's start, with and without its AOT cache")
     a = ap.parse_args()
+    if a.android:
+        result = android_runs(a.board, a.runs)
+        with open("/proc/loadavg") as f:
+            result["loadavg_after"] = f.read().split()[:3]
+        out = paths.build_dir() / "bench" / f"boot-android-{a.board}.json"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(result, indent=2))
+        print(json.dumps({k: result[k] for k in ("median_s", "ratio_aot_to_none")}, indent=2))
+        print(f"wrote {out}")
+        return
     from xcc import bundle as xb
     keys.ensure_keys(out=lambda s: None)
     app = paths.repo_root() / ECHO_APP

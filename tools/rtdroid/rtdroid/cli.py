@@ -1,22 +1,24 @@
 """`rtdroid`: boot, inspect and tear down partitioned boards; deploy to their cells.
 
 Exit status: 0 success, 1 refused or failed (the message says why), 2 bad command line.
+Every error is one line on stderr; ``--debug`` (anywhere on the command line) adds the trace.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import select
 import socket
 import sys
 import time
-import urllib.error
-import urllib.request
+import traceback
 from pathlib import Path
 
-from . import keys, lifecycle, paths, render
-from .boardconfig import BoardConfigError, available_boards, load_board
+from . import keys, lifecycle, paths, render, validate
+from .boardconfig import BoardConfigError, BoardNotFound, available_boards, load_board, resolve_board_file
+from .control import AndroidControl
 
 DEFAULT_BOARD = "qemu-x86_64"
 
@@ -27,6 +29,41 @@ class CliError(Exception):
 
 def _err(msg: str) -> None:
     print(f"rtdroid: {msg}", file=sys.stderr)
+
+
+# ------------------------------------------------------------------ argument types
+
+def _number(convert, lowest, highest=None, what="a number", above=False):
+    """An argparse type: a finite number >= lowest (> lowest if ``above``) and <= highest, or
+    exit 2 naming the rule."""
+    rule = (f"{lowest}..{highest}" if highest is not None else f"> {lowest}" if above else f">= {lowest}")
+
+    def parse(text: str):
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if not (math.isfinite(value) and (value > lowest if above else value >= lowest)
+                and (highest is None or value <= highest)):
+            raise argparse.ArgumentTypeError(f"{text}: must be {what} {rule}")
+        return value
+    return parse
+
+
+_seconds = _number(float, 0, what="seconds", above=True)
+_count = _number(int, 1, what="a whole number")
+_lines = _number(int, 0, what="a whole number of lines")
+_priority = _number(int, 0, 99, what="a priority")
+
+
+def _existing_file(what: str, p: Path, hint: str = "") -> Path:
+    if p.is_dir():
+        raise CliError(f"{what} {p} is a directory, not a file")
+    if not p.is_file():
+        raise CliError(f"{what} {p} does not exist{hint}")
+    if not os.access(p, os.R_OK):
+        raise CliError(f"{what} {p} is not readable")
+    return p
 
 
 # ------------------------------------------------------------------ board
@@ -70,7 +107,7 @@ def cmd_board_status(a) -> int:
         for cn, c in b["cells"].items():
             print(f"  cell {cn}: pid {c['pid']} {'running' if c['alive'] else 'NOT RUNNING'}"
                   f"{', ready' if c['ready'] else ''}")
-        print(f"  region {b['region']}")
+        print(f"  region {b['region']}: link {b.get('link', 'unknown')}")
         for pn, p in b["peers"].items():
             if isinstance(p, dict):
                 state = lifecycle.STATE_NAMES.get(p.get("state"), p.get("state"))
@@ -79,7 +116,7 @@ def cmd_board_status(a) -> int:
                 print(f"  peers: {p}")
         print(f"  Android control port 127.0.0.1:{b['control_port']}; RT kernel realtime="
               f"{b.get('rt_kernel_realtime')}; up in {b.get('up_seconds')} s")
-        if not b["up"]:
+        if not b["up"] or b.get("link", "ok") != "ok":
             code = 1
     return code
 
@@ -177,8 +214,9 @@ def cmd_board_render(a) -> int:
     code = 0
     for name in boards:
         board = load_board(name)
-        if a.update_golden:
-            for p in render.write_golden(board):
+        if a.update_golden or a.write:
+            for p in (render.write_golden(board) if a.update_golden
+                      else render.write_rendered(board, render.rendered_dir(board))):
                 print(f"wrote {p}")
         elif a.check:
             bad = render.compare_with_golden(board)
@@ -189,7 +227,7 @@ def cmd_board_render(a) -> int:
                 print(f"{name}: rendering matches golden")
         else:
             for fname, text in render.rendered_files(board).items():
-                if len(boards) > 1 or fname.endswith(".init"):
+                if len(boards) > 1 or fname != f"{name}.json":   # name every file after the JSON
                     print(f"# {fname}")
                 print(text, end="")
     return code
@@ -200,6 +238,18 @@ def cmd_board_validate(a) -> int:
         b = load_board(f)
         print(f"{b.source}: valid ({b.name}, hypervisor {b.hypervisor})")
     return 0
+
+
+def cmd_validate(a) -> int:
+    board = load_board(a.board or DEFAULT_BOARD)
+    code, report, errors = validate.run(board, a.manifests, json_out=a.json, cheddar=a.cheddar)
+    print(report, end="")
+    for line in errors.splitlines():
+        if line.strip():
+            _err(line)
+    if a.cheddar and code != 2:
+        print(f"wrote {a.cheddar}", file=sys.stderr)
+    return code
 
 
 # ------------------------------------------------------------------ RT cell management
@@ -228,9 +278,7 @@ def _result_ok(res) -> tuple[bool, str]:
 
 
 def cmd_deploy_rt(a) -> int:
-    bundle = Path(a.bundle)
-    if not bundle.is_file():
-        raise CliError(f"bundle {bundle} does not exist")
+    bundle = _existing_file("bundle", Path(a.bundle))
     mgmt = _mgmt()
     t0 = time.monotonic()
     res = mgmt.deploy(_region_of(a), str(bundle), timeout=a.timeout)
@@ -263,19 +311,49 @@ def _as_dict(x):
 
 
 def cmd_rt_services(a) -> int:
-    services = [_as_dict(s) for s in _mgmt().list_services(_region_of(a), timeout=a.timeout)]
+    region = _region_of(a)
+    clock = _clock_of(a)
+    services = [_as_dict(s) for s in _mgmt().list_services(region, timeout=a.timeout)]
     if a.json:
-        print(json.dumps(services, indent=2, sort_keys=True))
+        # each row says which clock its releases, misses and lateness were judged by
+        print(json.dumps([{**s, "clock": clock} for s in services], indent=2, sort_keys=True))
         return 0
     if not services:
         print("no RT services deployed")
         return 0
-    print(f"{'service':<24} {'state':<10} {'releases':>10} {'misses':>8} {'worst lateness':>16}")
+    print(render_services(services, clock), end="")
+    return 0
+
+
+def _clock_of(a) -> dict:
+    try:
+        return lifecycle.current_state(a.board).get("rt_clock", {"kind": "host"})
+    except lifecycle.BoardError:
+        return {"kind": "host"}
+
+
+def clock_label(clock: dict) -> str:
+    """What the RT cell's deadlines and lateness are measured in (the board's rt_clock)."""
+    return clock.get("label") or ("virtual time" if clock.get("kind") == "virtual" else "host clock")
+
+
+def render_services(services: list[dict], clock: dict | None = None) -> str:
+    """The table of `rt services`; a failed component's cause under its row (once for the
+    component and its tasks, which carry the same cause); the clock the figures are in last."""
+    from xcc.mgmt import describe_failure
+    lines = [f"{'service':<24} {'state':<10} {'releases':>10} {'misses':>8} {'worst lateness':>16}"]
+    shown = None
     for s in services:
         worst = int(s.get("worst_lateness_nanos", 0))
-        print(f"{s.get('name', ''):<24} {s.get('state', ''):<10} {int(s.get('releases', 0)):>10} "
-              f"{int(s.get('deadline_misses', 0)):>8} {worst / 1000:>13.1f} us")
-    return 0
+        lines.append(f"{s.get('name', ''):<24} {s.get('state', ''):<10} {int(s.get('releases', 0)):>10} "
+                     f"{int(s.get('deadline_misses', 0)):>8} {worst / 1000:>13.1f} us")
+        cause = s.get("failure")
+        if cause and cause != shown:
+            lines.append(f"  failed: {describe_failure(cause)}")
+            lines += [f"    at {frame}" for frame in cause.get("frames", [])[1:]]
+        shown = cause
+    lines.append(f"(releases, misses and lateness in the RT cell's {clock_label(clock or {'kind': 'host'})})")
+    return "\n".join(lines) + "\n"
 
 
 def cmd_rt_ping(a) -> int:
@@ -324,34 +402,22 @@ def cmd_bundle(a) -> int:
         raise CliError(f"xcc.bundle not available ({e}); run tools/setup.sh") from None
     key = Path(a.key) if a.key else paths.keys_dir() / "deploy.key"
     for what, p in (("--jar", Path(a.jar)), ("--manifest", Path(a.manifest)), ("--key", key)):
-        if not p.is_file():
-            raise CliError(f"{what} {p} does not exist" + (" (run: rtdroid keys)" if what == "--key" else ""))
-    info = xb.build_bundle(a.jar, a.manifest, key, a.output)
-    print(f"wrote {a.output}: application {info.name}, {info.bundle_bytes} bytes, signed with {key}")
+        _existing_file(what, p, " (run: rtdroid keys)" if what == "--key" else "")
+    out = Path(a.output)
+    if out.is_dir():
+        raise CliError(f"-o {out} is a directory; name the bundle file (e.g. {out / 'app.rtb'})")
+    if not out.parent.is_dir():
+        raise CliError(f"-o {out}: directory {out.parent} does not exist")
+    info = xb.build_bundle(a.jar, a.manifest, key, a.output, allow_downgrade=a.allow_downgrade)
+    how = "signed as a downgrade (may replace a newer version)" if info.downgrade else "signed"
+    print(f"wrote {a.output}: application {info.name} version {info.version}, {info.bundle_bytes} bytes, "
+          f"{how} with {key}")
     return 0
 
 
 def cmd_keys(a) -> int:
     keys.ensure_keys(Path(a.dir) if a.dir else None)
     return 0
-
-
-def _http(method: str, url: str, body: dict | None, timeout: float) -> dict:
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, method=method,
-                                 headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as r:
-            return json.loads(r.read() or b"{}")
-    except urllib.error.HTTPError as e:
-        detail = e.read().decode(errors="replace")
-        try:
-            detail = json.loads(detail).get("error", detail)
-        except ValueError:
-            pass
-        raise CliError(f"Android cell refused {method} {url}: HTTP {e.code}: {detail}") from None
-    except (urllib.error.URLError, OSError) as e:
-        raise CliError(f"Android cell control interface {url} unreachable: {e}") from None
 
 
 def cmd_deploy_android(a) -> int:
@@ -361,12 +427,12 @@ def cmd_deploy_android(a) -> int:
     app = Path(a.app).resolve()
     if not app.exists():
         raise CliError(f"app {app} does not exist")
-    base = f"http://127.0.0.1:{state['control_port']}"
-    res = _http("POST", f"{base}/apps/install", {"bundle": str(app)}, a.timeout)
+    android = AndroidControl(state["control_port"], a.timeout)
+    res = android.call("POST", "/apps/install", {"bundle": str(app)})
     pkg = res.get("package") or res.get("pkg")
     print(f"installed {app.name}" + (f" as {pkg}" if pkg else "") + f": {json.dumps(res)}")
     if pkg and not a.no_launch:
-        res = _http("POST", f"{base}/apps/{pkg}/launch", {}, a.timeout)
+        res = android.call("POST", f"/apps/{pkg}/launch", {})
         print(f"launched {pkg}: {json.dumps(res)}")
     return 0
 
@@ -375,6 +441,7 @@ def cmd_deploy_android(a) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rtdroid", description=__doc__.splitlines()[0])
+    p.add_argument("--debug", action="store_true", help="print the Python trace of an error")
     sub = p.add_subparsers(dest="command", required=True)
 
     def board_opt(sp, default=None):
@@ -382,7 +449,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"board name in board-configs/ or a YAML path (default {default or 'the board that is up'})")
 
     def timeout_opt(sp, default=30.0):
-        sp.add_argument("--timeout", type=float, default=default, metavar="S", help=f"seconds (default {default:g})")
+        sp.add_argument("--timeout", type=_seconds, default=default, metavar="S", help=f"seconds (default {default:g})")
 
     board = sub.add_parser("board", help="boot, inspect, tear down a board").add_subparsers(dest="action", required=True)
     sp = board.add_parser("up", help="format the region, start both cells, wait until ready")
@@ -390,7 +457,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--cells", metavar="LIST", help="start only these cells (rt,android); default both")
     sp.add_argument("--cold", action="store_true",
                     help="boot a qemu RT cell cold even when its board restores it from a boot snapshot")
-    sp.add_argument("--timeout", type=float, metavar="S", help="boot timeout per cell (default: the board's)")
+    sp.add_argument("--timeout", type=_seconds, metavar="S", help="boot timeout per cell (default: the board's)")
     sp.set_defaults(func=cmd_board_up)
     sp = board.add_parser("down", help="stop every cell, remove the region file")
     board_opt(sp)
@@ -398,7 +465,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp = board.add_parser("restart", help="stop and start one cell of the board that is up")
     sp.add_argument("cell", choices=["rt", "android"])
     board_opt(sp)
-    sp.add_argument("--timeout", type=float, metavar="S", help="boot timeout (default: the board's)")
+    sp.add_argument("--timeout", type=_seconds, metavar="S", help="boot timeout (default: the board's)")
     sp.set_defaults(func=cmd_board_restart)
 
     sp = board.add_parser("status", help="cells, peers and region of the board that is up")
@@ -409,12 +476,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("cell", choices=["rt"])
     board_opt(sp)
     sp.add_argument("--tail", action="store_true", help="follow the console log instead of attaching")
-    sp.add_argument("-n", "--lines", type=int, default=30)
+    sp.add_argument("-n", "--lines", type=_lines, default=30)
     sp.set_defaults(func=cmd_board_console)
     sp = board.add_parser("logs", help="show the cells' logs")
     sp.add_argument("which", nargs="?", default="all", choices=["rt", "android", "console", "all"])
     board_opt(sp)
-    sp.add_argument("-n", "--lines", type=int, default=50)
+    sp.add_argument("-n", "--lines", type=_lines, default=50)
     sp.add_argument("-f", "--follow", action="store_true")
     sp.set_defaults(func=cmd_board_logs)
     sp = board.add_parser("render", help="render a board to its hypervisor's command lines")
@@ -423,6 +490,7 @@ def build_parser() -> argparse.ArgumentParser:
     g = sp.add_mutually_exclusive_group()
     g.add_argument("--check", action="store_true", help="compare with hypervisor-cells/<hv>/golden/")
     g.add_argument("--update-golden", action="store_true", help="rewrite the golden files")
+    g.add_argument("--write", action="store_true", help="write the rendered files to build/render/<board>/")
     sp.set_defaults(func=cmd_board_render)
     sp = board.add_parser("validate", help="validate board files")
     sp.add_argument("files", nargs="+")
@@ -458,9 +526,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp = rt.add_parser("ping", help="echo PING/PONG through the region as peer 1 (board up with --cells rt)")
     board_opt(sp)
     timeout_opt(sp, 10.0)
-    sp.add_argument("--count", type=int, default=1)
+    sp.add_argument("--count", type=_count, default=1)
     sp.add_argument("--payload", default="ping")
-    sp.add_argument("--priority", type=int, default=60, help="sender priority 0..99 (default 60: ring 1)")
+    sp.add_argument("--priority", type=_priority, default=60, help="sender priority 0..99 (default 60: ring 1)")
     sp.set_defaults(func=cmd_rt_ping)
 
     sp = sub.add_parser("stats", help="region counters, peer states and the RT agent's counters (JSON)")
@@ -474,7 +542,18 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--manifest", required=True)
     sp.add_argument("--key", help="Ed25519 private key, PEM PKCS#8 (default build/keys/deploy.key)")
     sp.add_argument("-o", "--output", required=True)
+    sp.add_argument("--allow-downgrade", action="store_true",
+                    help="sign it to be deployed even over a newer version of the application (signed over a "
+                         "distinct prefix: an ordinary bundle cannot be passed off as one)")
     sp.set_defaults(func=cmd_bundle)
+
+    sp = sub.add_parser("validate", help="static validation of RT apps for a board: memory, channels, "
+                        "schedulability (exit 0 holds, 1 fails, 2 malformed manifest)")
+    sp.add_argument("manifests", nargs="+", metavar="MANIFEST", help="a manifest.xml or a directory holding one")
+    board_opt(sp, DEFAULT_BOARD)
+    sp.add_argument("--json", action="store_true", help="the report as JSON")
+    sp.add_argument("--cheddar", metavar="OUT.xml", help="also write the task set as Cheddar ADL XML")
+    sp.set_defaults(func=cmd_validate)
 
     sp = sub.add_parser("keys", help="create build/keys/deploy.{key,pub} if missing")
     sp.add_argument("--dir", help="another directory for the pair")
@@ -497,11 +576,34 @@ def _xcc_errors() -> tuple:
     return tuple(errs)
 
 
+def _check_board_name(a) -> None:
+    """A --board that names no board file and no board that ran is a typo, not a board that is down.
+    `board down` stays idempotent: it also clears what a board left behind."""
+    name = getattr(a, "board", None)
+    if not name or a.func is cmd_board_down or resolve_board_file(name).is_file() or (paths.run_dir(name) / "state.json").is_file():
+        return
+    load_board(name)  # raises BoardNotFound naming the boards there are
+
+
+def _one_line(e: BaseException) -> str:
+    """An unexpected error as one line: what failed, without the trace."""
+    if isinstance(e, OSError) and e.strerror:
+        where = f" {e.filename}" if e.filename else ""
+        return f"{e.strerror}:{where}" + (f" -> {e.filename2}" if e.filename2 else "")
+    text = " ".join(str(e).split())
+    return f"{type(e).__name__}: {text}" if text else type(e).__name__
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv  # accepted anywhere, not only before the command
+    args = build_parser().parse_args([x for x in argv if x != "--debug"])
     try:
+        _check_board_name(args)
         return args.func(args)
     except (CliError, lifecycle.BoardError, BoardConfigError, RuntimeError, *_xcc_errors()) as e:
+        if debug:
+            traceback.print_exc()
         _err(str(e))
         return 1
     except KeyboardInterrupt:
@@ -510,6 +612,12 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `rtdroid stats | head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except Exception as e:  # no trace reaches a user: one line, the trace only with --debug
+        if debug:
+            traceback.print_exc()
+        command = " ".join(x for x in (args.command, getattr(args, "action", None) or getattr(args, "cell", None)) if x)
+        _err(f"{command}: {_one_line(e)}" + ("" if debug else " (--debug shows the trace)"))
+        return 1
 
 
 if __name__ == "__main__":

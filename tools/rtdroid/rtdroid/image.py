@@ -26,7 +26,7 @@ from pathlib import Path
 
 from . import paths
 from .boardconfig import Board
-from .render import GUEST_ROOT, qemu_init_script
+from .hypervisors.qemu import GUEST_ROOT, init_script
 
 
 class ImageError(Exception):
@@ -185,7 +185,7 @@ def ensure_initramfs(board: Board, busybox: Path = Path("/bin/busybox"), root: P
     out = paths.rt_cell_build_dir() / "initrd.cpio"
     stamp = paths.rt_cell_build_dir() / "initrd.stamp"
     root = root or root_tree_dir()
-    init = qemu_init_script(board).encode()
+    init = init_script(board).encode()
     if not busybox.is_file():
         raise ImageError(f"{busybox} missing (apt-get install busybox-static)")
     if not (root / "jdk" / "bin" / "java").is_file():

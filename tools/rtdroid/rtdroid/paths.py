@@ -59,3 +59,9 @@ def android_cell_dist_dir() -> Path:
 
 def java_home() -> Path:
     return Path(os.environ.get("RTDROID_JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64"))
+
+
+def runtime_jar_override() -> Path | None:
+    """RTDROID_RUNTIME_JAR names the runtime jar `rtdroid validate` runs (tests)."""
+    env = os.environ.get("RTDROID_RUNTIME_JAR")
+    return Path(env) if env else None

@@ -1,5 +1,6 @@
-"""Render a board into what its hypervisor runs: the exact argv of each cell (and, for qemu, the
-RT cell's initramfs recipe and /init). Deterministic and machine-independent: machine-specific
+"""Render a board into what its hypervisor runs: the region, the exact argv of each cell and
+whatever the board's hypervisor module adds (hypervisors/<name>.py: for qemu, the RT cell's
+initramfs recipe and /init). The Android cell is the same on every board: a pinned host JVM. Deterministic and machine-independent: machine-specific
 values are placeholders (${RTDROID_HOME}, ${RUN_DIR}, ${JAVA_HOME}, ${ACCEL}, ${QEMU_CPU},
 ${RT_KERNEL}, ${RT_AGENT_LIB} = rt-cell/agent/target/dist/lib,
 ${ANDROID_CELL_DIST} = android-cell/target/dist) that `board up` resolves; an argv element "@file:PATH" splices PATH's lines
@@ -11,13 +12,9 @@ import json
 import re
 from pathlib import Path
 
-from . import paths
-from .boardconfig import MIB, Board
+from . import hypervisors, paths
+from .boardconfig import Board
 
-# Where the RT cell's root (Java runtime, agent jars, deploy key) sits in the guest. It travels
-# inside the initramfs rather than over a 9p share: QEMU refuses to migrate (snapshot) a VM with a
-# mounted 9p export, and the boot snapshot is what brings the TCG cell up in seconds.
-GUEST_ROOT = "/rt"
 RT_AGENT_MAIN = "org.rtdroid.rtcell.agent.Main"
 ANDROID_CELL_MAIN = "org.rtdroid.android.cell.Main"
 ANDROID_TMP_DIR = "android-tmp"
@@ -66,94 +63,6 @@ def _android_argv(board: Board) -> list[str]:
             "--control-port", str(board.control_port)]
 
 
-def _render_process(board: Board) -> dict:
-    rt = board.rt
-    rt_argv = (["taskset", "-c", cpu_list(rt["cpus"]), "${JAVA_HOME}/bin/java"]
-               + rt_jvm_args(rt["heap_mib"])
-               + ["-cp", "${RT_AGENT_LIB}/*", RT_AGENT_MAIN,
-                  "--region", str(board.region_path),
-                  "--deploy-key", "${RTDROID_HOME}/build/keys/deploy.pub",
-                  "--cpus", cpu_list(rt["cpus"]),
-                  "--budget-bytes", str(rt["rt_budget_bytes"])])
-    return {"cells": {
-        rt["name"]: {"role": "rt", "argv": rt_argv, "ready_line": "RTCELL READY", "log": "rt.log"},
-        board.android["name"]: {"role": "android", "argv": _android_argv(board),
-                                "ready_line": "ANDROID CELL READY", "log": "android.log"},
-    }}
-
-
-def qemu_rt_jvm_args(board: Board) -> list[str]:
-    """The guest JVM's flags (temporary files on the tmpfs)."""
-    return rt_jvm_args(board.rt["heap_mib"]) + ["-Djava.io.tmpdir=/tmp"]
-
-
-def qemu_init_script(board: Board) -> str:
-    rt = board.rt
-    template = (paths.hypervisor_cells_dir() / "qemu" / "init.sh.in").read_text(encoding="utf-8")
-    # Inside the VM the cell's CPUs are its vCPUs 0..n-1; the host pins the VM to rt["cpus"].
-    guest_cpus = cpu_list(list(range(rt.get("vcpus", 1))))
-    jvm = qemu_rt_jvm_args(board)
-    agent = ["--deploy-key", f"{GUEST_ROOT}/keys/deploy.pub", "--cpus", guest_cpus,
-             "--budget-bytes", str(rt["rt_budget_bytes"]), "--await-region"]
-    tmpfs_mib = max(16, (rt["memory_mib"] * MIB - rt["heap_mib"] * MIB - rt["rt_budget_bytes"]) // MIB // 4)
-    values = {"BOARD": board.name, "GUEST_ROOT": GUEST_ROOT, "TMPFS_MIB": str(tmpfs_mib), "JVM_ARGS": " ".join(jvm), "AGENT_ARGS": " ".join(agent)}
-    out = re.sub(r"@([A-Z_]+)@", lambda m: values[m.group(1)], template)
-    return out
-
-
-def qemu_backing_size(board: Board) -> int:
-    return board.region["size_bytes"]
-
-
-def _render_qemu(board: Board) -> dict:
-    rt, region = board.rt, board.region
-    rt_argv = ["taskset", "-c", cpu_list(rt["cpus"]),
-               "qemu-system-x86_64",
-               "-name", f"rtdroid-{board.name}-{rt['name']}",
-               "-nodefaults", "-no-user-config", "-no-reboot",
-               "-machine", "pc", "-accel", "${ACCEL}", "-cpu", "${QEMU_CPU}",
-               "-smp", str(rt.get("vcpus", 1)), "-m", str(rt["memory_mib"]),
-               "-display", "none", "-vga", "none", "-nic", "none",
-               "-kernel", "${RT_KERNEL}",
-               "-initrd", "${RTDROID_HOME}/build/rt-cell/initrd.cpio",
-               "-append", board.data["tuning"]["rt_cmdline"],
-               "-chardev", "socket,id=console,path=${RUN_DIR}/console.sock,server=on,wait=off,"
-                           "logfile=${RUN_DIR}/console.log",
-               "-serial", "chardev:console",
-               "-object", f"memory-backend-file,id=shm,share=on,mem-path={board.region_path},"
-                          f"size={qemu_backing_size(board)}",
-               # master=on: this side owns the region in a migration (the boot snapshot); in
-               # peer mode QEMU refuses to migrate at all.
-               "-device", "ivshmem-plain,memdev=shm,master=on",
-               # QMP: the board tooling stops, snapshots and restores the cell through it.
-               "-qmp", "unix:${RUN_DIR}/qmp.sock,server=on,wait=off"]
-    return {
-        "cells": {
-            rt["name"]: {"role": "rt", "argv": rt_argv, "ready_line": "RTCELL READY",
-                         "log": "rt.log", "console": "console.log"},
-            board.android["name"]: {"role": "android", "argv": _android_argv(board),
-                                    "ready_line": "ANDROID CELL READY", "log": "android.log"},
-        },
-        "rt_image": {
-            "kernel_package": "linux-image-rt-amd64",
-            "kernel": "${RTDROID_HOME}/build/rt-cell/vmlinux (ELF for PVH boot, else the vmlinuz)",
-            "initramfs": {
-                "path": "${RTDROID_HOME}/build/rt-cell/initrd.cpio (uncompressed newc cpio)",
-                "busybox": "/bin/busybox (busybox-static)",
-                "init": f"hypervisor-cells/qemu/golden/{board.name}.init",
-                "root": {
-                    "built_in": "${RTDROID_HOME}/build/rt-cell/root",
-                    "guest_path": GUEST_ROOT,
-                    "contents": ["jdk/ (jlink'ed Java 25 runtime)", "glibc/ (the libraries that runtime links)",
-                                 "lib/ (RT cell agent jars)", "keys/deploy.pub"],
-                },
-            },
-            "boot": rt.get("boot", "cold"),
-            "snapshot": "${RTDROID_HOME}/build/rt-cell/snapshot-<board>-<accel>.zst (QEMU migration stream)",
-        },
-    }
-
-
 def render(board: Board) -> dict:
     region = board.region
     out = {
@@ -168,15 +77,20 @@ def render(board: Board) -> dict:
         },
         "control_port": board.control_port,
     }
-    out.update(_render_qemu(board) if board.hypervisor == "qemu" else _render_process(board))
+    hv = hypervisors.get(board.hypervisor)
+    out["cells"] = {
+        board.rt["name"]: hv.render_rt(board),
+        board.android["name"]: {"role": "android", "argv": _android_argv(board),
+                                "ready_line": "ANDROID CELL READY", "log": "android.log"},
+    }
+    out.update(hv.render_extra(board))
     return out
 
 
 def rendered_files(board: Board) -> dict[str, str]:
     """File name (relative to hypervisor-cells/<hv>/golden/) -> content."""
     files = {f"{board.name}.json": json.dumps(render(board), indent=2, sort_keys=True) + "\n"}
-    if board.hypervisor == "qemu":
-        files[f"{board.name}.init"] = qemu_init_script(board)
+    files.update(hypervisors.get(board.hypervisor).golden_files(board))
     return files
 
 
@@ -195,9 +109,18 @@ def compare_with_golden(board: Board) -> list[str]:
 
 
 def write_golden(board: Board) -> list[Path]:
+    return write_rendered(board, golden_dir(board))
+
+
+def rendered_dir(board: Board) -> Path:
+    """Where `rtdroid board render --write` puts a board's rendering: build/render/<board>/."""
+    return paths.build_dir() / "render" / board.name
+
+
+def write_rendered(board: Board, directory: Path) -> list[Path]:
     out = []
     for name, text in rendered_files(board).items():
-        p = golden_dir(board) / name
+        p = directory / name
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text, encoding="utf-8")
         out.append(p)

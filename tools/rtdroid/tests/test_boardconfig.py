@@ -55,7 +55,7 @@ CASES = [
     ("host", "cells.1.control_port", "7411", "cells[1].control_port", "type"),
     ("host", "cells.1.control_port", 80, "cells[1].control_port", "minimum"),
     ("host", "cells.0.frequency", 3, "cells[0]", "unknown field"),
-    ("host", "hypervisor", "jailhouse", "hypervisor", "must be one of"),
+    ("host", "hypervisor", "bochs", "hypervisor", "must be one of"),
     ("host", "tuning.rt_cmdline", "isolcpus=1", "tuning.rt_cmdline", "boots no kernel"),
     ("host", "cells.0.heap_mib", _DELETE, "cells[0]", "required field missing"),
     ("qemu-x86_64", "regions.0.size_bytes", 3 * 1024 * 1024, "regions[0].size_bytes", "power of two"),
@@ -116,6 +116,15 @@ def test_not_yaml_is_rejected(tmp_path):
     assert "not readable YAML" in str(e.value)
 
 
+def test_a_board_file_that_is_not_utf8_names_the_byte_and_line(tmp_path):
+    # found by fuzz/python/fuzz_board.py: this escaped as UnicodeDecodeError
+    p = tmp_path / "latin1.yaml"
+    p.write_bytes(b"board: x\nname: caf\xe9\n")
+    with pytest.raises(bc.BoardConfigError) as e:
+        bc.load_board(str(p))
+    assert ":2: (file)" in str(e.value) and "not UTF-8 text: byte 0xe9 at offset 18" in str(e.value)
+
+
 def test_cpu_that_does_not_exist_on_this_machine_is_refused_at_up():
     d = shipped("host")
     d["cpus"] = [0, 1, 1000]
@@ -131,3 +140,53 @@ def test_cpu_list_syntax():
     assert bc.parse_cpu_list("domain,managed_irq,1") == [1]
     with pytest.raises(ValueError):
         bc.parse_cpu_list("3-1")
+
+
+# A board file error is refused with its file, line and reason, before anything starts.
+
+def _write_broken(tmp_path, board, old, new):
+    text = (paths.board_configs_dir() / f"{board}.yaml").read_text()
+    assert old in text
+    f = tmp_path / f"broken-{board}.yaml"
+    f.write_text(text.replace(old, new, 1))
+    line = text[:text.index(old)].count("\n") + 1
+    return f, line
+
+
+FILE_CASES = [
+    # (board, text to replace, replacement, words of the reason)
+    ("host", "    cpus: [0]\n", "    cpus: [1]\n", "must not share CPUs"),
+    ("host", "size_bytes: 1048576", "size_bytes: 1000000", "must be a power of two"),
+    ("qemu-x86_64", "size_bytes: 4194304", "size_bytes: 6291456", "power of two"),
+    ("host", "hypervisor: process", "hypervisor: bochs", "must be one of"),
+    ("qemu-x86_64", "    cpus: [0]\n", "    cpus: [0, 1]\n", "must not share CPUs"),
+]
+
+
+@pytest.mark.parametrize("board,old,new,reason", FILE_CASES, ids=[f"{c[0]}:{c[2].strip()}" for c in FILE_CASES])
+def test_board_file_error_names_file_line_and_reason(tmp_path, board, old, new, reason):
+    f, line = _write_broken(tmp_path, board, old, new)
+    with pytest.raises(bc.BoardConfigError) as e:
+        bc.load_board(str(f))
+    assert f"{f}:{line}: " in str(e.value) and reason in str(e.value), str(e.value)
+
+
+def test_yaml_syntax_error_names_its_line(tmp_path):
+    p = tmp_path / "bad.yaml"
+    p.write_text("board: host\ncpus: [0, 1\nregions: []\n")
+    with pytest.raises(bc.BoardConfigError) as e:
+        bc.load_board(str(p))
+    assert f"{p}:3: " in str(e.value) and "not readable YAML" in str(e.value)
+
+
+def test_missing_board_file_is_named(tmp_path):
+    with pytest.raises(bc.BoardConfigError) as e:
+        bc.load_board(str(tmp_path / "absent.yaml"))
+    assert f"{tmp_path / 'absent.yaml'}" in str(e.value) and "no such board file" in str(e.value)
+
+
+def test_overlapping_memory_windows_are_named():
+    probs = bc.memory_overlaps([("a", 0x4000_0000, 0x1000_0000), ("b", 0x4800_0000, 0x100_0000),
+                                ("c", 0x5000_0000, 0x100_0000)])
+    assert [(p, r.split(" overlaps ")[1].split()[0]) for p, _, r in probs] == [("b", "a")]
+    assert bc.memory_overlaps([("a", 0, 0x1000), ("b", 0x1000, 0x1000)]) == []

@@ -6,6 +6,7 @@ import sys
 import pytest
 
 from rtdroid import cli
+from rtdroid.boardconfig import available_boards
 
 from rtdroid_testutil import rtdroid_cmd
 
@@ -19,6 +20,10 @@ def run(*args, **kw):
     ["board", "console", "android"], ["board", "logs", "kernel"], ["bundle", "--jar", "x.jar"],
     ["board", "up", "--timeout", "soon"], ["board", "render", "--check", "--update-golden"],
     ["board", "restart"], ["board", "restart", "kernel"],
+    ["deploy", "rt", "b.rtb", "--timeout", "-5"], ["deploy", "rt", "b.rtb", "--timeout", "0"],
+    ["deploy", "rt", "b.rtb", "--timeout", "nan"], ["rt", "services", "--timeout", "inf"],
+    ["board", "up", "--timeout", "-1"], ["board", "logs", "-n", "-3"], ["rt", "ping", "--count", "0"],
+    ["rt", "ping", "--priority", "100"], ["rt", "ping", "--priority", "-1"],
 ])
 def test_argument_errors_exit_2(args):
     with pytest.raises(SystemExit) as e:
@@ -93,3 +98,173 @@ def test_down_with_nothing_up_says_so(tmp_path):
     env = dict(__import__("os").environ, RTDROID_RUN_DIR=str(tmp_path / "run"))
     r = run("board", "down", "--board", "nosuchboard", env=env)
     assert r.returncode == 0 and "not up" in r.stdout
+
+
+def test_a_bad_number_names_the_rule():
+    r = run("deploy", "rt", "b.rtb", "--timeout", "-5")
+    assert r.returncode == 2 and "--timeout: -5: must be seconds > 0" in r.stderr
+
+
+def test_a_directory_is_not_a_bundle(tmp_path):
+    r = run("deploy", "rt", str(tmp_path))
+    assert r.returncode == 1 and f"bundle {tmp_path} is a directory, not a file" in r.stderr
+    assert "does not exist" not in r.stderr
+
+
+@pytest.mark.parametrize("args", [["board", "up", "--board", "nosuchboard"],
+                                  ["board", "validate", "/nonexistent/b.yaml"],
+                                  ["board", "render", "--board", "nosuchboard"],
+                                  ["board", "status", "--board", "nosuchboard"],
+                                  ["rt", "services", "--board", "nosuchboard"]])
+def test_a_missing_board_file_is_called_missing_not_invalid(tmp_path, args):
+    env = dict(__import__("os").environ, RTDROID_RUN_DIR=str(tmp_path / "run"))
+    r = run(*args, env=env)
+    assert r.returncode == 1 and "no such board file" in r.stderr and "invalid" not in r.stderr, r.stderr
+    assert f"boards: {', '.join(available_boards())}" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_a_directory_is_not_a_board_file(tmp_path):
+    r = run("board", "validate", str(tmp_path))
+    assert r.returncode == 1 and "a directory, not a board file" in r.stderr and "invalid" not in r.stderr
+
+
+def test_bundle_output_in_a_missing_directory_is_refused(tmp_path):
+    jar, manifest = tmp_path / "a.jar", tmp_path / "m.xml"
+    jar.write_bytes(b"PK")
+    manifest.write_text("<manifest/>")
+    r = run("bundle", "--jar", str(jar), "--manifest", str(manifest), "--key", str(manifest),
+            "-o", str(tmp_path / "missing" / "o.rtb"))
+    assert r.returncode == 1 and f"directory {tmp_path / 'missing'} does not exist" in r.stderr
+    r = run("bundle", "--jar", str(jar), "--manifest", str(manifest), "--key", str(manifest), "-o", str(tmp_path))
+    assert r.returncode == 1 and "is a directory" in r.stderr
+
+
+def test_an_unexpected_error_is_one_line_and_debug_shows_the_trace(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    r = run("keys", "--dir", str(blocker / "keys"))  # a directory under a regular file
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert r.stderr.strip().splitlines() == [
+        f"rtdroid: keys: Not a directory: {blocker / 'keys'} (--debug shows the trace)"]
+    r = run("keys", "--dir", str(blocker / "keys"), "--debug")
+    assert r.returncode == 1 and "Traceback (most recent call last)" in r.stderr
+    assert r.stderr.strip().splitlines()[-1] == f"rtdroid: keys: Not a directory: {blocker / 'keys'}"
+
+
+@pytest.mark.parametrize("args", [["rt", "services"], ["stats"], ["stats", "--region-only"],
+                                  ["undeploy", "rt", "echo"], ["rt", "ping"]])
+def test_a_corrupt_region_header_is_one_clear_line(tmp_path, args):
+    from xcc import region as xr
+    region = tmp_path / "region"
+    xr.format(region, 3, 8, 256)
+    with open(region, "r+b") as f:
+        f.seek(20)
+        f.write(b"\xff\xff")
+    run_dir = tmp_path / "run"
+    (run_dir / "host").mkdir(parents=True)
+    (run_dir / "host" / "state.json").write_text(__import__("json").dumps(
+        {"board": "host", "cells": {"rt": {"role": "rt", "pid": 1}}, "region": {"path": str(region)}}))
+    env = dict(__import__("os").environ, RTDROID_RUN_DIR=str(run_dir))
+    r = run(*args, "--board", "host", "--timeout", "1", env=env)
+    assert r.returncode == 1 and "Traceback" not in r.stderr and "BufferError" not in r.stderr, r.stderr
+    stored = int.from_bytes(region.read_bytes()[44:48], "little")
+    assert r.stderr.strip().splitlines() == [
+        f"rtdroid: region header field header_crc32 = 0x{stored:08x}: "
+        f"must be the CRC-32 of bytes 0..43 (0x{xr.header_crc(region.read_bytes()):08x})"]
+
+
+CAUSE = {"exception_class": "java.lang.IllegalStateException", "message": "sensor gone", "task": "process",
+         "release": 42, "frames": ["a.B.c(B.java:1)", "a.B.d(B.java:2)"]}
+SERVICES = [
+    {"name": "cochlear/ProcessingService", "state": "FAILED", "releases": 41, "deadline_misses": 0,
+     "worst_lateness_nanos": 12000, "failure": CAUSE},
+    {"name": "cochlear/ProcessingService/process", "state": "FAILED", "releases": 41, "deadline_misses": 0,
+     "worst_lateness_nanos": 12000, "failure": CAUSE},
+    {"name": "echo/Echo", "state": "RUNNING", "releases": 3, "deadline_misses": 0, "worst_lateness_nanos": 0,
+     "failure": None},
+]
+
+
+def test_rt_services_shows_a_failed_components_cause_once():
+    out = cli.render_services(SERVICES).splitlines()
+    assert out[1].startswith("cochlear/ProcessingService") and "FAILED" in out[1]
+    assert out[2] == ("  failed: java.lang.IllegalStateException: sensor gone (task process, release 42) "
+                      "at a.B.c(B.java:1)")
+    assert out[3] == "    at a.B.d(B.java:2)"
+    assert out[4].startswith("cochlear/ProcessingService/process"), "the task's row does not repeat it"
+    assert out[5].startswith("echo/Echo") and len(out) == 7
+    assert out[6] == "(releases, misses and lateness in the RT cell's host clock)"
+
+
+def test_rt_services_says_when_its_figures_are_in_virtual_time():
+    clock = {"kind": "virtual", "label": "virtual time (QEMU icount shift=3: 125 M instructions/s)"}
+    assert cli.render_services(SERVICES, clock).splitlines()[-1] == (
+        "(releases, misses and lateness in the RT cell's virtual time (QEMU icount shift=3: 125 M instructions/s))")
+
+
+@pytest.mark.parametrize("as_json", [True, False])
+def test_rt_services_json_carries_the_cause(monkeypatch, capsys, as_json):
+    class Agent:
+        @staticmethod
+        def list_services(region, timeout):
+            return SERVICES
+    monkeypatch.setattr(cli, "_mgmt", lambda: Agent)
+    monkeypatch.setattr(cli, "_region_of", lambda a: "/dev/shm/unused")
+    monkeypatch.setattr(cli, "_clock_of", lambda a: {"kind": "host"})
+    assert cli.main(["rt", "services", "--board", "host"] + (["--json"] if as_json else [])) == 0
+    out = capsys.readouterr().out
+    if as_json:
+        rows = __import__("json").loads(out)
+        assert rows[0]["failure"] == CAUSE and rows[2]["failure"] is None
+        assert all(r["clock"] == {"kind": "host"} for r in rows)
+    else:
+        assert "failed: java.lang.IllegalStateException: sensor gone (task process, release 42)" in out
+
+
+def _bundle_inputs(tmp_path, root='<manifest versionCode="2">'):
+    import zipfile
+    jar, manifest = tmp_path / "a.jar", tmp_path / "m.xml"
+    with zipfile.ZipFile(jar, "w") as z:
+        z.writestr("a/A.class", b"x")
+    manifest.write_text(f'{root}<application name="echo"><receiver name="a.A" priority="5"/></application></manifest>')
+    run("keys", "--dir", str(tmp_path / "keys"))
+    return jar, manifest, tmp_path / "keys" / "deploy.key"
+
+
+def test_bundle_says_its_version_and_whether_it_may_downgrade(tmp_path):
+    jar, manifest, key = _bundle_inputs(tmp_path)
+    common = ("bundle", "--jar", str(jar), "--manifest", str(manifest), "--key", str(key))
+    r = run(*common, "-o", str(tmp_path / "echo.rtb"))
+    assert r.returncode == 0, r.stderr
+    assert "application echo version 2, " in r.stdout and "downgrade" not in r.stdout
+    r = run(*common, "--allow-downgrade", "-o", str(tmp_path / "echo-down.rtb"))
+    assert r.returncode == 0, r.stderr
+    assert "application echo version 2, " in r.stdout and "signed as a downgrade" in r.stdout
+    import zipfile
+    with zipfile.ZipFile(tmp_path / "echo-down.rtb") as z:
+        assert "downgrade.ed25519" in z.namelist() and "signature.ed25519" not in z.namelist()
+
+
+def test_bundle_without_a_version_is_refused_in_one_line(tmp_path):
+    jar, manifest, key = _bundle_inputs(tmp_path, root="<manifest>")
+    r = run("bundle", "--jar", str(jar), "--manifest", str(manifest), "--key", str(key), "-o", str(tmp_path / "o.rtb"))
+    assert r.returncode == 1 and "BAD_MANIFEST" in r.stderr and "has no versionCode" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+    assert not (tmp_path / "o.rtb").exists()
+
+
+def test_a_downgrade_refusal_prints_one_line_with_both_versions(tmp_path, monkeypatch, capsys):
+    """The agent's answer (its code and reason, as xcc.mgmt decodes them) becomes the CLI's line."""
+    from xcc import frames as F
+    from xcc import mgmt
+    bundle = tmp_path / "cochlear.rtb"
+    bundle.write_bytes(b"PK")
+    answer = F.Control(kind=F.Control.DEPLOY_RESULT, code=10, subject="cochlear",
+                       text="cochlear version 2 < deployed 3; a downgrade needs a bundle signed for it "
+                            "(rtdroid bundle --allow-downgrade)")
+    monkeypatch.setattr(mgmt, "deploy", lambda region, path, timeout: mgmt.Result.of(answer))
+    monkeypatch.setattr(cli, "_region_of", lambda a: "/dev/shm/unused")
+    assert cli.main(["deploy", "rt", str(bundle)]) == 1
+    out = capsys.readouterr().out
+    assert out == ("deploy cochlear.rtb: REFUSED: DOWNGRADE (10): cochlear version 2 < deployed 3; a downgrade "
+                   "needs a bundle signed for it (rtdroid bundle --allow-downgrade)\n")

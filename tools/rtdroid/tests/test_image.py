@@ -5,7 +5,8 @@ import subprocess
 import pytest
 
 from rtdroid import boardconfig as bc
-from rtdroid import image, paths, render
+from rtdroid import image, paths
+from rtdroid.hypervisors import qemu
 
 
 @pytest.fixture
@@ -80,7 +81,7 @@ def test_initramfs_is_reproducible_and_carries_the_root(kernel_tree, tmp_path):
     assert not any(e.startswith("lib/modules/") for e in listing)
     init = subprocess.run(["cpio", "-i", "--quiet", "--to-stdout", "init"], input=first,
                           capture_output=True, check=True).stdout.decode()
-    assert init == render.qemu_init_script(board)
+    assert init == qemu.init_script(board)
     java = subprocess.run(["cpio", "-i", "--quiet", "--to-stdout", "rt/jdk/bin/java"], input=first,
                           capture_output=True, check=True).stdout
     assert java == b"\x7fELF java"

@@ -7,10 +7,12 @@ import socket
 import subprocess
 import sys
 import time
+import struct
 from pathlib import Path
 
 import pytest
 
+from rtdroid import boardconfig as bc
 from rtdroid import lifecycle
 
 from rtdroid_testutil import rtdroid_cmd
@@ -171,3 +173,31 @@ def test_status_json_is_one_flat_object(private_board):
         lifecycle.down(private_board["name"], out=lambda s: None)
     r = subprocess.run(rtdroid_cmd("board", "status", "--json"), capture_output=True, text=True)
     assert r.returncode == 1 and json.loads(r.stdout)["up"] is False
+
+
+def test_board_file_error_is_refused_before_anything_starts(private_board):
+    f = private_board["file"]
+    f.write_text(f.read_text().replace("size_bytes: 1048576", "size_bytes: 1000000"))
+    with pytest.raises(bc.BoardConfigError) as e:
+        lifecycle.up(str(f), out=lambda s: None)
+    assert f"{f}:" in str(e.value) and "power of two" in str(e.value)
+    assert not private_board["region"].exists()
+    assert lifecycle.load_state(private_board["name"]) is None
+    assert not private_board["run"].exists() or not any(private_board["run"].iterdir())
+
+
+def test_link_problems_name_what_a_scribbling_cell_left_wrong():
+    from xcc import region as xr
+    img = xr.format_image(3, 8, 256)
+    xr.attach_cell(img, xr.RT_PEER).close()
+    xr.attach_cell(img, xr.ANDROID_PEER, owns_management_ring=False).close()
+    both = {"rt", "android"}
+    assert lifecycle.link_problems(xr.dump(img), both) == []
+    lay = xr.RegionLayout(3, 8, 256)
+    struct.pack_into("<Q", img, lay.ring_header(xr.ANDROID_PEER, 1), 1 << 40)   # write index moved
+    struct.pack_into("<I", img, lay.state_line(xr.RT_PEER), 3)                  # RT state STOPPING
+    problems = lifecycle.link_problems(xr.dump(img), both)
+    assert "rt cell is STOPPING" in problems
+    assert any(p.startswith("android ring 1: write index 1099511627776 and read index 0") for p in problems)
+    # a cell that is not running is not expected to keep its side
+    assert lifecycle.link_problems(xr.dump(img), {"android"}) == []

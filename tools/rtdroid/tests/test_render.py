@@ -7,6 +7,7 @@ import yaml
 
 from rtdroid import boardconfig as bc
 from rtdroid import paths, render
+from rtdroid.hypervisors import qemu
 
 
 @pytest.mark.parametrize("name", bc.available_boards())
@@ -48,7 +49,7 @@ def test_qemu_rt_argv_carries_the_board():
 
 
 def test_init_script_runs_the_agent_from_the_initramfs_root():
-    init = render.qemu_init_script(bc.load_board("qemu-x86_64"))
+    init = qemu.init_script(bc.load_board("qemu-x86_64"))
     assert "@" not in init.replace("$@", "")  # every placeholder was filled
     assert "RT=/rt" in init and "insmod" not in init and "mount -t 9p" not in init
     assert "--await-region" in init

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import org.HdrHistogram.Histogram;
 import org.rtdroid.runtime.os.RealtimeThreads;
+import org.rtdroid.bridge.json.JsonWriter;
 
 /**
  * The result of one benchmark run, written as build/bench/&lt;name&gt;.json:
@@ -101,7 +102,7 @@ public final class Report {
         root.put("goals", goals);
         root.put("notes", notes);
         Path file = dir.resolve(bench + ".json");
-        Files.writeString(file, Json.write(root));
+        Files.writeString(file, JsonWriter.write(root));
         return file;
     }
 

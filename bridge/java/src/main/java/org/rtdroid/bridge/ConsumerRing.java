@@ -147,6 +147,22 @@ public final class ConsumerRing {
         Shm.setOpaqueU64(view, line + FRAMES_UNDELIVERABLE_OFFSET, framesUndeliverable);
     }
 
+    /**
+     * Republishes what this consumer owns in its consumer line (read index and its five counters)
+     * wherever the shared copy disagrees with its own: another cell scribbled on this peer's
+     * section. A moved read index would otherwise make the producer treat the ring as full (not
+     * credible) and drop everything it sends this way. Call it from the consuming thread. Returns
+     * the number of fields repaired. Allocation-free.
+     */
+    public int heal() {
+        return Shm.republishU64(view, line + READ_INDEX_OFFSET, readIndex)
+                + Shm.republishU64(view, line + FRAMES_ACCEPTED_OFFSET, framesAccepted)
+                + Shm.republishU64(view, line + FRAMES_CORRUPT_OFFSET, framesCorrupt)
+                + Shm.republishU64(view, line + RESYNCS_OFFSET, resyncs)
+                + Shm.republishU64(view, line + FRAMES_UNDELIVERABLE_OFFSET, framesUndeliverable)
+                + Shm.republishU64(view, line + STALE_SKIPPED_OFFSET, staleSkipped);
+    }
+
     /** Frames the producer has published that this consumer has not read (0..S, 0 if incredible). */
     public int available() {
         long w = Shm.getAcquireU64(view, producerWriteIndex);

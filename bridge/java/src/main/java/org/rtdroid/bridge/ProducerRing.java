@@ -108,6 +108,20 @@ public final class ProducerRing {
         return offer(frame, 0, frame.length);
     }
 
+    /**
+     * Republishes what this producer owns in its ring header (write index, frames written, frames
+     * dropped full, ring class) wherever the shared copy disagrees with its own: another cell
+     * scribbled on this peer's section. A moved write index would otherwise make the consumer
+     * resynchronise to it and this producer refuse every offer as "not credible". Call it from
+     * the producing thread. Returns the number of fields repaired. Allocation-free.
+     */
+    public int heal() {
+        return Shm.republishU64(view, header + WRITE_INDEX_OFFSET, writeIndex)
+                + Shm.republishU64(view, header + FRAMES_WRITTEN_OFFSET, framesWritten)
+                + Shm.republishU64(view, header + FRAMES_DROPPED_FULL_OFFSET, framesDroppedFull)
+                + Shm.republishU32(view, header + RING_CLASS_OFFSET, ring);
+    }
+
     /** Slots the consumer has not yet released, as far as this producer can tell (0..S). */
     public int backlog() {
         long rd = Shm.getAcquireU64(view, consumerReadIndex);

@@ -29,6 +29,18 @@ public final class Region {
     public static final int STATE_STOPPING = 3;
     public static final int STATE_FAILED = 4;
 
+    /** A peer state's name as region-spec.md spells it; "INVALID" for a value outside the table. */
+    public static String stateName(int state) {
+        switch (state) {
+            case STATE_RESET: return "RESET";
+            case STATE_INITIALISING: return "INITIALISING";
+            case STATE_READY: return "READY";
+            case STATE_STOPPING: return "STOPPING";
+            case STATE_FAILED: return "FAILED";
+            default: return "INVALID";
+        }
+    }
+
     /** The spec's default peer_timeout: a heartbeat still for this long means unresponsive. */
     public static final long DEFAULT_PEER_TIMEOUT_NANOS = 1_000_000_000L;
 
@@ -45,6 +57,11 @@ public final class Region {
     private long observedPeerEpoch;
     private long peerRestarts;
     private long heartbeat;
+    // This cell's state and epoch as it last wrote them: its private truth. The state is set by the
+    // cell's main thread and healed by its proxy thread: volatile, written before the shared copy.
+    private volatile int state;
+    private int epoch;
+    private long repairs;
     private boolean peerHeartbeatSeen;
     private long lastPeerHeartbeat;
     private long lastPeerHeartbeatChangeNanos;
@@ -228,8 +245,8 @@ public final class Region {
         ByteBuffer b = region.buffer;
         int line = layout.stateLineOffset(peerId);
         Shm.setReleaseU32(b, line + STATE_OFFSET, STATE_INITIALISING);
-        int epoch = Shm.getOpaqueU32(b, line + EPOCH_OFFSET);
-        Shm.setReleaseU32(b, line + EPOCH_OFFSET, epoch + 1);
+        region.epoch = Shm.getOpaqueU32(b, line + EPOCH_OFFSET) + 1;
+        Shm.setReleaseU32(b, line + EPOCH_OFFSET, region.epoch);
         for (ConsumerRing consumer : region.consumers) {
             if (consumer != null) {
                 consumer.skipStale();
@@ -237,6 +254,7 @@ public final class Region {
         }
         region.observedPeerEpoch = region.peerEpoch(1 - peerId);
         region.heartbeat = Shm.getOpaqueU64(b, line + HEARTBEAT_OFFSET);
+        region.state = STATE_READY;
         Shm.setReleaseU32(b, line + STATE_OFFSET, STATE_READY);
         region.heartbeat();
         return region;
@@ -361,7 +379,47 @@ public final class Region {
         if (state < STATE_RESET || state > STATE_FAILED) {
             throw new IllegalArgumentException("state " + state + " must be " + STATE_RESET + ".." + STATE_FAILED);
         }
+        this.state = state;
         Shm.setReleaseU32(buffer, layout.stateLineOffset(peerId) + STATE_OFFSET, state);
+    }
+
+    /**
+     * Self-healing (region-spec.md, "A peer's own fields"): republishes every field this cell owns
+     * whose shared copy another cell has changed: its state line (state, epoch, heartbeat) and, for
+     * each ring from {@code firstRing} on that it owns, the producer's ring header and the
+     * consumer's line. Each side keeps the truth privately, so a scribbled field is put back, not
+     * believed. Call it from the thread that owns those rings, at least every heartbeat. Returns
+     * the fields repaired (also added to {@link #repairs()}). Allocation-free.
+     */
+    public int heal(int firstRing) {
+        int n = 0;
+        if (ownsStateLine) {
+            int line = layout.stateLineOffset(peerId);
+            // setState writes the private state, then the shared one: a state that changed while
+            // this looked is the owner's own write in flight, not a scribble (if the owner writes
+            // between this check and the repair, the next heal puts its new state back).
+            int own = state;
+            if (Shm.getAcquireU32(buffer, line + STATE_OFFSET) != own && state == own) {
+                n += Shm.republishU32(buffer, line + STATE_OFFSET, own);
+            }
+            n += Shm.republishU32(buffer, line + EPOCH_OFFSET, epoch)
+                    + Shm.republishU64(buffer, line + HEARTBEAT_OFFSET, heartbeat);
+        }
+        for (int ring = Math.max(0, firstRing); ring < layout.rings(); ring++) {
+            if (producers[ring] != null) {
+                n += producers[ring].heal();
+            }
+            if (consumers[ring] != null) {
+                n += consumers[ring].heal();
+            }
+        }
+        repairs += n;
+        return n;
+    }
+
+    /** Fields {@link #heal} has put back since this attachment began. */
+    public long repairs() {
+        return repairs;
     }
 
     /** Advances this cell's heartbeat (at least every 100 ms while READY). Allocation-free. */

@@ -1,5 +1,7 @@
 package org.rtdroid.bridge;
 
+import org.rtdroid.bridge.json.JsonWriter;
+
 /**
  * A snapshot of every counter of one ring: the producer's ring header (in the producer's section)
  * and the consumer line that reads it (in the other peer's section). Not for the real-time path.
@@ -91,17 +93,19 @@ public final class RingCounters {
 
     /** One JSON object (unsigned decimal numbers). */
     public String toJson() {
-        return "{\"producer_peer\":" + producerPeer + ",\"ring\":" + ring + ",\"ring_class\":"
-                + Integer.toUnsignedString(ringClass)
-                + ",\"write_index\":" + Long.toUnsignedString(writeIndex)
-                + ",\"frames_written\":" + Long.toUnsignedString(framesWritten)
-                + ",\"frames_dropped_full\":" + Long.toUnsignedString(framesDroppedFull)
-                + ",\"read_index\":" + Long.toUnsignedString(readIndex)
-                + ",\"frames_accepted\":" + Long.toUnsignedString(framesAccepted)
-                + ",\"frames_corrupt\":" + Long.toUnsignedString(framesCorrupt)
-                + ",\"resyncs\":" + Long.toUnsignedString(resyncs)
-                + ",\"frames_undeliverable\":" + Long.toUnsignedString(framesUndeliverable)
-                + ",\"stale_skipped\":" + Long.toUnsignedString(staleSkipped) + "}";
+        return new JsonWriter().beginObject()
+                .field("producer_peer", producerPeer).field("ring", ring)
+                .field("ring_class", Integer.toUnsignedLong(ringClass))
+                .unsignedField("write_index", writeIndex)
+                .unsignedField("frames_written", framesWritten)
+                .unsignedField("frames_dropped_full", framesDroppedFull)
+                .unsignedField("read_index", readIndex)
+                .unsignedField("frames_accepted", framesAccepted)
+                .unsignedField("frames_corrupt", framesCorrupt)
+                .unsignedField("resyncs", resyncs)
+                .unsignedField("frames_undeliverable", framesUndeliverable)
+                .unsignedField("stale_skipped", staleSkipped)
+                .endObject().toString();
     }
 
     @Override

@@ -47,6 +47,27 @@ final class Shm {
     }
 
     /**
+     * A field this peer owns: if the shared copy is not {@code own} (another cell wrote it),
+     * writes {@code own} back with release semantics and returns 1, else 0. Allocation-free.
+     */
+    static int republishU64(ByteBuffer b, int offset, long own) {
+        if (getAcquireU64(b, offset) == own) {
+            return 0;
+        }
+        setReleaseU64(b, offset, own);
+        return 1;
+    }
+
+    /** {@link #republishU64} for a u32 field. */
+    static int republishU32(ByteBuffer b, int offset, int own) {
+        if (getAcquireU32(b, offset) == own) {
+            return 0;
+        }
+        setReleaseU32(b, offset, own);
+        return 1;
+    }
+
+    /**
      * Copies region bytes into {@code dst}. {@code view} is a private duplicate of the region
      * buffer (its position moves). Aligned-only memory is read 8 bytes at a time from 8-aligned
      * offsets, then byte by byte.

@@ -105,13 +105,15 @@ public final class DeployedApp {
         List<ServiceStatus> out = new ArrayList<>();
         for (ComponentRuntime c : components) {
             String base = name() + "/" + c.decl().simpleName();
+            Throwable failure = c.lastFailure();
+            FailureCause cause = failure == null ? null : FailureCause.of(failure, c.failureTask(), c.failureRelease());
             out.add(new ServiceStatus(base, c.state().name(), c.callbacks(), 0, c.worstDeliveryNanos(), 0,
-                    c.failures(), c.decl().priority()));
+                    c.failures(), c.decl().priority(), cause));
             for (PeriodicTaskRuntime t : c.tasks()) {
                 String st = c.state() == org.rtdroid.runtime.component.ComponentState.RUNNING && !t.isRunning()
                         ? "STOPPED" : c.state().name();
                 out.add(new ServiceStatus(base + "/" + t.decl().name(), st, t.releases(), t.deadlineMisses(),
-                        t.worstLatenessNanos(), t.overruns(), c.failures(), t.decl().priority()));
+                        t.worstLatenessNanos(), t.overruns(), c.failures(), t.decl().priority(), cause));
             }
         }
         return out;

@@ -11,6 +11,8 @@ package org.rtdroid.runtime.boot;
  * @param overruns releases still running when the next was due (tasks)
  * @param failures callbacks that failed (exceptions, scope overflows, heap-bound violations)
  * @param priority the declared priority
+ * @param cause the component's failure (the one that made it FAILED, else the latest), or null when
+ *     it never failed; the rows of a component's tasks carry the component's cause
  */
 public record ServiceStatus(String name, String state, long releases, long deadlineMisses, long worstLatenessNanos,
-                            long overruns, long failures, int priority) {}
+                            long overruns, long failures, int priority, FailureCause cause) {}

@@ -125,6 +125,9 @@ public final class StandaloneMain {
         for (ServiceStatus s : host.services()) {
             b.append(String.format(Locale.ROOT, "%-52s %-10s %10d %8d %14.1f %8d%n", s.name(), s.state(), s.releases(),
                     s.deadlineMisses(), s.worstLatenessNanos() / 1000.0, s.failures()));
+            if (s.cause() != null && s.name().indexOf('/') == s.name().lastIndexOf('/')) { // component rows
+                b.append("    failed: ").append(s.cause().summary()).append('\n');
+            }
         }
         b.append("cross-context intents published: ").append(outbound).append('\n');
         System.out.print(b);

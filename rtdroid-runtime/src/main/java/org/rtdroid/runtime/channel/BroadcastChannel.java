@@ -1,6 +1,5 @@
 package org.rtdroid.runtime.channel;
 
-import java.util.concurrent.locks.LockSupport;
 import org.rtdroid.runtime.manifest.DropPolicy;
 import org.rtdroid.runtime.os.PiMutex;
 
@@ -18,16 +17,13 @@ public final class BroadcastChannel {
     private final DropPolicy drop;
     private final boolean fifo;
     private final RealtimeIntent[] pool;
-    private final ChannelSender[] owners;
+    private final SlotPool slots;
+    private final SlotPool.Reclaimer reclaimer = this::reclaimFor;
     private final int[] remaining;
     private final int[] started;
-    private final int[] free;
-    private int freeCount;
     private final Subscriber[] subscribers;
     private final PiMutex lock;
     private long broadcastCount;
-    private long stolenCount;
-    private long droppedCount;
 
     public BroadcastChannel(String name, int capacity, int dataSizeBytes, int subscriberCount, DropPolicy drop,
                             boolean fifo) {
@@ -37,16 +33,13 @@ public final class BroadcastChannel {
         this.name = name;
         this.drop = drop;
         this.fifo = fifo;
+        slots = new SlotPool(capacity);
         pool = new RealtimeIntent[capacity];
-        owners = new ChannelSender[capacity];
         remaining = new int[capacity];
         started = new int[capacity];
-        free = new int[capacity];
         for (int i = 0; i < capacity; i++) {
             pool[i] = new RealtimeIntent(name, dataSizeBytes);
-            free[i] = i;
         }
-        freeCount = capacity;
         lock = new PiMutex("broadcast channel '" + name + "'");
         subscribers = new Subscriber[subscriberCount];
         for (int i = 0; i < subscriberCount; i++) {
@@ -71,28 +64,12 @@ public final class BroadcastChannel {
         int priority = fifo ? 0 : sender.priority();
         lock.lock();
         try {
-            sender.throwIfStolen();
-            int slot;
-            if (freeCount > 0) {
-                slot = free[--freeCount];
-            } else {
-                slot = reclaimFor(priority);
-                if (slot < 0) {
-                    droppedCount++;
-                    sender.countRefused();
-                    return ChannelSender.DROPPED_FULL;
-                }
+            int slot = slots.take(sender, priority, reclaimer);
+            if (slot < 0) {
+                return ChannelSender.DROPPED_FULL;
             }
-            RealtimeIntent m = pool[slot];
-            m.clear();
-            try {
-                closure.genMsg(m);
-            } catch (RuntimeException | Error e) {
-                free[freeCount++] = slot;
-                throw e;
-            }
-            m.stampSender(sender.nameBytes(), sender.priority(), System.nanoTime());
-            owners[slot] = sender;
+            slots.fill(slot, pool[slot], sender, closure);
+            slots.queued(slot, sender);
             remaining[slot] = subscribers.length;
             started[slot] = 0;
             long seq = Sequence.next();
@@ -100,15 +77,11 @@ public final class BroadcastChannel {
                 s.queue.insert(slot, priority, seq);
             }
             broadcastCount++;
-            sender.countSent();
         } finally {
             lock.unlock();
         }
         for (Subscriber s : subscribers) {
-            Thread t = s.consumer;
-            if (t != null) {
-                LockSupport.unpark(t);
-            }
+            SlotPool.wake(s.consumer);
         }
         return ChannelSender.SENT;
     }
@@ -145,18 +118,13 @@ public final class BroadcastChannel {
         for (Subscriber s : subscribers) {
             s.queue.removeSlot(best);
         }
-        ChannelSender victim = owners[best];
-        owners[best] = null;
-        if (victim != null) {
-            victim.markStolen();
-        }
-        stolenCount++;
+        slots.stolen(best);
         return best;
     }
 
     public long broadcastCount() { lock.lock(); try { return broadcastCount; } finally { lock.unlock(); } }
-    public long stolenCount() { lock.lock(); try { return stolenCount; } finally { lock.unlock(); } }
-    public long droppedCount() { lock.lock(); try { return droppedCount; } finally { lock.unlock(); } }
+    public long stolenCount() { lock.lock(); try { return slots.stolenCount(); } finally { lock.unlock(); } }
+    public long droppedCount() { lock.lock(); try { return slots.droppedCount(); } finally { lock.unlock(); } }
 
     /** One subscriber's priority queue of references to stored intents. */
     private final class Subscriber implements InboundSource {
@@ -198,8 +166,7 @@ public final class BroadcastChannel {
                 lock.lock();
                 try {
                     if (--remaining[slot] == 0) {
-                        owners[slot] = null;
-                        free[freeCount++] = slot;
+                        slots.release(slot);
                     }
                 } finally {
                     lock.unlock();

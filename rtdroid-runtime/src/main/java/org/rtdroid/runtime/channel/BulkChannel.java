@@ -1,7 +1,6 @@
 package org.rtdroid.runtime.channel;
 
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.locks.LockSupport;
 import org.rtdroid.runtime.manifest.DropPolicy;
 import org.rtdroid.runtime.memory.TransferScope;
 import org.rtdroid.runtime.os.PiMutex;
@@ -21,18 +20,15 @@ public final class BulkChannel {
     private final String name;
     private final DropPolicy drop;
     private final TransferScope[] scopes;
-    private final int[] free;
-    private int freeCount;
+    private final SlotPool slots;
+    private final SlotPool.Reclaimer reclaimer = this::reclaimOldest;
     private final int[] fifo;
     private int head;
     private int count;
     private final PiMutex lock;
     private volatile Thread consumer;
-    private ChannelSender lastSender;
     private long sentCount;
     private long deliveredCount;
-    private long reclaimedCount;
-    private long droppedCount;
 
     /** @param region capacity × dataSizeBytes of pre-allocated memory, split into the scopes */
     public BulkChannel(String name, int capacity, long dataSizeBytes, DropPolicy drop, MemorySegment region) {
@@ -41,14 +37,12 @@ public final class BulkChannel {
         }
         this.name = name;
         this.drop = drop;
+        slots = new SlotPool(capacity);
         scopes = new TransferScope[capacity];
-        free = new int[capacity];
         fifo = new int[capacity];
         for (int i = 0; i < capacity; i++) {
             scopes[i] = new TransferScope(name, i, region.asSlice(i * dataSizeBytes, dataSizeBytes));
-            free[i] = i;
         }
-        freeCount = capacity;
         lock = new PiMutex("bulk channel '" + name + "'");
     }
 
@@ -67,19 +61,8 @@ public final class BulkChannel {
         int slot;
         lock.lock();
         try {
-            sender.throwIfStolen();
-            if (freeCount > 0) {
-                slot = free[--freeCount];
-            } else if (drop != DropPolicy.NEWEST && count > 0) {
-                slot = fifo[head];
-                head = (head + 1) % fifo.length;
-                count--;
-                scopes[slot].reclaim();
-                reclaimedCount++;
-                sender.markStolen();
-            } else {
-                droppedCount++;
-                sender.countRefused();
+            slot = slots.take(sender, 0, reclaimer);
+            if (slot < 0) {
                 return ChannelSender.DROPPED_FULL;
             }
         } finally {
@@ -93,7 +76,7 @@ public final class BulkChannel {
             s.reclaim();
             lock.lock();
             try {
-                free[freeCount++] = slot;
+                slots.release(slot);
             } finally {
                 lock.unlock();
             }
@@ -105,16 +88,25 @@ public final class BulkChannel {
             fifo[(head + count) % fifo.length] = slot;
             count++;
             sentCount++;
-            lastSender = sender;
-            sender.countSent();
+            slots.queued(slot, sender);
         } finally {
             lock.unlock();
         }
-        Thread c = consumer;
-        if (c != null) {
-            LockSupport.unpark(c);
-        }
+        SlotPool.wake(consumer);
         return ChannelSender.SENT;
+    }
+
+    /** Under lock: the drop policy for a full channel: the oldest queued scope, unless {@code newest}. */
+    private int reclaimOldest(int unusedPriority) {
+        if (drop == DropPolicy.NEWEST || count == 0) {
+            return -1;
+        }
+        int slot = fifo[head];
+        head = (head + 1) % fifo.length;
+        count--;
+        scopes[slot].reclaim();
+        slots.stolen(slot);
+        return slot;
     }
 
     /**
@@ -132,6 +124,7 @@ public final class BulkChannel {
             slot = fifo[head];
             head = (head + 1) % fifo.length;
             count--;
+            slots.dequeued(slot);
         } finally {
             lock.unlock();
         }
@@ -143,7 +136,7 @@ public final class BulkChannel {
             s.reclaim();
             lock.lock();
             try {
-                free[freeCount++] = slot;
+                slots.release(slot);
                 deliveredCount++;
             } finally {
                 lock.unlock();
@@ -156,6 +149,6 @@ public final class BulkChannel {
     public long sentCount() { lock.lock(); try { return sentCount; } finally { lock.unlock(); } }
     public long deliveredCount() { lock.lock(); try { return deliveredCount; } finally { lock.unlock(); } }
     /** Queued scopes reclaimed (dropped) because the sender outran the receiver. */
-    public long reclaimedCount() { lock.lock(); try { return reclaimedCount; } finally { lock.unlock(); } }
-    public long droppedCount() { lock.lock(); try { return droppedCount; } finally { lock.unlock(); } }
+    public long reclaimedCount() { lock.lock(); try { return slots.stolenCount(); } finally { lock.unlock(); } }
+    public long droppedCount() { lock.lock(); try { return slots.droppedCount(); } finally { lock.unlock(); } }
 }

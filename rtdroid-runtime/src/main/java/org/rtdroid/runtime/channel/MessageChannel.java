@@ -1,6 +1,5 @@
 package org.rtdroid.runtime.channel;
 
-import java.util.concurrent.locks.LockSupport;
 import org.rtdroid.runtime.manifest.DropPolicy;
 import org.rtdroid.runtime.os.PiMutex;
 
@@ -22,35 +21,26 @@ public final class MessageChannel implements InboundSource {
     private final DropPolicy drop;
     private final boolean fifo;
     private final RealtimeIntent[] pool;
-    private final ChannelSender[] owners;
-    private final int[] free;
-    private int freeCount;
+    private final SlotPool slots;
+    private final SlotPool.Reclaimer reclaimer = this::reclaimFor;
     private final SlotQueue queue;
     private final PiMutex lock;
     private volatile Thread consumer;
     private long sentCount;
     private long deliveredCount;
-    private long stolenCount;
-    private long droppedCount;
 
     /**
      * @param fifo true for {@code <order>fifo</order>}: every message queued at the same priority
      */
     public MessageChannel(String name, int capacity, int dataSizeBytes, DropPolicy drop, boolean fifo) {
-        if (capacity < 1) {
-            throw new IllegalArgumentException("capacity must be at least 1");
-        }
+        this.slots = new SlotPool(capacity);
         this.name = name;
         this.drop = drop;
         this.fifo = fifo;
         this.pool = new RealtimeIntent[capacity];
-        this.owners = new ChannelSender[capacity];
-        this.free = new int[capacity];
         for (int i = 0; i < capacity; i++) {
             pool[i] = new RealtimeIntent(name, dataSizeBytes);
-            free[i] = i;
         }
-        this.freeCount = capacity;
         this.queue = new SlotQueue(capacity);
         this.lock = new PiMutex("message channel '" + name + "'");
     }
@@ -75,38 +65,18 @@ public final class MessageChannel implements InboundSource {
         int priority = fifo ? 0 : sender.priority();
         lock.lock();
         try {
-            sender.throwIfStolen();
-            int slot;
-            if (freeCount > 0) {
-                slot = free[--freeCount];
-            } else {
-                slot = reclaimFor(priority);
-                if (slot < 0) {
-                    droppedCount++;
-                    sender.countRefused();
-                    return ChannelSender.DROPPED_FULL;
-                }
+            int slot = slots.take(sender, priority, reclaimer);
+            if (slot < 0) {
+                return ChannelSender.DROPPED_FULL;
             }
-            RealtimeIntent m = pool[slot];
-            m.clear();
-            m.stampSender(sender.nameBytes(), sender.priority(), System.nanoTime());
-            try {
-                closure.genMsg(m);
-            } catch (RuntimeException | Error e) {
-                free[freeCount++] = slot;
-                throw e;
-            }
-            owners[slot] = sender;
+            slots.fill(slot, pool[slot], sender, closure);
+            slots.queued(slot, sender);
             queue.insert(slot, priority, Sequence.next());
             sentCount++;
-            sender.countSent();
         } finally {
             lock.unlock();
         }
-        Thread c = consumer;
-        if (c != null) {
-            LockSupport.unpark(c);
-        }
+        SlotPool.wake(consumer);
         return ChannelSender.SENT;
     }
 
@@ -129,12 +99,7 @@ public final class MessageChannel implements InboundSource {
             return -1;
         }
         int slot = queue.removeAt(pos);
-        ChannelSender victim = owners[slot];
-        owners[slot] = null;
-        if (victim != null) {
-            victim.markStolen();
-        }
-        stolenCount++;
+        slots.stolen(slot);
         return slot;
     }
 
@@ -171,7 +136,7 @@ public final class MessageChannel implements InboundSource {
                 return false;
             }
             slot = queue.pollHead();
-            owners[slot] = null;
+            slots.dequeued(slot);
         } finally {
             lock.unlock();
         }
@@ -180,7 +145,7 @@ public final class MessageChannel implements InboundSource {
         } finally {
             lock.lock();
             try {
-                free[freeCount++] = slot;
+                slots.release(slot);
                 deliveredCount++;
             } finally {
                 lock.unlock();
@@ -197,9 +162,8 @@ public final class MessageChannel implements InboundSource {
                 return false;
             }
             int slot = queue.pollHead();
-            owners[slot] = null;
             into.copyFrom(pool[slot]);
-            free[freeCount++] = slot;
+            slots.release(slot);
             deliveredCount++;
             return true;
         } finally {
@@ -220,7 +184,7 @@ public final class MessageChannel implements InboundSource {
     public long sentCount() { lock.lock(); try { return sentCount; } finally { lock.unlock(); } }
     public long deliveredCount() { lock.lock(); try { return deliveredCount; } finally { lock.unlock(); } }
     /** Queued messages reclaimed for another sender (stolen). */
-    public long stolenCount() { lock.lock(); try { return stolenCount; } finally { lock.unlock(); } }
+    public long stolenCount() { lock.lock(); try { return slots.stolenCount(); } finally { lock.unlock(); } }
     /** Messages refused because the channel was full. */
-    public long droppedCount() { lock.lock(); try { return droppedCount; } finally { lock.unlock(); } }
+    public long droppedCount() { lock.lock(); try { return slots.droppedCount(); } finally { lock.unlock(); } }
 }

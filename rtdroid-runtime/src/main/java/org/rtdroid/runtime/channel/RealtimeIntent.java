@@ -1,6 +1,7 @@
 package org.rtdroid.runtime.channel;
 
 import java.nio.charset.StandardCharsets;
+import org.rtdroid.xcc.XccBounds;
 
 /**
  * A pre-allocated, fixed-size message or intent of a real-time channel (a message is an intent
@@ -11,8 +12,9 @@ import java.nio.charset.StandardCharsets;
  * inside {@link MessageClosure#genMsg}, receivers read one inside their callback; neither keeps it.
  */
 public final class RealtimeIntent {
-    public static final int MAX_ACTION_BYTES = 63;
-    public static final int MAX_SENDER_BYTES = 47;
+    // an intent may cross to the Android cell: the wire's bounds (XccBounds, from bridge/proto/xcc.options)
+    public static final int MAX_ACTION_BYTES = XccBounds.MAX_INTENT_ACTION_BYTES;
+    public static final int MAX_SENDER_BYTES = XccBounds.MAX_INTENT_SENDER_BYTES;
 
     private final String channelName;
     private final byte[] action = new byte[MAX_ACTION_BYTES];
@@ -72,7 +74,7 @@ public final class RealtimeIntent {
     public RealtimeIntent setAction(CharSequence ascii) {
         int n = ascii.length();
         if (n > MAX_ACTION_BYTES) {
-            throw new IllegalArgumentException("action longer than 63 bytes");
+            throw new IllegalArgumentException("action longer than " + MAX_ACTION_BYTES + " bytes");
         }
         for (int i = 0; i < n; i++) {
             action[i] = (byte) ascii.charAt(i);
@@ -82,7 +84,7 @@ public final class RealtimeIntent {
     }
     public RealtimeIntent setAction(byte[] src, int off, int len) {
         if (len < 0 || len > MAX_ACTION_BYTES) {
-            throw new IllegalArgumentException("action longer than 63 bytes");
+            throw new IllegalArgumentException("action longer than " + MAX_ACTION_BYTES + " bytes");
         }
         System.arraycopy(src, off, action, 0, len);
         actionLength = len;

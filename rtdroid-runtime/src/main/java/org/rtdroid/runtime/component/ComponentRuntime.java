@@ -64,6 +64,9 @@ public final class ComponentRuntime implements IntentConsumer {
     private volatile Thread thread;
     private volatile Throwable startFailure;
     private volatile Throwable lastFailure;
+    // Where lastFailure happened; written before it (lastFailure is the publishing volatile write).
+    private String failureTask;
+    private long failureRelease;
     private volatile String degraded;
     private volatile long callbacks;
     private volatile long failures;
@@ -108,7 +111,12 @@ public final class ComponentRuntime implements IntentConsumer {
     /** Worst time from a message's send to the start of its callback. */
     public long worstDeliveryNanos() { return worstDeliveryNanos; }
     public long lastHeapBytes() { return lastHeapBytes; }
+    /** The failure that made this component FAILED, else the latest one; null if none. */
     public Throwable lastFailure() { return lastFailure; }
+    /** The periodic task whose release failed (null: a callback of the component, or start-up). */
+    public String failureTask() { return failureTask; }
+    /** The release (or callback) of {@link #failureTask()} that failed, from 1; 0 = during start-up. */
+    public long failureRelease() { return failureRelease; }
     /** What the OS did not grant this component's thread (null if everything was applied). */
     public String degraded() { return degraded; }
     public List<PeriodicTaskRuntime> tasks() { return tasks; }
@@ -298,6 +306,7 @@ public final class ComponentRuntime implements IntentConsumer {
             }
         } catch (Throwable t) {
             startFailure = t;
+            record(t, null, 0);
             state = ComponentState.FAILED;
             running = false;
             started.countDown();
@@ -393,7 +402,7 @@ public final class ComponentRuntime implements IntentConsumer {
                 currentHandler.handleMessage(intent);
             }
         } catch (Throwable t) {
-            fail(t);
+            fail(t, null, callbacks + 1);
         }
         long used = HeapMeter.currentThreadAllocatedBytes() - before;
         lastHeapBytes = used;
@@ -402,24 +411,41 @@ public final class ComponentRuntime implements IntentConsumer {
         callbacks = n;
         if (n > HEAP_WARMUP_CALLBACKS && used > decl.memSizes().releaseBytes()) {
             heapViolations++;
-            fail(heapError.record(used));
+            fail(heapError.record(used), null, n);
         }
     }
 
-    /** A callback of this component (or of one of its tasks) failed: count it and apply the policy. */
-    void fail(Throwable t) {
+    /**
+     * A callback of this component (or release {@code release} of its task {@code task}, null for
+     * the component's own callbacks) failed: count it, keep its cause and apply the policy. Keeping
+     * the cause allocates nothing: the status builds its description on the management path.
+     */
+    void fail(Throwable t, String task, long release) {
         failures++;
-        lastFailure = t;
+        record(t, task, release);
         if (failures <= 3) {
-            app.log(app.appName() + "/" + decl.simpleName() + " failed (" + decl.failurePolicy() + "): " + t);
+            StackTraceElement[] at = t.getStackTrace();
+            app.log(app.appName() + "/" + decl.simpleName() + " failed (" + decl.failurePolicy() + ") at "
+                    + (task == null ? "callback " : "task " + task + " release ") + release + ": " + t
+                    + (at.length > 0 ? " at " + at[0] : ""));
         }
         if (decl.failurePolicy() == FailurePolicy.STOP) {
             state = ComponentState.FAILED;
             running = false;
-            for (PeriodicTaskRuntime task : tasks) {
-                task.stop();
+            for (PeriodicTaskRuntime each : tasks) {
+                each.stop();
             }
         }
+    }
+
+    /** The cause that made the component FAILED stays; under on-failure="continue" the latest counts. */
+    private void record(Throwable t, String task, long release) {
+        if (state == ComponentState.FAILED && lastFailure != null) {
+            return;
+        }
+        failureTask = task;
+        failureRelease = release;
+        lastFailure = t;
     }
 
     /** Stops the component: its tasks, then onDestroy on its own thread. */

@@ -152,7 +152,7 @@ public final class PeriodicTaskRuntime {
         try {
             task.onRelease();
         } catch (Throwable t) {
-            service.fail(t);
+            service.fail(t, decl.name(), releases + 1);
         }
         long used = HeapMeter.currentThreadAllocatedBytes() - before;
         lastHeapBytes = used;
@@ -172,7 +172,7 @@ public final class PeriodicTaskRuntime {
         releases = n;
         if (n > ComponentRuntime.HEAP_WARMUP_CALLBACKS && used > decl.releaseBytes()) {
             heapViolations++;
-            service.fail(heapError.record(used));
+            service.fail(heapError.record(used), decl.name(), n);
         }
         return end;
     }

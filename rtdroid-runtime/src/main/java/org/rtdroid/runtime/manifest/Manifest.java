@@ -3,10 +3,15 @@ package org.rtdroid.runtime.manifest;
 import java.util.List;
 
 /**
- * A parsed and validated RTDroid application manifest: the application's name, its components
- * and its channels. Immutable.
+ * A parsed and validated RTDroid application manifest: the application's name, its version, its
+ * components and its channels. Immutable.
+ *
+ * @param versionCode the root element's {@code versionCode} (a positive integer, as Android's
+ *     {@code android:versionCode}); 0 when the manifest declares none. The RT cell agent refuses a
+ *     bundle older than the one it deployed last, and a bundle without a version.
  */
-public record Manifest(String sourceName, String name, List<ComponentDecl> components, List<ChannelDecl> channels) {
+public record Manifest(String sourceName, String name, int versionCode, List<ComponentDecl> components,
+                       List<ChannelDecl> channels) {
 
     public List<ComponentDecl> services() {
         return components.stream().filter(c -> c.kind() == ComponentKind.SERVICE).toList();

@@ -12,6 +12,7 @@ import java.util.regex.Pattern;
 import javax.xml.XMLConstants;
 import javax.xml.parsers.SAXParser;
 import javax.xml.parsers.SAXParserFactory;
+import org.rtdroid.xcc.XccBounds;
 import org.xml.sax.Attributes;
 import org.xml.sax.Locator;
 import org.xml.sax.SAXParseException;
@@ -23,7 +24,7 @@ import org.xml.sax.helpers.DefaultHandler;
  * file, the line, the element and the problem.
  *
  * <pre>{@code
- * <manifest>
+ * <manifest versionCode="3">
  *   <application name="cochlear">
  *     <service name="pkg.ProcessingService" priority="89" on-failure="stop">
  *       <memSizes total="3M" persistent="1M" release="1M"/>
@@ -49,20 +50,25 @@ import org.xml.sax.helpers.DefaultHandler;
 public final class ManifestParser {
     /** Largest manifest accepted (the RT bundle bounds manifest.xml to 64 KiB). */
     public static final int MAX_MANIFEST_BYTES = 64 * 1024;
-    /** Cross-context payloads are bounded by the wire format (bridge/proto/xcc.options). */
-    public static final int MAX_CROSS_CONTEXT_PAYLOAD_BYTES = 224;
-    public static final int MAX_NAME_BYTES = 63;
+    // Names and cross-context payloads travel in frames: their bounds are the wire's (XccBounds, generated from bridge/proto/xcc.options).
+    public static final int MAX_CROSS_CONTEXT_PAYLOAD_BYTES = XccBounds.MAX_INTENT_PAYLOAD_BYTES;
+    /** Channel and task names (a channel name travels in Intent.channel). */
+    public static final int MAX_NAME_BYTES = XccBounds.MAX_INTENT_CHANNEL_BYTES;
+    /** Application names (an application is deployed as a bundle of this name: DeployChunk.bundle). */
+    public static final int MAX_APP_NAME_BYTES = XccBounds.MAX_DEPLOY_CHUNK_BUNDLE_BYTES;
+    /** An allowed sender (compared with Intent.sender). */
+    public static final int MAX_SENDER_NAME_BYTES = XccBounds.MAX_INTENT_SENDER_BYTES;
     public static final int MIN_PRIORITY = 1;
     public static final int MAX_PRIORITY = 99;
     public static final int MAX_CHANNEL_CAPACITY = 4096;
     public static final int MAX_MESSAGE_DATA_BYTES = 64 * 1024;
     public static final int MAX_BULK_DATA_BYTES = 16 * 1024 * 1024;
 
-    private static final Pattern APP_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,62}");
-    private static final Pattern CHANNEL_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._/-]{0,62}");
+    private static final Pattern APP_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0," + (MAX_APP_NAME_BYTES - 1) + "}");
+    private static final Pattern CHANNEL_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._/-]{0," + (MAX_NAME_BYTES - 1) + "}");
     private static final Pattern CLASS_NAME =
             Pattern.compile("[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*");
-    private static final Pattern SENDER_NAME = Pattern.compile("\\*|[A-Za-z0-9._/$-]{1,47}");
+    private static final Pattern SENDER_NAME = Pattern.compile("\\*|[A-Za-z0-9._/$-]{1," + MAX_SENDER_NAME_BYTES + "}");
 
     private ManifestParser() {}
 
@@ -77,7 +83,7 @@ public final class ManifestParser {
         if (bytes.length > MAX_MANIFEST_BYTES) {
             throw new ManifestException(sourceName, 0, "manifest", "larger than " + MAX_MANIFEST_BYTES + " bytes");
         }
-        Element root = readTree(sourceName, bytes);
+        Element root = Chapter5Vocabulary.normalize(sourceName, readTree(sourceName, bytes));
         return new ManifestParser.Reader(sourceName).read(root);
     }
 
@@ -96,7 +102,7 @@ public final class ManifestParser {
         }
     }
 
-    private static Element readTree(String sourceName, byte[] bytes) throws ManifestException {
+    static Element readTree(String sourceName, byte[] bytes) throws ManifestException {
         try {
             SAXParserFactory f = SAXParserFactory.newInstance();
             f.setNamespaceAware(false);
@@ -185,7 +191,7 @@ public final class ManifestParser {
             }
             String appName = required(app, "name");
             if (!APP_NAME.matcher(appName).matches()) {
-                throw err(app, "application name '" + appName + "' must be 1-63 characters of [A-Za-z0-9._-]");
+                throw err(app, "application name '" + appName + "' must be 1-" + MAX_APP_NAME_BYTES + " characters of [A-Za-z0-9._-]");
             }
             List<ComponentDecl> components = new ArrayList<>();
             List<ChannelDecl> channels = new ArrayList<>();
@@ -251,7 +257,8 @@ public final class ManifestParser {
             for (Map.Entry<ChannelDecl, Element> e : channelElements.entrySet()) {
                 finalChannels.add(checkChannelEnds(e.getKey(), e.getValue(), components));
             }
-            Manifest m = new Manifest(src, appName, List.copyOf(components), List.copyOf(finalChannels));
+            int versionCode = integer(root, "versionCode", 0, 1, Integer.MAX_VALUE);
+            Manifest m = new Manifest(src, appName, versionCode, List.copyOf(components), List.copyOf(finalChannels));
             double u = m.utilization();
             if (u > 1.0) {
                 throw err(app, String.format(java.util.Locale.ROOT,
@@ -332,7 +339,7 @@ public final class ManifestParser {
         private PeriodicTaskDecl task(Element e, int parentPriority) throws ManifestException {
             String name = required(e, "name");
             if (!CHANNEL_NAME.matcher(name).matches()) {
-                throw err(e, "task name '" + name + "' must be 1-63 characters of [A-Za-z0-9._/-]");
+                throw err(e, "task name '" + name + "' must be 1-" + MAX_NAME_BYTES + " characters of [A-Za-z0-9._/-]");
             }
             int priority = parentPriority;
             long releaseBytes = -1;
@@ -404,7 +411,7 @@ public final class ManifestParser {
         private ChannelDecl channel(Element e) throws ManifestException {
             String name = required(e, "name");
             if (!CHANNEL_NAME.matcher(name).matches()) {
-                throw err(e, "channel name '" + name + "' must be 1-63 characters of [A-Za-z0-9._/-]");
+                throw err(e, "channel name '" + name + "' must be 1-" + MAX_NAME_BYTES + " characters of [A-Za-z0-9._/-]");
             }
             String typeText = required(e, "type");
             ChannelType type = ChannelType.parse(typeText);
@@ -461,7 +468,7 @@ public final class ManifestParser {
                         }
                         String s = required(c, "sender");
                         if (!SENDER_NAME.matcher(s).matches()) {
-                            throw err(c, "sender '" + s + "' must be '*' or 1-47 characters of [A-Za-z0-9._/$-]");
+                            throw err(c, "sender '" + s + "' must be '*' or 1-" + MAX_SENDER_NAME_BYTES + " characters of [A-Za-z0-9._/$-]");
                         }
                         senders.add(s);
                     }

@@ -1,19 +1,20 @@
 package org.rtdroid.runtime.xcc;
 
+import org.rtdroid.xcc.XccBounds;
+
 /**
  * A mutable, pre-sized holder for one intent crossing between the Android cell and the RT cell.
  *
  * <p>The RT-side proxy keeps one (or a few) of these for its whole life and refills them for every
  * frame; the runtime copies out of / into them, so neither side ever allocates on the real-time
  * path. Strings are carried as raw bytes (ASCII/UTF-8, as on the wire) with explicit lengths.
- * Bounds follow {@code bridge/proto/xcc.options}: channel and action at most 63 bytes, sender at
- * most 47 bytes, payload at most 224 bytes.
+ * Bounds are the wire's ({@link XccBounds}, generated from {@code bridge/proto/xcc.options}).
  */
 public final class CrossContextIntent {
-    public static final int MAX_CHANNEL_BYTES = 63;
-    public static final int MAX_ACTION_BYTES = 63;
-    public static final int MAX_SENDER_BYTES = 47;
-    public static final int MAX_PAYLOAD_BYTES = 224;
+    public static final int MAX_CHANNEL_BYTES = XccBounds.MAX_INTENT_CHANNEL_BYTES;
+    public static final int MAX_ACTION_BYTES = XccBounds.MAX_INTENT_ACTION_BYTES;
+    public static final int MAX_SENDER_BYTES = XccBounds.MAX_INTENT_SENDER_BYTES;
+    public static final int MAX_PAYLOAD_BYTES = XccBounds.MAX_INTENT_PAYLOAD_BYTES;
 
     private final byte[] channel = new byte[MAX_CHANNEL_BYTES];
     private int channelLength;
@@ -59,7 +60,7 @@ public final class CrossContextIntent {
     /** The backing array of the channel name; valid bytes are {@code [0, channelLength())}. */
     public byte[] channel() { return channel; }
     public int channelLength() { return channelLength; }
-    /** Copies a channel name in. @throws IllegalArgumentException if longer than 63 bytes. */
+    /** Copies a channel name in. @throws IllegalArgumentException if longer than {@link #MAX_CHANNEL_BYTES}. */
     public CrossContextIntent setChannel(byte[] src, int off, int len) {
         channelLength = copyBounded(src, off, len, channel, "channel");
         return this;
@@ -108,7 +109,7 @@ public final class CrossContextIntent {
     public CrossContextIntent setRtReceiveNanos(long nanos) { rtReceiveNanos = nanos; return this; }
 
     // ---- payload -------------------------------------------------------------------------
-    /** The backing payload array (224 bytes); valid bytes are {@code [0, payloadLength())}. */
+    /** The backing payload array ({@link #MAX_PAYLOAD_BYTES} bytes); valid bytes are {@code [0, payloadLength())}. */
     public byte[] payload() { return payload; }
     public int payloadLength() { return payloadLength; }
     public CrossContextIntent setPayload(byte[] src, int off, int len) {
@@ -118,7 +119,7 @@ public final class CrossContextIntent {
     /** Declares how many bytes of {@link #payload()} are valid after writing into it directly. */
     public CrossContextIntent setPayloadLength(int len) {
         if (len < 0 || len > MAX_PAYLOAD_BYTES) {
-            throw new IllegalArgumentException("payload length out of range 0..224");
+            throw new IllegalArgumentException("payload length out of range 0.." + MAX_PAYLOAD_BYTES);
         }
         payloadLength = len;
         return this;

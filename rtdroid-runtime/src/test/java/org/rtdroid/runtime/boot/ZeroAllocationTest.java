@@ -164,8 +164,14 @@ class ZeroAllocationTest {
                 (r + 1) * WINDOW, (r + 1 + windows) * WINDOW, task.releases(), Sender.stolen);
         assertEquals(0, Sender.MARK[s + windows] - Sender.MARK[s]);
         assertEquals(0, Sink.MARK[r + windows] - Sink.MARK[r]);
-        assertEquals(0, app.componentRuntime("Sender").failures());
-        assertEquals(0, app.componentRuntime("Sink").failures());
+        // The only failures allowed are warm-up heap-bound trips (see on-failure above): a trip
+        // inside the measured windows would have shown as allocated bytes there.
+        for (String c : new String[] {"Sender", "Sink"}) {
+            var rt = app.componentRuntime(c);
+            long heapTrips = rt.heapViolations() + rt.tasks().stream().mapToLong(t -> t.heapViolations()).sum();
+            assertEquals(heapTrips, rt.failures(), c + " failed other than by a warm-up heap-bound trip: "
+                    + rt.lastFailure());
+        }
     }
 
     /** Holds its first intent forever, so the test thread is the inbound queue's only taker. */

@@ -74,6 +74,20 @@ class ManifestParserTest {
     }
 
     @Test
+    void versionCodeIsReadFromTheRootAndMustBeAPositiveInteger() throws Exception {
+        assertEquals(0, parse(VALID).versionCode(), "no versionCode: 0, refused by the RT cell agent, not here");
+        assertEquals(7, parse(VALID.replace("<manifest>", "<manifest versionCode=\"7\">")).versionCode());
+        assertEquals(7, parse(VALID.replace("<manifest>", "<manifest android:versionCode=\"7\">")).versionCode());
+        ManifestException zero = error(VALID.replace("<manifest>", "<manifest versionCode=\"0\">"));
+        assertEquals("manifest", zero.element());
+        assertTrue(zero.getMessage().contains("versionCode 0 is outside 1..2147483647"), zero.getMessage());
+        ManifestException word = error(VALID.replace("<manifest>", "<manifest versionCode=\"2b\">"));
+        assertTrue(word.getMessage().contains("versionCode '2b' is not an integer"), word.getMessage());
+        ManifestException big = error(VALID.replace("<manifest>", "<manifest versionCode=\"4294967296\">"));
+        assertTrue(big.getMessage().contains("is not an integer"), big.getMessage());
+    }
+
+    @Test
     void memoryTotalMustEqualPersistentPlusReleasePlusChildren() {
         ManifestException e = error(VALID.replace("total=\"3M\"", "total=\"2M\""));
         assertEquals("test.xml", e.sourceName());

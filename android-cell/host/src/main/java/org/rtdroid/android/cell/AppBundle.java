@@ -15,13 +15,14 @@ import javax.xml.XMLConstants;
 import javax.xml.parsers.DocumentBuilder;
 import javax.xml.parsers.DocumentBuilderFactory;
 
+import org.rtdroid.android.proxy.ProxyContract;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 import org.w3c.dom.Node;
 import org.w3c.dom.NodeList;
 
 /**
- * An app bundle for the cell (android-cell/README.md, "App bundles"): a directory holding
+ * An app bundle for the cell (docs/android-cell.md, "App bundles"): a directory holding
  * {@code AndroidManifest.xml} (plain XML, as written in the source tree) and {@code classes.jar}
  * (the compiled classes). Everything in it is checked before anything is loaded: a bad bundle is
  * refused with a {@link BadBundleException} naming the file and the problem.
@@ -34,7 +35,9 @@ public final class AppBundle {
     static final String ANDROID_NS = "http://schemas.android.com/apk/res/android";
     static final Pattern PACKAGE = Pattern.compile("[a-zA-Z][a-zA-Z0-9_]*(\\.[a-zA-Z][a-zA-Z0-9_]*)+");
     static final Pattern CLASS_NAME = Pattern.compile("[a-zA-Z_$][a-zA-Z0-9_$]*(\\.[a-zA-Z_$][a-zA-Z0-9_$]*)*");
-    static final Pattern CHANNEL = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,62}");
+    // a channel name and the package (the sender) travel in an Intent frame: the proxy's bounds
+    static final Pattern CHANNEL =
+            Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0," + (ProxyContract.MAX_CHANNEL_BYTES - 1) + "}");
 
     /** A component declared in the manifest. */
     public static final class Component {
@@ -140,9 +143,9 @@ public final class AppBundle {
         if (pkg.isEmpty()) {
             throw new BadBundleException(MANIFEST + ": <manifest> has no package attribute");
         }
-        if (!PACKAGE.matcher(pkg).matches() || pkg.length() > 47) {
+        if (!PACKAGE.matcher(pkg).matches() || pkg.length() > ProxyContract.MAX_SENDER_BYTES) {
             throw new BadBundleException(MANIFEST + ": package '" + pkg + "' is not a valid package name "
-                    + "(dotted Java identifiers, at least two parts, at most 47 characters)");
+                    + "(dotted Java identifiers, at least two parts, at most " + ProxyContract.MAX_SENDER_BYTES + " characters)");
         }
         int versionCode = 0;
         String vc = root.getAttributeNS(ANDROID_NS, "versionCode");
@@ -183,7 +186,7 @@ public final class AppBundle {
                             if (!CHANNEL.matcher(ch).matches()) {
                                 throw new BadBundleException(MANIFEST + ": channel '" + ch + "' in meta-data "
                                         + "org.rtdroid.channels is not a channel name (letters, digits, . _ -; "
-                                        + "at most 63)");
+                                        + "at most " + ProxyContract.MAX_CHANNEL_BYTES + ")");
                             }
                             if (!channels.contains(ch)) {
                                 channels.add(ch);

@@ -59,29 +59,44 @@ public class CellContextImplShadow extends ShadowContextImpl {
         return Reflector.reflector(ContextImplReflector.class, self).getPackageName();
     }
 
+    /**
+     * The system server that Context calls reach. Robolectric creates shadows itself, so this is
+     * the one static hand-over (a device's ContextImpl finds ActivityManagerService through the
+     * ServiceManager the same way): set by {@link CellHost} when the cell is up, cleared when it stops.
+     */
+    private static volatile CellActivityManager systemServer;
+
+    static void attach(CellActivityManager am) {
+        systemServer = am;
+    }
+
+    static void detach() {
+        systemServer = null;
+    }
+
     private static CellActivityManager am() {
-        return CellActivityManager.instance();
+        return systemServer;
     }
 
     @Implementation
     @Override
     protected ComponentName startService(Intent service) {
         CellActivityManager am = am();
-        return am == null ? super.startService(service) : am.startService(caller(), service);
+        return am == null ? super.startService(service) : am.services.startService(caller(), service);
     }
 
     @Implementation
     @Override
     protected boolean stopService(Intent name) {
         CellActivityManager am = am();
-        return am == null ? super.stopService(name) : am.stopService(caller(), name);
+        return am == null ? super.stopService(name) : am.services.stopService(caller(), name);
     }
 
     @Implementation
     @Override
     protected boolean bindService(Intent service, ServiceConnection conn, int flags) {
         CellActivityManager am = am();
-        return am == null ? super.bindService(service, conn, flags) : am.bindService(caller(), service, conn, flags);
+        return am == null ? super.bindService(service, conn, flags) : am.services.bindService(caller(), service, conn, flags);
     }
 
     @Implementation
@@ -91,7 +106,7 @@ public class CellContextImplShadow extends ShadowContextImpl {
         if (am == null) {
             super.unbindService(conn);
         } else {
-            am.unbindService(caller(), conn);
+            am.services.unbindService(caller(), conn);
         }
     }
 
@@ -102,7 +117,7 @@ public class CellContextImplShadow extends ShadowContextImpl {
         if (am == null) {
             super.sendBroadcast(intent);
         } else {
-            am.sendBroadcast(caller(), intent, null, null, null);
+            am.broadcasts.sendBroadcast(caller(), intent, null, null, null);
         }
     }
 
@@ -113,7 +128,7 @@ public class CellContextImplShadow extends ShadowContextImpl {
         if (am == null) {
             super.sendBroadcast(intent, receiverPermission);
         } else {
-            am.sendBroadcast(caller(), intent, receiverPermission, null, null);
+            am.broadcasts.sendBroadcast(caller(), intent, receiverPermission, null, null);
         }
     }
 
@@ -124,7 +139,7 @@ public class CellContextImplShadow extends ShadowContextImpl {
         if (am == null) {
             super.sendOrderedBroadcast(intent, receiverPermission);
         } else {
-            am.sendBroadcast(caller(), intent, receiverPermission, null, null);
+            am.broadcasts.sendBroadcast(caller(), intent, receiverPermission, null, null);
         }
     }
 
@@ -137,7 +152,7 @@ public class CellContextImplShadow extends ShadowContextImpl {
             super.sendOrderedBroadcast(intent, receiverPermission, resultReceiver, scheduler, initialCode,
                     initialData, initialExtras);
         } else {
-            am.sendBroadcast(caller(), intent, receiverPermission, resultReceiver, scheduler);
+            am.broadcasts.sendBroadcast(caller(), intent, receiverPermission, resultReceiver, scheduler);
         }
     }
 }

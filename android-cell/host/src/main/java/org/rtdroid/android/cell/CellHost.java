@@ -45,14 +45,16 @@ final class CellHost {
 
         Application application = RuntimeEnvironment.getApplication();
         Path work = Files.createTempDirectory("rtdroid-android-cell-");
-        CellActivityManager am = CellActivityManager.start(application, work.resolve("apps"));
+        CellActivityManager am = new CellActivityManager(application, work.resolve("apps"));
+        CellContextImplShadow.attach(am);
+        am.start();
         frameworkNanos = System.nanoTime();
         MainThread.call(() -> {
             am.installSystemProxy();
             return null;
         });
         long warmupMillis = MainThread.call(() -> Warmup.run(application));
-        ControlServer server = ControlServer.start(port, am);
+        ControlServer server = ControlServer.start(port, am, new UiAutomation(am));
         Thread hook = new Thread(() -> {
             ShutdownFlag.markSignalled();
             requestStop("signal");
@@ -84,7 +86,7 @@ final class CellHost {
         } catch (CellException e) {
             CellLog.e(TAG, "clean shutdown of apps failed: " + e.getMessage(), null);
         }
-        CellActivityManager.stopped();
+        CellContextImplShadow.detach();
         running = false;
         deleteTree(work);
         CellLog.i(TAG, "stopped");

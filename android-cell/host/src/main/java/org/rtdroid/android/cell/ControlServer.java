@@ -1,17 +1,10 @@
 package org.rtdroid.android.cell;
 
 import android.app.Activity;
-import android.graphics.Bitmap;
-import android.graphics.Canvas;
-import android.view.View;
-import android.widget.CompoundButton;
-import android.widget.ProgressBar;
-import android.widget.TextView;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -31,21 +24,24 @@ import org.rtdroid.android.proxy.ProxyCore;
 
 /**
  * The cell's control interface for the CLI and the Robot suites: JSON over HTTP on 127.0.0.1
- * only (android-cell/README.md, "Control interface"). Errors are 4xx/5xx with {"error": "..."}.
+ * only (android-cell/docs/manual.md, "Control interface"). Routes requests to the activity
+ * manager, {@link UiAutomation} and the proxy; errors are 4xx/5xx with {"error": "..."}.
  */
 final class ControlServer {
     static final int MAX_BODY_BYTES = 64 * 1024;
     private final HttpServer http;
     private final CellActivityManager am;
+    private final UiAutomation ui;
 
-    private ControlServer(HttpServer http, CellActivityManager am) {
+    private ControlServer(HttpServer http, CellActivityManager am, UiAutomation ui) {
         this.http = http;
         this.am = am;
+        this.ui = ui;
     }
 
-    static ControlServer start(int port, CellActivityManager am) throws IOException {
+    static ControlServer start(int port, CellActivityManager am, UiAutomation ui) throws IOException {
         HttpServer http = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 16);
-        ControlServer s = new ControlServer(http, am);
+        ControlServer s = new ControlServer(http, am, ui);
         http.createContext("/", s::handle);
         http.setExecutor(Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "cell-control");
@@ -119,7 +115,7 @@ final class ControlServer {
                         return;
                     }
                     need(method, "GET", path);
-                    reply(ex, 200, MainThread.call(() -> appJson(am.require(pkg))));
+                    reply(ex, 200, MainThread.call(() -> appJson(am.packages.require(pkg))));
                     return;
                 }
                 if (parts.size() == 3 && parts.get(2).equals("launch")) {
@@ -146,7 +142,7 @@ final class ControlServer {
                 break;
             case "screenshot":
                 need(method, "GET", path);
-                byte[] png = MainThread.call(this::screenshot);
+                byte[] png = ui.screenshot();
                 ex.getResponseHeaders().set("Content-Type", "image/png");
                 ex.sendResponseHeaders(200, png.length);
                 try (OutputStream o = ex.getResponseBody()) {
@@ -156,11 +152,7 @@ final class ControlServer {
             case "proxy":
                 if (parts.size() == 2 && parts.get(1).equals("stats")) {
                     need(method, "GET", path);
-                    ProxyCore core = ProxyCore.instance();
-                    if (core == null) {
-                        throw new CellException(503, "the proxy service is not running");
-                    }
-                    reply(ex, 200, core.statsJson());
+                    reply(ex, 200, proxy().statsJson());
                     return;
                 }
                 break;
@@ -171,7 +163,7 @@ final class ControlServer {
                 return;
             case "latency":
                 if (method.equals("DELETE")) {
-                    ProxyCore core = ProxyCore.instance();
+                    ProxyCore core = am.services.proxy();
                     if (core != null) {
                         core.latency().clear();
                     }
@@ -196,48 +188,15 @@ final class ControlServer {
 
     private void ui(HttpExchange ex, String method, String op, Map<String, String> query) throws Exception {
         switch (op) {
-            case "click": {
+            case "click":
                 need(method, "POST", "/ui/click");
-                String id = str(body(ex), "id");
-                String out = MainThread.call(() -> {
-                    View v = view(id);
-                    boolean handled;
-                    try {
-                        handled = v.performClick();
-                    } catch (Throwable t) {
-                        am.crashForeground("onClick of view '" + id + "'", t);
-                        throw new CellException(500, "the app crashed handling the click on '" + id + "': " + t);
-                    }
-                    return "{\"clicked\":" + Json.quote(id) + ",\"handled\":" + handled + "}";
-                });
-                reply(ex, 200, out);
+                reply(ex, 200, ui.click(str(body(ex), "id")));
                 return;
-            }
             case "seekbar": {
                 need(method, "POST", "/ui/seekbar");
                 Map<String, Object> body = body(ex);
                 String id = str(body, "id");
-                long progress = num(body, "progress");
-                String out = MainThread.call(() -> {
-                    View v = view(id);
-                    if (!(v instanceof ProgressBar)) {
-                        throw new CellException(400, "view '" + id + "' is a " + v.getClass().getSimpleName()
-                                + ", not a SeekBar");
-                    }
-                    ProgressBar bar = (ProgressBar) v;
-                    if (progress < bar.getMin() || progress > bar.getMax()) {
-                        throw new CellException(400, "progress " + progress + " is outside " + bar.getMin() + ".."
-                                + bar.getMax() + " of '" + id + "'");
-                    }
-                    try {
-                        bar.setProgress((int) progress);
-                    } catch (Throwable t) {
-                        am.crashForeground("onProgressChanged of '" + id + "'", t);
-                        throw new CellException(500, "the app crashed handling the SeekBar change: " + t);
-                    }
-                    return "{\"id\":" + Json.quote(id) + ",\"progress\":" + bar.getProgress() + "}";
-                });
-                reply(ex, 200, out);
+                reply(ex, 200, ui.seekBar(id, num(body, "progress")));
                 return;
             }
             case "switch": {
@@ -248,21 +207,7 @@ final class ControlServer {
                 if (!(checked instanceof Boolean)) {
                     throw new CellException(400, "body field 'checked' must be true or false");
                 }
-                String out = MainThread.call(() -> {
-                    View v = view(id);
-                    if (!(v instanceof CompoundButton)) {
-                        throw new CellException(400, "view '" + id + "' is a " + v.getClass().getSimpleName()
-                                + ", not a Switch");
-                    }
-                    try {
-                        ((CompoundButton) v).setChecked((Boolean) checked);
-                    } catch (Throwable t) {
-                        am.crashForeground("onCheckedChanged of '" + id + "'", t);
-                        throw new CellException(500, "the app crashed handling the switch: " + t);
-                    }
-                    return "{\"id\":" + Json.quote(id) + ",\"checked\":" + ((CompoundButton) v).isChecked() + "}";
-                });
-                reply(ex, 200, out);
+                reply(ex, 200, ui.setSwitch(id, (Boolean) checked));
                 return;
             }
             case "text": {
@@ -271,16 +216,7 @@ final class ControlServer {
                 if (id == null || id.isEmpty()) {
                     throw new CellException(400, "query parameter 'id' is required");
                 }
-                String out = MainThread.call(() -> {
-                    View v = view(id);
-                    if (!(v instanceof TextView)) {
-                        throw new CellException(400, "view '" + id + "' is a " + v.getClass().getSimpleName()
-                                + ", which has no text");
-                    }
-                    return "{\"id\":" + Json.quote(id) + ",\"text\":" + Json.quote(((TextView) v).getText().toString())
-                            + "}";
-                });
-                reply(ex, 200, out);
+                reply(ex, 200, ui.text(id));
                 return;
             }
             default:
@@ -288,46 +224,12 @@ final class ControlServer {
         }
     }
 
-    /** A view of the foreground activity by its id's resource name, or by its tag (UIs built in code). */
-    private View view(String id) throws CellException {
-        Activity a = am.foreground();
-        if (a == null) {
-            throw new CellException(409, "no activity is in the foreground");
+    private ProxyCore proxy() throws CellException {
+        ProxyCore core = am.services.proxy();
+        if (core == null) {
+            throw new CellException(503, "the proxy service is not running");
         }
-        View root = a.getWindow().getDecorView();
-        int resId = a.getResources().getIdentifier(id, "id", a.getPackageName());
-        View v = resId != 0 ? root.findViewById(resId) : null;
-        if (v == null) {
-            v = root.findViewWithTag(id);
-        }
-        if (v == null) {
-            throw new CellException(404, "no view with id '" + id + "' in " + a.getClass().getName());
-        }
-        return v;
-    }
-
-    private byte[] screenshot() throws CellException {
-        Activity a = am.foreground();
-        if (a == null) {
-            throw new CellException(409, "no activity is in the foreground");
-        }
-        View root = a.getWindow().getDecorView();
-        int w = root.getWidth();
-        int h = root.getHeight();
-        if (w <= 0 || h <= 0) {
-            android.util.DisplayMetrics dm = a.getResources().getDisplayMetrics();
-            w = dm.widthPixels;
-            h = dm.heightPixels;
-            root.measure(View.MeasureSpec.makeMeasureSpec(w, View.MeasureSpec.EXACTLY),
-                    View.MeasureSpec.makeMeasureSpec(h, View.MeasureSpec.EXACTLY));
-            root.layout(0, 0, w, h);
-        }
-        Bitmap bmp = Bitmap.createBitmap(w, h, Bitmap.Config.ARGB_8888);
-        root.draw(new Canvas(bmp));
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        bmp.compress(Bitmap.CompressFormat.PNG, 100, out);
-        bmp.recycle();
-        return out.toByteArray();
+        return core;
     }
 
     // ------------------------------------------------------------------ JSON documents
@@ -347,15 +249,16 @@ final class ControlServer {
         sb.append(",\"heapUsedBytes\":").append(Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory());
         sb.append(",\"region\":").append(Json.quote(System.getProperty(Main.PROP_REGION)));
         sb.append(",\"foreground\":");
-        Activity a = am.foreground();
+        Activity a = am.activities.foreground();
         if (a == null) {
             sb.append("null");
         } else {
-            sb.append("{\"package\":").append(Json.quote(am.foregroundPackage())).append(",\"activity\":")
+            sb.append("{\"package\":").append(Json.quote(am.activities.foregroundApp().packageName))
+                    .append(",\"activity\":")
                     .append(Json.quote(a.getClass().getName())).append('}');
         }
         sb.append(",\"apps\":").append(appsJson());
-        ProxyCore core = ProxyCore.instance();
+        ProxyCore core = am.services.proxy();
         sb.append(",\"proxy\":").append(core == null ? "null" : core.statsJson());
         sb.append(",\"logSeq\":").append(CellLog.lastSeq());
         return sb.append('}').toString();
@@ -364,7 +267,7 @@ final class ControlServer {
     private String appsJson() {
         StringBuilder sb = new StringBuilder("[");
         boolean first = true;
-        for (InstalledApp app : am.apps.values()) {
+        for (InstalledApp app : am.packages.installed()) {
             if (!first) {
                 sb.append(',');
             }
@@ -413,47 +316,21 @@ final class ControlServer {
         return sb.append("],\"next\":").append(last).append('}').toString();
     }
 
-    private static String latencyJson() throws CellException {
-        ProxyCore core = ProxyCore.instance();
-        if (core == null) {
-            throw new CellException(503, "the proxy service is not running");
-        }
-        LatencyLog log = core.latency();
+    private String latencyJson() throws CellException {
+        LatencyLog log = proxy().latency();
         long[][] s = log.snapshot();
         StringBuilder sb = new StringBuilder("{\"unit\":\"ns\",\"count\":").append(log.count())
                 .append(",\"retained\":").append(s[0].length);
         String[] names = {"roundTrip", "intentToFrame", "frameToDelivered", "rtShare"};
         sb.append(",\"summary\":{");
         for (int k = 0; k < names.length; k++) {
-            sb.append(k > 0 ? "," : "").append('"').append(names[k]).append("\":").append(summary(s[k]));
+            sb.append(k > 0 ? "," : "").append('"').append(names[k]).append("\":").append(Percentiles.summaryJson(s[k]));
         }
-        sb.append("},\"androidShare\":").append(summary(sum(s[1], s[2])));
+        sb.append("},\"androidShare\":").append(Percentiles.summaryJson(Percentiles.sum(s[1], s[2])));
         for (int k = 0; k < names.length; k++) {
             sb.append(",\"").append(names[k]).append("\":").append(Arrays.toString(s[k]).replace(" ", ""));
         }
         return sb.append('}').toString();
-    }
-
-    private static long[] sum(long[] a, long[] b) {
-        long[] out = new long[a.length];
-        for (int i = 0; i < a.length; i++) {
-            out[i] = a[i] + b[i];
-        }
-        return out;
-    }
-
-    private static String summary(long[] v) {
-        long[] s = Arrays.stream(v).filter(x -> x >= 0).sorted().toArray();
-        if (s.length == 0) {
-            return "{\"n\":0}";
-        }
-        return "{\"n\":" + s.length + ",\"min\":" + s[0] + ",\"p50\":" + pct(s, 0.50) + ",\"p90\":" + pct(s, 0.90)
-                + ",\"p99\":" + pct(s, 0.99) + ",\"max\":" + s[s.length - 1] + "}";
-    }
-
-    private static long pct(long[] sorted, double q) {
-        int i = (int) Math.ceil(q * sorted.length) - 1;
-        return sorted[Math.max(0, Math.min(sorted.length - 1, i))];
     }
 
     static long rssBytes() {

@@ -2,8 +2,9 @@ package org.rtdroid.android.cell;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.rtdroid.bridge.json.JsonWriter;
 
-/** Just enough JSON for the control interface: flat request objects in, hand-built objects out. */
+/** Just enough JSON for the control interface: flat request objects in; quoting out is JsonWriter's. */
 final class Json {
     private final String s;
     private int i;
@@ -145,27 +146,8 @@ final class Json {
         return new CellException(400, "malformed JSON body at offset " + i + ": " + what);
     }
 
+    /** The project's one JSON quoting (bridge/java's JsonWriter); "null" for null. */
     static String quote(String v) {
-        if (v == null) {
-            return "null";
-        }
-        StringBuilder sb = new StringBuilder(v.length() + 2).append('"');
-        for (int k = 0; k < v.length(); k++) {
-            char c = v.charAt(k);
-            switch (c) {
-                case '"': sb.append("\\\""); break;
-                case '\\': sb.append("\\\\"); break;
-                case '\n': sb.append("\\n"); break;
-                case '\r': sb.append("\\r"); break;
-                case '\t': sb.append("\\t"); break;
-                default:
-                    if (c < 0x20) {
-                        sb.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        sb.append(c);
-                    }
-            }
-        }
-        return sb.append('"').toString();
+        return JsonWriter.quote(v);
     }
 }

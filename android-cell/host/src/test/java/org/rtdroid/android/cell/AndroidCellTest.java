@@ -250,6 +250,14 @@ class AndroidCellTest {
         assertTrue(refusal.contains(TEST_APP + " does not declare channel 'cochlear.config'"), refusal);
         assertNull(rt.receive(300), "nothing reached the RT side");
 
+        // Naming another package as the sender (even in the identity extra) is refused: the sender
+        // is the calling code's package, stamped by the cell.
+        cell.post("/ui/click", "{\"id\":\"send_as_another\"}");
+        refusal = cell.await("/ui/text?id=refusal", b -> b.contains("is not the calling package"), 10_000);
+        assertTrue(refusal.contains("sender 'org.rtdroid.cochlear.ui' is not the calling package '" + TEST_APP + "'"),
+                refusal);
+        assertNull(rt.receive(300), "nothing reached the RT side");
+
         // An RT frame reaches the receivers, among declaring apps, whose filters match.
         rt.send("echo", "org.rtdroid.test.HELLO", 10, new byte[] {1}, 0);
         cell.await("/ui/text?id=received", b -> b.contains("org.rtdroid.test.HELLO;"), 10_000);

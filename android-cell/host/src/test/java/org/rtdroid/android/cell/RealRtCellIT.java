@@ -53,15 +53,17 @@ class RealRtCellIT {
 
         String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
         String agentCp = agentLib.toString() + "/*";
-        run(List.of(java, "-cp", agentCp, "org.rtdroid.rtcell.agent.client.AgentClient", "keygen", "--out",
-                tmp.resolve("keys").toString()));
+        // Keys and bundles as a user makes them: the rtdroid CLI.
+        String rtdroid = repo.resolve("build/venv/bin/rtdroid").toString();
+        assumeTrue(Files.isExecutable(Paths.get(rtdroid)), "rtdroid CLI (" + rtdroid + ") not set up: run tools/setup.sh");
+        run(List.of(rtdroid, "keys", "--dir", tmp.resolve("keys").toString()));
         Path deploy = Files.createDirectories(tmp.resolve("deploy"));
         for (String app : List.of("echo", "cochlear")) {
-            run(List.of(java, "-cp", agentCp, "org.rtdroid.rtcell.agent.client.AgentClient", "bundle",
+            run(List.of(rtdroid, "bundle",
                     "--manifest", examples.resolve(app + "/manifest.xml").toString(),
                     "--jar", examples.resolve(app + "/app.jar").toString(),
                     "--key", tmp.resolve("keys/deploy.key").toString(),
-                    "--out", deploy.resolve(app + ".rtb").toString()));
+                    "--output", deploy.resolve(app + ".rtb").toString()));
         }
 
         Path region = Paths.get("/dev/shm/android-cell-it-" + ProcessHandle.current().pid());

@@ -10,15 +10,15 @@ import org.junit.jupiter.api.Test;
 class DeliveryOrderTest {
     private static long arrivals;
 
-    private static ProxyCore.Inbound in(String action, int priority) {
-        ProxyCore.Inbound i = new ProxyCore.Inbound("c", action, priority, new byte[0], 0, 0, 0, 0, 1, 0);
+    private static DeliveryQueue.Inbound in(String action, int priority) {
+        DeliveryQueue.Inbound i = new DeliveryQueue.Inbound("c", action, priority, new byte[0], 0, 0, 0, 0, 1, 0);
         i.arrival = arrivals++;
         return i;
     }
 
     @Test
     void higherPriorityIsDeliveredFirstAndEqualPrioritiesInArrivalOrder() {
-        PriorityQueue<ProxyCore.Inbound> q = new PriorityQueue<>();
+        PriorityQueue<DeliveryQueue.Inbound> q = new PriorityQueue<>();
         q.add(in("status-1", 10));
         q.add(in("status-2", 10));
         q.add(in("pong", 90));

@@ -1,7 +1,9 @@
 package org.rtdroid.android.proxy;
 
+import org.rtdroid.xcc.XccBounds;
+
 /**
- * The Intent contract between apps and RTsProxyService (android-cell/README.md, "Talking to the
+ * The Intent contract between apps and RTsProxyService (docs/android-cell.md, "Talking to the
  * RT cell"). Apps compiled for old API levels copy these strings; they are the whole interface.
  */
 public final class ProxyContract {
@@ -27,6 +29,13 @@ public final class ProxyContract {
     public static final String EXTRA_PRIORITY = "priority";
     public static final String EXTRA_CORRELATION_ID = "correlationId";
     public static final String EXTRA_SENDER = "sender";
+    /**
+     * The package whose code called startService, stamped by the cell's system server from the
+     * calling code's identity (as a device's Binder.getCallingUid()), overwriting anything an app
+     * put there. The proxy takes the frame's sender from it, never from the app's data: an app
+     * that names another package in {@link #EXTRA_SENDER} is refused.
+     */
+    public static final String EXTRA_CALLING_PACKAGE = "org.rtdroid.proxy.CALLING_PACKAGE";
     /** The app's System.nanoTime() when it sent: the start of the measured round trip. */
     public static final String EXTRA_SEND_NANOS = "sendNanos";
     public static final String EXTRA_REASON = "reason";
@@ -34,8 +43,9 @@ public final class ProxyContract {
     public static final String EXTRA_RT_REPLY_NANOS = "rtReplyNanos";
     public static final String EXTRA_SEQ = "seq";
 
-    public static final int MAX_CHANNEL_BYTES = 63;
-    public static final int MAX_ACTION_BYTES = 63;
-    public static final int MAX_PAYLOAD_BYTES = 224;
-    public static final int MAX_SENDER_BYTES = 47;
+    // the wire's bounds (XccBounds, generated from bridge/proto/xcc.options; inlined by javac)
+    public static final int MAX_CHANNEL_BYTES = XccBounds.MAX_INTENT_CHANNEL_BYTES;
+    public static final int MAX_ACTION_BYTES = XccBounds.MAX_INTENT_ACTION_BYTES;
+    public static final int MAX_PAYLOAD_BYTES = XccBounds.MAX_INTENT_PAYLOAD_BYTES;
+    public static final int MAX_SENDER_BYTES = XccBounds.MAX_INTENT_SENDER_BYTES;
 }

@@ -1,8 +1,10 @@
 package org.rtdroid.android.proxy;
 
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** The proxy's counters. Written on the main looper only; read (racily, for reports) by others. */
+/** The proxy's counters. Written on the proxy's looper only; read (racily, for reports) by others. */
 final class ProxyStats {
     volatile long framesIn;
     volatile long framesOut;
@@ -31,6 +33,44 @@ final class ProxyStats {
         volatile long in;
         volatile long refused;
         volatile long undeliverable;
+    }
+
+    /** The counters, the link's state and both directions' ring counters as one JSON object. */
+    String toJson(RtLink link, int pendingDeliveries) {
+        StringBuilder sb = new StringBuilder(512);
+        synchronized (this) {
+            sb.append('{');
+            sb.append("\"connected\":").append(link.connected());
+            sb.append(",\"link\":\"").append(escape(link.describe())).append('"');
+            sb.append(",\"region\":\"").append(escape(link.regionPath())).append('"');
+            sb.append(",\"framesIn\":").append(framesIn);
+            sb.append(",\"framesOut\":").append(framesOut);
+            sb.append(",\"delivered\":").append(delivered);
+            sb.append(",\"refused\":").append(refused);
+            sb.append(",\"droppedFull\":").append(droppedFull);
+            sb.append(",\"droppedUndeliverable\":").append(droppedUndeliverable);
+            sb.append(",\"droppedQueueFull\":").append(droppedQueueFull);
+            sb.append(",\"droppedUndecodable\":").append(link.undecodable());
+            sb.append(",\"roundTrips\":").append(roundTrips);
+            sb.append(",\"peerRestarts\":").append(link.peerRestarts());
+            sb.append(",\"attaches\":").append(link.attaches());
+            sb.append(",\"pendingDeliveries\":").append(pendingDeliveries);
+            sb.append(",\"channels\":{");
+            boolean first = true;
+            for (Map.Entry<String, Channel> e : new TreeMap<>(channels).entrySet()) {
+                if (!first) {
+                    sb.append(',');
+                }
+                first = false;
+                Channel c = e.getValue();
+                sb.append('"').append(escape(e.getKey())).append("\":{\"out\":").append(c.out)
+                        .append(",\"in\":").append(c.in).append(",\"refused\":").append(c.refused)
+                        .append(",\"undeliverable\":").append(c.undeliverable).append('}');
+            }
+            sb.append("},\"rings\":").append(link.ringsJson());
+            sb.append('}');
+        }
+        return sb.toString();
     }
 
     static String escape(String s) {

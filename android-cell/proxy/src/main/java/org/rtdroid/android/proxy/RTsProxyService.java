@@ -6,8 +6,8 @@ import android.os.IBinder;
 
 /**
  * RTDroid's RTsProxyService, the Android side of the cross-context channels. Apps address it with
- * {@code startService(new Intent(ProxyContract.ACTION_SEND)...)}; everything else lives in
- * {@link ProxyCore} (one per process, so the cell host can read its stats).
+ * {@code startService(new Intent(ProxyContract.ACTION_SEND)...)}; everything else lives in its
+ * {@link ProxyCore}, which the cell host reads through {@link #core()} (stats, latency).
  */
 public class RTsProxyService extends Service {
     private ProxyCore core;
@@ -15,7 +15,13 @@ public class RTsProxyService extends Service {
     @Override
     public void onCreate() {
         super.onCreate();
-        core = ProxyCore.start(this);
+        core = new ProxyCore(this);
+        core.start();
+    }
+
+    /** The running proxy, or null before onCreate and after onDestroy. */
+    public ProxyCore core() {
+        return core;
     }
 
     @Override
@@ -35,7 +41,11 @@ public class RTsProxyService extends Service {
 
     @Override
     public void onDestroy() {
-        ProxyCore.stop();
+        ProxyCore running = core;
+        core = null;
+        if (running != null) {
+            running.stop();
+        }
         super.onDestroy();
     }
 }

@@ -35,6 +35,8 @@ final class RtLink implements Runnable {
     private final String regionPath;
     private final ProxyCore core;
     private final Thread thread;
+    /** send() offers on the app-facing thread; the link thread heals the same producers. */
+    private final Object producerLock = new Object();
     private volatile boolean running = true;
 
     private volatile Region region;
@@ -116,7 +118,9 @@ final class RtLink implements Runnable {
         }
         int ring = Region.dataRingFor(priority, r.layout().rings());
         ProducerRing p = r.producer(ring);
-        return p.offer(frame, 0, len) ? ring : 0;
+        synchronized (producerLock) { // the link thread heals the producers under it
+            return p.offer(frame, 0, len) ? ring : 0;
+        }
     }
 
     String ringsJson() {
@@ -162,6 +166,16 @@ final class RtLink implements Runnable {
                 r.heartbeat();
                 nextHeartbeat = now + HEARTBEAT_NANOS;
                 flushUndeliverable(r);
+                // Self-healing: a field of our section (state line, ring headers, consumer lines)
+                // that the other cell changed is put back from our own copy.
+                int repaired;
+                synchronized (producerLock) {
+                    repaired = r.heal(1);
+                }
+                if (repaired > 0) {
+                    Log.w(ProxyCore.TAG, "put back " + repaired + " field(s) of this cell's section that another "
+                            + "cell had changed (repairs so far " + r.repairs() + ")");
+                }
                 if (r.peerRestarted()) {
                     Log.i(ProxyCore.TAG, "RT cell (re)started: epoch " + r.peerEpoch(Region.RT_PEER)
                             + ", restarts seen " + r.peerRestarts());
@@ -176,11 +190,12 @@ final class RtLink implements Runnable {
                 boolean nowConnected = state == Region.STATE_READY && alive;
                 if (nowConnected != connected) {
                     Log.i(ProxyCore.TAG, nowConnected ? "RT cell connected (epoch " + r.peerEpoch(Region.RT_PEER) + ")"
-                            : "RT cell not available: " + stateName(state) + (alive ? "" : ", heartbeat stalled"));
+                            : "RT cell not available: " + Region.stateName(state) + (alive ? "" : ", heartbeat stalled"));
                 }
                 connected = nowConnected;
-                status = (nowConnected ? "connected" : "waiting") + ": RT peer " + stateName(state)
+                status = (nowConnected ? "connected" : "waiting") + ": RT peer " + Region.stateName(state)
                         + ", epoch " + r.peerEpoch(Region.RT_PEER) + (alive ? "" : ", heartbeat stalled")
+                        + (r.repairs() > 0 ? ", own fields repaired " + r.repairs() + " times" : "")
                         + ", region " + regionPath;
             }
             if (now - nextFileCheck >= 0) {
@@ -272,16 +287,6 @@ final class RtLink implements Runnable {
         }
     }
 
-    static String stateName(int state) {
-        switch (state) {
-            case Region.STATE_RESET: return "RESET";
-            case Region.STATE_INITIALISING: return "INITIALISING";
-            case Region.STATE_READY: return "READY";
-            case Region.STATE_STOPPING: return "STOPPING";
-            case Region.STATE_FAILED: return "FAILED";
-            default: return "state " + state;
-        }
-    }
 
     private static void sleepQuietly(long nanos) {
         try {

@@ -14,6 +14,7 @@ import org.rtdroid.bridge.Region;
 import org.rtdroid.bridge.RegionFormatException;
 import org.rtdroid.bridge.RegionMemory;
 import org.rtdroid.bridge.tools.Args;
+import org.rtdroid.bridge.json.JsonWriter;
 
 /**
  * Transport benchmark peer; the C peer ({@code bridge/c}, xcc_bench_peer) implements the same
@@ -184,11 +185,12 @@ public final class BenchPeer {
         region.setState(Region.STATE_STOPPING); // lets an echo peer with a larger --count finish
         long[] sorted = samples.clone();
         java.util.Arrays.sort(sorted);
-        System.out.println("{\"impl\":\"java\",\"frame_bytes\":" + frameBytes + ",\"count\":" + count
-                + ",\"p50_us\":" + sorted[(int) ((count - 1) * 0.5)] / 1e3
-                + ",\"p99_us\":" + sorted[(int) ((count - 1) * 0.99)] / 1e3
-                + ",\"p999_us\":" + sorted[(int) ((count - 1) * 0.999)] / 1e3
-                + ",\"max_us\":" + sorted[count - 1] / 1e3 + "}");
+        System.out.println(new JsonWriter().beginObject().field("impl", "java")
+                .field("frame_bytes", frameBytes).field("count", count)
+                .field("p50_us", sorted[(int) ((count - 1) * 0.5)] / 1e3)
+                .field("p99_us", sorted[(int) ((count - 1) * 0.99)] / 1e3)
+                .field("p999_us", sorted[(int) ((count - 1) * 0.999)] / 1e3)
+                .field("max_us", sorted[count - 1] / 1e3).endObject());
         System.err.println("BenchPeer ping: " + count + " round trips of " + frameBytes + " B after " + warmup
                 + " warm-up; corrupt " + in.framesCorrupt() + ", resyncs " + in.resyncs());
         return 0;
@@ -279,9 +281,10 @@ public final class BenchPeer {
             }
         }
         double elapsed = (now - start) / 1e9;
-        System.out.println("{\"frames\":" + frames + ",\"seconds\":" + elapsed + ",\"fps\":"
-                + Math.round(frames / elapsed) + ",\"frame_bytes\":" + frameBytes + ",\"out_of_sequence\":" + bad
-                + ",\"corrupt\":" + in.framesCorrupt() + ",\"resyncs\":" + in.resyncs() + "}");
+        System.out.println(new JsonWriter().beginObject().field("frames", frames).field("seconds", elapsed)
+                .field("fps", Math.round(frames / elapsed)).field("frame_bytes", frameBytes)
+                .field("out_of_sequence", bad).field("corrupt", in.framesCorrupt())
+                .field("resyncs", in.resyncs()).endObject());
         return bad == 0 ? 0 : 1;
     }
 

@@ -11,7 +11,7 @@ import org.rtdroid.bridge.Region;
 import org.rtdroid.bridge.RegionFormatException;
 import org.rtdroid.bridge.RegionLayout;
 import org.rtdroid.bridge.RegionMemory;
-import org.rtdroid.bridge.RingCounters;
+import org.rtdroid.bridge.json.JsonWriter;
 
 /**
  * Region tooling for boards, benchmarks and debugging:
@@ -42,9 +42,10 @@ public final class RegionTool {
                             a.intNumber("slots", RegionLayout.MIN_SLOTS, RegionLayout.MAX_SLOTS),
                             a.intNumber("slot-bytes", RegionLayout.MIN_SLOT_BYTES, RegionLayout.MAX_SLOT_BYTES));
                     format(path, layout);
-                    System.out.println("{\"formatted\":\"" + json(path.toString()) + "\",\"rings_per_peer\":"
-                            + layout.rings() + ",\"slots_per_ring\":" + layout.slotsPerRing() + ",\"slot_bytes\":"
-                            + layout.slotBytes() + ",\"region_bytes\":" + layout.regionBytes() + "}");
+                    System.out.println(new JsonWriter().beginObject().field("formatted", path.toString())
+                            .field("rings_per_peer", layout.rings()).field("slots_per_ring", layout.slotsPerRing())
+                            .field("slot_bytes", layout.slotBytes()).field("region_bytes", layout.regionBytes())
+                            .endObject());
                     return 0;
                 }
                 case "dump": {
@@ -84,71 +85,45 @@ public final class RegionTool {
         Region region = Region.observe(memory);
         RegionLayout layout = region.layout();
         ByteBuffer b = memory.buffer();
-        StringBuilder sb = new StringBuilder(4096);
-        sb.append("{\"region\":\"").append(json(memory.description())).append("\",\"mapped_bytes\":")
-                .append(memory.sizeBytes()).append(",\"header\":{")
-                .append("\"magic\":").append(u32(b, RegionLayout.MAGIC_OFFSET))
-                .append(",\"layout_version\":").append(b.getShort(RegionLayout.LAYOUT_VERSION_OFFSET) & 0xFFFF)
-                .append(",\"header_bytes\":").append(b.getShort(RegionLayout.HEADER_BYTES_OFFSET) & 0xFFFF)
-                .append(",\"region_bytes\":").append(u32(b, RegionLayout.REGION_BYTES_OFFSET))
-                .append(",\"peer_count\":").append(u32(b, RegionLayout.PEER_COUNT_OFFSET))
-                .append(",\"rings_per_peer\":").append(layout.rings())
-                .append(",\"slots_per_ring\":").append(layout.slotsPerRing())
-                .append(",\"slot_bytes\":").append(layout.slotBytes())
-                .append(",\"state_table_offset\":").append(u32(b, RegionLayout.STATE_TABLE_OFFSET_OFFSET))
-                .append(",\"section_offset\":[").append(layout.sectionOffset(0)).append(',')
-                .append(layout.sectionOffset(1)).append(']')
-                .append(",\"section_bytes\":").append(layout.sectionBytes())
-                .append(",\"header_crc32\":").append(u32(b, RegionLayout.HEADER_CRC_OFFSET))
-                .append("},\"peers\":[");
+        JsonWriter w = new JsonWriter(4096).beginObject()
+                .field("region", memory.description())
+                .field("mapped_bytes", memory.sizeBytes())
+                .name("header").beginObject()
+                .field("magic", u32(b, RegionLayout.MAGIC_OFFSET))
+                .field("layout_version", b.getShort(RegionLayout.LAYOUT_VERSION_OFFSET) & 0xFFFF)
+                .field("header_bytes", b.getShort(RegionLayout.HEADER_BYTES_OFFSET) & 0xFFFF)
+                .field("region_bytes", u32(b, RegionLayout.REGION_BYTES_OFFSET))
+                .field("peer_count", u32(b, RegionLayout.PEER_COUNT_OFFSET))
+                .field("rings_per_peer", layout.rings())
+                .field("slots_per_ring", layout.slotsPerRing())
+                .field("slot_bytes", layout.slotBytes())
+                .field("state_table_offset", u32(b, RegionLayout.STATE_TABLE_OFFSET_OFFSET))
+                .name("section_offset").beginArray()
+                .value(layout.sectionOffset(0)).value(layout.sectionOffset(1)).endArray()
+                .field("section_bytes", layout.sectionBytes())
+                .field("header_crc32", u32(b, RegionLayout.HEADER_CRC_OFFSET))
+                .endObject()
+                .name("peers").beginArray();
         for (int peer = 0; peer < RegionLayout.PEER_COUNT; peer++) {
             int state = region.peerState(peer);
-            sb.append(peer == 0 ? "" : ",").append("{\"peer\":").append(peer)
-                    .append(",\"state\":").append(Integer.toUnsignedString(state))
-                    .append(",\"state_name\":\"").append(stateName(state))
-                    .append("\",\"epoch\":").append(region.peerEpoch(peer))
-                    .append(",\"heartbeat\":").append(Long.toUnsignedString(region.peerHeartbeat(peer)))
-                    .append('}');
+            w.beginObject().field("peer", peer)
+                    .field("state", Integer.toUnsignedLong(state))
+                    .field("state_name", Region.stateName(state))
+                    .field("epoch", region.peerEpoch(peer))
+                    .unsignedField("heartbeat", region.peerHeartbeat(peer))
+                    .endObject();
         }
-        sb.append("],\"rings\":[");
-        boolean first = true;
+        w.endArray().name("rings").beginArray();
         for (int peer = 0; peer < RegionLayout.PEER_COUNT; peer++) {
             for (int ring = 0; ring < layout.rings(); ring++) {
-                RingCounters c = region.counters(peer, ring);
-                sb.append(first ? "" : ",").append(c.toJson());
-                first = false;
+                w.rawValue(region.counters(peer, ring).toJson());
             }
         }
-        return sb.append("]}").toString();
+        return w.endArray().endObject().toString();
     }
 
-    public static String stateName(int state) {
-        switch (state) {
-            case Region.STATE_RESET: return "RESET";
-            case Region.STATE_INITIALISING: return "INITIALISING";
-            case Region.STATE_READY: return "READY";
-            case Region.STATE_STOPPING: return "STOPPING";
-            case Region.STATE_FAILED: return "FAILED";
-            default: return "INVALID";
-        }
-    }
 
     private static long u32(ByteBuffer b, int offset) {
         return Integer.toUnsignedLong(b.getInt(offset));
-    }
-
-    static String json(String s) {
-        StringBuilder sb = new StringBuilder(s.length());
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '"' || c == '\\') {
-                sb.append('\\').append(c);
-            } else if (c < 0x20) {
-                sb.append(String.format("\\u%04x", (int) c));
-            } else {
-                sb.append(c);
-            }
-        }
-        return sb.toString();
     }
 }

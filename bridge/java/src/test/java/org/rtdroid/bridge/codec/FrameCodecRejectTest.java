@@ -3,6 +3,7 @@ package org.rtdroid.bridge.codec;
 import static org.junit.jupiter.api.Assertions.*;
 
 import org.junit.jupiter.api.Test;
+import org.rtdroid.xcc.XccBounds;
 
 /** Every malformed input the decoder must refuse, each with its error class. */
 class FrameCodecRejectTest {
@@ -156,14 +157,14 @@ class FrameCodecRejectTest {
         frame.selectIntent().channel("echo");
         assertEquals(FrameCodec.ERR_DST_TOO_SMALL, FrameCodec.encode(frame, new byte[4], 0));
         Frame.Control c = frame.selectControl();
-        c.text().setString("t".repeat(Frame.MAX_TEXT_BYTES));
-        c.subject().setString("s".repeat(Frame.MAX_SUBJECT_BYTES));
+        c.text().setString("t".repeat(XccBounds.MAX_CONTROL_TEXT_BYTES));
+        c.subject().setString("s".repeat(XccBounds.MAX_CONTROL_SUBJECT_BYTES));
         c.kind(-1).code(-1);
         c.selectStats().framesIn(-1).framesOut(-1).droppedCorrupt(-1).droppedUndeliverable(-1).droppedFull(-1)
                 .resyncs(-1).peerRestarts(-1);
         c.selectService().releases(-1).deadlineMisses(-1).worstLatenessNanos(-1).index(-1).count(-1)
-                .name().setString("n".repeat(Frame.MAX_SERVICE_NAME_BYTES));
-        c.service().state().setString("RUNNING".repeat(3).substring(0, Frame.MAX_SERVICE_STATE_BYTES));
+                .name().setString("n".repeat(XccBounds.MAX_SERVICE_INFO_NAME_BYTES));
+        c.service().state().setString("RUNNING".repeat(3).substring(0, XccBounds.MAX_SERVICE_INFO_STATE_BYTES));
         // seq 11 + send time 11 + tag 1 + length 2 + control (kind 11, code 6, subject 65, text 258,
         // stats 2 + 77, service 2 + 127) = 573
         assertEquals(573, FrameCodec.encodedSize(frame.seq(-1).sendTimeNanos(-1)));

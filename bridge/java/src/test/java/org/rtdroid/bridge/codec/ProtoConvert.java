@@ -4,6 +4,7 @@ import java.util.Random;
 
 import com.google.protobuf.ByteString;
 import org.rtdroid.bridge.proto.XccProto;
+import org.rtdroid.xcc.XccBounds;
 
 /** Test bridge between the flyweight and protobuf-java's generated classes, plus random frames. */
 final class ProtoConvert {
@@ -155,7 +156,7 @@ final class ProtoConvert {
                 randomString(r, i.action());
                 randomString(r, i.channel());
                 i.senderPriority(r.nextBoolean() ? r.nextInt(100) : randomInt(r));
-                randomBytes(r, i.payload(), Frame.MAX_INTENT_PAYLOAD_BYTES);
+                randomBytes(r, i.payload(), XccBounds.MAX_INTENT_PAYLOAD_BYTES);
                 i.correlationId(randomLong(r));
                 randomString(r, i.sender());
                 i.rtReceiveNanos(randomLong(r)).rtReplyNanos(randomLong(r));
@@ -165,7 +166,7 @@ final class ProtoConvert {
                 Frame.Message m = f.selectMessage();
                 randomString(r, m.channel());
                 m.what(randomInt(r)).arg1(randomInt(r)).arg2(randomInt(r));
-                randomBytes(r, m.payload(), Frame.MAX_MESSAGE_PAYLOAD_BYTES);
+                randomBytes(r, m.payload(), XccBounds.MAX_MESSAGE_PAYLOAD_BYTES);
                 m.correlationId(randomLong(r));
                 break;
             }
@@ -192,7 +193,7 @@ final class ProtoConvert {
                 Frame.DeployChunk d = f.selectDeployChunk();
                 randomString(r, d.bundle());
                 d.index(randomInt(r)).count(randomInt(r)).totalBytes(randomInt(r)).bundleCrc32(randomInt(r));
-                randomBytes(r, d.data(), Frame.MAX_CHUNK_DATA_BYTES);
+                randomBytes(r, d.data(), XccBounds.MAX_DEPLOY_CHUNK_DATA_BYTES);
                 break;
             }
         }

@@ -1,6 +1,7 @@
 package org.rtdroid.bridge.rtproxy;
 
 import java.util.concurrent.atomic.AtomicLongArray;
+import org.rtdroid.bridge.json.JsonWriter;
 
 /**
  * The RT-side proxy's own counters, one per reason a frame was taken or dropped. The proxy thread
@@ -52,12 +53,15 @@ public final class ProxyStats {
     /** Times the budget enforcer demoted the proxy to SCHED_OTHER: one pass ran on past its budget. */
     public static final int BUDGET_DEMOTIONS = 19;
 
-    static final int COUNT = 20;
+    /** Fields of this cell's own section that another cell had changed, put back (Region.heal). */
+    public static final int REPAIRS = 20;
+
+    static final int COUNT = 21;
     private static final String[] NAMES = {
         "frames_in", "delivered", "frames_out", "undecodable", "no_body", "wrong_kind", "unknown_channel",
         "sender_not_allowed", "receiver_full", "payload_too_large", "wrong_direction", "not_running",
         "ring_full", "peer_not_ready", "encode_failed", "peer_restarts", "heartbeats", "budget_exhausted",
-        "budget_paused_us", "budget_demotions",
+        "budget_paused_us", "budget_demotions", "repairs",
     };
 
     private final AtomicLongArray counts = new AtomicLongArray(COUNT);
@@ -96,14 +100,11 @@ public final class ProxyStats {
 
     /** Non-real-time: every counter as JSON. */
     public String toJson() {
-        StringBuilder sb = new StringBuilder("{");
+        JsonWriter w = new JsonWriter().beginObject();
         for (int c = 0; c < COUNT; c++) {
-            if (c > 0) {
-                sb.append(", ");
-            }
-            sb.append('"').append(NAMES[c]).append("\": ").append(counts.get(c));
+            w.field(NAMES[c], counts.get(c));
         }
-        return sb.append('}').toString();
+        return w.endObject().toString();
     }
 
     @Override

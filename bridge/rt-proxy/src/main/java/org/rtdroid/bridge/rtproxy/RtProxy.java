@@ -360,6 +360,14 @@ public final class RtProxy implements Runnable {
             lastHeartbeatNanos = now;
             region.heartbeat();
             stats.increment(ProxyStats.HEARTBEATS);
+            // Self-healing: a field of our section that the other cell changed is put back from
+            // our own copy (the management ring 0 is the agent's thread's, not healed here).
+            int repaired = region.heal(1);
+            if (repaired > 0) {
+                stats.add(ProxyStats.REPAIRS, repaired);
+                log.accept("xcc-rt-proxy: put back " + repaired + " field(s) of this cell's section that another "
+                        + "cell had changed (repairs so far " + region.repairs() + ")");
+            }
             long epoch = region.peerEpoch(region.otherPeer());
             if (epoch != peerEpoch) {
                 // epoch 0 -> n is the Android cell's first attach; any other change is a restart

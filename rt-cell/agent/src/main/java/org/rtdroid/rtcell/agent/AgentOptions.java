@@ -6,18 +6,20 @@ import java.util.List;
 
 /**
  * The agent's command line: {@code --region PATH|auto --deploy-key PUB.pem --cpus LIST
- * --budget-bytes N [--deploy DIR]}. Every value is checked; a wrong one is refused with the option,
- * the value and the rule.
+ * --budget-bytes N [--deploy DIR] [--state-dir DIR] [--await-region]}. Every value is checked; a
+ * wrong one is refused with the option, the value and the rule.
  */
 public final class AgentOptions {
     public static final String USAGE = "usage: rt-cell-agent --region PATH|auto --deploy-key PUB.pem --cpus LIST"
-            + " --budget-bytes N [--deploy DIR] [--await-region]\n"
+            + " --budget-bytes N [--deploy DIR] [--state-dir DIR] [--await-region]\n"
             + "  --region        the shared region: a /dev/shm file, /sys/bus/pci/devices/<bdf>/resource2,\n"
             + "                  or 'auto' (the ivshmem PCI device 1af4:1110)\n"
             + "  --deploy-key    the board's Ed25519 public deploy key (PEM, PUBLIC KEY)\n"
             + "  --cpus          CPUs of the RT cell, e.g. 1 or 1,3 or 2-3\n"
             + "  --budget-bytes  memory budget for RT applications (bytes; suffix K, M or G allowed)\n"
             + "  --deploy        a directory of signed *.rtb bundles deployed at boot\n"
+            + "  --state-dir     where the cell keeps state across restarts (the version deployed last\n"
+            + "                  per application); without it that record lasts as long as the agent\n"
             + "  --await-region  start the runtime first, then wait until the region is formatted\n"
             + "                  (a QEMU RT cell booted once and restored from a snapshot waits here)";
 
@@ -26,15 +28,18 @@ public final class AgentOptions {
     public final int[] cpus;
     public final long budgetBytes;
     public final Path deployDir;
+    /** Null: the version record is kept in memory only. */
+    public final Path stateDir;
     public final boolean awaitRegion;
 
     private AgentOptions(String region, Path deployKey, int[] cpus, long budgetBytes, Path deployDir,
-                         boolean awaitRegion) {
+                         Path stateDir, boolean awaitRegion) {
         this.region = region;
         this.deployKey = deployKey;
         this.cpus = cpus;
         this.budgetBytes = budgetBytes;
         this.deployDir = deployDir;
+        this.stateDir = stateDir;
         this.awaitRegion = awaitRegion;
     }
 
@@ -45,6 +50,7 @@ public final class AgentOptions {
         String cpus = null;
         String budget = null;
         String deploy = null;
+        String state = null;
         boolean awaitRegion = false;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
@@ -75,6 +81,7 @@ public final class AgentOptions {
                 case "--cpus": cpus = value; break;
                 case "--budget-bytes": budget = value; break;
                 case "--deploy": deploy = value; break;
+                case "--state-dir": state = value; break;
                 default: throw new IllegalArgumentException("unknown option " + opt + "\n" + USAGE);
             }
         }
@@ -90,8 +97,11 @@ public final class AgentOptions {
         if (budget == null) {
             throw new IllegalArgumentException("--budget-bytes is required\n" + USAGE);
         }
+        if (state != null && state.isEmpty()) {
+            throw new IllegalArgumentException("--state-dir '': must name a directory\n" + USAGE);
+        }
         return new AgentOptions(region, Path.of(key), parseCpus(cpus), parseBytes(budget),
-                deploy == null ? null : Path.of(deploy), awaitRegion);
+                deploy == null ? null : Path.of(deploy), state == null ? null : Path.of(state), awaitRegion);
     }
 
     /** A CPU list as the kernel writes it: {@code 1}, {@code 1,3}, {@code 0-2,5}. */

@@ -19,19 +19,28 @@ import org.rtdroid.runtime.boot.ServiceStatus;
 import org.rtdroid.runtime.manifest.Manifest;
 import org.rtdroid.runtime.manifest.ManifestException;
 import org.rtdroid.runtime.manifest.ManifestParser;
+import org.rtdroid.runtime.validation.SystemModel;
 
 /**
  * Deploys verified bundles into the cell's {@link RuntimeHost}, in this order, each step with its
  * own result code: signature and zip shape ({@link Bundle#verify}); manifest parse and validation
- * ({@link ManifestParser}); application name = bundle name; not already deployed; memory within
- * what the cell's budget has left (checked by the runtime); then a fresh class loader per application (its jar written to a
- * private directory) and {@link RuntimeHost#deploy}, which pre-allocates and starts it.
+ * ({@link ManifestParser}); application name = bundle name; not already deployed; admission control
+ * ({@link Admission}: memory, channel overflow and schedulability of everything deployed plus this
+ * bundle, before any of its classes loads); a versionCode, not below the one deployed last
+ * ({@link DeployedVersions}) unless the bundle is signed as a downgrade; then a fresh class loader
+ * per application (its jar written to a private directory) and {@link RuntimeHost#deploy}, which
+ * pre-allocates and starts it.
+ *
+ * <p>The new version is recorded before the application starts (a cell that dies in between keeps
+ * the higher version: the safe side) and put back if it fails to start.
  */
 public final class CellDeployments implements Deployments {
     private final RuntimeHost host;
     private final PublicKey deployKey;
     private final Path workDir;
+    private final DeployedVersions versions;
     private final Map<String, Deployed> deployed = new LinkedHashMap<>();
+    private final Admission admission;
     private int generation;
 
     private static final class Deployed {
@@ -50,11 +59,15 @@ public final class CellDeployments implements Deployments {
 
     /**
      * @param workDir a private, writable directory (the agent's tmpfs); jars and scratch files go here
+     * @param versions the version deployed last per application (rollback protection)
      */
-    public CellDeployments(RuntimeHost host, PublicKey deployKey, Path workDir) throws IOException {
+    public CellDeployments(RuntimeHost host, PublicKey deployKey, Path workDir, DeployedVersions versions)
+            throws IOException {
         this.host = host;
         this.deployKey = deployKey;
         this.workDir = Files.createDirectories(workDir);
+        this.versions = versions;
+        this.admission = new Admission(host.config());
     }
 
     /** Memory the deployed applications pre-allocate: scopes plus channel slots. */
@@ -68,7 +81,7 @@ public final class CellDeployments implements Deployments {
     }
 
     @Override
-    public synchronized String deploy(String expectedName, byte[] bundleBytes) throws DeployRefusal {
+    public synchronized Deployment deploy(String expectedName, byte[] bundleBytes) throws DeployRefusal {
         Bundle bundle = Bundle.verify(bundleBytes, deployKey, workDir);
         String source = (expectedName != null ? expectedName : "bundle") + "/" + Bundle.MANIFEST_ENTRY;
         Manifest manifest;
@@ -88,8 +101,45 @@ public final class CellDeployments implements Deployments {
             throw new DeployRefusal(ResultCode.DUPLICATE, "an application named '" + name
                     + "' is already deployed; undeploy it first");
         }
-        // The memory budget (scopes + channels against --budget-bytes) and utilization are checked
-        // by RuntimeHost.deploy before any class is loaded: one rule, one place.
+        // Admission control: the static validation of what runs plus this bundle, before any of its
+        // classes loads (RuntimeHost.deploy checks the memory budget and utilization again).
+        SystemModel model = admission.check(manifest, bundle.manifestXml());
+        int version = manifest.versionCode();
+        int previous = versions.of(name);
+        if (version == 0) {
+            throw new DeployRefusal(ResultCode.BAD_MANIFEST, source + ": <manifest>: missing attribute 'versionCode'"
+                    + " (a positive integer, raised with every release; the cell refuses older versions)");
+        }
+        if (version < previous && !bundle.downgradeAllowed()) {
+            throw new DeployRefusal(ResultCode.DOWNGRADE, name + " version " + version + " < deployed " + previous
+                    + "; a downgrade needs a bundle signed for it (rtdroid bundle --allow-downgrade)");
+        }
+        if (version != previous) {
+            try {
+                versions.set(name, version);
+            } catch (IOException e) {
+                throw new DeployRefusal(ResultCode.STATE_FAILED, name + " version " + version + " not deployed: "
+                        + e.getMessage(), e);
+            }
+        }
+        try {
+            start(name, manifest, bundle, model);
+        } catch (DeployRefusal r) {
+            if (version != previous) {
+                try {
+                    versions.set(name, previous);
+                } catch (IOException e) {
+                    // the higher version stays recorded: the safe side of a failed write
+                }
+            }
+            throw r;
+        }
+        return new Deployment(name, version, previous);
+    }
+
+    private void start(String name, Manifest manifest, Bundle bundle, SystemModel model) throws DeployRefusal {
+        // RuntimeHost.deploy checks the memory budget (scopes + channels against --budget-bytes)
+        // and utilization again before any class of the app is loaded.
         Path dir;
         URLClassLoader loader;
         try {
@@ -114,7 +164,12 @@ public final class CellDeployments implements Deployments {
             throw new DeployRefusal(ResultCode.START_FAILED, "'" + name + "' failed to start: " + e, e);
         }
         deployed.put(name, new Deployed(manifest, demandBytes(manifest), loader, dir));
-        return name;
+        admission.admit(name, model);
+    }
+
+    /** The version deployed last of {@code app} (kept across undeploys), 0 when none ever was. */
+    public int deployedVersion(String app) {
+        return versions.of(app);
     }
 
     @Override
@@ -129,6 +184,7 @@ public final class CellDeployments implements Deployments {
             throw new DeployRefusal(ResultCode.NOT_FOUND, e.getMessage(), e);
         } finally {
             deployed.remove(name);
+            admission.remove(name);
             discard(d.loader, d.dir);
         }
     }
@@ -154,7 +210,8 @@ public final class CellDeployments implements Deployments {
     public List<ServiceRow> services() {
         List<ServiceRow> rows = new ArrayList<>();
         for (ServiceStatus s : host.services()) {
-            rows.add(new ServiceRow(s.name(), s.state(), s.releases(), s.deadlineMisses(), s.worstLatenessNanos()));
+            rows.add(new ServiceRow(s.name(), s.state(), s.releases(), s.deadlineMisses(), s.worstLatenessNanos(),
+                    s.cause()));
         }
         return rows;
     }

@@ -1,21 +1,39 @@
 package org.rtdroid.rtcell.agent;
 
 import java.util.List;
+import org.rtdroid.runtime.boot.FailureCause;
 
 /** What the management loop asks of the cell: deploy, undeploy, list. Called from one thread. */
 public interface Deployments {
-    /** One row of LIST_SERVICES. */
-    record ServiceRow(String name, String state, long releases, long deadlineMisses, long worstLatenessNanos) {}
+    /** One row of LIST_SERVICES; {@code cause} is null unless the component failed. */
+    record ServiceRow(String name, String state, long releases, long deadlineMisses, long worstLatenessNanos,
+                      FailureCause cause) {}
+
+    /**
+     * A started application: its name, the versionCode it was deployed at and the one deployed last
+     * before it (0: none ever was).
+     */
+    record Deployment(String name, int versionCode, int previousVersionCode) {
+        public boolean downgrade() {
+            return versionCode < previousVersionCode;
+        }
+
+        /** The text of the OK answer. */
+        public String describe() {
+            return "deployed " + name + " version " + versionCode
+                    + (downgrade() ? ", downgraded from " + previousVersionCode + " (bundle signed for it)" : "");
+        }
+    }
 
     /**
      * Verifies, checks and starts a bundle.
      *
      * @param expectedName the {@code DeployChunk.bundle} name the manifest's application name must
      *     equal, or null (bundles pre-deployed from a directory at boot)
-     * @return the application's name
+     * @return the application's name and versions
      * @throws DeployRefusal with the protocol code and a precise reason
      */
-    String deploy(String expectedName, byte[] bundle) throws DeployRefusal;
+    Deployment deploy(String expectedName, byte[] bundle) throws DeployRefusal;
 
     /** @throws DeployRefusal NOT_FOUND when no application has that name */
     void undeploy(String name) throws DeployRefusal;

@@ -21,13 +21,15 @@ import org.rtdroid.runtime.os.CpuSet;
 
 /**
  * {@code java --enable-native-access=ALL-UNNAMED -cp 'lib/*' org.rtdroid.rtcell.agent.Main
- * --region PATH|auto --deploy-key PUB.pem --cpus LIST --budget-bytes N [--deploy DIR] [--await-region]}
+ * --region PATH|auto|DEVICE@0xADDRESS+BYTES --deploy-key PUB.pem --cpus LIST --budget-bytes N [--deploy DIR]
+ * [--state-dir DIR] [--await-region]}
  *
  * <p>Console protocol (the board tooling reads it): with {@code --await-region} first {@code rtcell:
  * runtime started; awaiting the region <path> to be formatted}, then {@code rtcell: region <path> attached as peer
  * 0, epoch N}, {@code rtcell: kernel realtime=<0|1> <release>}, a line per deploy and undeploy, and
  * exactly {@code RTCELL READY} once the management ring is served. SIGTERM (or SIGINT): state
- * STOPPING, every application undeployed, exit 0. Exit 2: bad command line; 1: cannot start.
+ * STOPPING, every application undeployed, exit 0. Exit 2: bad command line; 1: cannot start (among
+ * others: a version record in {@code --state-dir} that is corrupt or cannot be written).
  */
 public final class Main {
     private Main() {
@@ -63,9 +65,18 @@ public final class Main {
                     + e.getMessage());
             return 2;
         }
+        DeployedVersions versions;
+        try {
+            versions = options.stateDir == null ? DeployedVersions.inMemory() : DeployedVersions.open(options.stateDir);
+        } catch (IOException e) {
+            stderr.println("rtcell: --state-dir " + options.stateDir + ": " + e.getMessage());
+            return 1;
+        }
         RegionMemory memory;
         try {
-            memory = RegionMemory.mapFile(regionPath);
+            RegionLocator.PhysicalRange physical = RegionLocator.physicalRange(options.region);
+            memory = physical == null ? RegionMemory.mapFile(regionPath)
+                    : RegionMemory.mapPhysical(physical.device(), physical.address(), physical.bytes());
         } catch (IOException e) {
             stderr.println("rtcell: cannot map region " + regionPath + ": " + e.getMessage());
             return 1;
@@ -81,7 +92,8 @@ public final class Main {
             // The runtime's lowest priority is the proxy's: cross-context intents queue there.
             host = RuntimeHost.start(new CellConfig(cpus, options.budgetBytes, RtProxy.PROXY_FIFO_PRIORITY, 98));
             host.setLog(console);
-            deployments = new CellDeployments(host, key, workDir);
+            deployments = new CellDeployments(host, key, workDir, versions);
+            console.accept("rtcell: versions of " + versions.size() + " application(s) " + versions.where());
             console.accept(Warmup.deployPath(workDir));
             console.accept(ProxyWarmup.run(host.crossContext(), ProxyWarmup.DEFAULT_PASSES));
         } catch (IOException | RuntimeException e) {
@@ -152,7 +164,7 @@ public final class Main {
         Collections.sort(bundles);
         for (Path b : bundles) {
             try {
-                String name = agent.deployments().deploy(null, Files.readAllBytes(b));
+                String name = agent.deployments().deploy(null, Files.readAllBytes(b)).name();
                 console.accept("rtcell: deploy " + name + ": OK (" + b.getFileName() + ")");
             } catch (DeployRefusal r) {
                 console.accept("rtcell: deploy " + b.getFileName() + ": " + ResultCode.name(r.code()) + ": " + r.reason());

@@ -10,6 +10,8 @@ import org.rtdroid.bridge.ProducerRing;
 import org.rtdroid.bridge.Region;
 import org.rtdroid.bridge.codec.Frame;
 import org.rtdroid.bridge.codec.FrameCodec;
+import org.rtdroid.runtime.boot.FailureCause;
+import org.rtdroid.xcc.XccBounds;
 
 /**
  * Serves the management ring (protocols.md, "Management"): requests arrive on the Android cell's
@@ -139,9 +141,13 @@ public final class ManagementLoop {
             default:
                 byte[] bundle = assembler.takeCompleted();
                 try {
-                    String app = deployments.deploy(name, bundle);
-                    out.accept("rtcell: deploy " + app + ": OK");
-                    answerControl(Frame.Control.DEPLOY_RESULT, ResultCode.OK, app, "deployed " + app);
+                    Deployments.Deployment d = deployments.deploy(name, bundle);
+                    out.accept("rtcell: deploy " + d.name() + ": OK");
+                    if (d.downgrade()) {
+                        out.accept("rtcell: deploy " + d.name() + ": version " + d.versionCode() + " replaces "
+                                + d.previousVersionCode() + " (a downgrade, signed for it)");
+                    }
+                    answerControl(Frame.Control.DEPLOY_RESULT, ResultCode.OK, d.name(), d.describe());
                 } catch (DeployRefusal r) {
                     out.accept("rtcell: deploy " + printable(name) + ": " + ResultCode.name(r.code()) + ": " + r.reason());
                     answerControl(Frame.Control.DEPLOY_RESULT, r.code(), name, r.reason());
@@ -195,14 +201,66 @@ public final class ManagementLoop {
         }
         for (int i = 0; i < count; i++) {
             Deployments.ServiceRow row = rows.get(i);
-            Frame.Control a = startAnswer(Frame.Control.SERVICE_INFO, ResultCode.OK, "", "");
+            FailureCause cause = row.cause();
+            // A failed component's cause rides in the answer's subject (exception class) and text
+            // (protocols.md, "Failure cause"), the text cut to what the slot leaves room for.
+            Frame.Control a = startAnswer(Frame.Control.SERVICE_INFO, ResultCode.OK,
+                    cause == null ? "" : className(cause.exceptionClass()), "");
             Frame.ServiceInfo s = a.selectService();
             setBounded(s.name(), row.name());
             setBounded(s.state(), row.state());
             s.releases(row.releases()).deadlineMisses(row.deadlineMisses())
                     .worstLatenessNanos(row.worstLatenessNanos()).index(i).count(count);
+            if (cause != null) {
+                // send() adds seq and send_time (up to 11 bytes each); the text adds its tag, a 2-byte
+                // length and may lengthen the control's own length by a byte
+                int room = tx.length - FrameCodec.encodedSize(answer) - 2 * 11 - 4;
+                setBounded(a.text(), causeText(cause, Math.min(a.text().capacity(), room)));
+            }
             send();
         }
+    }
+
+    /** The exception class within the subject's bound: leading package names go first. */
+    static String className(String name) {
+        String n = name;
+        while (n.length() > XccBounds.MAX_CONTROL_SUBJECT_BYTES && n.indexOf('.') >= 0) {
+            n = n.substring(n.indexOf('.') + 1);
+        }
+        return n;
+    }
+
+    /**
+     * The text of a failed service's SERVICE_INFO, at most {@code maxBytes} of UTF-8:
+     * {@code release <n>[ task <name>]}, the message (newlines become spaces; cut if it must be),
+     * then one {@code at <frame>} line per stack frame that fits whole.
+     */
+    static String causeText(FailureCause cause, int maxBytes) {
+        StringBuilder b = new StringBuilder("release ").append(cause.release());
+        if (cause.task() != null) {
+            b.append(" task ").append(cause.task());
+        }
+        b.append('\n');
+        String message = cause.message().replace('\r', ' ').replace('\n', ' ');
+        byte[] m = message.getBytes(StandardCharsets.UTF_8);
+        int room = Math.max(0, maxBytes - utf8Length(b));
+        int n = Math.min(m.length, room);
+        while (n < m.length && n > 0 && (m[n] & 0xC0) == 0x80) {
+            n--; // do not split a multi-byte character
+        }
+        b.append(new String(m, 0, n, StandardCharsets.UTF_8));
+        for (String frame : cause.frames()) {
+            String line = "\nat " + frame;
+            if (utf8Length(b) + utf8Length(line) > maxBytes) {
+                break;
+            }
+            b.append(line);
+        }
+        return b.toString();
+    }
+
+    private static int utf8Length(CharSequence s) {
+        return s.toString().getBytes(StandardCharsets.UTF_8).length;
     }
 
     private void answerControl(int kind, int code, String subject, String text) {
@@ -261,7 +319,7 @@ public final class ManagementLoop {
 
     private static String printable(String name) {
         StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < name.length() && i < 63; i++) {
+        for (int i = 0; i < name.length() && i < XccBounds.MAX_DEPLOY_CHUNK_BUNDLE_BYTES; i++) {
             char ch = name.charAt(i);
             sb.append(ch >= 0x20 && ch < 0x7f ? ch : '?');
         }

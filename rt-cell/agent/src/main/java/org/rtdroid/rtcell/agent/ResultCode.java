@@ -12,6 +12,8 @@ public final class ResultCode {
     public static final int DUPLICATE = 7;
     public static final int NOT_FOUND = 8;
     public static final int BAD_BUNDLE = 9;
+    public static final int DOWNGRADE = 10;
+    public static final int STATE_FAILED = 11;
 
     private ResultCode() {
     }
@@ -28,6 +30,8 @@ public final class ResultCode {
             case DUPLICATE: return "DUPLICATE";
             case NOT_FOUND: return "NOT_FOUND";
             case BAD_BUNDLE: return "BAD_BUNDLE";
+            case DOWNGRADE: return "DOWNGRADE";
+            case STATE_FAILED: return "STATE_FAILED";
             default: return "CODE_" + code;
         }
     }

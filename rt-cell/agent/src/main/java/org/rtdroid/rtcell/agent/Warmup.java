@@ -20,7 +20,7 @@ import org.rtdroid.runtime.manifest.ManifestParser;
 final class Warmup {
     private static final String MANIFEST = """
             <?xml version="1.0" encoding="UTF-8"?>
-            <manifest>
+            <manifest versionCode="1">
               <application name="warmup">
                 <receiver name="warmup.Receiver" priority="40">
                   <memSizes total="8K" persistent="4K" release="4K"/>

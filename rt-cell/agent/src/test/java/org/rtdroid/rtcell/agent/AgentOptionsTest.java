@@ -25,7 +25,10 @@ class AgentOptionsTest {
         assertEquals(Path.of("/tmp/b"), o.deployDir);
         AgentOptions p = AgentOptions.parse(new String[] {"--region=auto", "--deploy-key=k", "--cpus=1", "--budget-bytes=4096"});
         assertNull(p.deployDir);
+        assertNull(p.stateDir, "no --state-dir: the version record lasts as long as the agent");
         assertEquals(4096, p.budgetBytes);
+        assertEquals(Path.of("/var/lib/rt"), AgentOptions.parse(new String[] {"--region", "r", "--deploy-key", "k",
+                "--cpus", "1", "--budget-bytes", "1", "--state-dir", "/var/lib/rt"}).stateDir);
     }
 
     @Test
@@ -35,6 +38,8 @@ class AgentOptionsTest {
         assertMessage("--region is required", "--deploy-key", "k", "--cpus", "1", "--budget-bytes", "1");
         assertMessage("unknown option --frob", "--frob", "1");
         assertMessage("needs a value", "--region");
+        assertMessage("--state-dir '': must name a directory", "--region", "r", "--deploy-key", "k", "--cpus", "1",
+                "--budget-bytes", "1", "--state-dir=");
     }
 
     @Test

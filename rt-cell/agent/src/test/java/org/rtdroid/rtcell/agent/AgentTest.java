@@ -28,6 +28,7 @@ import org.rtdroid.bridge.codec.Frame;
 import org.rtdroid.bridge.codec.FrameCodec;
 import org.rtdroid.rtcell.agent.client.ManagementClient;
 import org.rtdroid.runtime.boot.CellConfig;
+import org.rtdroid.runtime.boot.FailureCause;
 import org.rtdroid.runtime.boot.RuntimeHost;
 
 /** The agent against a real region and a real runtime, driven over the management ring like the CLI does. */
@@ -68,7 +69,7 @@ class AgentTest {
         Region.format(memory, layout);
         rt = Region.attachCell(memory, Region.RT_PEER, true);
         host = RuntimeHost.start(CellConfig.unprivileged(BUDGET));
-        agent = new Agent(rt, host, new CellDeployments(host, board.getPublic(), work), null, console::add);
+        agent = new Agent(rt, host, new CellDeployments(host, board.getPublic(), work, DeployedVersions.inMemory()), null, console::add);
         serving = new Thread(agent::serve, "agent-management");
         serving.start();
         client = new ManagementClient(Region.attachManagement(memory, Region.ANDROID_PEER));
@@ -207,9 +208,136 @@ class AgentTest {
     }
 
     @Test
+    void anUnschedulableBundleIsRefusedBeforeAnyClassLoadsAndWhatRunsKeepsRunning() throws Exception {
+        byte[] ticker = TestApps.tickerJar(work.resolve("ticker"));
+        assertResult(ResultCode.OK, "", deploy("base", signed(TestApps.tickerManifest("base", 40, "5ms", "10ms"), ticker, board)));
+        long before = awaitReleases("base/Ticker/tick", 1);
+        // hog's jar lacks its class: loading it would be LOAD_FAILED; admission refuses first.
+        Frame.Control r = deploy("hog", signed(TestApps.tickerManifest("hog", 60, "6ms", "10ms"), brokenJar, board));
+        assertResult(ResultCode.OVER_BUDGET, "UNSCHEDULABLE: base/tick WCRT 11 ms > deadline 10 ms", r);
+        assertEquals(List.of("base/Ticker", "base/Ticker/tick"),
+                client.listServices(T).stream().map(x -> x.service().nameString()).toList(), "nothing of hog");
+        awaitReleases("base/Ticker/tick", before + 1);
+        assertEquals("RUNNING", row("base/Ticker/tick").service().stateString());
+    }
+
+    @Test
+    void aSchedulableSecondAppIsAdmitted() throws Exception {
+        byte[] ticker = TestApps.tickerJar(work.resolve("ticker"));
+        assertResult(ResultCode.OK, "", deploy("base", signed(TestApps.tickerManifest("base", 40, "5ms", "10ms"), ticker, board)));
+        assertResult(ResultCode.OK, "", deploy("second", signed(TestApps.tickerManifest("second", 50, "2ms", "20ms"), ticker, board)));
+        Map<String, byte[]> third = signed(TestApps.tickerManifest("third", 50, "5ms", "20ms"), ticker, board);
+        assertResult(ResultCode.OVER_BUDGET, "UNSCHEDULABLE: base/tick WCRT 12 ms > deadline 10 ms", deploy("third", third));
+        assertEquals(Frame.Control.ACK, client.request(Frame.Control.UNDEPLOY, "second", T).kind());
+        // An undeployed app leaves the analysis: third fits beside base alone (WCRT 10 ms).
+        assertResult(ResultCode.OK, "", deploy("third", third));
+    }
+
+    private Frame.Control row(String name) {
+        return client.listServices(T).stream().filter(x -> x.service().nameString().equals(name)).findFirst().orElseThrow();
+    }
+
+    /** Polls until the service has at least {@code releases} releases; @return how many it has. */
+    private long awaitReleases(String name, long releases) throws InterruptedException {
+        long deadline = System.nanoTime() + T;
+        long n;
+        while ((n = row(name).service().releases()) < releases) {
+            assertTrue(System.nanoTime() < deadline, name + " stopped releasing at " + n);
+            Thread.sleep(5);
+        }
+        return n;
+    }
+
+    @Test
     void duplicateIsRefused() {
         assertResult(ResultCode.OK, "", deploy("echo", signed(TestApps.manifest("echo"), echoJar, board)));
         assertResult(ResultCode.DUPLICATE, "already deployed", deploy("echo", signed(TestApps.manifest("echo"), echoJar, board)));
+    }
+
+    @Test
+    void aFailedServiceSaysWhyInItsServiceInfo() throws Exception {
+        byte[] jar = TestApps.failingJar(work.resolve("failing"));
+        assertResult(ResultCode.OK, "", deploy("implant", signed(TestApps.failingManifest("implant"), jar, board)));
+        long deadline = System.nanoTime() + T;
+        List<Frame.Control> rows;
+        while (!(rows = client.listServices(T)).get(0).service().stateString().equals("FAILED")) {
+            assertTrue(System.nanoTime() < deadline, "the service did not fail");
+            Thread.sleep(5);
+        }
+        for (Frame.Control row : rows) { // the component and its task
+            assertEquals("java.lang.IllegalStateException", row.subjectString(), row.service().nameString());
+            String[] lines = row.textString().split("\n");
+            assertEquals("release 3 task sample", lines[0]);
+            assertEquals("sensor gone: electrode 3 open", lines[1]);
+            assertTrue(lines[2].startsWith("at ") && lines[2].contains("rtapp.failing.Sensor.read(Sensor.java:"), lines[2]);
+            assertTrue(lines[3].contains("rtapp.failing.Sensor$1.onRelease(Sensor.java:"), lines[3]);
+            assertTrue(row.text().length() <= 255);
+        }
+        assertEquals("implant/Sensor", rows.get(0).service().nameString());
+        assertEquals("implant/Sensor/sample", rows.get(1).service().nameString());
+    }
+
+    @Test
+    void aHealthyServiceInfoHasNoCause() {
+        assertResult(ResultCode.OK, "", deploy("echo", signed(TestApps.manifest("echo"), echoJar, board)));
+        Frame.Control row = client.listServices(T).get(0);
+        assertEquals("", row.subjectString());
+        assertEquals("", row.textString());
+    }
+
+    @Test
+    void aCauseTextKeepsWholeFramesWithinItsBound() {
+        FailureCause cause = new FailureCause("java.lang.IllegalStateException", "x".repeat(40), "sample", 12,
+                List.of("a.B.c(B.java:1)", "a.B.d(B.java:2)", "a.B.e(B.java:3)"));
+        assertEquals("release 12 task sample\n" + "x".repeat(40) + "\nat a.B.c(B.java:1)\nat a.B.d(B.java:2)"
+                + "\nat a.B.e(B.java:3)", ManagementLoop.causeText(cause, 255));
+        String cut = ManagementLoop.causeText(cause, 90);
+        assertEquals("release 12 task sample\n" + "x".repeat(40) + "\nat a.B.c(B.java:1)", cut);
+        assertEquals("release 12 task sample\n" + "x".repeat(10), ManagementLoop.causeText(cause, 33));
+        FailureCause utf8 = new FailureCause("E", "\u00e9\u00e9", null, 0, List.of());
+        assertEquals("release 0\n\u00e9", ManagementLoop.causeText(utf8, 13), "a character is never split");
+        String longName = "org.a.very.long.package.name.that.goes.on.and.on.lang.IllegalStateException";
+        assertEquals("package.name.that.goes.on.and.on.lang.IllegalStateException", ManagementLoop.className(longName),
+                "leading package names go first, the class name stays");
+    }
+
+    @Test
+    void aCauseFitsASmallSlot() throws Exception {
+        // a 256-byte slot leaves the cause text about 100 bytes: the answer is still sent, cut
+        RegionLayout small = RegionLayout.of(3, 64, 256);
+        RegionMemory mem = RegionMemory.wrap(ByteBuffer.allocateDirect(small.regionBytes()));
+        Region.format(mem, small);
+        Region cell = Region.attachCell(mem, Region.RT_PEER, true);
+        List<String> lines = new CopyOnWriteArrayList<>();
+        FailureCause cause = new FailureCause("java.lang.IllegalStateException", "m".repeat(300), "sample", 3,
+                List.of("a.B.c(B.java:1)"));
+        Deployments failed = new Deployments() {
+            public Deployment deploy(String expectedName, byte[] bundle) { return new Deployment("x", 1, 0); }
+            public void undeploy(String name) {}
+            public void undeployAll() {}
+            public List<ServiceRow> services() {
+                return List.of(new ServiceRow("implant/Sensor", "FAILED", 3, 0, 0, cause));
+            }
+        };
+        ManagementLoop loop = new ManagementLoop(cell, failed, Frame.Stats::new, () -> "test", lines::add);
+        Thread t = new Thread(() -> loop.run(new org.rtdroid.bridge.Backoff(0, 10, 50_000L, 1_000_000L)), "agent-small");
+        t.start();
+        try {
+            ManagementClient c = new ManagementClient(Region.attachManagement(mem, Region.ANDROID_PEER));
+            Frame.Control row;
+            try {
+                row = c.listServices(T / 5).get(0);
+            } catch (IllegalStateException e) {
+                throw new AssertionError("no answer; agent console " + lines, e);
+            }
+            assertEquals("FAILED", row.service().stateString(), lines.toString());
+            assertTrue(row.textString().startsWith("release 3 task sample\nmmm"), row.textString());
+            assertTrue(lines.stream().noneMatch(l -> l.contains("cannot encode")), lines.toString());
+            assertEquals(0, loop.answersDropped());
+        } finally {
+            loop.stop();
+            t.join(5000);
+        }
     }
 
     @Test
@@ -236,6 +364,24 @@ class AgentTest {
         assertResult(ResultCode.NOT_FOUND, "echo", err);
         // the name and the channel are free again
         assertResult(ResultCode.OK, "", deploy("echo", signed(TestApps.manifest("echo"), echoJar, board)));
+    }
+
+    @Test
+    void olderVersionAfterAnUndeployIsRefusedOverTheRingWithBothVersions() {
+        assertResult(ResultCode.OK, "", deploy("echo", signed(TestApps.versioned("echo", 3), echoJar, board)));
+        assertEquals(Frame.Control.ACK, client.request(Frame.Control.UNDEPLOY, "echo", T).kind());
+        Frame.Control r = deploy("echo", signed(TestApps.versioned("echo", 2), echoJar, board));
+        assertEquals(Frame.Control.DEPLOY_RESULT, r.kind());
+        assertResult(ResultCode.DOWNGRADE, "echo version 2 < deployed 3", r);
+        assertTrue(console.stream().anyMatch(l -> l.startsWith("rtcell: deploy echo: DOWNGRADE: echo version 2 < deployed 3")),
+                console.toString());
+        assertResult(ResultCode.OK, "deployed echo version 3", deploy("echo", signed(TestApps.versioned("echo", 3), echoJar, board)));
+        assertEquals(Frame.Control.ACK, client.request(Frame.Control.UNDEPLOY, "echo", T).kind());
+        byte[] v2 = TestApps.versioned("echo", 2);
+        assertResult(ResultCode.OK, "deployed echo version 2, downgraded from 3 (bundle signed for it)",
+                client.deploy("echo", Bundle.buildDowngrade(v2, echoJar, board.getPrivate()), T));
+        assertTrue(console.contains("rtcell: deploy echo: version 2 replaces 3 (a downgrade, signed for it)"),
+                console.toString());
     }
 
     @Test

@@ -61,6 +61,10 @@ class MainProcessTest {
 
             try (RegionMemory m = RegionMemory.mapFile(regionFile)) {
                 Region mgmt = Region.attachManagement(m, Region.ANDROID_PEER);
+                // the agent prints RTCELL READY, then marks the cell READY as it starts serving
+                while (mgmt.peerState(Region.RT_PEER) != Region.STATE_READY && System.nanoTime() < deadline) {
+                    Thread.sleep(20);
+                }
                 assertEquals(Region.STATE_READY, mgmt.peerState(Region.RT_PEER));
                 ManagementClient client = new ManagementClient(mgmt);
                 assertEquals("echo/Echo", client.listServices(10_000_000_000L).get(0).service().nameString());
@@ -111,6 +115,10 @@ class MainProcessTest {
                 assertTrue(lines.contains("RTCELL READY"), "agent output: " + lines);
                 assertTrue(lines.contains("rtcell: region " + regionFile + " attached as peer 0, epoch 1"), lines.toString());
                 Region mgmt = Region.attachManagement(m, Region.ANDROID_PEER);
+                // the agent prints RTCELL READY, then marks the cell READY as it starts serving
+                while (mgmt.peerState(Region.RT_PEER) != Region.STATE_READY && System.nanoTime() < deadline) {
+                    Thread.sleep(20);
+                }
                 assertEquals(Region.STATE_READY, mgmt.peerState(Region.RT_PEER));
             }
             assertEquals(0, new ProcessBuilder("kill", "-TERM", Long.toString(p.pid())).start().waitFor());
@@ -119,6 +127,47 @@ class MainProcessTest {
         } finally {
             p.destroyForcibly();
         }
+    }
+
+    @Test
+    void anOlderBundleIsRefusedAfterTheAgentRestartsWithItsStateDirectory() throws Exception {
+        RegionLayout layout = RegionLayout.of(3, 16, 512);
+        Path regionFile = dir.resolve("region");
+        KeyPair kp = KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
+        Path pub = dir.resolve("deploy.pub");
+        Files.writeString(pub, DeployKey.toPem(kp.getPublic()));
+        byte[] jar = TestApps.echoJar(dir.resolve("app"));
+        Path state = dir.resolve("state");
+        String[] lines = new String[2];
+        for (int version = 2; version >= 1; version--) { // version 2, then, after a restart, version 1
+            try (RandomAccessFile f = new RandomAccessFile(regionFile.toFile(), "rw")) {
+                f.setLength(layout.regionBytes());
+            }
+            try (RegionMemory m = RegionMemory.mapFile(regionFile)) {
+                Region.format(m, layout);
+            }
+            Path bundles = Files.createDirectories(dir.resolve("bundles-" + version));
+            Files.write(bundles.resolve("echo.rtb"), Bundle.build(TestApps.versioned("echo", version), jar, kp.getPrivate()));
+            RunningAgent agent = startAgent(regionFile, pub, "--deploy", bundles.toString(), "--state-dir", state.toString());
+            Process p = agent.process();
+            try {
+                long deadline = System.nanoTime() + 60_000_000_000L;
+                while (!agent.lines().contains("RTCELL READY") && p.isAlive() && System.nanoTime() < deadline) {
+                    Thread.sleep(20);
+                }
+                assertTrue(agent.lines().contains("RTCELL READY"), "agent output: " + agent.lines());
+                assertEquals(0, new ProcessBuilder("kill", "-TERM", Long.toString(p.pid())).start().waitFor());
+                assertTrue(p.waitFor(20, TimeUnit.SECONDS), "agent did not stop on SIGTERM");
+                agent.reader().join(5000);
+                lines[2 - version] = String.join("\n", agent.lines());
+            } finally {
+                p.destroyForcibly();
+            }
+        }
+        assertTrue(lines[0].contains("rtcell: versions of 0 application(s) recorded in " + state.resolve("versions")), lines[0]);
+        assertTrue(lines[0].contains("rtcell: deploy echo: OK (echo.rtb)"), lines[0]);
+        assertTrue(lines[1].contains("rtcell: versions of 1 application(s) recorded in " + state.resolve("versions")), lines[1]);
+        assertTrue(lines[1].contains("rtcell: deploy echo.rtb: DOWNGRADE: echo version 1 < deployed 2"), lines[1]);
     }
 
     /** The agent's JVM, and its output lines as a reader thread collects them. */

@@ -46,7 +46,7 @@ final class TestApps {
 
     static final String MANIFEST = """
             <?xml version="1.0" encoding="UTF-8"?>
-            <manifest>
+            <manifest versionCode="%4$d">
               <application name="%1$s">
                 <receiver name="rtapp.echo.Echo" priority="40">
                   <memSizes total="%2$s" persistent="4K" release="%3$s"/>
@@ -61,7 +61,91 @@ final class TestApps {
             </manifest>
             """;
 
+    /** A service whose task throws at its third release: a component that fails and must say why. */
+    static final String FAILING_SOURCE = """
+            package rtapp.failing;
+
+            import org.rtdroid.runtime.component.PeriodicTask;
+            import org.rtdroid.runtime.component.RealtimeService;
+
+            public final class Sensor extends RealtimeService {
+                private long calls;
+
+                @Override public void onStartCommand() {
+                    registerTask("sample", new PeriodicTask() {
+                        @Override public void onRelease() {
+                            if (++calls == 3) {
+                                read("electrode 3\\nopen");
+                            }
+                        }
+                    });
+                }
+
+                private static void read(String why) { throw new IllegalStateException("sensor gone: " + why); }
+            }
+            """;
+
+    static final String FAILING_MANIFEST = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <manifest versionCode="1">
+              <application name="%1$s">
+                <service name="rtapp.failing.Sensor" priority="40">
+                  <memSizes total="12K" persistent="4K" release="4K"/>
+                  <periodic-task name="sample"><memSizes release="4K"/><release periodic="2ms"/></periodic-task>
+                </service>
+              </application>
+            </manifest>
+            """;
+
+    /** A service with one periodic task that does nothing: a running app to leave undisturbed. */
+    static final String TICKER_SOURCE = """
+            package rtapp.ticker;
+
+            import org.rtdroid.runtime.component.PeriodicTask;
+            import org.rtdroid.runtime.component.RealtimeService;
+
+            public final class Ticker extends RealtimeService {
+                @Override public void onStartCommand() {
+                    registerTask("tick", new PeriodicTask() {
+                        @Override public void onRelease() { }
+                    });
+                }
+            }
+            """;
+
+    /** The ticker with a declared worst-case execution time, pinned to the cell's first CPU for the
+     *  analysis (whatever the test machine's CPU count): what admission control analyses. */
+    static final String TICKER_MANIFEST = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <manifest versionCode="1">
+              <application name="%1$s">
+                <service name="rtapp.ticker.Ticker" priority="%2$d">
+                  <memSizes total="12K" persistent="4K" release="4K"/>
+                  <periodic-task name="tick" wcet="%3$s" cpu="0">
+                    <memSizes release="4K"/><release periodic="%4$s"/>
+                  </periodic-task>
+                </service>
+              </application>
+            </manifest>
+            """;
+
     private TestApps() {
+    }
+
+    static byte[] tickerJar(Path workDir) throws IOException {
+        return compileJar("rtapp/ticker/Ticker.java", TICKER_SOURCE, workDir);
+    }
+
+    static byte[] tickerManifest(String app, int priority, String wcet, String period) {
+        return String.format(TICKER_MANIFEST, app, priority, wcet, period).getBytes(StandardCharsets.UTF_8);
+    }
+
+    static byte[] failingJar(Path workDir) throws IOException {
+        return compileJar("rtapp/failing/Sensor.java", FAILING_SOURCE, workDir);
+    }
+
+    static byte[] failingManifest(String app) {
+        return String.format(FAILING_MANIFEST, app).getBytes(StandardCharsets.UTF_8);
     }
 
     /** An echo app answering on the cross-context channel named like its application. */
@@ -70,12 +154,17 @@ final class TestApps {
     }
 
     static byte[] manifest(String app) {
-        return String.format(MANIFEST, app, "12K", "8K").getBytes(StandardCharsets.UTF_8);
+        return versioned(app, 1);
+    }
+
+    /** The echo app's manifest at {@code versionCode} = {@code version}. */
+    static byte[] versioned(String app, int version) {
+        return String.format(MANIFEST, app, "12K", "8K", version).getBytes(StandardCharsets.UTF_8);
     }
 
     /** Total 4K + release: a release scope of {@code releaseBytes}. */
     static byte[] manifest(String app, long releaseBytes) {
-        return String.format(MANIFEST, app, (4096 + releaseBytes) + "B", releaseBytes + "B").getBytes(StandardCharsets.UTF_8);
+        return String.format(MANIFEST, app, (4096 + releaseBytes) + "B", releaseBytes + "B", 1).getBytes(StandardCharsets.UTF_8);
     }
 
     static byte[] compileJar(String path, String source, Path workDir) throws IOException {

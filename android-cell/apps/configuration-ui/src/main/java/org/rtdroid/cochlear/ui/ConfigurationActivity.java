@@ -35,7 +35,7 @@ import android.widget.TextView;
 public class ConfigurationActivity extends Activity {
     static final String TAG = "ConfigurationUI";
 
-    // The proxy's Intent contract (android-cell/README.md, "Talking to the RT cell").
+    // The proxy's Intent contract (docs/android-cell.md, "Talking to the RT cell").
     static final String PROXY_PACKAGE = "org.rtdroid.proxy";
     static final String PROXY_SERVICE = "org.rtdroid.android.proxy.RTsProxyService";
     static final String ACTION_SEND = "org.rtdroid.proxy.SEND";

@@ -67,6 +67,18 @@ public class TestActivity extends Activity {
             i.putExtra("sender", getPackageName());
             startService(i);
         });
+        button(root, "send_as_another", v -> {
+            // a hostile app naming another package as the sender (and trying to stamp the identity)
+            Intent i = new Intent("org.rtdroid.proxy.SEND");
+            i.setClassName("org.rtdroid.proxy", "org.rtdroid.android.proxy.RTsProxyService");
+            i.putExtra("channel", "cochlear.config");
+            i.putExtra("action", "org.rtdroid.cochlear.SET_CONFIG");
+            i.putExtra("payload", new byte[8]);
+            i.putExtra("priority", 50);
+            i.putExtra("sender", "org.rtdroid.cochlear.ui");
+            i.putExtra("org.rtdroid.proxy.CALLING_PACKAGE", "org.rtdroid.cochlear.ui");
+            startService(i);
+        });
         button(root, "bind", v -> bindService(new Intent().setClassName(getPackageName(),
                 TestService.class.getName()), connection, Context.BIND_AUTO_CREATE));
         setContentView(root);

@@ -1,0 +1,198 @@
+package org.rtdroid.android.cell;
+
+import static org.robolectric.Shadows.shadowOf;
+
+import android.app.Activity;
+import android.app.Application;
+import android.app.Service;
+import android.content.BroadcastReceiver;
+import android.content.pm.ActivityInfo;
+import android.content.pm.ApplicationInfo;
+import android.content.pm.PackageInfo;
+import android.content.pm.ServiceInfo;
+import android.os.Bundle;
+
+import java.io.IOException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The cell's PackageManager side: installs app bundles (each in its own class loader, every
+ * declared component checked to load and be of its kind), registers them with the framework's
+ * PackageManager, and answers which apps are installed. Changes run on the main looper; reads
+ * come from any thread.
+ */
+final class CellPackageManager {
+    static final String TAG = "PackageManager";
+    static final String PROXY_SERVICE = "org.rtdroid.android.proxy.RTsProxyService";
+
+    private final Application application;
+    private final Path appsDir;
+    private final Map<String, InstalledApp> apps = new ConcurrentHashMap<>();
+
+    CellPackageManager(Application application, Path appsDir) {
+        this.application = application;
+        this.appsDir = appsDir;
+    }
+
+    /** The proxy: a system app whose classes ship with the host. */
+    InstalledApp installSystemProxy() {
+        InstalledApp proxy = new InstalledApp(Apps.PROXY_PACKAGE, null, getClass().getClassLoader(), null, true);
+        PackageInfo pi = packageInfo(Apps.PROXY_PACKAGE, "RTDroid proxy", 1, "0.1.0", List.of(), List.of(),
+                List.of(PROXY_SERVICE), List.of());
+        pi.applicationInfo.flags |= ApplicationInfo.FLAG_SYSTEM | ApplicationInfo.FLAG_PERSISTENT;
+        shadowOf(application.getPackageManager()).installPackage(pi);
+        apps.put(Apps.PROXY_PACKAGE, proxy);
+        proxy.state = InstalledApp.State.RUNNING;
+        return proxy;
+    }
+
+    InstalledApp install(AppBundle b) throws CellException {
+        if (apps.containsKey(b.packageName)) {
+            throw new CellException(409, "package " + b.packageName + " is already installed (uninstall it first)");
+        }
+        if (Apps.SYSTEM.equals(b.packageName) || b.packageName.startsWith("android.")
+                || b.packageName.startsWith("org.rtdroid.proxy")) {
+            throw new CellException(400, "package name " + b.packageName + " is reserved for the system");
+        }
+        Path dir = appsDir.resolve(b.packageName);
+        Path jar = dir.resolve(AppBundle.CLASSES);
+        URLClassLoader loader;
+        try {
+            Files.createDirectories(dir);
+            // The cell runs its own copy: rebuilding the bundle cannot change a running app.
+            Files.copy(b.classesJar, jar, StandardCopyOption.REPLACE_EXISTING);
+            Files.copy(b.dir.resolve(AppBundle.MANIFEST), dir.resolve(AppBundle.MANIFEST),
+                    StandardCopyOption.REPLACE_EXISTING);
+            loader = new URLClassLoader("app:" + b.packageName, new URL[] {jar.toUri().toURL()},
+                    getClass().getClassLoader());
+        } catch (IOException e) {
+            throw new CellException(500, "cannot install " + b.packageName + ": " + e.getMessage());
+        }
+        // Every declared component must load and be of the right kind before the app counts.
+        try {
+            for (AppBundle.Component c : b.activities) {
+                checkKind(loader, c, Activity.class);
+            }
+            for (AppBundle.Component c : b.services) {
+                checkKind(loader, c, Service.class);
+            }
+            for (AppBundle.Component c : b.receivers) {
+                checkKind(loader, c, BroadcastReceiver.class);
+            }
+        } catch (CellException e) {
+            closeQuietly(loader);
+            throw e;
+        }
+        InstalledApp app = new InstalledApp(b.packageName, b, loader, dir, false);
+        Apps.register(loader, b.packageName);
+        shadowOf(application.getPackageManager()).installPackage(packageInfo(b.packageName, b.label, b.versionCode,
+                b.versionName, b.channels, names(b.activities), names(b.services), names(b.receivers)));
+        apps.put(b.packageName, app);
+        CellLog.i(TAG, "installed " + b.packageName + " (" + b.label + ") from " + b.dir + ", channels "
+                + b.channels);
+        return app;
+    }
+
+    /** Forgets an app whose components the activity manager has already taken down. */
+    void remove(InstalledApp app) {
+        apps.remove(app.packageName);
+        shadowOf(application.getPackageManager()).removePackage(app.packageName);
+        Apps.unregister(app.loader);
+        app.close();
+        CellLog.i(TAG, "uninstalled " + app.packageName);
+    }
+
+    InstalledApp require(String pkg) throws CellException {
+        InstalledApp app = apps.get(pkg);
+        if (app == null) {
+            throw new CellException(404, "unknown package '" + pkg + "' (installed: " + apps.keySet() + ")");
+        }
+        return app;
+    }
+
+    /** The installed app, or null. */
+    InstalledApp get(String pkg) {
+        return apps.get(pkg);
+    }
+
+    Collection<InstalledApp> installed() {
+        return apps.values();
+    }
+
+    private static void checkKind(ClassLoader loader, AppBundle.Component c, Class<?> kind) throws CellException {
+        Class<?> cls;
+        try {
+            cls = Class.forName(c.className, false, loader);
+        } catch (ClassNotFoundException | LinkageError e) {
+            throw new CellException(400, "malformed bundle: " + c.kind + " " + c.className + " does not load: " + e);
+        }
+        if (!kind.isAssignableFrom(cls)) {
+            throw new CellException(400, "malformed bundle: " + c.kind + " " + c.className + " is not a "
+                    + kind.getName());
+        }
+    }
+
+    private static List<String> names(List<AppBundle.Component> l) {
+        List<String> out = new ArrayList<>();
+        for (AppBundle.Component c : l) {
+            out.add(c.className);
+        }
+        return out;
+    }
+
+    private static PackageInfo packageInfo(String pkg, String label, int versionCode, String versionName,
+            List<String> channels, List<String> activities, List<String> services, List<String> receivers) {
+        PackageInfo pi = new PackageInfo();
+        pi.packageName = pkg;
+        pi.versionCode = versionCode;
+        pi.versionName = versionName;
+        ApplicationInfo ai = new ApplicationInfo();
+        ai.packageName = pkg;
+        ai.nonLocalizedLabel = label;
+        ai.enabled = true;
+        ai.metaData = new Bundle();
+        if (!channels.isEmpty()) {
+            ai.metaData.putString("org.rtdroid.channels", String.join(",", channels));
+        }
+        pi.applicationInfo = ai;
+        pi.activities = new ActivityInfo[activities.size()];
+        for (int i = 0; i < activities.size(); i++) {
+            pi.activities[i] = componentInfo(new ActivityInfo(), activities.get(i), ai);
+        }
+        pi.services = new ServiceInfo[services.size()];
+        for (int i = 0; i < services.size(); i++) {
+            pi.services[i] = componentInfo(new ServiceInfo(), services.get(i), ai);
+        }
+        pi.receivers = new ActivityInfo[receivers.size()];
+        for (int i = 0; i < receivers.size(); i++) {
+            pi.receivers[i] = componentInfo(new ActivityInfo(), receivers.get(i), ai);
+        }
+        return pi;
+    }
+
+    private static <T extends android.content.pm.ComponentInfo> T componentInfo(T info, String name,
+            ApplicationInfo ai) {
+        info.name = name;
+        info.packageName = ai.packageName;
+        info.applicationInfo = ai;
+        info.exported = true;
+        return info;
+    }
+
+    private static void closeQuietly(URLClassLoader l) {
+        try {
+            l.close();
+        } catch (IOException ignored) {
+            // nothing loaded from it yet
+        }
+    }
+}

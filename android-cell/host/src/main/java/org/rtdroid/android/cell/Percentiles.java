@@ -1,0 +1,34 @@
+package org.rtdroid.android.cell;
+
+import java.util.Arrays;
+
+/** Percentile summaries of latency samples (nearest rank over the sorted samples). */
+final class Percentiles {
+    private Percentiles() {
+    }
+
+    /** {n, min, p50, p90, p99, max} of the non-negative samples as JSON ({"n":0} when none). */
+    static String summaryJson(long[] samples) {
+        long[] s = Arrays.stream(samples).filter(x -> x >= 0).sorted().toArray();
+        if (s.length == 0) {
+            return "{\"n\":0}";
+        }
+        return "{\"n\":" + s.length + ",\"min\":" + s[0] + ",\"p50\":" + nearestRank(s, 0.50) + ",\"p90\":"
+                + nearestRank(s, 0.90) + ",\"p99\":" + nearestRank(s, 0.99) + ",\"max\":" + s[s.length - 1] + "}";
+    }
+
+    /** The q-quantile of sorted samples by the nearest-rank method. */
+    static long nearestRank(long[] sorted, double q) {
+        int i = (int) Math.ceil(q * sorted.length) - 1;
+        return sorted[Math.max(0, Math.min(sorted.length - 1, i))];
+    }
+
+    /** Element-wise sum of two sample series of one length (two shares of one round trip). */
+    static long[] sum(long[] a, long[] b) {
+        long[] out = new long[a.length];
+        for (int i = 0; i < a.length; i++) {
+            out[i] = a[i] + b[i];
+        }
+        return out;
+    }
+}

@@ -1,0 +1,78 @@
+package org.rtdroid.rtcell.agent;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.rtdroid.runtime.boot.CellConfig;
+import org.rtdroid.runtime.manifest.Manifest;
+import org.rtdroid.runtime.manifest.ManifestException;
+import org.rtdroid.runtime.manifest.TimingDeclarations;
+import org.rtdroid.runtime.validation.Cell;
+import org.rtdroid.runtime.validation.ModelBuilder;
+import org.rtdroid.runtime.validation.SystemModel;
+import org.rtdroid.runtime.validation.ValidateMain;
+import org.rtdroid.runtime.validation.Validation;
+import org.rtdroid.runtime.validation.ValidationReport;
+
+/**
+ * Admission control: the runtime's static validation ({@code org.rtdroid.runtime.validation}, the
+ * analysis {@code rtdroid validate} runs) over every deployed application plus the new one, before
+ * any class of the new one is loaded. A deployment whose analysis fails is refused with the
+ * analysis's reasons ({@code UNSCHEDULABLE: ...}, {@code CHANNEL_OVERFLOW: ...},
+ * {@code OVER_BUDGET: ...}) under result code OVER_BUDGET; what already runs is not touched.
+ * Components that declare no cost are not analysed (their {@code INCOMPLETE} reasons do not refuse
+ * a deployment: bundles without timing declarations still deploy).
+ */
+final class Admission {
+    /** The refusal text must fit the DeployResult's text (255 bytes); the first reason leads. */
+    private static final int MAX_REASON_CHARS = 200;
+
+    private final Cell cell;
+    private final Map<String, SystemModel> admitted = new LinkedHashMap<>();
+
+    Admission(CellConfig config) {
+        this.cell = new Cell("rt cell", config.cpuCount(), config.budgetBytes(), ValidateMain.DEFAULT_RUNTIME_RESERVED_BYTES);
+    }
+
+    /**
+     * @return the new application's model, to {@link #admit} once it runs
+     * @throws DeployRefusal BAD_MANIFEST when its timing declarations do not parse, OVER_BUDGET when
+     *     the analysis of everything deployed plus it fails
+     */
+    SystemModel check(Manifest manifest, byte[] manifestXml) throws DeployRefusal {
+        SystemModel model;
+        try {
+            model = ModelBuilder.build(manifest, TimingDeclarations.read(manifest.sourceName(), manifestXml));
+        } catch (ManifestException e) {
+            throw new DeployRefusal(ResultCode.BAD_MANIFEST, e.getMessage(), e);
+        }
+        List<SystemModel> all = new ArrayList<>(admitted.values());
+        all.add(model);
+        ValidationReport report;
+        try {
+            report = Validation.run(SystemModel.union(all), cell);
+        } catch (RuntimeException e) {  // an analysis that cannot be completed admits nothing
+            throw new DeployRefusal(ResultCode.BAD_MANIFEST, manifest.sourceName() + ": the analysis failed: " + e, e);
+        }
+        List<String> refusals = report.reasons().stream().filter(r -> !r.startsWith("INCOMPLETE:")).toList();
+        if (!refusals.isEmpty()) {
+            String text = refusals.get(0);
+            if (text.length() > MAX_REASON_CHARS) {
+                text = text.substring(0, MAX_REASON_CHARS - 3) + "...";
+            }
+            throw new DeployRefusal(ResultCode.OVER_BUDGET, text + (refusals.size() > 1 ? " (+" + (refusals.size() - 1)
+                    + " more)" : ""));
+        }
+        return model;
+    }
+
+    void admit(String app, SystemModel model) {
+        admitted.put(app, model);
+    }
+
+    void remove(String app) {
+        admitted.remove(app);
+    }
+
+}

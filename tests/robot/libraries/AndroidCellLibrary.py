@@ -1,0 +1,132 @@
+"""Keywords for the Android cell: install apps (and see a broken one refused), drive its UI through
+the control port, screenshots, and the app-measured round trips kept for the latency listener
+(session.py says what every library shares)."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # session.py
+
+from robot.api import logger
+from robot.api.deco import keyword, library
+from robot.libraries.BuiltIn import BuiltIn
+
+import report  # tools/demo/report.py: percentiles from HdrHistogram, plots
+from session import ANDROID_APPS, BUILD, RTDROID, SESSION, Keywords, run
+
+
+@library(scope="GLOBAL", auto_keywords=False)
+class AndroidCellLibrary(Keywords):
+    @keyword
+    def install_android_app(self, app: str = "configuration-ui"):
+        path = Path(app) if os.path.isabs(app) else ANDROID_APPS / app
+        run([RTDROID, "deploy", "android", str(path)], timeout=120)
+
+    @keyword
+    def android_app_should_be_refused(self, reason: str):
+        broken = self.work / "broken-app"
+        if broken.exists():
+            shutil.rmtree(broken)
+        shutil.copytree(ANDROID_APPS / "configuration-ui", broken)
+        (broken / "AndroidManifest.xml").unlink()
+        p = run([RTDROID, "deploy", "android", str(broken)], timeout=120, check=False)
+        out = p.stdout + p.stderr
+        if p.returncode == 0 or reason not in out:
+            raise AssertionError(f"broken app bundle not refused with {reason!r}: rc={p.returncode}\n{out}")
+
+    @keyword
+    def android_state(self) -> dict:
+        return self._android("GET", "/state")
+
+    def click_view(self, view_id: str):
+        self._android("POST", "/ui/click", {"id": view_id})
+
+    @keyword
+    def view_text(self, view_id: str) -> str:
+        r = self._android("GET", f"/ui/text?id={view_id}")
+        return r["text"] if isinstance(r, dict) else str(r)
+
+    @keyword
+    def view_text_should_become(self, view_id: str, action: str, expected: str, timeout_s: float = 10,
+                                attempts: int = 1):
+        """Clicks ``action`` and waits until ``view_id``'s text changes and contains ``expected``.
+        With ``attempts`` > 1 an unanswered click is reported as a warning and clicked again."""
+        for attempt in range(1, int(attempts) + 1):
+            before = self.view_text(view_id)
+            self.click_view(action)
+            deadline = time.monotonic() + float(timeout_s)
+            while time.monotonic() < deadline:
+                now = self.view_text(view_id)
+                if now != before and expected in now:
+                    logger.info(f"{view_id}: {before!r} -> {now!r} (attempt {attempt})", also_console=True)
+                    return now
+                time.sleep(0.05)
+            text = (f"{view_id} reads {self.view_text(view_id)!r} {timeout_s} s after clicking {action} "
+                    f"(expected a new text containing {expected!r}), attempt {attempt} of {attempts}")
+            if attempt == int(attempts):
+                raise AssertionError(text)
+            logger.warn(text)
+
+    @keyword
+    def take_screenshot(self, name: str) -> str:
+        png = self._android("GET", "/screenshot", raw=True)
+        out = Path(os.environ.get("ROBOT_OUTPUT_DIR", BUILD / "robot")) / f"{name}.png"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(png)
+        if png[:8] != b"\x89PNG\r\n\x1a\n":
+            raise AssertionError(f"/screenshot did not return a PNG ({len(png)} bytes)")
+        logger.info(f'<img src="{out.name}" width="320">', html=True)
+        return str(out)
+
+    @keyword
+    def measure_ui_round_trips(self, count: int, view: str = "ping", name: str = "ui ping") -> dict:
+        """Presses ``view`` ``count`` times, one request in flight at a time, and returns the
+        percentiles of the app-measured round trips (Intent sent -> reply shown in the view)."""
+        count = int(count)
+        # Each reply must come within the board's REPLY_TIMEOUT_S (longer under emulation, where a
+        # cold path through both proxies can take seconds); default 10 s.
+        timeout_s = float(BuiltIn().get_variable_value("${REPLY_TIMEOUT_S}", 10))
+        done = self._latency()["count"]
+        for _ in range(count):
+            self.click_view(view)
+            done = self._wait_round_trips(done + 1, timeout_s=timeout_s)
+        lat = self._latency()
+        samples = [int(v) for v in lat["roundTrip"][-count:]]
+        SESSION.latency.setdefault(name, []).extend(samples)
+        for part in ("intentToFrame", "frameToDelivered", "rtShare"):
+            SESSION.latency.setdefault(f"{name} / {part}", []).extend(
+                int(v) for v in lat[part][-count:] if int(v) >= 0)
+        pc = report.percentiles(samples).as_dict()
+        logger.info(f"{name}: {pc}", also_console=True)
+        return pc
+
+    def _latency(self) -> dict:
+        return self._android("GET", "/latency")
+
+    def _wait_round_trips(self, n: int, timeout_s: float) -> int:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            c = self._latency()["count"]
+            if c >= n:
+                return c
+            time.sleep(0.002)
+        raise AssertionError(f"no round-trip reply within {timeout_s} s (wanted {n} replies in all)")
+
+    @keyword
+    def percentile_should_be_within(self, pc: dict, which: str, budget_us: float):
+        v = float(pc[which])
+        if v > float(budget_us):
+            raise AssertionError(f"{which} = {v} µs exceeds the budget of {budget_us} µs ({pc})")
+        logger.info(f"{which} = {v} µs within {budget_us} µs", also_console=True)
+
+    @keyword
+    def save_latency(self):
+        out = Path(os.environ.get("ROBOT_OUTPUT_DIR", BUILD / "robot"))
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "latency-samples.json").write_text(json.dumps(SESSION.latency))
+        return str(out / "latency-samples.json")

@@ -1,0 +1,290 @@
+"""Keywords for the RT cell: its services and their failures, deadline misses and lateness against
+the board's budgets (with the machine stall witness on process boards), RT bundles built,
+deployed and refused (session.py says what every library shares)."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # session.py
+
+from robot.api import logger
+from robot.api.deco import keyword, library
+from robot.libraries.BuiltIn import BuiltIn
+
+from rtdroid import stallwitness
+from session import EXAMPLE_APPS, KEYS, RTDROID, SESSION, Keywords, end_witness, run
+from xcc.mgmt import describe_failure
+
+
+@library(scope="GLOBAL", auto_keywords=False)
+class RtCellLibrary(Keywords):
+    def __init__(self):
+        self._witness_windows = 0
+        self._witness_record: Path | None = None
+        self._witness_stalls: str | None = None  # the last window's record, once it is stopped
+
+    @keyword
+    def rt_cell_should_run_a_preempt_rt_kernel(self):
+        text = self._mgmt().hello(self.region_path())
+        logger.info(f"RT cell agent: {text}", also_console=True)
+        if "realtime=1" not in text:
+            raise AssertionError(f"the RT cell does not report a PREEMPT_RT kernel: {text!r}")
+
+    @keyword
+    def rt_services(self) -> list[dict]:
+        """The RT cell's services (`rt services --json`); every failed component's cause is logged."""
+        p = run([RTDROID, "rt", "services", "--json"])
+        services = json.loads(p.stdout)
+        for name, cause in _failed_components(services).items():
+            on_purpose = " (failed on purpose by the test)" if name in SESSION.failing_on_purpose else ""
+            logger.warn(f"RT component {name} FAILED{on_purpose}: {describe_failure(cause)}"
+                        + "".join(f"\n    at {f}" for f in cause.get("frames", [])[1:]))
+        return services
+
+    @keyword
+    def rt_service_should_be_running(self, name: str):
+        services = self.rt_services()
+        mine = [s for s in services if _belongs_to(s["name"], name)]
+        if not mine:
+            raise AssertionError(f"no running RT service {name!r}; deployed: {[s['name'] for s in services]}")
+        self._no_unexpected_failures(mine)
+
+    @keyword
+    def rt_component_fails_on_purpose(self, name: str):
+        """Declares that the test fails ``name`` (``app/Component``) deliberately: its FAILED state
+        is then logged, not failed, by `RT Components Should Not Have Failed`."""
+        SESSION.failing_on_purpose.add(name)
+
+    @keyword
+    def rt_components_should_not_have_failed(self):
+        """Fails naming each RT component that went to FAILED (or counted a failure) without the
+        test failing it on purpose, with its cause: class, message, task and release, stack frames.
+        With no RT cell to ask (no board up, or a test took it down) there is nothing to check."""
+        st = self.board_status() if self.board else {}
+        if not st.get("cells", {}).get("rt", {}).get("alive"):
+            logger.info("no RT cell running: no RT component to check")
+            return
+        self._no_unexpected_failures(self.rt_services())
+
+    def _no_unexpected_failures(self, services: list[dict]):
+        failed = {n: c for n, c in _failed_components(services).items() if n not in SESSION.failing_on_purpose}
+        if failed:
+            raise AssertionError("RT component(s) failed: " + "; ".join(
+                f"{n}: {describe_failure(c)}" for n, c in failed.items()))
+
+    @keyword
+    def deadline_misses(self, app_prefix: str = "") -> int:
+        return sum(int(s.get("deadline_misses", 0)) for s in self.rt_services()
+                   if s["name"].startswith(app_prefix))
+
+    @keyword
+    def worst_lateness_us(self, app_prefix: str = "") -> float:
+        ns = [int(s.get("worst_lateness_nanos", 0)) for s in self.rt_services()
+              if s["name"].startswith(app_prefix)]
+        return max(ns, default=0) / 1000.0
+
+    @keyword("Deadline Misses Should Stay Within The Board's Budget")
+    def deadline_misses_should_stay_within_the_boards_budget(self, misses_before, app: str = "cochlear",
+                                                              witness_stall_us: float = -1):
+        """New misses of ``app`` since ``misses_before`` must stay within the board's
+        MAX_DEADLINE_MISSES, and its worst lateness within WORST_LATENESS_BUDGET_US, both in the RT
+        cell's clock (virtual time on an emulated board). On a process board a stall witness
+        (cyclictest at SCHED_FIFO 99 on the RT cell's CPUs) runs during the window: misses while the
+        witness itself was delayed by at least MACHINE_STALL_US are the machine's (this VM's vCPU
+        descheduled), logged as a warning, up to as many as the window's stalls can cause (per
+        stall and periodic task, ceil(stall / period) + 1); any other miss fails."""
+        variable = BuiltIn().get_variable_value
+        budget = int(variable("${MAX_DEADLINE_MISSES}"))
+        stall_floor_us = float(variable("${MACHINE_STALL_US}"))
+        lateness_budget_us = float(variable("${WORST_LATENESS_BUDGET_US}"))
+        clock = self.board_status().get("rt_clock") or {"kind": "host"}
+        clock_label = clock.get("label") or ("virtual time" if clock["kind"] == "virtual" else "host clock")
+        new = self.deadline_misses(app) - int(misses_before)
+        logger.info(f"deadline misses during the window: {new} (budget {budget}; {clock_label})", also_console=True)
+        if new > 0:  # which task missed, and how badly, is what the next diagnosis needs
+            logger.info(f"RT services after the window: {self.rt_services()}", also_console=True)
+        explained = self.misses_the_witnessed_stalls_explain(stall_floor_us, app)
+        machine_stalled = stall_floor_us > 0 and float(witness_stall_us) >= stall_floor_us
+        if new > budget and machine_stalled and new <= budget + explained:
+            logger.warn(f"{new} deadline misses while the machine stalled the RT cell's CPU for up to "
+                        f"{float(witness_stall_us):.0f} µs (stall witness; the window's stalls explain up to "
+                        f"{explained}): attributed to the machine")
+        elif new > budget:
+            raise AssertionError(f"{new} deadline misses, budget {budget} (stall witness: worst "
+                                 f"{float(witness_stall_us):.0f} µs; a machine stall is excused from "
+                                 f"{stall_floor_us:.0f} µs, and the window's stalls explain at most {explained} misses)")
+        worst = self.worst_lateness_us(app)
+        logger.info(f"worst release lateness so far: {worst} µs (budget {lateness_budget_us:.0f}; {clock_label})",
+                    also_console=True)
+        if worst > lateness_budget_us:
+            raise AssertionError(f"worst release lateness {worst} µs exceeds the budget of {lateness_budget_us:.0f} µs")
+
+    @keyword
+    def start_stall_witness(self):
+        """On a process board, runs cyclictest at SCHED_FIFO 99 on the RT cell's CPUs for the
+        measured window: a stall that delays even it (the hypervisor descheduling this VM's vCPU,
+        as these shared machines do for tens of ms) is the machine's, not the RT cell's. On a
+        qemu or xen board the RT cell's CPU is an emulated one: nothing to witness."""
+        st = self.board_status()
+        self._witness_stalls = None
+        end_witness()  # one a failed test left running
+        if st.get("hypervisor") != "process" or shutil.which("cyclictest") is None:
+            SESSION.witness = None
+            return
+        from rtdroid import boardconfig
+        cpus = boardconfig.load_board(st["board"]).rt["cpus"]
+        # -v records every wake-up (to a file: ~25 bytes per ms per CPU would fill a pipe), so
+        # each stall of the window is known, not just the worst.
+        self._witness_windows += 1
+        outdir = Path(BuiltIn().get_variable_value("${OUTPUT DIR}", str(self.work)))
+        self._witness_record = outdir / f"stall-witness-{self._witness_windows}.txt"
+        with open(self._witness_record, "w") as out:
+            SESSION.witness = subprocess.Popen(
+                ["cyclictest", "-m", "-q", "-v", "-p", "99", "-i", "1000", "-t", str(len(cpus)),
+                 "-a", ",".join(str(c) for c in cpus), "-D", "600"],
+                stdout=out, stderr=subprocess.STDOUT)
+
+    @keyword
+    def stop_stall_witness(self) -> float:
+        """Stops the witness; returns the worst wake-up latency it saw, in µs (-1: no witness)."""
+        w, SESSION.witness = SESSION.witness, None
+        if w is None:
+            return -1.0
+        w.send_signal(signal.SIGINT)
+        w.wait(timeout=30)
+        record = self._witness_record.read_text(errors="replace")
+        try:
+            worst = stallwitness.worst_us(record)
+        except ValueError as e:
+            raise AssertionError(f"cyclictest (the stall witness, {self._witness_record}): {e}") from None
+        self._witness_stalls = record
+        logger.info(f"stall witness: cyclictest at SCHED_FIFO 99 on the RT cell's CPUs, worst wake-up "
+                    f"latency {worst} µs", also_console=True)
+        return float(worst)
+
+    @keyword
+    def misses_the_witnessed_stalls_explain(self, min_stall_us: float, app: str = "cochlear") -> int:
+        """The most deadline misses the stalls of the last witnessed window, each of at least
+        ``min_stall_us``, can cause in ``app``'s periodic tasks: per stall and task, ceil(stall / period) + 1,
+        summed over them (0 if there was no witness or no such stall)."""
+        if self._witness_stalls is None or float(min_stall_us) <= 0:
+            return 0
+        found = stallwitness.stalls(self._witness_stalls, float(min_stall_us))
+        explained = stallwitness.misses_all_explain(
+            found, stallwitness.periods_us(EXAMPLE_APPS / app / "manifest.xml"))
+        logger.info(f"stall witness: stalls of at least {float(min_stall_us):.0f} µs per CPU thread "
+                    f"(µs): {found}; together they explain up to {explained} misses", also_console=True)
+        return explained
+
+    @keyword
+    def build_rt_bundle(self, app: str, variant: str = "signed", version: str = "", name: str = "") -> str:
+        """Builds a bundle of example app ``app``. ``variant``: signed, unsigned, tampered-jar,
+        tampered-manifest, wrong-key, broken-manifest, over-budget, downgrade (signed with
+        ``rtdroid bundle --allow-downgrade``'s signature), relabelled-downgrade (an ordinary
+        signature under the downgrade signature's entry name). ``version`` replaces the manifest's
+        versionCode, ``name`` its application name (the RT cell remembers versions per name, across
+        runs on a board that keeps its state: tests that change versions use names of their own)."""
+        from xcc import bundle as xb
+        src = EXAMPLE_APPS / app
+        jar, manifest = src / "app.jar", src / "manifest.xml"
+        for f in (jar, manifest):
+            if not f.is_file():
+                raise AssertionError(f"{f} is missing: build the examples first (make build)")
+        key = KEYS / "deploy.key"
+        if not key.is_file():
+            run([RTDROID, "keys"])
+        out = self.work / f"{name or app}-{variant}{'-v' + version if version else ''}.rtb"
+        mtext = manifest.read_text()
+        if version:
+            mtext, n = re.subn(r'(<manifest\b[^>]*\bversionCode=")[^"]*"', rf'\g<1>{int(version)}"', mtext, count=1)
+            if n != 1:
+                raise AssertionError(f"{manifest} has no versionCode on <manifest> to replace")
+        if name:
+            mtext = mtext.replace(f'<application name="{app}"', f'<application name="{name}"', 1)
+        if variant == "broken-manifest":
+            # Well-formed XML that breaks the extended manifest's rules: a periodic task whose
+            # deadline is longer than its period.
+            mtext = mtext.replace('periodic="8ms" deadline="8ms"', 'periodic="8ms" deadline="80ms"', 1)
+        elif variant == "over-budget":
+            mtext = _inflate_memory(mtext)
+        if variant == "wrong-key":
+            other = self.work / "other-keys"
+            if not (other / "deploy.key").is_file():
+                xb.generate_keypair(other)
+            key = other / "deploy.key"
+        mpath = self.work / f"{app}-{variant}-manifest.xml"
+        mpath.write_text(mtext)
+        xb.build_bundle(jar, mpath, key, out, allow_downgrade=variant == "downgrade")
+        if variant in ("unsigned", "tampered-jar", "tampered-manifest", "relabelled-downgrade"):
+            _rewrite_bundle(out, variant)
+        return str(out)
+
+    @keyword
+    def deploy_rt_bundle(self, path: str):
+        run([RTDROID, "deploy", "rt", path], timeout=180)
+
+    @keyword
+    def rt_bundle_should_be_refused(self, path: str, reason: str):
+        p = run([RTDROID, "deploy", "rt", path], timeout=180, check=False)
+        out = p.stdout + p.stderr
+        if p.returncode == 0:
+            raise AssertionError(f"the RT cell accepted {path}:\n{out}")
+        if reason not in out:
+            raise AssertionError(f"refusal of {path} does not say {reason!r}:\n{out}")
+        logger.info(f"refused as expected: {out.strip()}", also_console=True)
+
+    @keyword
+    def undeploy_rt_app(self, name: str):
+        run([RTDROID, "undeploy", "rt", name], timeout=60, check=False)
+
+
+
+def _belongs_to(service: str, name: str) -> bool:
+    return service == name or service.startswith(name + "/") or service.startswith(name + ".")
+
+
+def _failed_components(services: list[dict]) -> dict[str, dict]:
+    """``app/Component`` -> cause of each component that failed (its tasks' rows carry the same cause)."""
+    failed = {}
+    for s in services:
+        cause = s.get("failure")
+        if cause or s.get("state") == "FAILED":
+            component = "/".join(s["name"].split("/")[:2])
+            failed.setdefault(component, cause or {"exception_class": "unknown cause (the RT cell did not say)",
+                                                   "message": "", "task": None, "release": None, "frames": []})
+    return failed
+
+
+def _inflate_memory(manifest: str) -> str:
+    """Asks for far more memory than any cell has: every total/persistent/release size x 10^4."""
+    import re
+
+    def big(m):
+        return f'{m.group(1)}="{m.group(2)}0000{m.group(3)}"'
+    return re.sub(r'(total|persistent|release)="(\d+)([KMG]?i?B?)"', big, manifest)
+
+
+def _rewrite_bundle(path: Path, variant: str):
+    with zipfile.ZipFile(path) as z:
+        entries = {n: z.read(n) for n in z.namelist()}
+    if variant == "unsigned":
+        entries.pop("signature.ed25519", None)
+    elif variant == "tampered-jar":
+        jar = bytearray(entries["app.jar"])
+        jar[len(jar) // 2] ^= 0x01
+        entries["app.jar"] = bytes(jar)
+    elif variant == "tampered-manifest":
+        entries["manifest.xml"] = entries["manifest.xml"].replace(b"<application", b"<application ", 1)
+    elif variant == "relabelled-downgrade":
+        entries["downgrade.ed25519"] = entries.pop("signature.ed25519")
+    with zipfile.ZipFile(path, "w") as z:
+        for n, data in entries.items():
+            z.writestr(n, data)
+

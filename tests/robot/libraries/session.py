@@ -1,0 +1,117 @@
+"""What the keyword libraries share: paths, the command runner, and one session per Robot run
+(the board a suite booted, its scratch directory, the round trips measured, the RT components a
+test fails on purpose, the Android-side stress running).
+
+Every keyword drives the board as a user does, through the same doors a user has: the `rtdroid`
+CLI (boot, deploy, status), the bridge's Python package (`xcc`: bundles, the region's counters)
+and the Android cell's loopback control port (`rtdroid.control`). Nothing here stands in for a
+cell: every keyword talks to the real processes of the board.
+"""
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from robot.api import logger
+
+ROOT = Path(os.environ.get("RTDROID_HOME", Path(__file__).resolve().parents[3]))
+BUILD = ROOT / "build"
+RTDROID = str(BUILD / "venv" / "bin" / "rtdroid")
+EXAMPLE_APPS = ROOT / "rtdroid-runtime" / "examples" / "target" / "apps"
+ANDROID_APPS = ROOT / "android-cell" / "target" / "apps"
+KEYS = BUILD / "keys"
+
+sys.path.insert(0, str(ROOT / "tools" / "demo"))
+from rtdroid.control import AndroidControl, ControlError  # noqa: E402
+
+
+def run(args: list[str], timeout: float = 300, check: bool = True) -> subprocess.CompletedProcess:
+    logger.info("$ " + " ".join(args))
+    p = subprocess.run(args, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    if p.stdout:
+        logger.info(p.stdout)
+    if p.stderr:
+        logger.info(p.stderr)
+    if check and p.returncode != 0:
+        raise AssertionError(f"{' '.join(args)} exited {p.returncode}:\n{p.stdout}\n{p.stderr}")
+    return p
+
+
+class Session:
+    def __init__(self):
+        self.board: str | None = None
+        self.boot_seconds: float | None = None
+        self.work = Path(tempfile.mkdtemp(prefix="rtdroid-robot-", dir=BUILD if BUILD.is_dir() else None))
+        atexit.register(shutil.rmtree, self.work, True)  # scratch bundles and keys only
+        self.latency: dict[str, list[int]] = {}            # round-trip samples, for the listener
+        self.failing_on_purpose: set[str] = set()          # components a test fails deliberately
+        self.stress: list = []                              # rtdroid.faults.AndroidStress running
+        self.witness: subprocess.Popen | None = None        # the stall witness (cyclictest) running
+
+
+def end_witness() -> None:
+    """Ends a stall witness a failed test left running (SCHED_FIFO 99 on the RT cell's CPUs)."""
+    w, SESSION.witness = SESSION.witness, None
+    if w is not None and w.poll() is None:
+        w.send_signal(2)  # SIGINT: cyclictest prints its summary and exits
+        try:
+            w.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            w.kill()
+            w.wait()
+
+
+SESSION = Session()
+
+
+class Keywords:
+    """The session and the lookups every keyword library needs."""
+
+    @property
+    def board(self) -> str | None:
+        return SESSION.board
+
+    @board.setter
+    def board(self, name: str | None):
+        SESSION.board = name
+
+    @property
+    def work(self) -> Path:
+        return SESSION.work
+
+    @property
+    def latency(self) -> dict[str, list[int]]:
+        """Round-trip samples by name (the latency listener saves them after each suite)."""
+        return SESSION.latency
+
+    def board_status(self) -> dict:
+        # exits 1 while a cell is down (the faults suite kills one on purpose): still a status
+        p = run([RTDROID, "board", "status", "--json"], check=False)
+        return json.loads(p.stdout)
+
+    def region_path(self) -> str:
+        return self.board_status()["region"]
+
+    def region_dump(self) -> dict:
+        p = run([RTDROID, "stats", "--region-only"])
+        return json.loads(p.stdout)["region"]
+
+    def _mgmt(self):
+        from xcc import mgmt
+        return mgmt
+
+    def _android_port(self) -> int:
+        return int(self.board_status()["control_port"])
+
+    def _android(self, method: str, path: str, body: dict | None = None, raw: bool = False,
+                 timeout: float = 30):
+        try:
+            return AndroidControl(self._android_port()).call(method, path, body, raw, timeout)
+        except ControlError as e:
+            raise AssertionError(str(e)) from None

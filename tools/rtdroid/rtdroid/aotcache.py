@@ -1,0 +1,126 @@
+"""The Android cell's ahead-of-time cache (JDK 25 `-XX:AOTCache`, JEP 483/514).
+
+Most of the Android cell's start is class loading and linking of the AOSP framework host,
+Robolectric and their libraries. A training run (the cell started on a scratch region until it
+is ready, then stopped) records what it loaded into `android-cell/target/dist/android-cell.aot`;
+every later start maps that cache instead of loading those classes again. `board up` uses the
+cache only while it is newer than every jar of the cell and its JVM arguments (the JVM would
+refuse a stale one anyway, with errors in the log); `make build` and `make test` refresh it.
+
+    build/venv/bin/python -m rtdroid.aotcache     # train if missing or stale
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from . import paths
+from .render import ANDROID_CELL_MAIN
+
+CACHE_NAME = "android-cell.aot"
+
+
+def cache_path() -> Path:
+    return paths.android_cell_dist_dir() / CACHE_NAME
+
+
+def _inputs() -> list[Path]:
+    dist = paths.android_cell_dist_dir()
+    return sorted((dist / "lib").glob("*.jar")) + [dist / "jvm.args"]
+
+
+def fresh() -> bool:
+    """The cache exists and is newer than every jar of the cell and its JVM arguments."""
+    cache = cache_path()
+    inputs = _inputs()
+    if not cache.is_file() or not inputs or not all(p.exists() for p in inputs):
+        return False
+    return cache.stat().st_mtime >= max(p.stat().st_mtime for p in inputs)
+
+
+def enabled() -> bool:
+    """RTDROID_ANDROID_AOT=off starts the cell without its cache (the boot benchmark's baseline)."""
+    return os.environ.get("RTDROID_ANDROID_AOT", "on") != "off"
+
+
+def jvm_flags() -> list[str]:
+    """What the Android cell's JVM is started with: the cache, while it is fresh and enabled."""
+    return [f"-XX:AOTCache={cache_path()}"] if enabled() and fresh() else []
+
+
+def with_cache(argv: list[str]) -> list[str]:
+    """The Android cell's resolved argv with the cache flags after the java executable."""
+    for i, arg in enumerate(argv):
+        if arg.endswith("/bin/java"):
+            return argv[:i + 1] + jvm_flags() + argv[i + 1:]
+    return argv
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def train(timeout_s: float = 180.0, say=print) -> Path:
+    """Starts the Android cell on a scratch region and port with -XX:AOTCacheOutput, waits for
+    ANDROID CELL READY, stops it (the JVM writes the cache as it exits) and installs the cache."""
+    from xcc import region as xr
+    dist = paths.android_cell_dist_dir()
+    if not (dist / "lib").is_dir():
+        raise SystemExit(f"aotcache: the Android cell is not built ({dist}/lib missing): run make build")
+    cache = cache_path()
+    partial = cache.with_suffix(".aot.partial")
+    partial.unlink(missing_ok=True)
+    region = Path(f"/dev/shm/rtdroid-aot-training-{os.getpid()}.region")
+    xr.format(str(region))
+    work = Path(tempfile.mkdtemp(prefix="rtdroid-aot-"))
+    log = work / "android.log"
+    argv = [str(paths.java_home() / "bin" / "java"), f"@{dist / 'jvm.args'}",
+            f"-XX:AOTCacheOutput={partial}", f"-Djava.io.tmpdir={work}",
+            "-cp", f"{dist / 'lib'}/*", ANDROID_CELL_MAIN,
+            "--region", str(region), "--control-port", str(_free_port())]
+    say("aotcache: training run of the Android cell (started until ready, then stopped)")
+    started = time.monotonic()
+    try:
+        with open(log, "w") as out:
+            p = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        while "ANDROID CELL READY" not in log.read_text(errors="replace"):
+            if p.poll() is not None:
+                raise SystemExit(f"aotcache: the Android cell exited with status {p.returncode} before it was "
+                                 f"ready; its log: {log}")
+            if time.monotonic() - started > timeout_s:
+                p.kill()
+                raise SystemExit(f"aotcache: the Android cell was not ready within {timeout_s:g} s; its log: {log}")
+            time.sleep(0.1)
+        ready_s = time.monotonic() - started
+        p.terminate()  # the JVM assembles the cache on its way out
+        p.wait(timeout=timeout_s)
+        if not partial.is_file():
+            raise SystemExit(f"aotcache: the JVM wrote no cache; its log: {log}")
+        partial.replace(cache)
+        shutil.rmtree(work, ignore_errors=True)  # Robolectric's extracted runtime: ~200 MiB
+    finally:
+        region.unlink(missing_ok=True)
+        partial.unlink(missing_ok=True)
+    say(f"aotcache: {cache} ({cache.stat().st_size / 2**20:.0f} MiB; training run ready in {ready_s:.1f} s, "
+        f"{time.monotonic() - started:.1f} s in all)")
+    return cache
+
+
+def main() -> int:
+    if fresh():
+        print(f"aotcache: {cache_path()} is up to date")
+        return 0
+    train()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,337 @@
+"""The `qemu` hypervisor (qemu-x86_64 board): the RT cell is a QEMU VM booting Debian's
+PREEMPT_RT kernel from an initramfs that carries the agent (image.py builds it), pinned to its
+host CPUs, the region an ivshmem-plain BAR over the board's /dev/shm file. With `boot: snapshot`
+the VM is restored from a snapshot of its first cold boot (snapshot.py).
+
+Templates and golden rendering: hypervisor-cells/qemu/ (init.sh.in, golden/<board>.json and
+golden/<board>.init).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import time
+from pathlib import Path
+
+from .. import paths
+from ..boardconfig import MIB, Board, parse_cpu_list
+from ..errors import BoardError
+from ..procs import TAIL_LINES, tail
+from ..render import cpu_list, resolve_argv, rt_jvm_args
+from .base import Hypervisor, Launch, Problem
+
+# Where the RT cell's root (Java runtime, agent jars, deploy key) sits in the guest. It travels
+# inside the initramfs rather than over a 9p share: QEMU refuses to migrate (snapshot) a VM with a
+# mounted 9p export, and the boot snapshot is what brings the TCG cell up in seconds.
+GUEST_ROOT = "/rt"
+MIN_REGION_BYTES = MIB
+_CPU_LIST_PARAMS = ("isolcpus", "nohz_full", "rcu_nocbs", "irqaffinity")
+
+# What a QEMU process leaves in the run directory: a later QEMU must not find them.
+VM_RUN_FILES = ("console.log", "console.sock", "qmp.sock")
+
+
+class Qemu(Hypervisor):
+    name = "qemu"
+    run_files = VM_RUN_FILES
+    restartable = False
+    prepare_stages = 1
+
+    # ------------------------------------------------------------------ board file
+    def check(self, data: dict) -> list[Problem]:
+        probs: list[Problem] = []
+        cells = data["cells"]
+        for i, c in enumerate(cells):
+            if c["role"] != "rt":
+                continue
+            if "kernel" not in c:
+                probs.append((f"cells[{i}].kernel", None, "a qemu RT cell boots a kernel: set kernel"))
+            if c.get("vcpus", 1) > len(c["cpus"]):
+                probs.append((f"cells[{i}].vcpus", c.get("vcpus"),
+                              f"more vCPUs than host CPUs pinned to the cell ({c['cpus']})"))
+        for j, r in enumerate(data["regions"]):
+            if r["size_bytes"] < MIN_REGION_BYTES:
+                probs.append((f"regions[{j}].size_bytes", r["size_bytes"],
+                              "an ivshmem BAR must be a power of two >= 1 MiB"))
+        if not any(dev["type"] == "ivshmem-plain" for dev in data.get("devices", [])):
+            probs.append(("devices", data.get("devices", []),
+                          "a qemu board needs an ivshmem-plain device carrying the region into the RT cell"))
+        cmdline = data["tuning"]["rt_cmdline"]
+        rt = next((c for c in cells if c["role"] == "rt"), None)
+        vcpus = rt.get("vcpus", 1) if rt else 1
+        if "console=ttyS0" not in cmdline.split():
+            probs.append(("tuning.rt_cmdline", cmdline,
+                          "must contain console=ttyS0: readiness and logs come from the serial console"))
+        for word in cmdline.split():
+            key, _, val = word.partition("=")
+            if key not in _CPU_LIST_PARAMS:
+                continue
+            try:
+                listed = parse_cpu_list(val)
+            except ValueError as e:
+                probs.append(("tuning.rt_cmdline", word, f"{key}: {e}"))
+                continue
+            bad = [c for c in listed if c >= vcpus]
+            if bad:
+                probs.append(("tuning.rt_cmdline", word,
+                              f"{key} names guest CPU(s) {bad} but the RT cell has {vcpus} vCPU(s)"))
+            if key in ("isolcpus", "nohz_full") and set(range(vcpus)) <= set(listed):
+                probs.append(("tuning.rt_cmdline", word,
+                              f"{key} must leave at least one housekeeping vCPU (the cell has {vcpus})"))
+        return probs
+
+    # ------------------------------------------------------------------ render
+    def render_rt(self, board: Board) -> dict:
+        rt = board.rt
+        argv = ["taskset", "-c", cpu_list(rt["cpus"]),
+                "qemu-system-x86_64",
+                "-name", f"rtdroid-{board.name}-{rt['name']}",
+                "-nodefaults", "-no-user-config", "-no-reboot",
+                "-machine", "pc", "-accel", "${ACCEL}", "-cpu", "${QEMU_CPU}",
+                *self._icount_args(board),
+                "-smp", str(rt.get("vcpus", 1)), "-m", str(rt["memory_mib"]),
+                "-display", "none", "-vga", "none", "-nic", "none",
+                "-kernel", "${RT_KERNEL}",
+                "-initrd", "${RTDROID_HOME}/build/rt-cell/initrd.cpio",
+                "-append", board.data["tuning"]["rt_cmdline"],
+                "-chardev", "socket,id=console,path=${RUN_DIR}/console.sock,server=on,wait=off,"
+                            "logfile=${RUN_DIR}/console.log",
+                "-serial", "chardev:console",
+                "-object", f"memory-backend-file,id=shm,share=on,mem-path={board.region_path},"
+                           f"size={board.region['size_bytes']}",
+                # master=on: this side owns the region in a migration (the boot snapshot); in
+                # peer mode QEMU refuses to migrate at all.
+                "-device", "ivshmem-plain,memdev=shm,master=on",
+                # QMP: the board tooling stops, snapshots and restores the cell through it.
+                "-qmp", "unix:${RUN_DIR}/qmp.sock,server=on,wait=off"]
+        return {"role": "rt", "argv": argv, "ready_line": "RTCELL READY", "log": "rt.log",
+                "console": "console.log"}
+
+    @staticmethod
+    def _icount_args(board: Board) -> list[str]:
+        # sleep=off: an idle guest's clock jumps to its next timer instead of waiting for the
+        # host's, so virtual time depends on instructions executed only (deterministic).
+        c = board.rt.get("clock", {})
+        return ["-icount", f"shift={c['icount_shift']},sleep=off"] if c.get("kind") == "virtual" else []
+
+    def clock(self, board: Board) -> dict:
+        c = board.rt.get("clock", {"kind": "host"})
+        if c.get("kind") != "virtual":
+            return {"kind": "host"}
+        shift = c["icount_shift"]
+        return {"kind": "virtual", "icount_shift": shift, "ns_per_instruction": 2 ** shift,
+                "instructions_per_second": 10 ** 9 // 2 ** shift,
+                "label": f"virtual time (QEMU icount shift={shift}: {10 ** 3 // 2 ** shift} M instructions/s)"}
+
+    def render_extra(self, board: Board) -> dict:
+        rt = board.rt
+        return {"clock": self.clock(board), "rt_image": {
+            "kernel_package": "linux-image-rt-amd64",
+            "kernel": "${RTDROID_HOME}/build/rt-cell/vmlinux (ELF for PVH boot, else the vmlinuz)",
+            "initramfs": {
+                "path": "${RTDROID_HOME}/build/rt-cell/initrd.cpio (uncompressed newc cpio)",
+                "busybox": "/bin/busybox (busybox-static)",
+                "init": f"hypervisor-cells/qemu/golden/{board.name}.init",
+                "root": {
+                    "built_in": "${RTDROID_HOME}/build/rt-cell/root",
+                    "guest_path": GUEST_ROOT,
+                    "contents": ["jdk/ (jlink'ed Java 25 runtime)", "glibc/ (the libraries that runtime links)",
+                                 "lib/ (RT cell agent jars)", "keys/deploy.pub"],
+                },
+            },
+            "boot": rt.get("boot", "cold"),
+            "snapshot": "${RTDROID_HOME}/build/rt-cell/snapshot-<board>-<accel>.zst (QEMU migration stream)",
+        }}
+
+    def golden_files(self, board: Board) -> dict[str, str]:
+        return {f"{board.name}.init": init_script(board)}
+
+    # ------------------------------------------------------------------ up
+    def prepare(self, board: Board, start_rt: bool, progress) -> dict[str, str]:
+        if not start_rt:
+            progress.stage("RT cell image not needed (RT cell not started)")
+            return {}
+        from .. import image
+        try:
+            kernel = image.ensure_kernel()
+            image.ensure_root_tree()
+            image.ensure_initramfs(board)
+        except image.ImageError as e:
+            raise BoardError(str(e)) from None
+        kind = "PVH ELF vmlinux" if kernel.name == "vmlinux" else "bzImage"
+        progress.stage(f"RT cell image ready (kernel {image.kernel_version()} as {kind}, initramfs with "
+                       f"the Java runtime and agent)")
+        return {"RT_KERNEL": str(kernel)}
+
+    def region_after_start(self, board: Board, cold: bool) -> bool:
+        # A cell restored from its boot snapshot overwrites the region with the snapshot's
+        # (zero) contents while it loads, so then the region is formatted after the restore.
+        return not cold and board.rt.get("boot", "cold") == "snapshot"
+
+    def start(self, launch: Launch):
+        board = launch.board
+        accel, cpu, why = choose_accel(board)
+        launch.state["accel"] = accel
+        launch.values.update(ACCEL=accel, QEMU_CPU=cpu)
+        argv = resolve_argv(launch.argv, launch.values)
+        launch.state["rt_clock"] = self.clock(board)
+        if accel == "kvm" and "-icount" in argv:
+            # icount is a TCG feature: under KVM the cell's CPU is real and so is its clock
+            i = argv.index("-icount")
+            argv = argv[:i] + argv[i + 2:]
+            launch.state["rt_clock"] = {"kind": "host", "label": "host clock (KVM: icount needs TCG)"}
+        if self.region_after_start(board, launch.cold):
+            p, how = _restore(launch, argv, accel)
+            launch.format_region()
+        else:
+            p = launch.start_process(argv, launch.run / "rt.log")
+            how = f"QEMU {accel.upper()} ({why})"
+        clock = launch.state["rt_clock"]
+        return p, (f"{how}, pid {p.pid}, host CPUs {board.rt['cpus']}"
+                   + (f", {clock['label']}" if clock["kind"] == "virtual" else ""))
+
+    def cell_entry(self, run: Path) -> dict:
+        return {"console": str(run / "console.log"), "console_socket": str(run / "console.sock"),
+                "qmp_socket": str(run / "qmp.sock")}
+
+    def ready_file(self, run: Path, rendered: dict) -> Path:
+        return run / rendered["console"]
+
+
+# ------------------------------------------------------------------ the guest's /init
+
+def guest_jvm_args(board: Board) -> list[str]:
+    """The guest JVM's flags (temporary files on the tmpfs)."""
+    return rt_jvm_args(board.rt["heap_mib"]) + ["-Djava.io.tmpdir=/tmp"]
+
+
+def guest_agent_values(board: Board) -> dict[str, str]:
+    """The /init template values that start the agent inside a guest (qemu VM or Xen domU)."""
+    rt = board.rt
+    # Inside the guest the cell's CPUs are its vCPUs 0..n-1; the host (or Xen) places them.
+    guest_cpus = cpu_list(list(range(rt.get("vcpus", 1))))
+    agent = ["--deploy-key", f"{GUEST_ROOT}/keys/deploy.pub", "--cpus", guest_cpus,
+             "--budget-bytes", str(rt["rt_budget_bytes"]), "--await-region"]
+    tmpfs_mib = max(16, (rt["memory_mib"] * MIB - rt["heap_mib"] * MIB - rt["rt_budget_bytes"]) // MIB // 4)
+    return {"BOARD": board.name, "GUEST_ROOT": GUEST_ROOT, "TMPFS_MIB": str(tmpfs_mib),
+            "JVM_ARGS": " ".join(guest_jvm_args(board)), "AGENT_ARGS": " ".join(agent)}
+
+
+def init_script(board: Board) -> str:
+    """The RT cell's /init, rendered from hypervisor-cells/qemu/init.sh.in."""
+    template = (paths.hypervisor_cells_dir() / "qemu" / "init.sh.in").read_text(encoding="utf-8")
+    values = guest_agent_values(board)
+    return re.sub(r"@([A-Z_]+)@", lambda m: values[m.group(1)], template)
+
+
+# ------------------------------------------------------------------ accel
+
+def probe_kvm() -> tuple[bool, str]:
+    """KVM counts as usable only if a `-cpu host` VM starts and keeps running for a moment
+    (here `-cpu host` aborts on MSR 0x10a). Cached per boot under build/run/kvm-probe.json."""
+    cache = paths.run_root() / "kvm-probe.json"
+    boot_id = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    try:
+        c = json.loads(cache.read_text())
+        if c.get("boot_id") == boot_id:
+            return c["usable"], c["reason"]
+    except (OSError, ValueError, KeyError):
+        pass
+    if not os.access("/dev/kvm", os.R_OK | os.W_OK):
+        usable, reason = False, "/dev/kvm not accessible"
+    else:
+        p = subprocess.Popen(["qemu-system-x86_64", "-accel", "kvm", "-cpu", "host", "-nodefaults",
+                              "-display", "none", "-machine", "pc", "-m", "16", "-no-reboot"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+        try:
+            _, err = p.communicate(timeout=1.5)
+            first = (err.decode(errors="replace").strip().splitlines() or ["no message"])[0]
+            usable, reason = False, "qemu -accel kvm -cpu host exits: " + first[:160]
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+            usable, reason = True, "qemu -accel kvm -cpu host runs"
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps({"boot_id": boot_id, "usable": usable, "reason": reason}))
+    return usable, reason
+
+
+def choose_accel(board: Board) -> tuple[str, str, str]:
+    """(accel, qemu cpu model, why)."""
+    want = board.rt.get("accel", "auto")
+    if want == "tcg":
+        return "tcg", board.rt.get("cpu_model", "max"), "board asks for tcg"
+    usable, reason = probe_kvm()
+    if usable:
+        return "kvm", "host", reason
+    if want == "kvm":
+        raise BoardError(f"board {board.name} asks for KVM but it is not usable here: {reason}")
+    return "tcg", board.rt.get("cpu_model", "max"), f"KVM not usable ({reason})"
+
+
+# ------------------------------------------------------------------ boot snapshot
+
+def _remove_run_files(run: Path) -> None:
+    for name in VM_RUN_FILES:
+        (run / name).unlink(missing_ok=True)
+
+
+def _restore(launch: Launch, argv: list[str], accel: str):
+    """Starts the VM from its boot snapshot, creating the snapshot first if there is none for
+    this image; a snapshot that does not restore is discarded and the cell boots cold.
+    Returns (process, how it started)."""
+    from .. import snapshot
+    board, name, run, timeout, progress = launch.board, launch.name, launch.run, launch.timeout, launch.progress
+    snap = snapshot.snapshot_file(board.name, accel)
+    key = snapshot.key_for(argv, Path(launch.values["RT_KERNEL"]), paths.rt_cell_build_dir() / "initrd.cpio")
+    if not snapshot.usable(snap, key):
+        snapshot.discard(snap)
+        progress.note(f"{name} cell: no boot snapshot for this image yet: booting it cold once to take one "
+                      f"(~30 s under TCG)")
+        t0 = time.monotonic()
+        p = launch.start_process(argv, run / "rt-snapshot.log")
+        _wait_console(p, run / "console.log", snapshot.AWAITING_LINE, timeout, name)
+        booted = time.monotonic() - t0
+        try:
+            size = snapshot.save(run / "qmp.sock", snap, key)
+        except snapshot.SnapshotError as e:
+            raise BoardError(f"{name} cell: {e}") from None
+        try:
+            p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            launch.stop_process()
+        progress.note(f"{name} cell: boot snapshot taken after a {booted:.1f} s cold boot "
+                      f"({size / MIB:.0f} MiB, {snap.name})")
+        _remove_run_files(run)
+    t0 = time.monotonic()
+    p = launch.start_process(snapshot.restore_argv(argv, snap), run / "rt.log")
+    try:
+        snapshot.wait_restored(run / "qmp.sock", p, timeout)
+    except snapshot.SnapshotError as e:
+        launch.stop_process()
+        snapshot.discard(snap)
+        progress.note(f"{name} cell: the boot snapshot did not restore ({e}); discarded, booting cold")
+        _remove_run_files(run)
+        return launch.start_process(argv, run / "rt.log"), f"QEMU {accel.upper()}, cold boot"
+    launch.state["cells"][name]["restored_seconds"] = round(time.monotonic() - t0, 3)
+    return p, f"QEMU {accel.upper()}, restored from the boot snapshot in {time.monotonic() - t0:.2f} s"
+
+
+def _wait_console(proc, console: Path, line: str, timeout: float, name: str) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if line in console.read_text(errors="replace"):
+                return
+        except OSError:
+            pass
+        if proc.poll() is not None:
+            raise BoardError(f"the {name} cell exited with status {proc.returncode} during its first boot; last "
+                             f"{TAIL_LINES} lines of {console}:\n{tail(console)}")
+        if time.monotonic() > deadline:
+            raise BoardError(f"the {name} cell did not report ready within {timeout:g} s (its first, cold "
+                             f"boot, for the boot snapshot: no '{line}' line); last "
+                             f"{TAIL_LINES} lines of {console}:\n{tail(console)}")
+        time.sleep(0.1)

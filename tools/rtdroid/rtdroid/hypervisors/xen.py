@@ -1,0 +1,391 @@
+"""The `xen` hypervisor (qemu-arm64-xen board): QEMU `virt` (arm64, GICv3, virtualization=on)
+boots Xen 4.17 dom0less, built by tools/fetch-xen.sh under build/xen/. Xen reads its domUs from
+/chosen of the device tree: QEMU's own tree for the same machine options (dumpdtb) plus the
+fragment rendered from hypervisor-cells/xen/board.dtsi.in. The RT cell is the first domU, alone in
+a null-scheduler cpupool, booting Debian's PREEMPT_RT arm64 kernel with the agent in its
+initramfs; every `xen.domains` entry is one more domU borrowing the region (busybox only).
+
+The region is Xen static shared memory, owned by the RT cell. Its machine memory is the board's
+region file itself: QEMU's second memory bank (NUMA node 1, right after machine RAM) is a
+memory-backend-file on that /dev/shm file, so the Android cell on the host maps the very bytes
+the domUs see, at offset 0, as on the other boards. Inside a domU the region is reached through
+/dev/mem and is device memory (bridge/docs/region-spec.md says what that allows).
+
+The boot modules (each domU's kernel and initramfs) are put in RAM by QEMU's generic loader at
+fixed slots from MODULES_BASE, so the rendered tree depends on the board file alone; only the
+module sizes are filled in at `up` (${XEN_<DOMAIN>_KERNEL_BYTES}, ${XEN_<DOMAIN>_INITRD_BYTES}).
+
+Templates and golden rendering: hypervisor-cells/xen/ (golden/<board>.json with the QEMU command,
+golden/<board>.dtsi, golden/<board>.<domain>.init).
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import subprocess
+from pathlib import Path
+
+from .. import image, paths
+from ..boardconfig import MIB, Board
+from ..errors import BoardError
+from ..render import cpu_list
+from .base import Hypervisor, Launch, Problem
+from .qemu import GUEST_ROOT, guest_agent_values
+
+RAM_BASE = 0x40000000            # QEMU virt: RAM starts at 1 GiB
+MODULES_BASE = 0x50000000        # above Xen (loaded near RAM_BASE) and QEMU's DTB (RAM_BASE + 128 MiB)
+KERNEL_SLOT = 64 * MIB
+INITRD_SLOT = 192 * MIB
+PAGE = 4096
+# domU physical address space (xen/include/public/arch-arm.h): the region must not overlap guest
+# RAM, the vGIC, the vPL011, the vPCI windows or the grant table. The hole between the end of
+# GUEST_VPCI_MEM (0x33000000) and GUEST_GNTTAB (0x38000000) is free.
+GUEST_HOLE = (0x33000000, 0x38000000)
+SHM_ID = "rtdroid-xcc"
+RUN_FILES = ("console.log", "console.sock", "board.dts", "board.dtb")
+
+
+def cells_dir() -> Path:
+    return paths.hypervisor_cells_dir() / "xen"
+
+
+def build_dir() -> Path:
+    return paths.build_dir() / "xen"
+
+
+# ------------------------------------------------------------------ the domains
+
+def domains(board: Board) -> list[dict]:
+    """The domUs in creation order (Xen numbers them d1, d2, ...): the RT cell, then xen.domains."""
+    rt = board.rt
+    out = [{"name": rt["name"], "kind": "rt", "cpus": rt["cpus"], "vcpus": rt.get("vcpus", 1),
+            "memory_mib": rt["memory_mib"], "shm_role": "owner"}]
+    for d in board.data["xen"].get("domains", []):
+        out.append({"name": d["name"], "kind": "borrower", "cpus": d["cpus"], "vcpus": 1,
+                    "memory_mib": d["memory_mib"], "shm_role": "borrower"})
+    for i, d in enumerate(out):
+        d["node"] = f"domU-{d['name']}"
+        d["var"] = "XEN_" + re.sub(r"[^A-Z0-9]", "_", d["name"].upper())
+        d["kernel_address"] = MODULES_BASE + i * (KERNEL_SLOT + INITRD_SLOT)
+        d["initrd_address"] = d["kernel_address"] + KERNEL_SLOT
+    return out
+
+
+def region_host_address(data: dict) -> int:
+    """The region's machine physical address: QEMU maps NUMA node 1 (the region file) right
+    after node 0 (machine RAM)."""
+    return RAM_BASE + data["xen"]["machine_ram_mib"] * MIB
+
+
+def check(data: dict) -> list[Problem]:
+    """Rules of a xen board beyond the schema: the layout must be one Xen accepts and the domains'
+    CPUs must split into the RT cell's null-scheduler pool and the shared pool."""
+    probs: list[Problem] = []
+    x = data.get("xen")
+    if x is None:
+        return [("xen", None, "a xen board needs a xen: block (machine RAM, the region's domU address)")]
+    rt_i, rt = next((i, c) for i, c in enumerate(data["cells"]) if c["role"] == "rt")
+    board_cpus = set(data["cpus"])
+    if "kernel" not in rt:
+        probs.append((f"cells[{rt_i}].kernel", None, "a xen RT cell boots a kernel: set kernel"))
+    for key in ("accel", "cpu_model"):
+        if key in rt:
+            probs.append((f"cells[{rt_i}].{key}", rt[key], f"a xen board sets the emulated CPU in xen: ({key} is qemu's)"))
+    if rt.get("boot", "cold") != "cold":
+        probs.append((f"cells[{rt_i}].boot", rt["boot"], "a xen board boots cold (no snapshot yet)"))
+    if rt.get("vcpus", 1) > len(rt["cpus"]):
+        probs.append((f"cells[{rt_i}].vcpus", rt.get("vcpus"),
+                      f"the null scheduler needs one physical CPU per vCPU (cpus {rt['cpus']})"))
+    for k, d in enumerate(x.get("domains", [])):
+        if d["name"] in [c["name"] for c in data["cells"]]:
+            probs.append((f"xen.domains[{k}].name", d["name"], "is already a cell's name"))
+        if set(d["cpus"]) & set(rt["cpus"]):
+            probs.append((f"xen.domains[{k}].cpus", d["cpus"],
+                          f"must not share the RT cell's CPUs {rt['cpus']} (its cpupool is the RT cell's alone)"))
+        if not set(d["cpus"]) <= board_cpus:
+            probs.append((f"xen.domains[{k}].cpus", d["cpus"], f"not among the board's cpus {data['cpus']}"))
+    if not board_cpus - set(rt["cpus"]):
+        probs.append(("cpus", data["cpus"], "Xen's shared cpupool needs a CPU besides the RT cell's"))
+    size = data["regions"][0]["size_bytes"]
+    if size % MIB or size & (size - 1):
+        probs.append(("regions[0].size_bytes", size,
+                      "the region is a QEMU memory bank and Xen static shared memory: a power of two >= 1 MiB"))
+    guest = x["region_guest_address"]
+    if guest % PAGE or not (GUEST_HOLE[0] <= guest and guest + size <= GUEST_HOLE[1]):
+        probs.append(("xen.region_guest_address", hex(guest),
+                      f"must be page aligned within the free domU window [{GUEST_HOLE[0]:#x}, {GUEST_HOLE[1]:#x})"))
+    ram_end = region_host_address(data)
+    mod_end = MODULES_BASE + (1 + len(x.get("domains", []))) * (KERNEL_SLOT + INITRD_SLOT)
+    domu_mib = rt["memory_mib"] + sum(d["memory_mib"] for d in x.get("domains", []))
+    if (ram_end - mod_end) // MIB < domu_mib + 64:
+        probs.append(("xen.machine_ram_mib", x["machine_ram_mib"],
+                      f"too small for the domUs ({domu_mib} MiB), Xen and the boot modules (up to {mod_end:#x})"))
+    if "console=ttyAMA0" not in data["tuning"]["rt_cmdline"].split():
+        probs.append(("tuning.rt_cmdline", data["tuning"]["rt_cmdline"],
+                      "must contain console=ttyAMA0: the domU's vPL011 carries readiness and logs"))
+    return probs
+
+
+# ------------------------------------------------------------------ rendering
+
+def _fill(template: str, values: dict[str, str]) -> str:
+    return re.sub(r"@([A-Z_]+)@", lambda m: values[m.group(1)], template)
+
+
+def _resolve(text: str, values: dict[str, str]) -> str:
+    return re.sub(r"\$\{([A-Z0-9_]+)\}", lambda m: values[m.group(1)], text)
+
+
+def _cpu_refs(cpus: list[int]) -> str:
+    return " ".join(f"&{{/cpus/cpu@{c}}}" for c in sorted(cpus))
+
+
+def xen_bootargs() -> str:
+    return "console=dtuart dtuart=/pl011@9000000 bootscrub=0"
+
+
+def render_dtsi(board: Board) -> str:
+    """The /chosen fragment: cpupools and domUs; module sizes stay ${..._BYTES} placeholders."""
+    x = board.data["xen"]
+    size = board.region["size_bytes"]
+    dom_t = (cells_dir() / "domain.dtsi.in").read_text(encoding="utf-8")
+    parts = []
+    for d in domains(board):
+        bootargs = board.data["tuning"]["rt_cmdline"] if d["kind"] == "rt" else "console=ttyAMA0 quiet panic=-1"
+        parts.append(_fill(dom_t, {
+            "COMMENT": (f"the RT cell '{d['name']}': owns the region" if d["kind"] == "rt"
+                        else f"domain '{d['name']}': borrows the region"),
+            "NODE": d["node"], "MEMORY_KIB": hex(d["memory_mib"] * 1024), "VCPUS": str(d["vcpus"]),
+            "POOL": "cpupool_rt" if d["kind"] == "rt" else "cpupool_shared",
+            "SHM_ROLE": d["shm_role"], "SHM_ID": SHM_ID,
+            "HOST_ADDRESS": f"{region_host_address(board.data):x}", "GUEST_ADDRESS": f"{x['region_guest_address']:x}",
+            "REGION_BYTES": hex(size), "BOOTARGS": bootargs,
+            "KERNEL_ADDRESS": f"{d['kernel_address']:x}", "KERNEL_BYTES": f"${{{d['var']}_KERNEL_BYTES}}",
+            "INITRD_ADDRESS": f"{d['initrd_address']:x}", "INITRD_BYTES": f"${{{d['var']}_INITRD_BYTES}}"}))
+    shared = sorted(set(board.data["cpus"]) - set(board.rt["cpus"]))
+    return _fill((cells_dir() / "board.dtsi.in").read_text(encoding="utf-8"), {
+        "BOARD": board.name, "XEN_BOOTARGS": xen_bootargs(),
+        "RT_POOL_CPUS": _cpu_refs(board.rt["cpus"]), "SHARED_POOL_CPUS": _cpu_refs(shared),
+        "DOMAINS": "".join(parts)})
+
+
+def machine_args(board: Board) -> list[str]:
+    """The QEMU machine, the same for dumpdtb and for the boot: machine RAM (anonymous) is NUMA
+    node 0, the region file node 1, so the region's machine address follows RAM."""
+    x = board.data["xen"]
+    ram, region_mib = x["machine_ram_mib"], board.region["size_bytes"] // MIB
+    last_cpu = len(board.data["cpus"]) - 1
+    return ["qemu-system-aarch64", "-name", f"rtdroid-{board.name}",
+            "-accel", "tcg,thread=multi", "-cpu", x.get("cpu_model", "cortex-a57"),
+            "-smp", str(len(board.data["cpus"])), "-m", f"{ram + region_mib}M",
+            "-object", f"memory-backend-ram,id=ram,size={ram}M",
+            "-object", f"memory-backend-file,id=xcc,size={region_mib}M,mem-path={board.region_path},share=on",
+            "-numa", f"node,nodeid=0,cpus=0-{last_cpu},memdev=ram", "-numa", "node,nodeid=1,memdev=xcc",
+            "-machine", "virt,virtualization=on,gic-version=3",
+            "-nodefaults", "-no-user-config", "-display", "none", "-monitor", "none", "-no-reboot"]
+
+
+def render_argv(board: Board) -> list[str]:
+    """The boot command; ${XEN}, ${RUN_DIR} and the modules' ${XEN_<DOMAIN>_KERNEL|INITRD} are resolved at up."""
+    # The whole machine runs on the host CPUs the Android cell does not use, as the qemu board's VM
+    # does: the emulated CPUs' threads must not steal the Android cell's CPU.
+    host_cpus = sorted(set(board.data["cpus"]) - set(board.android["cpus"]))
+    argv = ["taskset", "-c", cpu_list(host_cpus)] + machine_args(board) + [
+        "-dtb", "${RUN_DIR}/board.dtb", "-kernel", "${XEN}",
+        "-chardev", "socket,id=console,path=${RUN_DIR}/console.sock,server=on,wait=off,logfile=${RUN_DIR}/console.log",
+        "-serial", "chardev:console"]
+    for d in domains(board):
+        for what in ("kernel", "initrd"):
+            argv += ["-device", f"loader,file=${{{d['var']}_{what.upper()}}},addr={d[what + '_address']:#x},force-raw=on"]
+    return argv
+
+
+def init_script(board: Board, domain: dict) -> str:
+    x = board.data["xen"]
+    common = {"BOARD": board.name, "GUEST_ADDRESS": f"{x['region_guest_address']:#x}",
+              "REGION_BYTES": str(board.region["size_bytes"]), "NAME": domain["name"]}
+    if domain["kind"] == "borrower":
+        return _fill((cells_dir() / "init-borrower.sh.in").read_text(encoding="utf-8"), common)
+    return _fill((cells_dir() / "init-rt.sh.in").read_text(encoding="utf-8"),
+                 {**common, **guest_agent_values(board)})
+
+
+# ------------------------------------------------------------------ images
+
+def payload() -> dict[str, Path]:
+    """What tools/fetch-xen.sh leaves under build/xen/; BoardError naming the command if absent."""
+    b = build_dir()
+    kernels = sorted((b / "arm64" / "kernel" / "boot").glob("vmlinuz-*"))
+    p = {"xen": b / "xen", "busybox": b / "arm64" / "busybox" / "bin" / "busybox",
+         "glibc": b / "arm64" / "libc" / "lib" / "aarch64-linux-gnu", "jre": b / "jre",
+         "kernel": kernels[0] if kernels else b / "arm64" / "kernel" / "boot" / "vmlinuz-*",
+         "cds": b / "jre" / "lib" / "server" / "classes_nocoops.jsa"}
+    missing = [str(v) for v in p.values() if not v.exists()]
+    if missing:
+        raise BoardError(f"the Xen board's payload is not built ({', '.join(missing)} missing): run "
+                         f"tools/fetch-xen.sh (downloads Debian's Xen source, arm64 kernel and Java runtime, "
+                         f"rebuilds Xen: a few minutes, once)")
+    return p
+
+
+def fetch_payload(progress) -> dict[str, Path]:
+    """The payload, running tools/fetch-xen.sh first when some of it is missing (its lines are
+    shown as progress notes); BoardError with the script's last lines if it fails."""
+    try:
+        return payload()
+    except BoardError as missing:
+        progress.note(f"{missing}: running it now")
+    script = paths.repo_root() / "tools" / "fetch-xen.sh"
+    lines: list[str] = []
+    try:
+        with subprocess.Popen(["sh", str(script)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, errors="replace") as p:
+            for line in p.stdout:
+                lines.append(line.rstrip())
+                if line.startswith("fetch-xen:"):
+                    progress.note(line.rstrip())
+    except OSError as e:
+        raise BoardError(f"cannot run {script}: {e.strerror}") from None
+    if p.returncode:
+        last = "\n".join(lines[-15:])
+        raise BoardError(f"{script} failed (exit status {p.returncode}); its last lines:\n{last}")
+    return payload()
+
+
+def _write_if_changed(out: Path, data: bytes) -> bool:
+    if out.is_file() and hashlib.sha256(out.read_bytes()).digest() == hashlib.sha256(data).digest():
+        return False
+    tmp = out.with_suffix(".tmp")
+    tmp.write_bytes(data)
+    tmp.replace(out)
+    return True
+
+
+def build_initrd(board: Board, domain: dict, pay: dict[str, Path], agent_lib: Path, deploy_pub: Path) -> Path:
+    """build/xen/<board>-<domain>.cpio: busybox, /init and (RT cell) the Java runtime, glibc,
+    the agent's jars and the deploy key under /rt."""
+    out = build_dir() / f"{board.name}-{domain['name']}.cpio"
+    c = image._Cpio()
+    for d in ("bin", "sbin", "dev", "etc", "proc", "sys", "tmp", "lib"):
+        c.dir(d)
+    c.chardev("dev/console", 5, 1)
+    c.chardev("dev/null", 1, 3, 0o666)
+    c.file("bin/busybox", pay["busybox"].read_bytes(), 0o755)
+    for applet in image.BUSYBOX_APPLETS + ["devmem"]:
+        c.symlink(f"bin/{applet}", "busybox")
+    c.file("init", init_script(board, domain).encode(), 0o755)
+    if domain["kind"] == "rt":
+        root = GUEST_ROOT.lstrip("/")
+        for d in (root, f"{root}/jdk", f"{root}/glibc", f"{root}/lib", f"{root}/keys"):
+            c.dir(d)
+        image._add_tree(c, pay["jre"], f"{root}/jdk")
+        image._add_tree(c, pay["glibc"], f"{root}/glibc")
+        c.symlink("lib/ld-linux-aarch64.so.1", f"{GUEST_ROOT}/glibc/ld-linux-aarch64.so.1")
+        for j in sorted(agent_lib.glob("*.jar")):
+            c.file(f"{root}/lib/{j.name}", j.read_bytes())
+        c.file(f"{root}/keys/deploy.pub", deploy_pub.read_bytes())
+    _write_if_changed(out, c.finish())
+    return out
+
+
+def build_dtb(board: Board, run: Path, values: dict[str, str]) -> Path:
+    """QEMU's device tree for the machine (dumpdtb) + the rendered /chosen fragment -> board.dtb."""
+    run.mkdir(parents=True, exist_ok=True)
+    virt = run / "virt.dtb"
+    argv = machine_args(board)
+    i = argv.index("-machine") + 1
+    argv[i] += f",dumpdtb={virt}"
+    r = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    if r.returncode or not virt.is_file():
+        raise BoardError(f"QEMU could not dump the machine's device tree: {r.stderr.strip()}")
+    dts = subprocess.run(["dtc", "-q", "-I", "dtb", "-O", "dts", str(virt)], check=True,
+                         capture_output=True, text=True).stdout
+    virt.unlink()
+    (run / "board.dts").write_text(dts + "\n" + _resolve(render_dtsi(board), values), encoding="utf-8")
+    out = run / "board.dtb"
+    r = subprocess.run(["dtc", "-q", "-I", "dts", "-O", "dtb", "-o", str(out), str(run / "board.dts")],
+                       capture_output=True, text=True)
+    if r.returncode:
+        raise BoardError(f"dtc refused {run / 'board.dts'}: {r.stderr.strip()}")
+    return out
+
+
+# ------------------------------------------------------------------ the module
+
+class Xen(Hypervisor):
+    name = "xen"
+    run_files = RUN_FILES
+    restartable = False              # a dom0less domU is created by Xen at boot only
+    prepare_stages = 1
+
+    def check(self, data: dict) -> list[Problem]:
+        return check(data)
+
+    def render_rt(self, board: Board) -> dict:
+        return {"role": "rt", "argv": render_argv(board), "ready_line": "RTCELL READY", "log": "rt.log",
+                "console": "console.log"}
+
+    def render_extra(self, board: Board) -> dict:
+        x = board.data["xen"]
+        return {"xen": {
+            "device_tree": f"QEMU's dumpdtb of the machine + hypervisor-cells/xen/golden/{board.name}.dtsi -> "
+                           "${RUN_DIR}/board.dtb (dtc)",
+            "region": {"machine_address": hex(region_host_address(board.data)),
+                       "domu_address": hex(x["region_guest_address"]), "shm_id": SHM_ID,
+                       "host_file": str(board.region_path)},
+            "domains": [{"name": d["name"], "kind": d["kind"], "shm_role": d["shm_role"], "cpus": d["cpus"],
+                         "memory_mib": d["memory_mib"], "kernel_address": hex(d["kernel_address"]),
+                         "initrd_address": hex(d["initrd_address"]),
+                         "init": f"hypervisor-cells/xen/golden/{board.name}.{d['name']}.init",
+                         "initramfs": f"${{RTDROID_HOME}}/build/xen/{board.name}-{d['name']}.cpio"}
+                        for d in domains(board)],
+            "payload": "tools/fetch-xen.sh -> build/xen/ (Xen with STATIC_SHM, BOOT_TIME_CPUPOOLS, SCHED_NULL; "
+                       "Debian arm64 PREEMPT_RT kernel, busybox, glibc; aarch64 Java runtime)",
+        }}
+
+    def golden_files(self, board: Board) -> dict[str, str]:
+        out = {f"{board.name}.dtsi": render_dtsi(board)}
+        for d in domains(board):
+            out[f"{board.name}.{d['name']}.init"] = init_script(board, d)
+        return out
+
+    def prepare(self, board: Board, start_rt: bool, progress) -> dict[str, str]:
+        if not start_rt:
+            progress.stage("Xen payload not needed (RT cell not started)")
+            return {}
+        pay = fetch_payload(progress)
+        agent_lib = paths.rt_agent_lib_dir()
+        if not any(agent_lib.glob("*.jar")):
+            raise BoardError(f"RT cell agent not built: no jars in {agent_lib} "
+                             "(run `mvn -B -q install` from the repository root, JAVA_HOME=temurin-25)")
+        deploy_pub = paths.keys_dir() / "deploy.pub"
+        values = {"XEN": str(pay["xen"].resolve())}
+        sizes = []
+        for d in domains(board):
+            initrd = build_initrd(board, d, pay, agent_lib, deploy_pub)
+            for what, f, slot in (("KERNEL", pay["kernel"], KERNEL_SLOT), ("INITRD", initrd, INITRD_SLOT)):
+                size = f.stat().st_size
+                if size > slot:
+                    raise BoardError(f"{f} is {size} bytes, more than its {slot // MIB} MiB boot-module slot")
+                values[f"{d['var']}_{what}"] = str(f)
+                values[f"{d['var']}_{what}_BYTES"] = hex(size)
+            sizes.append(f"{d['name']} {initrd.stat().st_size / MIB:.0f} MiB")
+        progress.stage(f"Xen payload ready ({pay['xen'].resolve().name}, kernel {pay['kernel'].name}, "
+                       f"initramfs {', '.join(sizes)})")
+        return values
+
+    def start(self, launch: Launch):
+        board, run = launch.board, launch.run
+        values = dict(launch.values, RUN_DIR=str(run))
+        build_dtb(board, run, values)
+        launch.state["accel"] = "tcg"
+        p = launch.start_process([_resolve(a, values) for a in launch.argv], run / "rt.log")
+        n = len(domains(board))
+        return p, (f"QEMU arm64 TCG booting Xen dom0less ({n} domU{'s' if n > 1 else ''}), pid {p.pid}, "
+                   f"host CPUs {launch.argv[2]}, RT cell on machine CPU(s) {board.rt['cpus']} (null scheduler)")
+
+    def cell_entry(self, run: Path) -> dict:
+        return {"console": str(run / "console.log"), "console_socket": str(run / "console.sock")}
+
+    def ready_file(self, run: Path, rendered: dict) -> Path:
+        return run / rendered["console"]

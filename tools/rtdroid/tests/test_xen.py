@@ -1,0 +1,70 @@
+"""The xen hypervisor module: its board-file rules, and a further domU added by the board file alone."""
+import copy
+import re
+
+import pytest
+import yaml
+
+from rtdroid import boardconfig as bc
+from rtdroid import paths, render
+from rtdroid.hypervisors import xen
+
+
+def shipped():
+    return yaml.safe_load((paths.board_configs_dir() / "qemu-arm64-xen.yaml").read_text())
+
+
+def test_the_shipped_board_validates_and_matches_its_golden_files():
+    b = bc.load_board("qemu-arm64-xen")
+    assert b.hypervisor == "xen" and render.compare_with_golden(b) == []
+
+
+def test_a_second_borrowing_domain_is_one_entry_of_the_board_file():
+    data = shipped()
+    data["xen"]["domains"].append({"name": "probe2", "cpus": [0], "memory_mib": 64})
+    b = bc.validate_board(data)
+    dtsi = xen.render_dtsi(b)
+    # three domUs, each mapping the same static shared memory; only the RT cell owns it
+    assert re.findall(r"role = \"(\w+)\"", dtsi) == ["owner", "borrower", "borrower"]
+    assert len(set(re.findall(r"xen,shared-mem = <([^>]*)>", dtsi))) == 1
+    assert "domU-probe2 {" in dtsi and "domain-cpupool = <&{/chosen/cpupool_shared}>" in dtsi
+    # its boot modules get their own slots and its /init is rendered
+    argv = " ".join(xen.render_argv(b))
+    assert "${XEN_PROBE2_KERNEL},addr=0x70000000" in argv and "${XEN_PROBE2_INITRD},addr=0x74000000" in argv
+    assert "XENDOM probe2" in xen.Xen().golden_files(b)["qemu-arm64-xen.probe2.init"]
+
+
+def test_the_region_is_the_memory_bank_after_machine_ram():
+    b = bc.load_board("qemu-arm64-xen")
+    argv = xen.machine_args(b)
+    assert f"memory-backend-file,id=xcc,size=4M,mem-path={b.region_path},share=on" in argv
+    assert "node,nodeid=1,memdev=xcc" in argv and "2052M" in argv
+    assert "0x0 0xc0000000 0x0 0x34000000 0x0 0x400000" in xen.render_dtsi(b)
+
+
+@pytest.mark.parametrize("path, value, rule", [
+    ("cells.0.cpus", [0, 1], "Xen's shared cpupool needs a CPU besides the RT cell's"),
+    ("xen.domains.0.cpus", [1], "must not share the RT cell's CPUs"),
+    ("xen.domains.0.name", "android", "is already a cell's name"),
+    ("xen.region_guest_address", 0x37F00000, "within the free domU window"),
+    ("regions.0.size_bytes", 3 * 1024 * 1024, "a power of two >= 1 MiB"),
+    ("xen.machine_ram_mib", 512, "too small for the domUs"),
+    ("tuning.rt_cmdline", "quiet", "must contain console=ttyAMA0"),
+    ("cells.0.boot", "snapshot", "boots cold"),
+])
+def test_a_broken_xen_board_is_refused_naming_the_rule(path, value, rule):
+    data = copy.deepcopy(shipped())
+    d = data
+    keys = path.split(".")
+    for k in keys[:-1]:
+        d = d[int(k)] if k.isdigit() else d[k]
+    d[int(keys[-1]) if keys[-1].isdigit() else keys[-1]] = value
+    with pytest.raises(bc.BoardConfigError) as e:
+        bc.validate_board(data)
+    assert rule in str(e.value)
+
+
+def test_a_missing_payload_names_the_script_that_builds_it(monkeypatch, tmp_path):
+    monkeypatch.setattr(xen, "build_dir", lambda: tmp_path / "xen")
+    with pytest.raises(xen.BoardError, match=r"run tools/fetch-xen.sh"):
+        xen.payload()
