@@ -24,7 +24,8 @@ import org.rtdroid.runtime.os.RealtimeThreads;
  * pre-allocated slots gives the same O(log n) bound without allocating. Its capacity is the
  * manifest's {@code <alarms capacity>}: one slot per {@link PendingIntent}, so registration can
  * never run out of room; setting a pending intent again replaces its alarm. An alarm whose
- * trigger time has passed when it is set is discarded (counted) rather than delivered late. The
+ * trigger time has passed when it is set is discarded (counted) rather than delivered late, and
+ * that set has no other effect (the pending intent's scheduled alarm, if any, stays). The
  * heap is guarded by a {@link PiMutex}: the alarm thread waiting for a registering low-priority
  * thread boosts it, and waits for at most one O(log n) update. A low-priority thread that sets
  * alarms faster than they can be delivered cannot delay a high-priority alarm: at one instant the
@@ -173,7 +174,8 @@ public final class AlarmManager {
      * Schedules {@code operation} at {@code triggerAtNanos} (CLOCK_MONOTONIC, as
      * {@link Linux#monotonicNanos}), replacing its previous alarm if any.
      *
-     * @return false if the trigger time has already passed: the alarm is discarded (counted)
+     * @return false if the trigger time has already passed: the alarm is discarded (counted) and
+     *     an alarm already scheduled for {@code operation} stays as it was
      */
     public boolean setExact(long triggerAtNanos, PendingIntent operation) {
         return schedule(triggerAtNanos, 0, operation);
@@ -212,12 +214,14 @@ public final class AlarmManager {
         }
         lock.lock();
         try {
-            if (p.heapIndex >= 0) {
-                removeAt(p.heapIndex);
-            }
+            // A discarded set changes nothing: the alarm already scheduled for p (which may be due
+            // and about to fire) stays; only an accepted set replaces it.
             if (triggerAtNanos < Linux.monotonicNanos()) {
                 expired++;
                 return false;
+            }
+            if (p.heapIndex >= 0) {
+                removeAt(p.heapIndex);
             }
             p.triggerNanos = triggerAtNanos;
             p.intervalNanos = intervalNanos;
