@@ -1,6 +1,6 @@
 """`make bench [BENCH=name]`: runs the benchmarks and prints one table per result.
 
-Runtime benchmarks (looper, periodic, channels) run through bench/run.sh; the bridge benchmark
+Runtime benchmarks (looper, periodic, channels, alarm) run through bench/run.sh; the bridge benchmark
 through bridge/bench/bridge_bench.py. Each writes build/bench/<name>.json and a PNG.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = str(ROOT / "build" / "venv" / "bin" / "python")
-RUNTIME = ("looper", "periodic", "channels")
+RUNTIME = ("looper", "periodic", "channels", "alarm")
 ALL = RUNTIME + ("bridge",)
 
 
