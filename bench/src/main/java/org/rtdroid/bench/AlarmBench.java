@@ -96,6 +96,9 @@ final class AlarmBench implements Benchmark {
 
         void cancelRound();
 
+        /** Releases that found every pool thread busy (0 where there is no pool). */
+        long saturatedReleases();
+
         void stop() throws InterruptedException;
     }
 
@@ -146,6 +149,11 @@ final class AlarmBench implements Benchmark {
         }
 
         @Override
+        public long saturatedReleases() {
+            return am.dispatcher().saturatedReleases();
+        }
+
+        @Override
         public void stop() throws InterruptedException {
             am.stop();
         }
@@ -187,6 +195,11 @@ final class AlarmBench implements Benchmark {
                 queue.cancel(a);
             }
             queue.cancel(highAlarm);
+        }
+
+        @Override
+        public long saturatedReleases() {
+            return 0;
         }
 
         @Override
@@ -285,6 +298,7 @@ final class AlarmBench implements Benchmark {
         extra.put("skipped_rounds", result[1]);
         extra.put("undelivered_rounds", result[2]);
         extra.put("low_delivered", low.received);
+        extra.put("saturated_releases", p.saturatedReleases());
         return report.row(p.impl(), cases, high.delivery.histogram(), extra);
     }
 
