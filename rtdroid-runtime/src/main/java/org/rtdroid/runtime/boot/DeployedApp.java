@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import org.rtdroid.runtime.alarm.AlarmManager;
 import org.rtdroid.runtime.channel.BroadcastChannel;
 import org.rtdroid.runtime.channel.BulkChannel;
 import org.rtdroid.runtime.channel.InboundSource;
@@ -17,6 +18,7 @@ import org.rtdroid.runtime.component.AppContext;
 import org.rtdroid.runtime.component.ComponentRuntime;
 import org.rtdroid.runtime.component.PeriodicTaskRuntime;
 import org.rtdroid.runtime.component.RealtimeComponent;
+import org.rtdroid.runtime.manifest.AlarmsDecl;
 import org.rtdroid.runtime.manifest.ChannelDecl;
 import org.rtdroid.runtime.manifest.ComponentDecl;
 import org.rtdroid.runtime.manifest.DropPolicy;
@@ -30,7 +32,10 @@ import org.rtdroid.runtime.xcc.CrossContextRouter;
 
 /**
  * One deployed application: everything its manifest declares, pre-allocated at deployment (scopes
- * in one off-heap arena, channels with all their messages), and its running components.
+ * in one off-heap arena, channels with all their messages, the AlarmManager's slots), and its
+ * running components. The AlarmManager's thread runs at the cell's highest priority; it starts
+ * once every component has started (no alarm reaches a receiver before its onCreate returned)
+ * and stops first at undeployment.
  */
 public final class DeployedApp {
     private final Manifest manifest;
@@ -44,6 +49,7 @@ public final class DeployedApp {
     private final Map<String, BulkChannel> bulkChannels = new HashMap<>();
     private final Map<String, CrossContextRouter.Entry> crossContext = new LinkedHashMap<>();
     private final List<ComponentRuntime> components = new ArrayList<>();
+    private AlarmManager alarms;
     private final Context context = new Context();
     private volatile long epochNanos;
     private volatile boolean undeployed;
@@ -86,6 +92,9 @@ public final class DeployedApp {
     }
 
     public List<ComponentRuntime> componentRuntimes() { return Collections.unmodifiableList(components); }
+
+    /** The application's AlarmManager, or null if its manifest declares no {@code <alarms>}. */
+    public AlarmManager alarmManager() { return alarms; }
 
     public MessageChannel messageChannel(String name) { return messageChannels.get(name); }
     public BroadcastChannel broadcastChannel(String name) { return broadcastChannels.get(name); }
@@ -183,6 +192,16 @@ public final class DeployedApp {
                         d.simpleName() + ": " + e.getMessage(), e);
             }
         }
+        AlarmsDecl a = manifest.alarms();
+        if (a != null) {
+            alarms = new AlarmManager(name(), a.capacity(), a.strategy(), a.poolSize(), cell.maxPriority(),
+                    context::policyFor);
+            for (ComponentRuntime c : components) {
+                if (c.decl().canBeAlarmTarget()) {
+                    alarms.declareReceiver(c.decl().className(), c.decl().priority(), c::onAlarm);
+                }
+            }
+        }
     }
 
     /** Starts every component (highest priority first) and then releases the periodic tasks. */
@@ -215,11 +234,21 @@ public final class DeployedApp {
             }
         }
         epochNanos = System.nanoTime() + EPOCH_LEAD_NANOS;
+        if (alarms != null) {
+            alarms.start();
+        }
     }
 
     /** Stops the components, unregisters the cross-context channels and frees the scopes. */
     void stopAll() {
         undeployed = true;
+        if (alarms != null) {
+            try {
+                alarms.stop();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         for (CrossContextRouter.Entry e : crossContext.values()) {
             router.unregister(e);
         }
@@ -296,6 +325,8 @@ public final class DeployedApp {
 
         @Override
         public CrossContextPublisher crossContextPublisher(String name) { return crossContext.get(name); }
+
+        @Override public AlarmManager alarmManager() { return alarms; }
 
         @Override
         public RealtimePolicy policyFor(int priority) {

@@ -129,6 +129,14 @@ public final class RealtimeIntent {
      */
     public long crossContextReceiveNanos() { return crossContextReceiveNanos; }
 
+    /**
+     * Runtime services that deliver intents outside a channel (the alarm manager) stamp the
+     * sender's name and priority and the time the intent is due ({@link #sendNanos}) here.
+     */
+    public void stampOrigin(byte[] name, int priority, long nanos) {
+        stampSender(name, priority, nanos);
+    }
+
     void stampSender(byte[] name, int priority, long nanos) {
         int n = Math.min(name.length, MAX_SENDER_BYTES);
         System.arraycopy(name, 0, sender, 0, n);

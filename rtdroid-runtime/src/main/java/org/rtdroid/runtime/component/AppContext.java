@@ -1,5 +1,6 @@
 package org.rtdroid.runtime.component;
 
+import org.rtdroid.runtime.alarm.AlarmManager;
 import org.rtdroid.runtime.channel.BroadcastChannel;
 import org.rtdroid.runtime.channel.BulkChannel;
 import org.rtdroid.runtime.channel.InboundSource;
@@ -27,6 +28,9 @@ public interface AppContext {
     MessageChannel crossContextInbound(String name);
 
     CrossContextPublisher crossContextPublisher(String name);
+
+    /** The application's AlarmManager, or null if its manifest declares no {@code <alarms>}. */
+    AlarmManager alarmManager();
 
     /** The scheduling policy for a thread at {@code priority}, or null to stay SCHED_OTHER. */
     RealtimePolicy policyFor(int priority);

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import org.rtdroid.runtime.alarm.AlarmManager;
 import org.rtdroid.runtime.channel.BroadcastPublisher;
 import org.rtdroid.runtime.channel.BulkChannel;
 import org.rtdroid.runtime.channel.BulkPublisher;
@@ -383,6 +384,28 @@ public final class ComponentRuntime implements IntentConsumer {
             }
             currentHandler = handlers[best];
             src[best].deliverOne(this);
+        }
+    }
+
+    /** The application's AlarmManager; fails with the reason if the manifest declares none. */
+    AlarmManager alarmManager() {
+        AlarmManager am = app.alarmManager();
+        if (am == null) {
+            throw new IllegalStateException(app.appName() + "/" + decl.simpleName()
+                    + ": the manifest declares no <alarms capacity strategy/>, so the application has no AlarmManager");
+        }
+        return am;
+    }
+
+    /**
+     * An alarm for this receiver, on the alarm handler's thread at the receiver's priority: the
+     * same callback, scope reset, heap bound and failure policy as an intent from a channel. Only a
+     * receiver that subscribes to no channel is an alarm target, so this is the only thread calling
+     * {@link #onIntent}. Once the component stopped or failed, alarms are dropped.
+     */
+    public void onAlarm(RealtimeIntent intent) {
+        if (running && state == ComponentState.RUNNING) {
+            onIntent(intent);
         }
     }
 

@@ -1,5 +1,7 @@
 package org.rtdroid.runtime.component;
 
+import org.rtdroid.runtime.alarm.AlarmManager;
+import org.rtdroid.runtime.alarm.PendingIntent;
 import org.rtdroid.runtime.channel.BroadcastPublisher;
 import org.rtdroid.runtime.channel.BulkChannel;
 import org.rtdroid.runtime.channel.BulkPublisher;
@@ -55,6 +57,24 @@ public abstract class RealtimeComponent {
 
     /** A cross-context channel this component publishes on (RT → Android). */
     public final CrossContextPublisher crossContextPublisher(String channel) { return rt().crossContextPublisher(channel); }
+
+    /**
+     * The application's real-time AlarmManager (Android's {@code getSystemService(ALARM_SERVICE)}):
+     * its {@code set}, {@code setExact}, {@code setRepeating} and {@code cancel} allocate nothing.
+     *
+     * @throws IllegalStateException the manifest declares no {@code <alarms>}
+     */
+    public final AlarmManager alarmManager() { return rt().alarmManager(); }
+
+    /**
+     * Android's {@code PendingIntent.getBroadcast}: what an alarm delivers to the receiver declared
+     * as {@code receiverClass} (a {@code <receiver>} of this application that subscribes to no
+     * channel), with {@code requestCode} as the intent's {@code what}; at one instant it is ordered
+     * by this component's priority. Set-up only (allocates): call it in {@code onCreate}.
+     */
+    public final PendingIntent alarmBroadcast(String receiverClass, int requestCode) {
+        return alarmManager().getBroadcast(receiverClass, requestCode, priority());
+    }
 
     /** Σ deadline misses of this application's periodic tasks (allocation-free). */
     public final long applicationDeadlineMisses() { return rt().app().deadlineMisses(); }

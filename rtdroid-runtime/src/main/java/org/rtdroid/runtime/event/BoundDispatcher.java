@@ -66,4 +66,7 @@ public final class BoundDispatcher extends HandlerDispatcher {
 
     @Override
     public synchronized int threadCount() { return threads.size(); }
+
+    @Override
+    public synchronized Thread[] threads() { return threads.toArray(new Thread[0]); }
 }

@@ -63,6 +63,9 @@ public abstract class HandlerDispatcher {
     /** Threads this dispatcher runs now. */
     public abstract int threadCount();
 
+    /** The threads handlers run on (reports and tests). */
+    public abstract Thread[] threads();
+
     /** Releases that found every pool thread busy (always 0 for bound dispatch). */
     public long saturatedReleases() { return 0; }
 

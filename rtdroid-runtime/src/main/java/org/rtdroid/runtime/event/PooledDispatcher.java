@@ -225,6 +225,6 @@ public final class PooledDispatcher extends HandlerDispatcher {
     @Override
     public long saturatedReleases() { return saturated; }
 
-    /** Kernel thread ids are not kept; the pool threads, for reports and tests. */
-    public Thread[] threads() { return workers.clone(); }
+    @Override
+    public Thread[] threads() { return started ? workers.clone() : new Thread[0]; }
 }

@@ -17,6 +17,23 @@ public record ComponentDecl(ComponentKind kind, String className, int priority, 
 
     public boolean subscribesTo(String channel) { return has(IntentFilterDecl.Role.SUBSCRIBER, channel); }
 
+    /**
+     * A receiver that subscribes to no channel: the application's AlarmManager may deliver to it
+     * (its callbacks then run only on the alarm handler's thread; a receiver fed by channels runs
+     * them on its own thread).
+     */
+    public boolean canBeAlarmTarget() {
+        if (kind != ComponentKind.RECEIVER) {
+            return false;
+        }
+        for (IntentFilterDecl f : intentFilters) {
+            if (f.role() == IntentFilterDecl.Role.SUBSCRIBER) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Messages per release this component declared for the channel in that role (0 if none). */
     public int count(IntentFilterDecl.Role role, String channel) {
         int n = 0;

@@ -4,14 +4,15 @@ import java.util.List;
 
 /**
  * A parsed and validated RTDroid application manifest: the application's name, its version, its
- * components and its channels. Immutable.
+ * components, its channels and its alarms. Immutable.
  *
  * @param versionCode the root element's {@code versionCode} (a positive integer, as Android's
  *     {@code android:versionCode}); 0 when the manifest declares none. The RT cell agent refuses a
  *     bundle older than the one it deployed last, and a bundle without a version.
+ * @param alarms the application's {@code <alarms>}, or null: it gets no AlarmManager
  */
 public record Manifest(String sourceName, String name, int versionCode, List<ComponentDecl> components,
-                       List<ChannelDecl> channels) {
+                       List<ChannelDecl> channels, AlarmsDecl alarms) {
 
     public List<ComponentDecl> services() {
         return components.stream().filter(c -> c.kind() == ComponentKind.SERVICE).toList();

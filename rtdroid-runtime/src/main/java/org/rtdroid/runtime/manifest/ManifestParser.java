@@ -12,6 +12,7 @@ import java.util.regex.Pattern;
 import javax.xml.XMLConstants;
 import javax.xml.parsers.SAXParser;
 import javax.xml.parsers.SAXParserFactory;
+import org.rtdroid.runtime.event.HandlerStrategy;
 import org.rtdroid.xcc.XccBounds;
 import org.xml.sax.Attributes;
 import org.xml.sax.Locator;
@@ -43,6 +44,7 @@ import org.xml.sax.helpers.DefaultHandler;
  *     <channel name="cochlear.config" type="cross-context" direction="in" capacity="4">
  *       <data size="8B"/><allow sender="org.rtdroid.cochlear.ui"/>
  *     </channel>
+ *     <alarms capacity="8" strategy="pooled" pool-size="2"/>
  *   </application>
  * </manifest>
  * }</pre>
@@ -63,6 +65,10 @@ public final class ManifestParser {
     public static final int MAX_CHANNEL_CAPACITY = 4096;
     public static final int MAX_MESSAGE_DATA_BYTES = 64 * 1024;
     public static final int MAX_BULK_DATA_BYTES = 16 * 1024 * 1024;
+    /** Alarms (pending intents) one application may have at once. */
+    public static final int MAX_ALARM_CAPACITY = 4096;
+    /** Threads of a pooled alarm dispatcher. */
+    public static final int MAX_ALARM_POOL_SIZE = 64;
 
     private static final Pattern APP_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0," + (MAX_APP_NAME_BYTES - 1) + "}");
     private static final Pattern CHANNEL_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._/-]{0," + (MAX_NAME_BYTES - 1) + "}");
@@ -197,6 +203,8 @@ public final class ManifestParser {
             List<ChannelDecl> channels = new ArrayList<>();
             Map<ChannelDecl, Element> channelElements = new LinkedHashMap<>();
             Map<ComponentDecl, Element> componentElements = new LinkedHashMap<>();
+            AlarmsDecl alarms = null;
+            Element alarmsElement = null;
             for (Element c : app.children) {
                 switch (c.name) {
                     case "service" -> {
@@ -214,8 +222,15 @@ public final class ManifestParser {
                         channels.add(d);
                         channelElements.put(d, c);
                     }
+                    case "alarms" -> {
+                        if (alarms != null) {
+                            throw err(c, "only one <alarms> per application");
+                        }
+                        alarms = alarms(c);
+                        alarmsElement = c;
+                    }
                     default -> throw err(c, "unexpected element inside <application>"
-                            + " (expected <service>, <receiver> or <channel>)");
+                            + " (expected <service>, <receiver>, <channel> or <alarms>)");
                 }
             }
             if (components.isEmpty()) {
@@ -257,8 +272,13 @@ public final class ManifestParser {
             for (Map.Entry<ChannelDecl, Element> e : channelElements.entrySet()) {
                 finalChannels.add(checkChannelEnds(e.getKey(), e.getValue(), components));
             }
+            if (alarms != null && components.stream().noneMatch(ComponentDecl::canBeAlarmTarget)) {
+                throw err(alarmsElement, "<alarms> needs a <receiver> that subscribes to no channel to deliver"
+                        + " alarms to (a receiver fed by channels is served by its own thread)");
+            }
             int versionCode = integer(root, "versionCode", 0, 1, Integer.MAX_VALUE);
-            Manifest m = new Manifest(src, appName, versionCode, List.copyOf(components), List.copyOf(finalChannels));
+            Manifest m = new Manifest(src, appName, versionCode, List.copyOf(components), List.copyOf(finalChannels),
+                    alarms);
             double u = m.utilization();
             if (u > 1.0) {
                 throw err(app, String.format(java.util.Locale.ROOT,
@@ -385,6 +405,36 @@ public final class ManifestParser {
                 throw err(e, "wcet of '" + name + "' exceeds its deadline");
             }
             return new PeriodicTaskDecl(name, priority, releaseBytes, start, period, deadline, wcet, e.line);
+        }
+
+        private AlarmsDecl alarms(Element e) throws ManifestException {
+            for (String attr : e.attrs.keySet()) {
+                if (!attr.equals("capacity") && !attr.equals("strategy") && !attr.equals("pool-size")) {
+                    throw err(e, "unexpected attribute '" + attr + "' (expected capacity, strategy, pool-size)");
+                }
+            }
+            if (!e.children.isEmpty()) {
+                throw err(e.children.get(0), "unexpected element inside <alarms> (it has attributes only)");
+            }
+            int capacity = integer(e, "capacity", -1, 1, MAX_ALARM_CAPACITY);
+            if (capacity < 0) {
+                throw err(e, "missing attribute 'capacity'");
+            }
+            String strategyText = required(e, "strategy");
+            HandlerStrategy strategy = HandlerStrategy.fromManifest(strategyText);
+            if (strategy == null) {
+                throw err(e, "strategy must be 'bound' or 'pooled', not '" + strategyText + "'");
+            }
+            int poolSize = 0;
+            if (strategy == HandlerStrategy.POOLED) {
+                poolSize = integer(e, "pool-size", -1, 1, MAX_ALARM_POOL_SIZE);
+                if (poolSize < 0) {
+                    throw err(e, "strategy 'pooled' needs pool-size (the pool's threads, 1.." + MAX_ALARM_POOL_SIZE + ")");
+                }
+            } else if (e.attrs.containsKey("pool-size")) {
+                throw err(e, "pool-size is only meaningful with strategy 'pooled' (bound gives each receiver its own thread)");
+            }
+            return new AlarmsDecl(capacity, strategy, poolSize, e.line);
         }
 
         private IntentFilterDecl intentFilter(Element e) throws ManifestException {

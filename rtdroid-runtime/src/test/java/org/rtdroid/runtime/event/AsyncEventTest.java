@@ -230,7 +230,7 @@ class AsyncEventTest {
             for (int w = 0; w < 10; w++) {
                 rounds.run();
             }
-            Thread[] threads = threadsOf(d, hs);
+            Thread[] threads = d.threads();
             long measured = -1;
             long handlerBytes = -1;
             // A one-off deoptimisation after warm-up can still allocate: up to three windows, one
@@ -253,16 +253,5 @@ class AsyncEventTest {
         } finally {
             d.stop();
         }
-    }
-
-    private static Thread[] threadsOf(HandlerDispatcher d, AsyncEventHandler[] hs) {
-        if (d instanceof PooledDispatcher p) {
-            return p.threads();
-        }
-        Thread[] ts = new Thread[hs.length];
-        for (int i = 0; i < hs.length; i++) {
-            ts[i] = hs[i].boundThread;
-        }
-        return ts;
     }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
+import org.rtdroid.runtime.event.HandlerStrategy;
 
 class ManifestParserTest {
     static Manifest parse(String xml) throws ManifestException {
@@ -188,6 +189,50 @@ class ManifestParserTest {
         String xml = VALID.replace("type=\"rt-msg\"", "type=\"rt-bulk\"").replace("<drop>priority&amp;oldest</drop>", "");
         Manifest m = assertDoesNotThrow(xml);
         assertEquals(DropPolicy.OLDEST, m.channel("msgHandler").drop(), "bulk defaults to reclaiming the oldest");
+    }
+
+    /** VALID with an alarm target (a receiver that subscribes to no channel) and {@code alarms}. */
+    private static String withAlarms(String alarms) {
+        return VALID.replace("    <channel name=\"msgHandler\"", """
+                    <receiver name="pkg.Ring" priority="40"><memSizes total="8K" persistent="4K" release="4K"/></receiver>
+                """ + alarms + "\n    <channel name=\"msgHandler\"");
+    }
+
+    @Test
+    void alarmsDeclareCapacityStrategyAndPoolSize() {
+        assertEquals(null, assertDoesNotThrow(VALID).alarms(), "no <alarms>: no AlarmManager");
+        AlarmsDecl pooled = assertDoesNotThrow(withAlarms("<alarms capacity=\"16\" strategy=\"pooled\" pool-size=\"2\"/>")).alarms();
+        assertEquals(16, pooled.capacity());
+        assertEquals(HandlerStrategy.POOLED, pooled.strategy());
+        assertEquals(2, pooled.poolSize());
+        AlarmsDecl bound = assertDoesNotThrow(withAlarms("<alarms capacity=\"4\" strategy=\"bound\"/>")).alarms();
+        assertEquals(HandlerStrategy.BOUND, bound.strategy());
+        assertEquals(0, bound.poolSize());
+    }
+
+    @Test
+    void badAlarmsAreNamed() {
+        String[][] cases = {
+            {"<alarms strategy=\"bound\"/>", "missing attribute 'capacity'"},
+            {"<alarms capacity=\"0\" strategy=\"bound\"/>", "capacity 0 is outside 1..4096"},
+            {"<alarms capacity=\"lots\" strategy=\"bound\"/>", "capacity 'lots' is not an integer"},
+            {"<alarms capacity=\"4\"/>", "missing attribute 'strategy'"},
+            {"<alarms capacity=\"4\" strategy=\"fifo\"/>", "strategy must be 'bound' or 'pooled', not 'fifo'"},
+            {"<alarms capacity=\"4\" strategy=\"pooled\"/>", "strategy 'pooled' needs pool-size"},
+            {"<alarms capacity=\"4\" strategy=\"pooled\" pool-size=\"65\"/>", "pool-size 65 is outside 1..64"},
+            {"<alarms capacity=\"4\" strategy=\"bound\" pool-size=\"2\"/>", "pool-size is only meaningful with strategy 'pooled'"},
+            {"<alarms capacity=\"4\" strategy=\"bound\" size=\"2\"/>", "unexpected attribute 'size'"},
+            {"<alarms capacity=\"4\" strategy=\"bound\"><x/></alarms>", "unexpected element inside <alarms>"},
+            {"<alarms capacity=\"4\" strategy=\"bound\"/><alarms capacity=\"4\" strategy=\"bound\"/>", "only one <alarms>"},
+        };
+        for (String[] c : cases) {
+            ManifestException e = error(withAlarms(c[0]));
+            assertTrue(e.getMessage().contains(c[1]), c[0] + " -> " + e.getMessage());
+        }
+        // pkg.Sender subscribes to a channel: no receiver can take alarms.
+        ManifestException e = error(VALID.replace("<channel name=\"msgHandler\"", "<alarms capacity=\"4\" strategy=\"bound\"/><channel name=\"msgHandler\""));
+        assertEquals("alarms", e.element());
+        assertTrue(e.getMessage().contains("needs a <receiver> that subscribes to no channel"), e.getMessage());
     }
 
     private static Manifest assertDoesNotThrow(String xml) {
