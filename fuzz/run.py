@@ -4,7 +4,8 @@ Each target starts from its seeds (the shared vectors, the example manifests, th
 files) and its kept corpus (fuzz/corpus/<input>/), grows a working corpus under build/fuzz/, and
 reports executions and coverage. A crash stops nothing else; it is copied to
 build/fuzz/crashes/<target>/ and the run exits 1 naming it (to keep it: fix the cause, then add
-the input to fuzz/corpus/<input>/ and, for frames and regions, as a shared vector).
+the input to fuzz/corpus/<input>/ and, for frames and regions, as a shared vector). Inputs left
+there by earlier runs are not findings of this run unless this run hits them again.
 
     build/venv/bin/python fuzz/run.py [--seconds 60] [--only NAME ...] [--json OUT]
 """
@@ -101,6 +102,10 @@ def command(t: Target, seconds: int, work: Path, crashes: Path) -> list[str]:
 def run_target(t: Target, seconds: int) -> dict:
     crashes = BUILD / "crashes" / t.name
     crashes.mkdir(parents=True, exist_ok=True)
+    # Inputs of earlier runs stay where they are for the user to keep, but are not this run's
+    # findings: a fixed cause must not fail every later run.
+    earlier = {c.name for c in crashes.iterdir()}
+    since = time.time()
     work = working_corpus(t)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "bridge/python"), str(ROOT / "tools/rtdroid")]))
     if t.lang == "java":
@@ -123,9 +128,10 @@ def run_target(t: Target, seconds: int) -> dict:
     cov = _COV.findall(text)
     # libFuzzer writes to -artifact_prefix; Jazzer's JUnit mode under its base dir
     for c in (BUILD / t.name).rglob("crash-*"):
-        if crashes not in c.parents and not (crashes / c.name).exists():
+        if c.stat().st_mtime >= since and crashes not in c.parents and not (crashes / c.name).exists():
             shutil.copyfile(c, crashes / c.name)
-    found = sorted(str(c.relative_to(ROOT)) for c in crashes.iterdir())
+    found = sorted(str(c.relative_to(ROOT)) for c in crashes.iterdir()
+                   if c.name not in earlier or c.stat().st_mtime >= since)
     result = {
         "target": t.name, "language": t.lang, "input": t.input, "seconds": seconds,
         "wall_seconds": round(time.monotonic() - started, 1),
