@@ -54,6 +54,9 @@ XCC_JAR="$(ls "$REPO"/bridge/java/target/xcc-java-*.jar 2>/dev/null | grep -v -e
 # the wire's bounds (org.rtdroid.xcc.XccBounds), built with bridge/java
 BOUNDS_JAR="$(ls "$REPO"/bridge/proto/target/xcc-bounds-*.jar 2>/dev/null | grep -v -e sources -e tests | head -1 || true)"
 [[ -n "$BOUNDS_JAR" ]] || die "bridge/proto is not built: run 'mvn -B -q -pl bridge/java -am install -DskipTests' first"
+# the JSON writer (org.rtdroid.json.JsonWriter) xcc-java's counters and tools write through
+JSON_JAR="$(ls "$REPO"/json/target/rtdroid-json-*.jar 2>/dev/null | grep -v -e sources -e tests | head -1 || true)"
+[[ -n "$JSON_JAR" ]] || die "json is not built: run 'mvn -B -q -pl bridge/java -am install -DskipTests' first"
 
 # --- the platform's (debug) signing key: build/keys, shared with the cell's app packages ------
 KEYSTORE="$("$REPO/android-cell/apk/platform-key.sh")"
@@ -91,11 +94,11 @@ package_apk cochlear-configuration-ui "$UI_SRC/AndroidManifest.xml" 16 29 "$WORK
 PROXY_SRC="$REPO/android-cell/proxy/src/main"
 mkdir -p "$WORK/proxy/classes" "$WORK/proxy/dex"
 step "rtdroid-proxy: javac --release 11 against android-all $ANDROID_ALL_VERSION"
-javac --release 11 -nowarn -encoding UTF-8 -cp "$ANDROID_ALL:$XCC_JAR:$BOUNDS_JAR" -d "$WORK/proxy/classes" \
+javac --release 11 -nowarn -encoding UTF-8 -cp "$ANDROID_ALL:$XCC_JAR:$BOUNDS_JAR:$JSON_JAR" -d "$WORK/proxy/classes" \
   $(find "$PROXY_SRC/java" -name '*.java')
-step "rtdroid-proxy: D8 --min-api 33 (proxy classes + $(basename "$XCC_JAR") + $(basename "$BOUNDS_JAR"))"
+step "rtdroid-proxy: D8 --min-api 33 (proxy classes + $(basename "$XCC_JAR") + $(basename "$BOUNDS_JAR") + $(basename "$JSON_JAR"))"
 java -cp "$R8" com.android.tools.r8.D8 --release --min-api 33 --lib "$ANDROID_ALL" --output "$WORK/proxy/dex" \
-  $(find "$WORK/proxy/classes" -name '*.class') "$XCC_JAR" "$BOUNDS_JAR"
+  $(find "$WORK/proxy/classes" -name '*.class') "$XCC_JAR" "$BOUNDS_JAR" "$JSON_JAR"
 package_apk rtdroid-proxy "$PROXY_SRC/AndroidManifest.xml" 33 33 "$WORK/proxy/dex"
 
 if [[ $VERIFY == 1 ]]; then

@@ -40,6 +40,7 @@ for apk in "$@"; do
       check "RTsProxyService requires it (aapt2 dump xmltree)" bash -c "aapt2 dump xmltree --file AndroidManifest.xml '$apk' | grep -A3 'E: service' | grep -q 'android:permission.*=\"org.rtdroid.permission.CROSS_CONTEXT\"'"
       check "dex holds RTsProxyService" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/android/proxy/RTsProxyService;'"
       check "dex holds the bridge codec" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/bridge/codec/FrameCodec;'"
+      check "dex holds the JSON writer" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/json/JsonWriter;'"
       ;;
   esac
 done

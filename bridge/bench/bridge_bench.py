@@ -48,15 +48,22 @@ def java_binary():
     return java
 
 
-def java_classpath():
-    jars = sorted(glob.glob(os.path.join(ROOT, "bridge/java/target/xcc-java-*.jar")))
+def built_jar(module, artifact):
+    """The jar `mvn install` left in <module>/target, or its classes directory, or None."""
+    jars = sorted(glob.glob(os.path.join(ROOT, module, "target", f"{artifact}-*.jar")))
     jars = [j for j in jars if not j.endswith(("-sources.jar", "-tests.jar"))]
     if jars:
         return jars[0]
-    classes = os.path.join(ROOT, "bridge/java/target/classes")
-    if os.path.isdir(os.path.join(classes, "org/rtdroid/bridge/bench")):
-        return classes
-    fail("bridge/java is not built: run `mvn -B -q -pl bridge/java -am install -DskipTests` first")
+    classes = os.path.join(ROOT, module, "target", "classes")
+    return classes if os.path.isdir(os.path.join(classes, "org")) else None
+
+
+def java_classpath():
+    """The peers' class path: xcc-java and the JSON writer its reports go through (rtdroid-json)."""
+    parts = [built_jar("bridge/java", "xcc-java"), built_jar("json", "rtdroid-json")]
+    if None in parts:
+        fail("bridge/java is not built: run `mvn -B -q -pl bridge/java -am install -DskipTests` first")
+    return os.pathsep.join(parts)
 
 
 def pick_cpus(arg):

@@ -12,6 +12,7 @@ BUILD=${BUILD:-$ROOT/build/bridge/c}
 export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 export PATH=$JAVA_HOME/bin:$PATH
 CLASSES=$ROOT/bridge/java/target/classes
+JSON_CLASSES=$ROOT/json/target/classes   # the JSON writer the peer's reports go through
 COUNT=${COUNT:-5000}
 WARMUP=${WARMUP:-500}
 FRAME_BYTES=${FRAME_BYTES:-64}
@@ -21,7 +22,7 @@ mkdir -p "$TMP"
 cleanup() { rm -f "$REGION"; rm -rf "$TMP"; }
 trap cleanup EXIT
 
-if [ ! -f "$CLASSES/org/rtdroid/bridge/bench/BenchPeer.class" ]; then
+if [ ! -f "$CLASSES/org/rtdroid/bridge/bench/BenchPeer.class" ] || [ ! -f "$JSON_CLASSES/org/rtdroid/json/JsonWriter.class" ]; then
   echo "interop: building bridge/java (mvn -B -q -pl bridge/java -am install -DskipTests)"
   (cd "$ROOT" && mvn -B -q -pl bridge/java -am install -DskipTests) || {
     echo "interop: FAIL: bridge/java does not build"; exit 1; }
@@ -29,8 +30,11 @@ fi
 if [ ! -f "$CLASSES/org/rtdroid/bridge/bench/BenchPeer.class" ]; then
   echo "interop: FAIL: $CLASSES has no org.rtdroid.bridge.bench.BenchPeer"; exit 1
 fi
+if [ ! -f "$JSON_CLASSES/org/rtdroid/json/JsonWriter.class" ]; then
+  echo "interop: FAIL: $JSON_CLASSES has no org.rtdroid.json.JsonWriter"; exit 1
+fi
 # Java 11 code cannot call sched_setaffinity: pin it with taskset, as the bench orchestrator does
-java_peer() { local cpu=$1; shift; echo taskset -c "$cpu" java -cp "$CLASSES" org.rtdroid.bridge.bench.BenchPeer; }
+java_peer() { local cpu=$1; shift; echo taskset -c "$cpu" java -cp "$CLASSES:$JSON_CLASSES" org.rtdroid.bridge.bench.BenchPeer; }
 C_PEER=$BUILD/xcc_bench_peer
 CPU_ECHO=0
 CPU_PING=$(( $(nproc) > 1 ? 1 : 0 ))

@@ -23,6 +23,7 @@ PEER = C_BUILD / "xcc_bench_peer"
 TOOL = C_BUILD / "xcc_region_tool"
 JAVA = Path(os.environ.get("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64")) / "bin" / "java"
 JARS = sorted((ROOT / "bridge" / "java" / "target").glob("xcc-java-*.jar"))
+JSON_JARS = sorted((ROOT / "json" / "target").glob("rtdroid-json-*.jar"))  # the peer's JSON writer
 no_c = pytest.mark.skipif(not (PEER.is_file() and TOOL.is_file()),
                           reason=f"C tools not built ({C_BUILD}); run make -C bridge/c")
 CPU = str(max(os.sched_getaffinity(0)))  # the other peer busy-polls: give it its own CPU
@@ -33,9 +34,10 @@ def peer_command(impl):
         if not PEER.is_file():
             pytest.skip(f"C bench peer not built ({PEER}); run make -C bridge/c")
         return [str(PEER)]
-    if not (JARS and JAVA.is_file()):
-        pytest.skip("Java bench peer not built (bridge/java/target/xcc-java-*.jar); run mvn -pl bridge/java install")
-    return [str(JAVA), "-cp", str(JARS[-1]), "org.rtdroid.bridge.bench.BenchPeer"]
+    if not (JARS and JSON_JARS and JAVA.is_file()):
+        pytest.skip("Java bench peer not built (bridge/java/target/xcc-java-*.jar, json/target/rtdroid-json-*.jar); "
+                    "run mvn -pl bridge/java -am install")
+    return [str(JAVA), "-cp", os.pathsep.join((str(JARS[-1]), str(JSON_JARS[-1]))), "org.rtdroid.bridge.bench.BenchPeer"]
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Map;
 import org.HdrHistogram.Histogram;
 import org.rtdroid.runtime.os.RealtimeThreads;
-import org.rtdroid.bridge.json.JsonWriter;
+import org.rtdroid.json.JsonWriter;
 
 /**
  * The result of one benchmark run, written as build/bench/&lt;name&gt;.json:

@@ -1,6 +1,6 @@
 package org.rtdroid.bridge;
 
-import org.rtdroid.bridge.json.JsonWriter;
+import org.rtdroid.json.JsonWriter;
 
 /**
  * A snapshot of every counter of one ring: the producer's ring header (in the producer's section)

@@ -1,130 +1,111 @@
 package org.rtdroid.runtime.validation;
 
 import java.util.List;
-import java.util.Locale;
+import org.rtdroid.json.JsonWriter;
 
-/** The report for machines: one JSON object; times in nanoseconds, sizes in bytes. */
+/**
+ * The report for machines: one JSON object; times in nanoseconds, sizes in bytes, ratios with six
+ * digits after the point. Key order is the reader's contract (tools/rtdroid's `validate --json`).
+ */
 public final class ReportJson {
+    private static final int RATIO_DIGITS = 6;
+
     private ReportJson() {}
 
     public static String render(ValidationReport r) {
-        StringBuilder o = new StringBuilder("{");
-        field(o, "holds").append(r.holds()).append(',');
-        field(o, "reasons");
-        strings(o, r.reasons());
-        o.append(',');
+        JsonWriter w = new JsonWriter(4096).beginObject();
+        w.field("holds", r.holds());
+        w.name("reasons").beginArray();
+        for (String reason : r.reasons()) {
+            w.value(reason);
+        }
+        w.endArray();
         Cell c = r.cell();
-        field(o, "cell").append('{');
-        field(o, "board").append(str(c.board())).append(',');
-        field(o, "cpus").append(c.cpus()).append(',');
-        field(o, "budget_bytes").append(c.budgetBytes()).append(',');
-        field(o, "runtime_reserved_bytes").append(c.runtimeReservedBytes()).append("},");
-        field(o, "equal_priorities").append(str("fifo within the level: each counts the others as interference")).append(',');
-        field(o, "cpu_results").append('[');
-        for (int i = 0; i < r.cpus().size(); i++) {
-            ValidationReport.Cpu cpu = r.cpus().get(i);
-            o.append(i == 0 ? "{" : ",{");
-            field(o, "cpu").append(cpu.index()).append(',');
-            field(o, "utilization").append(num(cpu.utilization())).append(',');
-            field(o, "liu_layland_bound").append(num(cpu.liuLaylandBound())).append(',');
-            field(o, "hyperbolic_product").append(num(cpu.hyperbolicProduct())).append(',');
-            field(o, "bounds_apply").append(cpu.boundsApply()).append(',');
-            field(o, "tasks").append('[');
-            for (int k = 0; k < cpu.results().size(); k++) {
-                ResponseTimeAnalysis.Result res = cpu.results().get(k);
-                Task t = res.task();
-                o.append(k == 0 ? "{" : ",{");
-                field(o, "name").append(str(t.name())).append(',');
-                field(o, "key").append(str(t.key())).append(',');
-                field(o, "app").append(str(t.app())).append(',');
-                field(o, "kind").append(str(t.kind().word())).append(',');
-                field(o, "priority").append(t.priority()).append(',');
-                field(o, "period_ns").append(t.periodNanos()).append(',');
-                field(o, "cost_ns").append(t.costNanos()).append(',');
-                field(o, "jitter_ns").append(t.jitterNanos()).append(',');
-                field(o, "blocking_ns").append(res.blockingNanos()).append(',');
-                field(o, "wcrt_ns").append(res.wcrtNanos()).append(',');
-                field(o, "deadline_ns").append(t.deadlineNanos()).append(',');
-                field(o, "slack_ns").append(res.slackNanos()).append(',');
-                field(o, "schedulable").append(res.schedulable()).append(',');
-                field(o, "source").append(str(t.source())).append('}');
-            }
-            o.append("]}");
+        w.name("cell").beginObject()
+                .field("board", c.board())
+                .field("cpus", c.cpus())
+                .field("budget_bytes", c.budgetBytes())
+                .field("runtime_reserved_bytes", c.runtimeReservedBytes())
+                .endObject();
+        w.field("equal_priorities", "fifo within the level: each counts the others as interference");
+        w.name("cpu_results").beginArray();
+        for (ValidationReport.Cpu cpu : r.cpus()) {
+            cpu(w, cpu);
         }
-        o.append("],");
-        field(o, "memory").append('{');
-        field(o, "scope_bytes").append(r.memory().scopeBytes()).append(',');
-        field(o, "channel_bytes").append(r.memory().channelBytes()).append(',');
-        field(o, "total_bytes").append(r.memory().totalBytes()).append(',');
-        field(o, "holds").append(r.memory().holds()).append(',');
-        field(o, "figures").append('[');
-        List<MemoryFigure> figures = r.model().memory();
-        for (int i = 0; i < figures.size(); i++) {
-            MemoryFigure f = figures.get(i);
-            o.append(i == 0 ? "{" : ",{");
-            field(o, "what").append(str(f.what())).append(',');
-            field(o, "app").append(str(f.app())).append(',');
-            field(o, "persistent_bytes").append(f.persistentBytes()).append(',');
-            field(o, "release_bytes").append(f.releaseBytes()).append(',');
-            field(o, "children_bytes").append(f.childrenBytes()).append(',');
-            field(o, "total_bytes").append(f.totalBytes()).append(',');
-            field(o, "source").append(str(f.source())).append('}');
+        w.endArray();
+        w.name("memory").beginObject()
+                .field("scope_bytes", r.memory().scopeBytes())
+                .field("channel_bytes", r.memory().channelBytes())
+                .field("total_bytes", r.memory().totalBytes())
+                .field("holds", r.memory().holds())
+                .name("figures").beginArray();
+        for (MemoryFigure f : r.model().memory()) {
+            w.beginObject()
+                    .field("what", f.what())
+                    .field("app", f.app())
+                    .field("persistent_bytes", f.persistentBytes())
+                    .field("release_bytes", f.releaseBytes())
+                    .field("children_bytes", f.childrenBytes())
+                    .field("total_bytes", f.totalBytes())
+                    .field("source", f.source())
+                    .endObject();
         }
-        o.append("]},");
-        field(o, "channels").append('[');
-        for (int i = 0; i < r.channels().size(); i++) {
-            ValidationReport.ChannelResult ch = r.channels().get(i);
-            o.append(i == 0 ? "{" : ",{");
-            field(o, "name").append(str(ch.channel().name())).append(',');
-            field(o, "app").append(str(ch.channel().app())).append(',');
-            field(o, "type").append(str(ch.channel().type())).append(',');
-            field(o, "capacity").append(ch.channel().capacity()).append(',');
-            field(o, "drop").append(str(ch.channel().drop())).append(',');
-            field(o, "consumer").append(str(ch.consumer())).append(',');
-            field(o, "worst_occupancy").append(ch.worstOccupancy() < 0 ? "null" : Long.toString(ch.worstOccupancy())).append(',');
-            field(o, "holds").append(ch.holds()).append(',');
-            field(o, "verdict").append(str(ch.verdict())).append(',');
-            field(o, "source").append(str(ch.channel().source())).append('}');
+        w.endArray().endObject();
+        w.name("channels").beginArray();
+        for (ValidationReport.ChannelResult ch : r.channels()) {
+            channel(w, ch);
         }
-        o.append("]}");
-        return o.toString();
+        return w.endArray().endObject().toString();
     }
 
-    private static StringBuilder field(StringBuilder o, String name) {
-        return o.append(str(name)).append(':');
-    }
-
-    private static void strings(StringBuilder o, List<String> items) {
-        o.append('[');
-        for (int i = 0; i < items.size(); i++) {
-            o.append(i == 0 ? "" : ",").append(str(items.get(i)));
+    private static void cpu(JsonWriter w, ValidationReport.Cpu cpu) {
+        w.beginObject()
+                .field("cpu", cpu.index())
+                .field("utilization", cpu.utilization(), RATIO_DIGITS)
+                .field("liu_layland_bound", cpu.liuLaylandBound(), RATIO_DIGITS)
+                .field("hyperbolic_product", cpu.hyperbolicProduct(), RATIO_DIGITS)
+                .field("bounds_apply", cpu.boundsApply())
+                .name("tasks").beginArray();
+        List<ResponseTimeAnalysis.Result> results = cpu.results();
+        for (ResponseTimeAnalysis.Result res : results) {
+            Task t = res.task();
+            w.beginObject()
+                    .field("name", t.name())
+                    .field("key", t.key())
+                    .field("app", t.app())
+                    .field("kind", t.kind().word())
+                    .field("priority", t.priority())
+                    .field("period_ns", t.periodNanos())
+                    .field("cost_ns", t.costNanos())
+                    .field("jitter_ns", t.jitterNanos())
+                    .field("blocking_ns", res.blockingNanos())
+                    .field("wcrt_ns", res.wcrtNanos())
+                    .field("deadline_ns", t.deadlineNanos())
+                    .field("slack_ns", res.slackNanos())
+                    .field("schedulable", res.schedulable())
+                    .field("source", t.source())
+                    .endObject();
         }
-        o.append(']');
+        w.endArray().endObject();
     }
 
-    private static String num(double d) {
-        return String.format(Locale.ROOT, "%.6f", d);
-    }
-
-    static String str(String s) {
-        StringBuilder b = new StringBuilder("\"");
-        for (int i = 0; i < s.length(); i++) {
-            char ch = s.charAt(i);
-            switch (ch) {
-                case '"' -> b.append("\\\"");
-                case '\\' -> b.append("\\\\");
-                case '\n' -> b.append("\\n");
-                case '\r' -> b.append("\\r");
-                case '\t' -> b.append("\\t");
-                default -> {
-                    if (ch < 0x20) {
-                        b.append(String.format(Locale.ROOT, "\\u%04x", (int) ch));
-                    } else {
-                        b.append(ch);
-                    }
-                }
-            }
+    private static void channel(JsonWriter w, ValidationReport.ChannelResult ch) {
+        w.beginObject()
+                .field("name", ch.channel().name())
+                .field("app", ch.channel().app())
+                .field("type", ch.channel().type())
+                .field("capacity", ch.channel().capacity())
+                .field("drop", ch.channel().drop())
+                .field("consumer", ch.consumer());
+        // -1: no bound was computed for this channel (the verdict says why)
+        if (ch.worstOccupancy() < 0) {
+            w.field("worst_occupancy", (String) null);
+        } else {
+            w.field("worst_occupancy", ch.worstOccupancy());
         }
-        return b.append('"').toString();
+        w.field("holds", ch.holds())
+                .field("verdict", ch.verdict())
+                .field("source", ch.channel().source())
+                .endObject();
     }
 }

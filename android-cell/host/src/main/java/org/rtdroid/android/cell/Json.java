@@ -2,7 +2,7 @@ package org.rtdroid.android.cell;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
-import org.rtdroid.bridge.json.JsonWriter;
+import org.rtdroid.json.JsonWriter;
 
 /** Just enough JSON for the control interface: flat request objects in; quoting out is JsonWriter's. */
 final class Json {

@@ -3,6 +3,7 @@ package org.rtdroid.android.proxy;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import org.rtdroid.json.JsonWriter;
 
 /** The proxy's counters. Written on the proxy's looper only; read (racily, for reports) by others. */
 final class ProxyStats {
@@ -37,57 +38,41 @@ final class ProxyStats {
 
     /** The counters, the link's state and both directions' ring counters as one JSON object. */
     String toJson(RtLink link, int pendingDeliveries) {
-        StringBuilder sb = new StringBuilder(512);
+        JsonWriter w = new JsonWriter(512);
         synchronized (this) {
-            sb.append('{');
-            sb.append("\"connected\":").append(link.connected());
-            sb.append(",\"link\":\"").append(escape(link.describe())).append('"');
-            sb.append(",\"region\":\"").append(escape(link.regionPath())).append('"');
-            sb.append(",\"framesIn\":").append(framesIn);
-            sb.append(",\"framesOut\":").append(framesOut);
-            sb.append(",\"delivered\":").append(delivered);
-            sb.append(",\"refused\":").append(refused);
-            sb.append(",\"droppedFull\":").append(droppedFull);
-            sb.append(",\"droppedUndeliverable\":").append(droppedUndeliverable);
-            sb.append(",\"droppedQueueFull\":").append(droppedQueueFull);
-            sb.append(",\"droppedUndecodable\":").append(link.undecodable());
-            sb.append(",\"roundTrips\":").append(roundTrips);
-            sb.append(",\"peerRestarts\":").append(link.peerRestarts());
-            sb.append(",\"attaches\":").append(link.attaches());
-            sb.append(",\"pendingDeliveries\":").append(pendingDeliveries);
-            sb.append(",\"channels\":{");
-            boolean first = true;
+            w.beginObject()
+                    .field("connected", link.connected())
+                    .field("link", orEmpty(link.describe()))
+                    .field("region", orEmpty(link.regionPath()))
+                    .field("framesIn", framesIn)
+                    .field("framesOut", framesOut)
+                    .field("delivered", delivered)
+                    .field("refused", refused)
+                    .field("droppedFull", droppedFull)
+                    .field("droppedUndeliverable", droppedUndeliverable)
+                    .field("droppedQueueFull", droppedQueueFull)
+                    .field("droppedUndecodable", link.undecodable())
+                    .field("roundTrips", roundTrips)
+                    .field("peerRestarts", link.peerRestarts())
+                    .field("attaches", link.attaches())
+                    .field("pendingDeliveries", pendingDeliveries)
+                    .name("channels").beginObject();
             for (Map.Entry<String, Channel> e : new TreeMap<>(channels).entrySet()) {
-                if (!first) {
-                    sb.append(',');
-                }
-                first = false;
                 Channel c = e.getValue();
-                sb.append('"').append(escape(e.getKey())).append("\":{\"out\":").append(c.out)
-                        .append(",\"in\":").append(c.in).append(",\"refused\":").append(c.refused)
-                        .append(",\"undeliverable\":").append(c.undeliverable).append('}');
+                w.name(e.getKey()).beginObject()
+                        .field("out", c.out)
+                        .field("in", c.in)
+                        .field("refused", c.refused)
+                        .field("undeliverable", c.undeliverable)
+                        .endObject();
             }
-            sb.append("},\"rings\":").append(link.ringsJson());
-            sb.append('}');
+            w.endObject().rawField("rings", link.ringsJson()).endObject();
         }
-        return sb.toString();
+        return w.toString();
     }
 
-    static String escape(String s) {
-        if (s == null) {
-            return "";
-        }
-        StringBuilder sb = new StringBuilder(s.length());
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '"' || c == '\\') {
-                sb.append('\\').append(c);
-            } else if (c < 0x20) {
-                sb.append(String.format("\\u%04x", (int) c));
-            } else {
-                sb.append(c);
-            }
-        }
-        return sb.toString();
+    /** Readers expect strings here: a link that has no status or region yet reports "". */
+    private static String orEmpty(String s) {
+        return s == null ? "" : s;
     }
 }

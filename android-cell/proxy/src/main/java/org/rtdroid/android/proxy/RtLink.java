@@ -17,6 +17,7 @@ import org.rtdroid.bridge.Region;
 import org.rtdroid.bridge.RegionMemory;
 import org.rtdroid.bridge.codec.Frame;
 import org.rtdroid.bridge.codec.FrameCodec;
+import org.rtdroid.json.JsonWriter;
 
 /**
  * The proxy's attachment to the region as the Android peer (peer 1, data rings only: ring 0 and
@@ -128,16 +129,15 @@ final class RtLink implements Runnable {
         if (r == null) {
             return "[]";
         }
-        StringBuilder sb = new StringBuilder("[");
+        JsonWriter w = new JsonWriter().beginArray();
         for (int ring = 1; ring < r.layout().rings(); ring++) {
-            if (ring > 1) {
-                sb.append(',');
-            }
-            sb.append("{\"ring\":").append(ring)
-                    .append(",\"out\":").append(r.counters(Region.ANDROID_PEER, ring).toJson())
-                    .append(",\"in\":").append(r.counters(Region.RT_PEER, ring).toJson()).append('}');
+            w.beginObject()
+                    .field("ring", ring)
+                    .rawField("out", r.counters(Region.ANDROID_PEER, ring).toJson())
+                    .rawField("in", r.counters(Region.RT_PEER, ring).toJson())
+                    .endObject();
         }
-        return sb.append(']').toString();
+        return w.endArray().toString();
     }
 
     @Override

@@ -14,7 +14,7 @@ import org.rtdroid.bridge.Region;
 import org.rtdroid.bridge.RegionFormatException;
 import org.rtdroid.bridge.RegionMemory;
 import org.rtdroid.bridge.tools.Args;
-import org.rtdroid.bridge.json.JsonWriter;
+import org.rtdroid.json.JsonWriter;
 
 /**
  * Transport benchmark peer; the C peer ({@code bridge/c}, xcc_bench_peer) implements the same

@@ -11,7 +11,7 @@ import org.rtdroid.bridge.Region;
 import org.rtdroid.bridge.RegionFormatException;
 import org.rtdroid.bridge.RegionLayout;
 import org.rtdroid.bridge.RegionMemory;
-import org.rtdroid.bridge.json.JsonWriter;
+import org.rtdroid.json.JsonWriter;
 
 /**
  * Region tooling for boards, benchmarks and debugging:

@@ -1,7 +1,7 @@
 package org.rtdroid.bridge.rtproxy;
 
 import java.util.concurrent.atomic.AtomicLongArray;
-import org.rtdroid.bridge.json.JsonWriter;
+import org.rtdroid.json.JsonWriter;
 
 /**
  * The RT-side proxy's own counters, one per reason a frame was taken or dropped. The proxy thread

@@ -1,7 +1,8 @@
-package org.rtdroid.bridge.json;
+package org.rtdroid.json;
 
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -86,6 +87,20 @@ public final class JsonWriter {
         return this;
     }
 
+    /**
+     * {@code v} with exactly {@code fractionDigits} digits after the point ({@code 0.375000}), for
+     * reports whose readers compare the text; NaN and infinities are written as null.
+     */
+    public JsonWriter value(double v, int fractionDigits) {
+        if (fractionDigits < 0) {
+            throw new IllegalArgumentException("fraction digits " + fractionDigits + " < 0");
+        }
+        separate();
+        sb.append(Double.isNaN(v) || Double.isInfinite(v)
+                ? "null" : String.format(Locale.ROOT, "%." + fractionDigits + "f", v));
+        return this;
+    }
+
     public JsonWriter value(boolean v) {
         separate();
         sb.append(v);
@@ -109,6 +124,10 @@ public final class JsonWriter {
 
     public JsonWriter field(String name, double v) {
         return name(name).value(v);
+    }
+
+    public JsonWriter field(String name, double v, int fractionDigits) {
+        return name(name).value(v, fractionDigits);
     }
 
     public JsonWriter field(String name, boolean v) {
@@ -181,7 +200,7 @@ public final class JsonWriter {
                 case '\t': out.append("\\t"); break;
                 default:
                     if (c < 0x20) {
-                        out.append(String.format("\\u%04x", (int) c));
+                        out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
                     } else {
                         out.append(c);
                     }

@@ -1,10 +1,11 @@
-package org.rtdroid.bridge.json;
+package org.rtdroid.json;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -27,6 +28,18 @@ class JsonWriterTest {
         assertEquals("[18446744073709551615,null,null,null,1.5]", new JsonWriter().beginArray()
                 .unsignedValue(-1L).value(Double.NaN).value(Double.POSITIVE_INFINITY).value((String) null)
                 .value(1.5).endArray().toString());
+    }
+
+    @Test
+    void writesFixedDecimalsInTheRootLocale() {
+        Locale before = Locale.getDefault();
+        Locale.setDefault(Locale.GERMANY);
+        try {
+            assertEquals("{\"u\":0.375000,\"b\":0.667,\"n\":null}", new JsonWriter().beginObject()
+                    .field("u", 0.375, 6).field("b", 2.0 / 3, 3).field("n", Double.NaN, 3).endObject().toString());
+        } finally {
+            Locale.setDefault(before);
+        }
     }
 
     @Test
