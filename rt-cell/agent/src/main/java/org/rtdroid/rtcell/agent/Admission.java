@@ -22,7 +22,8 @@ import org.rtdroid.runtime.validation.ValidationReport;
  * analysis {@code rtdroid validate} runs) over every deployed application plus the new one, before
  * any class of the new one is loaded. A deployment whose analysis fails is refused with the
  * analysis's reasons ({@code UNSCHEDULABLE: ...}, {@code CHANNEL_OVERFLOW: ...},
- * {@code OVER_BUDGET: ...}) under result code OVER_BUDGET; what already runs is not touched.
+ * {@code OVER_BUDGET: ...}) under the result code of the first reason's kind; what already runs is
+ * not touched.
  * Components that declare no cost are not analysed (their {@code INCOMPLETE} reasons do not refuse
  * a deployment: bundles without timing declarations still deploy).
  *
@@ -44,8 +45,9 @@ final class Admission {
 
     /**
      * @return the new application's model, to {@link #admit} once it runs
-     * @throws DeployRefusal BAD_MANIFEST when its timing declarations do not parse, OVER_BUDGET when
-     *     the analysis of everything deployed plus it fails
+     * @throws DeployRefusal BAD_MANIFEST when its timing declarations do not parse; UNSCHEDULABLE,
+     *     CHANNEL_OVERFLOW or OVER_BUDGET (the first reason's kind) when the analysis of everything
+     *     deployed plus it fails
      */
     SystemModel check(Manifest manifest, byte[] manifestXml) throws DeployRefusal {
         SystemModel model;
@@ -65,10 +67,11 @@ final class Admission {
         List<String> refusals = report.reasons().stream().filter(r -> !r.startsWith("INCOMPLETE:")).toList();
         if (!refusals.isEmpty()) {
             String text = refusals.get(0);
+            int code = ResultCode.ofAdmissionReason(text);
             if (text.length() > MAX_REASON_CHARS) {
                 text = text.substring(0, MAX_REASON_CHARS - 3) + "...";
             }
-            throw new DeployRefusal(ResultCode.OVER_BUDGET, text + (refusals.size() > 1 ? " (+" + (refusals.size() - 1)
+            throw new DeployRefusal(code, text + (refusals.size() > 1 ? " (+" + (refusals.size() - 1)
                     + " more)" : ""));
         }
         return model;

@@ -14,8 +14,21 @@ public final class ResultCode {
     public static final int BAD_BUNDLE = 9;
     public static final int DOWNGRADE = 10;
     public static final int STATE_FAILED = 11;
+    public static final int UNSCHEDULABLE = 12;
+    public static final int CHANNEL_OVERFLOW = 13;
 
     private ResultCode() {
+    }
+
+    /** The code of an admission refusal: the analysis's reason names its kind first. */
+    public static int ofAdmissionReason(String reason) {
+        if (reason.startsWith("UNSCHEDULABLE:")) {
+            return UNSCHEDULABLE;
+        }
+        if (reason.startsWith("CHANNEL_OVERFLOW:")) {
+            return CHANNEL_OVERFLOW;
+        }
+        return OVER_BUDGET;
     }
 
     public static String name(int code) {
@@ -32,6 +45,8 @@ public final class ResultCode {
             case BAD_BUNDLE: return "BAD_BUNDLE";
             case DOWNGRADE: return "DOWNGRADE";
             case STATE_FAILED: return "STATE_FAILED";
+            case UNSCHEDULABLE: return "UNSCHEDULABLE";
+            case CHANNEL_OVERFLOW: return "CHANNEL_OVERFLOW";
             default: return "CODE_" + code;
         }
     }

@@ -221,7 +221,7 @@ class AgentTest {
         long before = awaitReleases("base/Ticker/tick", 1);
         // hog's jar lacks its class: loading it would be LOAD_FAILED; admission refuses first.
         Frame.Control r = deploy("hog", signed(TestApps.tickerManifest("hog", 60, "6ms", "10ms"), brokenJar, board));
-        assertResult(ResultCode.OVER_BUDGET, "UNSCHEDULABLE: base/tick WCRT 11 ms > deadline 10 ms", r);
+        assertResult(ResultCode.UNSCHEDULABLE, "UNSCHEDULABLE: base/tick WCRT 11 ms > deadline 10 ms", r);
         assertEquals(List.of("base/Ticker", "base/Ticker/tick"),
                 client.listServices(T).stream().map(x -> x.service().nameString()).toList(), "nothing of hog");
         awaitReleases("base/Ticker/tick", before + 1);
@@ -241,7 +241,7 @@ class AgentTest {
         awaitReleases("base/Ticker/tick", 1);
         assertTrue(row("base/Ticker/tick").service().worstResponseNanos() > 0, "measured");
         Map<String, byte[]> third = signed(TestApps.tickerManifest("third", 50, "5ms", "20ms"), ticker, board);
-        assertResult(ResultCode.OVER_BUDGET, "UNSCHEDULABLE: base/tick WCRT 12 ms > deadline 10 ms", deploy("third", third));
+        assertResult(ResultCode.UNSCHEDULABLE, "UNSCHEDULABLE: base/tick WCRT 12 ms > deadline 10 ms", deploy("third", third));
         assertEquals(Frame.Control.ACK, client.request(Frame.Control.UNDEPLOY, "second", T).kind());
         // An undeployed app leaves the analysis: third fits beside base alone (WCRT 10 ms).
         assertResult(ResultCode.OK, "", deploy("third", third));
