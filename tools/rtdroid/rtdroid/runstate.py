@@ -73,10 +73,15 @@ class Interrupted(BaseException):
 
 @contextmanager
 def signals_raise():
-    """SIGTERM/SIGHUP during `up` unwind like Ctrl-C, so the teardown runs."""
+    """SIGTERM/SIGHUP during `up` unwind like Ctrl-C, so the teardown runs. SIGINT too when the
+    process inherited it ignored (started as a background job of a script): Python then installs
+    no KeyboardInterrupt, and a `kill -INT` would leave a half-started board behind."""
     def handler(signum, frame):
         raise Interrupted(signal.Signals(signum).name)
-    old = {s: signal.signal(s, handler) for s in (signal.SIGTERM, signal.SIGHUP)}
+    signals = [signal.SIGTERM, signal.SIGHUP]
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signals.append(signal.SIGINT)
+    old = {s: signal.signal(s, handler) for s in signals}
     try:
         yield
     finally:
