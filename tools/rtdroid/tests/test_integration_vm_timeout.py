@@ -66,14 +66,22 @@ def test_ctrl_c_while_the_vm_boots_leaves_nothing(tmp_path, monkeypatch):
     env = dict(os.environ, RTDROID_RUN_DIR=str(run_dir))
     p = subprocess.Popen(rtdroid_cmd("board", "up", "--board", str(board_file), "--cells", "rt"),
                          env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    console = run_dir / data["board"] / "console.log"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not (console.exists() and "RTCELL init" in console.read_text()):
-        time.sleep(0.1)
-    assert console.exists() and "RTCELL init" in console.read_text(), "the VM never reached /init"
-    p.send_signal(signal.SIGINT)
-    out, _ = p.communicate(timeout=60)
-    assert p.returncode == 1 and "interrupted" in out and "stopped rt cell" in out, out
+    try:
+        console = run_dir / data["board"] / "console.log"
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not (console.exists() and "RTCELL init" in console.read_text()):
+            time.sleep(0.1)
+        assert console.exists() and "RTCELL init" in console.read_text(), "the VM never reached /init"
+        p.send_signal(signal.SIGINT)
+        out, _ = p.communicate(timeout=60)
+        assert p.returncode == 1 and "interrupted" in out and "stopped rt cell" in out, out
+    finally:
+        # Whatever failed above, no VM of this test outlives it (it would eat the next tests' CPU).
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        subprocess.run(rtdroid_cmd("board", "down", "--board", str(board_file)), env=env,
+                       capture_output=True, timeout=120)
     assert not Path(f"/dev/shm/rtdroid-{data['board']}.region").exists()
     left = subprocess.run(["pgrep", "-f", f"rtdroid-{data['board']}-rt"], capture_output=True, text=True)
     assert left.stdout.strip() == "", left.stdout
