@@ -81,13 +81,21 @@ class RtCellLibrary(Keywords):
 
     @keyword
     def deadline_misses(self, app_prefix: str = "") -> int:
-        """``app_prefix``'s misses so far; a window starts with it, so it also notes the worst
-        lateness so far, which the window's budget check compares against."""
-        services = [s for s in self.rt_services() if s["name"].startswith(app_prefix)]
-        self._lateness_before = getattr(self, "_lateness_before", {})
-        self._lateness_before[app_prefix] = max((int(s.get("worst_lateness_nanos", 0)) for s in services),
-                                                default=0) / 1000.0
-        return sum(int(s.get("deadline_misses", 0)) for s in services)
+        """``app_prefix``'s deadline misses so far."""
+        return sum(int(s.get("deadline_misses", 0)) for s in self.rt_services()
+                   if s["name"].startswith(app_prefix))
+
+    @keyword
+    def start_rt_window(self, app: str = "cochlear") -> dict:
+        """Opens a measured window of ``app``: notes its misses and worst lateness so far (the
+        runtime keeps both since deploy) and starts the stall witness. Close it with `RT Window
+        Should Stay Within The Board's Budget`."""
+        services = [s for s in self.rt_services() if s["name"].startswith(app)]
+        window = {"app": app,
+                  "misses": sum(int(s.get("deadline_misses", 0)) for s in services),
+                  "lateness_us": max((int(s.get("worst_lateness_nanos", 0)) for s in services), default=0) / 1000.0}
+        self.start_stall_witness()
+        return window
 
     @keyword
     def worst_lateness_us(self, app_prefix: str = "") -> float:
@@ -134,16 +142,18 @@ class RtCellLibrary(Keywords):
         if int(rows[service].get("releases", 0)) > 0 and int(rows[service].get("worst_response_nanos", 0)) <= 0:
             raise AssertionError(f"{service} has released but shows no measured worst response: {rows[service]}")
 
-    @keyword("Deadline Misses Should Stay Within The Board's Budget")
-    def deadline_misses_should_stay_within_the_boards_budget(self, misses_before, app: str = "cochlear",
-                                                              witness_stall_us: float = -1):
-        """New misses of ``app`` since ``misses_before`` must stay within the board's
-        MAX_DEADLINE_MISSES, and its worst lateness within WORST_LATENESS_BUDGET_US, both in the RT
-        cell's clock (virtual time on an emulated board). On a process board a stall witness
-        (cyclictest at SCHED_FIFO 99 on the RT cell's CPUs) runs during the window: misses while the
-        witness itself was delayed by at least MACHINE_STALL_US are the machine's (this VM's vCPU
-        descheduled), logged as a warning, up to as many as the window's stalls can cause (per
-        stall and periodic task, ceil(stall / period) + 1); any other miss fails."""
+    @keyword("RT Window Should Stay Within The Board's Budget")
+    def rt_window_should_stay_within_the_boards_budget(self, window: dict):
+        """Closes ``window`` (from `Start RT Window`): stops the stall witness; the app's new misses
+        must stay within the board's MAX_DEADLINE_MISSES, and the worst lateness the window raised
+        within WORST_LATENESS_BUDGET_US, both in the RT cell's clock (virtual time on an emulated
+        board). On a process board the stall witness (cyclictest at SCHED_FIFO 99 on the RT cell's
+        CPUs) ran during the window: misses while the witness itself was delayed by at least
+        MACHINE_STALL_US are the machine's (this VM's vCPU descheduled), logged as a warning, up to
+        as many as the window's stalls can cause (per stall and periodic task, ceil(stall / period)
+        + 1); any other miss fails."""
+        witness_stall_us = self.stop_stall_witness()
+        app, misses_before = window["app"], int(window["misses"])
         variable = BuiltIn().get_variable_value
         budget = int(variable("${MAX_DEADLINE_MISSES}"))
         stall_floor_us = float(variable("${MACHINE_STALL_US}"))
@@ -167,7 +177,7 @@ class RtCellLibrary(Keywords):
         # The runtime keeps the worst lateness since deploy. The window is judged by it only if the
         # window raised it: a stall before the window (outside any witness) is not the window's.
         worst = self.worst_lateness_us(app)
-        before = getattr(self, "_lateness_before", {}).get(app, 0.0)
+        before = float(window["lateness_us"])
         if worst <= before:
             logger.info(f"worst release lateness {worst} µs was set before the window (the window's worst is at "
                         f"most that; budget {lateness_budget_us:.0f}; {clock_label})", also_console=True)

@@ -85,15 +85,13 @@ An Unschedulable Bundle Is Refused With Its Reason While The Cochlear Implant Ke
     Deploy RT Bundle    ${cochlear}
     Analysed WCRT Should Be    cochlear/ProcessingService/processingTask    2 ms
     Analysed WCRT Should Be    cochlear/OutputReceiver    3 ms
-    ${misses}=    Deadline Misses    cochlear
+    ${window}=    Start RT Window    cochlear
     ${releases}=    RT Releases    cochlear
-    Start Stall Witness
     ${hog}=    Build RT Bundle    echo    unschedulable    name=echo-hog
     RT Bundle Should Be Refused    ${hog}    UNSCHEDULABLE: processingTask WCRT 9 ms > deadline 8 ms
     RT App Should Not Be Deployed    echo-hog
     RT Releases Should Keep Rising    cochlear    ${releases}
-    ${stall}=    Stop Stall Witness
-    Deadline Misses Should Stay Within The Board's Budget    ${misses}    witness_stall_us=${stall}
+    RT Window Should Stay Within The Board's Budget    ${window}
 
 A Schedulable Second App Is Admitted Beside The Cochlear Implant
     [Documentation]    The echo example (100 us at most every 4 ms, priority 80) fits below the implant:

@@ -11,26 +11,22 @@ Test Tags         any
 *** Test Cases ***
 The Android Cell Dies And Comes Back Mid-Stream
     [Tags]    cell:android    cell:rt
-    ${before}=    Deadline Misses    cochlear
-    Start Stall Witness
+    ${window}=    Start RT Window    cochlear
     Measure UI Round Trips    20
     Kill Android Cell
     Sleep    2
     Restart Android Cell
     Install Android App    configuration-ui
     Measure UI Round Trips    20
-    ${stall}=    Stop Stall Witness
-    Deadline Misses Should Stay Within The Board's Budget    ${before}    witness_stall_us=${stall}
+    RT Window Should Stay Within The Board's Budget    ${window}
 
 A Hostile Android Peer Floods A Channel
     [Tags]    cell:rt
-    ${before}=    Deadline Misses    cochlear
+    ${window}=    Start RT Window    cochlear
     Kill Android Cell
-    Start Stall Witness
     ${flood}=    Flood Cross Context Channel    cochlear.config    20000    10
-    ${stall}=    Stop Stall Witness
     Flood Should Be Contained    ${flood}
-    Deadline Misses Should Stay Within The Board's Budget    ${before}    witness_stall_us=${stall}
+    RT Window Should Stay Within The Board's Budget    ${window}
     Restart Android Cell
     Install Android App    configuration-ui
     Measure UI Round Trips    20
@@ -39,9 +35,7 @@ A Cell Scribbles On The Other's Fields Of The Region
     [Documentation]    Every field a cell owns is put back by its owner (self-healing bridge),
     ...                the link works again both ways, and the RT cell keeps its deadlines.
     [Tags]    cell:rt    cell:android
-    ${before}=    Deadline Misses    cochlear
-    Start Stall Witness
+    ${window}=    Start RT Window    cochlear
     Every Owned Field Scribbled On Is Put Back
     Measure UI Round Trips    20
-    ${stall}=    Stop Stall Witness
-    Deadline Misses Should Stay Within The Board's Budget    ${before}    witness_stall_us=${stall}
+    RT Window Should Stay Within The Board's Budget    ${window}
