@@ -36,7 +36,8 @@ for apk in "$@"; do
     rtdroid-proxy.apk)
       check "package org.rtdroid.proxy, minSdk 33" grep -q "sdkVersion:'33'" <<<"$badging"
       check "declares permission org.rtdroid.permission.CROSS_CONTEXT" grep -q "^permission: org.rtdroid.permission.CROSS_CONTEXT" <<<"$perms"
-      check "... at protectionLevel signature (0x2, aapt2 dump xmltree)" bash -c "aapt2 dump xmltree --file AndroidManifest.xml '$apk' | grep -A4 'E: permission' | grep -q 'android:protectionLevel(0x01010009)=0x00000002'"
+      check "declares permission org.rtdroid.permission.REALTIME_BROADCAST" grep -q "^permission: org.rtdroid.permission.REALTIME_BROADCAST" <<<"$perms"
+      check "... both at protectionLevel signature (0x2, aapt2 dump xmltree)" bash -c "test \$(aapt2 dump xmltree --file AndroidManifest.xml '$apk' | grep -A4 'E: permission' | grep -c 'android:protectionLevel(0x01010009)=0x00000002') -eq 2"
       check "RTsProxyService requires it (aapt2 dump xmltree)" bash -c "aapt2 dump xmltree --file AndroidManifest.xml '$apk' | grep -A3 'E: service' | grep -q 'android:permission.*=\"org.rtdroid.permission.CROSS_CONTEXT\"'"
       check "dex holds RTsProxyService" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/android/proxy/RTsProxyService;'"
       check "dex holds the bridge codec" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/bridge/codec/FrameCodec;'"

@@ -115,6 +115,9 @@ final class BroadcastQueue {
     void sendBroadcast(Context caller, Intent intent, String permission, BroadcastReceiver resultReceiver,
             Handler scheduler) {
         int priority = senderPriority(intent);
+        if (priority >= RT_THRESHOLD && discipline != Discipline.FIFO) {
+            enforceRealtimeSender(priority);
+        }
         Pending p = new Pending(new Intent(intent), priority, resultReceiver, scheduler, caller);
         boolean fifo = discipline == Discipline.FIFO;
         Lane lane = priority >= RT_THRESHOLD && !fifo ? rt : normal;
@@ -146,6 +149,20 @@ final class BroadcastQueue {
                     + MAX_SENDER_PRIORITY + ", got " + v + " (" + v.getClass().getSimpleName() + ")");
         }
         return (Integer) v;
+    }
+
+    /**
+     * A real-time priority puts a broadcast ahead of everything else in the cell, the RT cell's
+     * intents included: only a sender holding {@link ProxyContract#PERMISSION_REALTIME_BROADCAST}
+     * may claim one (as AOSP's broadcast path checks a sender's permissions, by the caller's
+     * identity, never by the intent's data). The system and the proxy hold it.
+     */
+    private void enforceRealtimeSender(int priority) {
+        String calling = Apps.askingPackage();
+        if (calling != null && !packages.holds(calling, ProxyContract.PERMISSION_REALTIME_BROADCAST)) {
+            throw new SecurityException("Permission Denial: broadcast at real-time sender priority " + priority
+                    + " from " + calling + " requires " + ProxyContract.PERMISSION_REALTIME_BROADCAST);
+        }
     }
 
     private void wakeDeliverers() {

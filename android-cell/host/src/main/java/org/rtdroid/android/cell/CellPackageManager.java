@@ -62,8 +62,10 @@ final class CellPackageManager {
         // Its manifest defines the signature permission that guards its service; the proxy is
         // signed with the platform's certificate (it ships with the cell, as a system image's apps).
         InstalledApp proxy = new InstalledApp(Apps.PROXY_PACKAGE, null, getClass().getClassLoader(), null, true,
-                platformCertSha256, platformCertSha256 == null ? Set.of() : Set.of(ProxyContract.PERMISSION_CROSS_CONTEXT));
+                platformCertSha256, platformCertSha256 == null ? Set.of()
+                        : Set.of(ProxyContract.PERMISSION_CROSS_CONTEXT, ProxyContract.PERMISSION_REALTIME_BROADCAST));
         signaturePermissions.put(ProxyContract.PERMISSION_CROSS_CONTEXT, Apps.PROXY_PACKAGE);
+        signaturePermissions.put(ProxyContract.PERMISSION_REALTIME_BROADCAST, Apps.PROXY_PACKAGE);
         PackageInfo pi = packageInfo(Apps.PROXY_PACKAGE, "RTDroid proxy", 1, "0.1.0", List.of(), List.of(),
                 List.of(PROXY_SERVICE), List.of());
         pi.applicationInfo.flags |= ApplicationInfo.FLAG_SYSTEM | ApplicationInfo.FLAG_PERSISTENT;

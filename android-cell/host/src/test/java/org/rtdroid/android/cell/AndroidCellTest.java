@@ -281,6 +281,11 @@ class AndroidCellTest {
         // An RT frame reaches the receivers, among declaring apps, whose filters match.
         rt.send("echo", "org.rtdroid.test.HELLO", 10, new byte[] {1}, 0);
         cell.await("/ui/text?id=received", b -> b.contains("org.rtdroid.test.HELLO;"), 10_000);
+
+        // Signed with the platform key, the app holds REALTIME_BROADCAST: its broadcast at sender
+        // priority 90 is queued in the real-time lane and delivered.
+        assertEquals(200, cell.post("/ui/click", "{\"id\":\"broadcast_rt\"}").status());
+        cell.await("/ui/text?id=received", b -> b.contains("org.rtdroid.test.RT_HELLO;"), 10_000);
     }
 
     private static void assertNull(Object o, String why) {
@@ -360,6 +365,13 @@ class AndroidCellTest {
         CellProcess.Reply r = cell.post("/apps/install", apkJson(strangerApk));
         assertEquals(200, r.status(), r.body());
         assertTrue(r.body().contains("\"permissions\":[]"), r.body());
+        assertEquals(200, cell.post("/apps/" + stranger + "/launch", "").status());
+        // It may not claim a real-time sender priority for its broadcasts (the exception crashes it).
+        r = cell.post("/ui/click", "{\"id\":\"broadcast_rt\"}");
+        assertEquals(500, r.status(), r.body());
+        assertTrue(r.body().contains("SecurityException") && r.body().contains("Permission Denial: broadcast at "
+                + "real-time sender priority 90 from " + stranger + " requires org.rtdroid.permission.REALTIME_BROADCAST"),
+                r.body());
         assertEquals(200, cell.post("/apps/" + stranger + "/launch", "").status());
         r = cell.post("/ui/click", "{\"id\":\"send_undeclared\"}");
         assertEquals(500, r.status(), r.body());

@@ -109,6 +109,7 @@ final class Bundles {
             <manifest xmlns:android="http://schemas.android.com/apk/res/android"
                 package="org.rtdroid.celltest" android:versionCode="3" android:versionName="test">
               <uses-permission android:name="org.rtdroid.permission.CROSS_CONTEXT" />
+              <uses-permission android:name="org.rtdroid.permission.REALTIME_BROADCAST" />
               <application android:label="Cell test app">
                 <meta-data android:name="org.rtdroid.channels" android:value="echo,test.boom" />
                 <activity android:name="org.rtdroid.android.cell.testapp.TestActivity" android:exported="true">

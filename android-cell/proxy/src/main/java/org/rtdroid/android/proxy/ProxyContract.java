@@ -53,9 +53,16 @@ public final class ProxyContract {
      * (absent = 0). The cell's broadcast queue delivers most urgent first, first come within a
      * priority; 50 and above is real-time (its own delivery thread). Intents from the RT cell
      * carry their RT sender's priority here. Out of range: sendBroadcast throws
-     * IllegalArgumentException.
+     * IllegalArgumentException. From 50 up the sender must hold
+     * {@link #PERMISSION_REALTIME_BROADCAST}, else sendBroadcast throws SecurityException.
      */
     public static final String EXTRA_SENDER_PRIORITY = "org.rtdroid.intent.extra.SENDER_PRIORITY";
+    /**
+     * The signature-level permission the proxy defines (its AndroidManifest.xml) and requires of a
+     * sender that claims a real-time priority (50..99) in {@link #EXTRA_SENDER_PRIORITY}: without it
+     * any app could put its broadcasts ahead of the RT cell's.
+     */
+    public static final String PERMISSION_REALTIME_BROADCAST = "org.rtdroid.permission.REALTIME_BROADCAST";
     /**
      * Set (true) on the intent an ordered broadcast's result receiver gets when the broadcast was
      * dropped by the queue's overflow policy instead of delivered.

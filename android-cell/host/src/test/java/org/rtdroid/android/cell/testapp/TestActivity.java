@@ -16,7 +16,7 @@ import android.widget.TextView;
 
 /**
  * A small app the host tests install as a bundle: a button that throws, a send on a channel the
- * app does not declare, a bound service, and a record of what reached its receivers.
+ * app does not declare, a broadcast at a real-time sender priority, a bound service, and a record of what reached its receivers.
  */
 public class TestActivity extends Activity {
     TextView refusal;
@@ -64,6 +64,8 @@ public class TestActivity extends Activity {
             i.putExtra("org.rtdroid.proxy.CALLING_PACKAGE", "org.rtdroid.cochlear.ui");
             startService(i);
         });
+        button(root, "broadcast_rt", v -> sendBroadcast(new Intent("org.rtdroid.test.RT_HELLO")
+                .putExtra("org.rtdroid.intent.extra.SENDER_PRIORITY", 90)));
         button(root, "bind", v -> bindService(new Intent().setClassName(getPackageName(),
                 TestService.class.getName()), connection, Context.BIND_AUTO_CREATE));
         setContentView(root);
@@ -74,6 +76,7 @@ public class TestActivity extends Activity {
         super.onResume();
         IntentFilter f = new IntentFilter("org.rtdroid.proxy.REFUSED");
         f.addAction("org.rtdroid.test.HELLO");
+        f.addAction("org.rtdroid.test.RT_HELLO");
         registerReceiver(receiver, f);
     }
 
