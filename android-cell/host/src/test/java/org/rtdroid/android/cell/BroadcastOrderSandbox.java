@@ -50,25 +50,13 @@ public class BroadcastOrderSandbox {
 
     private Application app;
     private CellActivityManager am;
-    private final CountDownLatch gateEntered = new CountDownLatch(1);
-    private final CountDownLatch gateOpen = new CountDownLatch(1);
     /** "label@priority", in delivery order; written on the main looper only. */
     private final List<String> delivered = Collections.synchronizedList(new ArrayList<>());
     private final List<String> wrongThread = Collections.synchronizedList(new ArrayList<>());
     private CountDownLatch expected;
     private final List<List<Throwable>> senderFailures = new ArrayList<>();
 
-    private final BroadcastReceiver gate = new BroadcastReceiver() {
-        @Override
-        public void onReceive(Context c, Intent i) {
-            gateEntered.countDown();
-            try {
-                gateOpen.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    };
+    private final SandboxGate gate = new SandboxGate();
 
     private final BroadcastReceiver recorder = new BroadcastReceiver() {
         @Override
@@ -96,14 +84,14 @@ public class BroadcastOrderSandbox {
 
     @After
     public void down() {
-        gateOpen.countDown();
+        gate.open.countDown();
         am.broadcasts.stop();
         CellContextImplShadow.detach();
     }
 
     private void closeGateBehindOneDelivery() throws InterruptedException {
         app.sendBroadcast(new Intent(GATE));
-        gateEntered.await();
+        gate.entered.await();
     }
 
     private static Intent order(String label, int priority) {
@@ -144,27 +132,6 @@ public class BroadcastOrderSandbox {
         }
     }
 
-    private static int priorityOf(String label) {
-        return Integer.parseInt(label.substring(label.lastIndexOf('@') + 1));
-    }
-
-    /** Higher priority never after lower; within one priority each sender's sends in its order. */
-    private static void assertPriorityThenFifo(List<String> order) {
-        for (int i = 1; i < order.size(); i++) {
-            assertTrue("priority order broken at " + i + ": " + order, priorityOf(order.get(i - 1)) >= priorityOf(order.get(i)));
-        }
-        java.util.Map<String, Integer> lastSeq = new java.util.HashMap<>();
-        for (String l : order) {
-            if (!l.startsWith("s")) {
-                continue;
-            }
-            String sender = l.substring(0, l.indexOf('#'));
-            int seq = Integer.parseInt(l.substring(l.indexOf('#') + 1, l.indexOf('@')));
-            Integer prev = lastSeq.put(sender, seq);
-            assertTrue("FIFO broken for " + sender + ": " + order, prev == null || prev < seq);
-        }
-    }
-
     @Test
     public void parallelSendersOfMixedPriorityAreDeliveredMostUrgentFirstFifoWithinAPriority() throws Exception {
         closeGateBehindOneDelivery();
@@ -173,10 +140,10 @@ public class BroadcastOrderSandbox {
         expected = new CountDownLatch(priorities.length * perSender);
         sendInParallel(priorities, perSender);
         assertEquals("dropped", 0, am.broadcasts.dropped());
-        gateOpen.countDown();
+        gate.open.countDown();
         expected.await();
         assertEquals(priorities.length * perSender, delivered.size());
-        assertPriorityThenFifo(delivered);
+        SandboxGate.assertPriorityThenFifo(delivered);
         assertEquals("99", delivered.get(0).substring(delivered.get(0).indexOf('@') + 1));
         assertTrue("receivers ran off the main looper: " + wrongThread, wrongThread.isEmpty());
         String stats = am.broadcasts.statsJson();
@@ -214,7 +181,7 @@ public class BroadcastOrderSandbox {
         for (int k = 3; k < 6; k++) {
             app.sendBroadcast(order("s0#" + k, 5));
         }
-        gateOpen.countDown();
+        gate.open.countDown();
         expected.await();
         assertEquals(List.of("s1#0@70", "s0#0@5", "s0#1@5", "s0#2@5", "s0#3@5", "s0#4@5", "s0#5@5"), delivered);
     }
@@ -245,7 +212,7 @@ public class BroadcastOrderSandbox {
         String stats = am.broadcasts.statsJson();
         assertTrue(stats, stats.contains("\"overflowPolicy\":\"DROP_LEAST_URGENT\""));
         assertTrue(stats, stats.contains("\"normal\":{\"capacity\":256,\"queued\":256,\"maxQueued\":256,\"enqueued\":273,\"delivered\":0,\"dropped\":16}"));
-        gateOpen.countDown();
+        gate.open.countDown();
         expected.await();
         resultSeen.await();
         assertTrue("the dropped ordered broadcast's result receiver is told", droppedFlag[0]);
@@ -287,7 +254,7 @@ public class BroadcastOrderSandbox {
             app.sendBroadcast(order("s2#0", 20));         // after rt:1
             fromRt(proxy, 0, 9);                          // rt:3
             assertEquals("dropped", 0, am.broadcasts.dropped());
-            gateOpen.countDown();
+            gate.open.countDown();
             expected.await();
             assertEquals(List.of("rt:0@90", "s1#0@60", "s1#1@60", "rt:2@60", "rt:1@20", "s2#0@20",
                     "s0#0@0", "s0#1@0", "rt:3@0"), delivered);

@@ -13,9 +13,7 @@ import android.os.Looper;
 
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
 import org.junit.After;
@@ -41,23 +39,11 @@ public class LocalBroadcastSandbox {
     static final String ORDER = "org.rtdroid.test.LOCAL_ORDER";
 
     private LocalBroadcastManager lbm;
-    private final CountDownLatch gateEntered = new CountDownLatch(1);
-    private final CountDownLatch gateOpen = new CountDownLatch(1);
     private final List<String> delivered = Collections.synchronizedList(new ArrayList<>());
     private final List<String> threads = Collections.synchronizedList(new ArrayList<>());
     private CountDownLatch expected = new CountDownLatch(0);
 
-    private final BroadcastReceiver gate = new BroadcastReceiver() {
-        @Override
-        public void onReceive(Context c, Intent i) {
-            gateEntered.countDown();
-            try {
-                gateOpen.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    };
+    private final SandboxGate gate = new SandboxGate();
 
     private final BroadcastReceiver recorder = new BroadcastReceiver() {
         @Override
@@ -78,23 +64,19 @@ public class LocalBroadcastSandbox {
 
     @After
     public void unregister() {
-        gateOpen.countDown();
+        gate.open.countDown();
         lbm.unregisterReceiver(gate);
         lbm.unregisterReceiver(recorder);
     }
 
     private void closeGate() throws InterruptedException {
         assertTrue(lbm.sendBroadcast(new Intent(GATE)));
-        gateEntered.await();
+        gate.entered.await();
     }
 
     private static Intent order(String label, int priority) {
         return new Intent(ORDER).putExtra("label", label + "@" + priority)
                 .putExtra(LocalBroadcastManager.EXTRA_SENDER_PRIORITY, priority);
-    }
-
-    private static int priorityOf(String label) {
-        return Integer.parseInt(label.substring(label.lastIndexOf('@') + 1));
     }
 
     @Test
@@ -128,20 +110,10 @@ public class LocalBroadcastSandbox {
         }
         assertTrue("a sender failed: " + failed, failed.isEmpty());
         assertEquals(priorities.length * perSender, lbm.pendingCount());
-        gateOpen.countDown();
+        gate.open.countDown();
         expected.await();
         assertEquals(priorities.length * perSender, delivered.size());
-        Map<String, Integer> lastSeq = new HashMap<>();
-        for (int i = 0; i < delivered.size(); i++) {
-            String l = delivered.get(i);
-            if (i > 0) {
-                assertTrue("priority order broken at " + i + ": " + delivered, priorityOf(delivered.get(i - 1)) >= priorityOf(l));
-            }
-            String sender = l.substring(0, l.indexOf('#'));
-            int seq = Integer.parseInt(l.substring(l.indexOf('#') + 1, l.indexOf('@')));
-            Integer prev = lastSeq.put(sender, seq);
-            assertTrue("FIFO broken for " + sender + ": " + delivered, prev == null || prev < seq);
-        }
+        SandboxGate.assertPriorityThenFifo(delivered);
         assertEquals("s8#0@99", delivered.get(0));
         assertTrue("receivers ran off the main looper: " + threads, threads.stream().allMatch("main"::equals));
         assertEquals(0, lbm.droppedCount());
@@ -160,7 +132,7 @@ public class LocalBroadcastSandbox {
         assertEquals(Thread.currentThread().getName(), threads.get(0));
         assertEquals(3, lbm.pendingCount());
         lbm.sendBroadcast(order("s1#0", 80));
-        gateOpen.countDown();
+        gate.open.countDown();
         expected.await();
         assertEquals(List.of("sync#0@10", "s1#0@80", "s0#0@10", "s0#1@10", "s0#2@10"), delivered);
     }
@@ -180,7 +152,7 @@ public class LocalBroadcastSandbox {
         assertFalse("least urgent and latest: dropped on arrival", lbm.sendBroadcast(order("s2#0", 0)));
         assertEquals(5, lbm.droppedCount() - droppedBefore);
         assertEquals(cap, lbm.pendingCount());
-        gateOpen.countDown();
+        gate.open.countDown();
         expected.await();
         for (int k = 0; k < 4; k++) {
             assertEquals("s1#" + k + "@2", delivered.get(k));
