@@ -54,7 +54,6 @@ public class BroadcastOrderSandbox {
     private final List<String> delivered = Collections.synchronizedList(new ArrayList<>());
     private final List<String> wrongThread = Collections.synchronizedList(new ArrayList<>());
     private CountDownLatch expected;
-    private final List<List<Throwable>> senderFailures = new ArrayList<>();
 
     private final SandboxGate gate = new SandboxGate();
 
@@ -99,37 +98,8 @@ public class BroadcastOrderSandbox {
                 .putExtra(ProxyContract.EXTRA_SENDER_PRIORITY, priority);
     }
 
-    /** Sender threads, each sending its own sequence at one priority, all started together. */
     private void sendInParallel(int[] priorities, int perSender) throws InterruptedException {
-        CountDownLatch go = new CountDownLatch(1);
-        List<Thread> senders = new ArrayList<>();
-        for (int s = 0; s < priorities.length; s++) {
-            int sender = s;
-            Thread t = new Thread(() -> {
-                try {
-                    go.await();
-                } catch (InterruptedException e) {
-                    return;
-                }
-                for (int k = 0; k < perSender; k++) {
-                    app.sendBroadcast(order("s" + sender + "#" + k, priorities[sender]));
-                }
-            }, "sender-" + s);
-            List<Throwable> failed = Collections.synchronizedList(new ArrayList<>());
-            t.setUncaughtExceptionHandler((th, e) -> failed.add(e));
-            senderFailures.add(failed);
-            senders.add(t);
-            t.start();
-        }
-        go.countDown();
-        for (Thread t : senders) {
-            t.join();
-        }
-        for (List<Throwable> f : senderFailures) {
-            if (!f.isEmpty()) {
-                throw new AssertionError("a sender failed", f.get(0));
-            }
-        }
+        SandboxGate.sendInParallel(priorities, perSender, app::sendBroadcast, ORDER);
     }
 
     @Test

@@ -85,30 +85,7 @@ public class LocalBroadcastSandbox {
         int[] priorities = {0, 5, 5, 20, 49, 50, 70, 70, 99};
         int perSender = 20;
         expected = new CountDownLatch(priorities.length * perSender);
-        CountDownLatch go = new CountDownLatch(1);
-        List<Thread> senders = new ArrayList<>();
-        List<Throwable> failed = Collections.synchronizedList(new ArrayList<>());
-        for (int s = 0; s < priorities.length; s++) {
-            int sender = s;
-            Thread t = new Thread(() -> {
-                try {
-                    go.await();
-                } catch (InterruptedException e) {
-                    return;
-                }
-                for (int k = 0; k < perSender; k++) {
-                    lbm.sendBroadcast(order("s" + sender + "#" + k, priorities[sender]));
-                }
-            }, "sender-" + s);
-            t.setUncaughtExceptionHandler((th, e) -> failed.add(e));
-            senders.add(t);
-            t.start();
-        }
-        go.countDown();
-        for (Thread t : senders) {
-            t.join();
-        }
-        assertTrue("a sender failed: " + failed, failed.isEmpty());
+        SandboxGate.sendInParallel(priorities, perSender, lbm::sendBroadcast, ORDER);
         assertEquals(priorities.length * perSender, lbm.pendingCount());
         gate.open.countDown();
         expected.await();
