@@ -7,7 +7,10 @@ import android.os.Handler;
 import android.util.Log;
 
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import org.rtdroid.bridge.codec.Frame;
 
@@ -30,6 +33,14 @@ final class DeliveryQueue {
     private final LatencyLog latency;
     /** Handed to the broadcast queue, not yet finished (proxy's looper only). */
     private int inFlight;
+    /**
+     * Per channel no app declares: {last warning's nanoTime, drops since}. An RT app publishes
+     * from its start, often before its Android app is installed (the cochlear status, five a
+     * second): one warning per channel every {@link #UNDELIVERABLE_LOG_PERIOD_NANOS} with the
+     * count, not a line per frame; every frame is still counted in the stats.
+     */
+    private final Map<String, long[]> undeliverableWarned = new HashMap<>();
+    static final long UNDELIVERABLE_LOG_PERIOD_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     DeliveryQueue(Context context, Handler handler, RtLink link, ChannelTable channels, ProxySender sender,
             ProxyStats stats, LatencyLog latency) {
@@ -49,6 +60,22 @@ final class DeliveryQueue {
                 Arrays.copyOf(fi.payload().array(), fi.payload().length()),
                 fi.correlationId(), fi.rtReceiveNanos(), fi.rtReplyNanos(), frame.seq(), ring, frameReadNanos);
         handler.post(() -> accept(in));
+    }
+
+    private void warnUndeliverable(Inbound in) {
+        long[] w = undeliverableWarned.get(in.channel);
+        if (w == null) {
+            w = new long[] {in.acceptNanos - UNDELIVERABLE_LOG_PERIOD_NANOS, 0};
+            undeliverableWarned.put(in.channel, w);
+        }
+        w[1]++;
+        if (in.acceptNanos - w[0] >= UNDELIVERABLE_LOG_PERIOD_NANOS) {
+            Log.w(ProxyCore.TAG, "no installed app declares channel '" + in.channel + "': dropped " + in.action
+                    + (w[1] > 1 ? " and " + (w[1] - 1) + " more frame(s) since the last warning" : "")
+                    + " (counted in stats as undeliverable; next warning for this channel in 10 s at the earliest)");
+            w[0] = in.acceptNanos;
+            w[1] = 0;
+        }
     }
 
     /** Intents handed to the broadcast queue whose delivery has not finished. */
@@ -72,7 +99,7 @@ final class DeliveryQueue {
             stats.droppedUndeliverable++;
             stats.channel(in.channel).undeliverable++;
             link.countUndeliverable(in.ring);
-            Log.w(ProxyCore.TAG, "no installed app declares channel '" + in.channel + "': dropped " + in.action);
+            warnUndeliverable(in);
             return;
         }
         ProxySender.Outstanding req = sender.takeOutstanding(in.correlationId);
