@@ -26,6 +26,7 @@ import org.rtdroid.runtime.manifest.Manifest;
 import org.rtdroid.runtime.manifest.PeriodicTaskDecl;
 import org.rtdroid.runtime.memory.Scope;
 import org.rtdroid.runtime.memory.ScopeKind;
+import org.rtdroid.runtime.os.CpuSet;
 import org.rtdroid.runtime.os.RealtimePolicy;
 import org.rtdroid.runtime.xcc.CrossContextPublisher;
 import org.rtdroid.runtime.xcc.CrossContextRouter;
@@ -54,11 +55,15 @@ public final class DeployedApp {
     private volatile long epochNanos;
     private volatile boolean undeployed;
     private final long reservedBytes;
+    /** The CPU the cell's partition places each component on (simple name), when partitioned. */
+    private final Map<String, CpuSet> cpuOfComponent;
     /** How far ahead of "all started" the periodic tasks' common epoch lies. */
     static final long EPOCH_LEAD_NANOS = 5_000_000L;
 
-    DeployedApp(Manifest manifest, CellConfig cell, CrossContextRouter router, Consumer<String> log) {
+    DeployedApp(Manifest manifest, CellConfig cell, CrossContextRouter router, Consumer<String> log,
+                Map<String, CpuSet> cpuOfComponent) {
         this.manifest = manifest;
+        this.cpuOfComponent = Map.copyOf(cpuOfComponent);
         this.cell = cell;
         this.router = router;
         this.log = log;
@@ -116,14 +121,15 @@ public final class DeployedApp {
             String base = name() + "/" + c.decl().simpleName();
             Throwable failure = c.lastFailure();
             FailureCause cause = failure == null ? null : FailureCause.of(failure, c.failureTask(), c.failureRelease());
+            int cpu = c.cpu() == null ? -1 : c.cpu().first();
             out.add(new ServiceStatus(base, c.state().name(), c.callbacks(), 0, c.worstDeliveryNanos(),
-                    c.worstResponseNanos(), 0, c.failures(), c.decl().priority(), cause));
+                    c.worstResponseNanos(), 0, c.failures(), c.decl().priority(), cause, cpu));
             for (PeriodicTaskRuntime t : c.tasks()) {
                 String st = c.state() == org.rtdroid.runtime.component.ComponentState.RUNNING && !t.isRunning()
                         ? "STOPPED" : c.state().name();
                 out.add(new ServiceStatus(base + "/" + t.decl().name(), st, t.releases(), t.deadlineMisses(),
                         t.worstLatenessNanos(), t.worstResponseNanos(), t.overruns(), c.failures(), t.decl().priority(),
-                        cause));
+                        cause, cpu));
             }
         }
         return out;
@@ -231,6 +237,11 @@ public final class DeployedApp {
                     Thread.onSpinWait();
                     java.util.concurrent.locks.LockSupport.parkNanos(100_000);
                 }
+                if (t.startFailure() != null) {  // not pinned where the partition placed it: not released at all
+                    stopAll();
+                    throw new DeploymentException(DeploymentException.Reason.START_FAILED,
+                            t.decl().name() + " failed to start: " + t.startFailure().getMessage(), t.startFailure());
+                }
             }
         }
         epochNanos = System.nanoTime() + EPOCH_LEAD_NANOS;
@@ -332,6 +343,11 @@ public final class DeployedApp {
         public RealtimePolicy policyFor(int priority) {
             // Unprivileged cells still get 1 ns timer slack (no privilege needed): SCHED_OTHER only.
             return cell.realtime() ? new RealtimePolicy(priority, cell.cpus(), 1) : new RealtimePolicy(0, null, 1);
+        }
+
+        @Override
+        public CpuSet cpuOf(String component) {
+            return cell.realtime() ? cpuOfComponent.get(component) : null;
         }
 
         @Override public long epochNanos() { return epochNanos; }

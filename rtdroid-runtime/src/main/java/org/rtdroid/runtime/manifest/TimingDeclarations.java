@@ -36,6 +36,11 @@ public record TimingDeclarations(Map<String, Timing> components, Map<String, Tim
     /** {@code owner} (component class or task name) holds {@code resource}'s lock for up to the given time. */
     public record SharedUse(String owner, String resource, long criticalSectionNanos, int line) {}
 
+    /** No declarations (a manifest known only parsed: its tasks' wcet is all the analysis gets). */
+    public static TimingDeclarations none() {
+        return new TimingDeclarations(Map.of(), Map.of(), Map.of(), List.of(), Map.of());
+    }
+
     /** Reads the declarations of a manifest's bytes (the same bytes {@link ManifestParser} accepted). */
     public static TimingDeclarations read(String src, byte[] bytes) throws ManifestException {
         ManifestParser.Element root = ManifestParser.readTree(src, bytes);

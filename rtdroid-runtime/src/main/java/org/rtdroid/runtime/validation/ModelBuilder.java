@@ -70,7 +70,7 @@ public final class ModelBuilder {
                         continue;
                     }
                     add(names, new Task(m.name(), t.name(), Task.Kind.PERIODIC, t.priority(), t.periodNanos(),
-                            t.wcetNanos(), t.deadlineNanos(), jitter(tt), cpu(tt, ct), at(t.line())));
+                            t.wcetNanos(), t.deadlineNanos(), jitter(tt), cpu(tt, ct), at(t.line()), c.simpleName()));
                 }
                 ownWork(c, ct, names);
                 tasksOf.put(c, names);

@@ -67,7 +67,7 @@ public final class CellDeployments implements Deployments {
         this.deployKey = deployKey;
         this.workDir = Files.createDirectories(workDir);
         this.versions = versions;
-        this.admission = new Admission(host.config());
+        this.admission = new Admission(host.config(), host::partition);
     }
 
     /** Memory the deployed applications pre-allocate: scopes plus channel slots. */
@@ -152,7 +152,7 @@ public final class CellDeployments implements Deployments {
             throw new DeployRefusal(ResultCode.LOAD_FAILED, "cannot stage app.jar under " + workDir + ": " + e.getMessage(), e);
         }
         try {
-            host.deploy(manifest, loader);
+            host.deploy(manifest, model, loader);
         } catch (ManifestException e) {
             discard(loader, dir);
             throw new DeployRefusal(ResultCode.BAD_MANIFEST, e.getMessage(), e);
