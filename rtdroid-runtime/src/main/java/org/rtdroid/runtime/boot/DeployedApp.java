@@ -28,6 +28,7 @@ import org.rtdroid.runtime.memory.Scope;
 import org.rtdroid.runtime.memory.ScopeKind;
 import org.rtdroid.runtime.os.CpuSet;
 import org.rtdroid.runtime.os.RealtimePolicy;
+import org.rtdroid.runtime.validation.RuntimeServices;
 import org.rtdroid.runtime.xcc.CrossContextPublisher;
 import org.rtdroid.runtime.xcc.CrossContextRouter;
 
@@ -201,7 +202,7 @@ public final class DeployedApp {
         AlarmsDecl a = manifest.alarms();
         if (a != null) {
             alarms = new AlarmManager(name(), a.capacity(), a.strategy(), a.poolSize(), cell.maxPriority(),
-                    context::policyFor);
+                    context::policyFor, context.cpuOf(RuntimeServices.ALARM_THREAD), this::cpuOfClass);
             for (ComponentRuntime c : components) {
                 if (c.decl().canBeAlarmTarget()) {
                     alarms.declareReceiver(c.decl().className(), c.decl().priority(), c::onAlarm);
@@ -246,7 +247,12 @@ public final class DeployedApp {
         }
         epochNanos = System.nanoTime() + EPOCH_LEAD_NANOS;
         if (alarms != null) {
-            alarms.start();
+            try {
+                alarms.start();
+            } catch (IllegalStateException e) {
+                stopAll();
+                throw new DeploymentException(DeploymentException.Reason.START_FAILED, e.getMessage(), e);
+            }
         }
     }
 
@@ -280,6 +286,16 @@ public final class DeployedApp {
         } else {
             log.accept("rtdroid: " + name() + ": a component thread did not stop within 5 s; its scopes stay allocated");
         }
+    }
+
+    /** The partition's CPU of the component of class {@code className}, or null. */
+    private CpuSet cpuOfClass(String className) {
+        for (ComponentDecl d : manifest.components()) {
+            if (d.className().equals(className)) {
+                return context.cpuOf(d.simpleName());
+            }
+        }
+        return null;
     }
 
     private void releaseChannels() {

@@ -106,6 +106,7 @@ public final class PooledDispatcher extends HandlerDispatcher {
     private void workerLoop(int me) {
         boolean fifo = applyPolicy(topPriority);
         int current = fifo ? topPriority : 0;
+        org.rtdroid.runtime.os.CpuSet pinned = null;
         Thread self = Thread.currentThread();
         while (running) {
             AsyncEventHandler h;
@@ -129,6 +130,10 @@ public final class PooledDispatcher extends HandlerDispatcher {
                 continue;
             }
             current = switchTo(fifo, current, h.priority());
+            if (h.cpu() != null && h.cpu() != pinned) {  // to the handler's CPU, as it switches priority
+                pinTo(h);
+                pinned = h.cpu();
+            }
             runOne(h);
             lock.lock();
             try {

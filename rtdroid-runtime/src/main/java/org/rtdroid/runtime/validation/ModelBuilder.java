@@ -20,6 +20,8 @@ import org.rtdroid.runtime.manifest.TimingDeclarations.Timing;
 /**
  * Builds the analysis model of one application from its manifest (either vocabulary):
  * <ul>
+ *   <li>the runtime's own threads the application brings (its alarm thread) as
+ *       {@link RuntimeServices} models them;</li>
  *   <li>every periodic task is a periodic task of the model (cost = {@code wcet}/{@code <cost>});</li>
  *   <li>a receiver is a sporadic task: cost and minimum inter-arrival time as declared, deadline =
  *       minimum inter-arrival time; with a {@code <server>} it is that server instead;</li>
@@ -75,6 +77,7 @@ public final class ModelBuilder {
                 ownWork(c, ct, names);
                 tasksOf.put(c, names);
             }
+            RuntimeServices.addTo(m, timing, tasks, problems);
             return new SystemModel(List.copyOf(tasks), criticalSections(), channels(), memory(), List.copyOf(problems));
         }
 

@@ -13,7 +13,12 @@ import org.junit.jupiter.api.Test;
 import org.rtdroid.runtime.component.ComponentRuntime;
 import org.rtdroid.runtime.component.PeriodicTask;
 import org.rtdroid.runtime.component.PeriodicTaskRuntime;
+import org.rtdroid.runtime.component.RealtimeReceiver;
 import org.rtdroid.runtime.component.RealtimeService;
+import org.rtdroid.runtime.alarm.AlarmManager;
+import org.rtdroid.runtime.alarm.PendingIntent;
+import org.rtdroid.runtime.channel.RealtimeIntent;
+import org.rtdroid.runtime.validation.RuntimeServices;
 import org.rtdroid.runtime.manifest.Manifest;
 import org.rtdroid.runtime.manifest.ManifestParser;
 import org.rtdroid.runtime.os.CpuSet;
@@ -135,6 +140,53 @@ class PartitionEnforcementTest {
                 model("light"))), new Cell("two", 2, 64L << 20, 0), host.partition());
         assertEquals("second/work", report.cpus().get(1).results().get(0).task().key());
         assertEquals("light/work", report.cpus().get(0).results().get(0).task().key());
+    }
+
+    /** Sets one alarm for {@link PinnedRing}, a few ms ahead. */
+    public static final class AlarmSetter extends RealtimeService {
+        @Override
+        public void onStartCommand() {
+            AlarmManager am = alarmManager();
+            PendingIntent soon = alarmBroadcast(PinnedRing.class.getName(), 1);
+            for (long lead = 5_000_000L; !am.setExact(Linux.monotonicNanos() + lead, soon); lead *= 2) {
+                // the instant passed while setting it: a later one
+            }
+        }
+    }
+
+    /** Records, from the kernel, the CPUs its alarm callback may run on. */
+    public static final class PinnedRing extends RealtimeReceiver {
+        static volatile CpuSet callbackCpus;
+
+        @Override
+        public void onReceive(RealtimeIntent in) {
+            callbackCpus = Linux.currentAffinity();
+        }
+    }
+
+    @Test
+    void theAlarmThreadAndTheAlarmCallbacksRunOnTheCpusTheAnalysisGivesThem() throws Exception {
+        assumeTrue(twoCpus(), "needs CPUs 0 and 1");
+        host = RuntimeHost.start(new CellConfig(CpuSet.of(0, 1), 64L << 20, 1, 90, true, false, 1024));
+        deployHeavy("left");  // 6 ms every 10 ms on CPU 0
+        String mem = "<memSizes total=\"16K\" persistent=\"8K\" release=\"8K\"/>";
+        String xml = "<manifest>\n<application name=\"alarmed\">\n"
+                + "<service name=\"" + AlarmSetter.class.getName() + "\" priority=\"40\">" + mem + "</service>\n"
+                + "<receiver name=\"" + PinnedRing.class.getName() + "\" priority=\"33\" cost=\"6ms\""
+                + " min-interarrival=\"10ms\">" + mem + "</receiver>\n"
+                + "<alarms capacity=\"4\" strategy=\"bound\" min-interarrival=\"10ms\" fire-cost=\"100us\"/>\n"
+                + "</application>\n</manifest>\n";
+        byte[] bytes = xml.getBytes(StandardCharsets.UTF_8);
+        PinnedRing.callbackCpus = null;
+        DeployedApp app = host.deploy(ManifestParser.parse("alarmed.xml", new java.io.ByteArrayInputStream(bytes)),
+                ModelBuilder.read("alarmed.xml", bytes), getClass().getClassLoader());
+        // The receiver (6 of 10 ms) does not fit beside "left": CPU 1. The alarm thread (4 fires of
+        // 100 us every 10 ms, at the top priority) fits on CPU 0.
+        assertEquals(1, host.partition().get("alarmed/PinnedRing"));
+        assertEquals(0, host.partition().get("alarmed/" + RuntimeServices.ALARM_THREAD));
+        assertEquals(CpuSet.of(0), Linux.affinityOf(app.alarmManager().tid()), "the alarm thread");
+        Apps.await("the alarm delivered to PinnedRing", 60_000, () -> PinnedRing.callbackCpus != null);
+        assertEquals(CpuSet.of(1), PinnedRing.callbackCpus, "the alarm callback ran on the receiver's CPU");
     }
 
     @Test
