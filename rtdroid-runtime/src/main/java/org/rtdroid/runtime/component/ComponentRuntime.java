@@ -335,11 +335,7 @@ public final class ComponentRuntime implements IntentConsumer {
                 release.reset();
             }
         } catch (Throwable t) {
-            startFailure = t;
-            record(t, null, 0);
-            state = ComponentState.FAILED;
-            running = false;
-            started.countDown();
+            failStart(t);
             return;
         }
         sources = sourceList.toArray(new InboundSource[0]);
@@ -352,11 +348,7 @@ public final class ComponentRuntime implements IntentConsumer {
         try {
             applyPolicy(decl.priority());
         } catch (IllegalStateException e) {
-            startFailure = e;
-            record(e, null, 0);
-            state = ComponentState.FAILED;
-            running = false;
-            started.countDown();
+            failStart(e);
             return;
         }
         for (PeriodicTaskRuntime t : tasks) {
@@ -386,6 +378,15 @@ public final class ComponentRuntime implements IntentConsumer {
         if (state != ComponentState.FAILED) {
             state = ComponentState.DESTROYED;
         }
+    }
+
+    /** The component failed before it ran: {@link #awaitStarted} reports {@code t}. */
+    private void failStart(Throwable t) {
+        startFailure = t;
+        record(t, null, 0);
+        state = ComponentState.FAILED;
+        running = false;
+        started.countDown();
     }
 
     /** Delivers intents of all sources in sender-priority order, oldest first among equals. */

@@ -68,10 +68,15 @@ class PartitionEnforcementTest {
         return ModelBuilder.read(app + ".xml", xml(app).getBytes(StandardCharsets.UTF_8));
     }
 
-    private DeployedApp deploy(String app) throws Exception {
-        byte[] bytes = xml(app).getBytes(StandardCharsets.UTF_8);
+    /** Deploys as the agent does: the manifest parsed, its analysis model built from the same bytes. */
+    private DeployedApp deploy(String app, String xml) throws Exception {
+        byte[] bytes = xml.getBytes(StandardCharsets.UTF_8);
         Manifest m = ManifestParser.parse(app + ".xml", new java.io.ByteArrayInputStream(bytes));
         return host.deploy(m, ModelBuilder.read(app + ".xml", bytes), getClass().getClassLoader());
+    }
+
+    private DeployedApp deploy(String app) throws Exception {
+        return deploy(app, xml(app));
     }
 
     private static String heavy(String xml) {
@@ -79,9 +84,7 @@ class PartitionEnforcementTest {
     }
 
     private DeployedApp deployHeavy(String app) throws Exception {
-        byte[] bytes = heavy(xml(app)).getBytes(StandardCharsets.UTF_8);
-        Manifest m = ManifestParser.parse(app + ".xml", new java.io.ByteArrayInputStream(bytes));
-        return host.deploy(m, ModelBuilder.read(app + ".xml", bytes), getClass().getClassLoader());
+        return deploy(app, heavy(xml(app)));
     }
 
     private static boolean twoCpus() {
@@ -176,10 +179,8 @@ class PartitionEnforcementTest {
                 + " min-interarrival=\"10ms\">" + mem + "</receiver>\n"
                 + "<alarms capacity=\"4\" strategy=\"bound\" min-interarrival=\"10ms\" fire-cost=\"100us\"/>\n"
                 + "</application>\n</manifest>\n";
-        byte[] bytes = xml.getBytes(StandardCharsets.UTF_8);
         PinnedRing.callbackCpus = null;
-        DeployedApp app = host.deploy(ManifestParser.parse("alarmed.xml", new java.io.ByteArrayInputStream(bytes)),
-                ModelBuilder.read("alarmed.xml", bytes), getClass().getClassLoader());
+        DeployedApp app = deploy("alarmed", xml);
         // The receiver (6 of 10 ms) does not fit beside "left": CPU 1. The alarm thread (4 fires of
         // 100 us every 10 ms, at the top priority) fits on CPU 0.
         assertEquals(1, host.partition().get("alarmed/PinnedRing"));
