@@ -10,7 +10,9 @@ import org.rtdroid.runtime.os.RealtimePolicy;
  * A fixed pool of threads for many handlers (the dissertation's thread-pool AEH after Kim et al.):
  * released handlers wait in one queue ordered by handler priority (oldest release first among
  * equals, never plain FIFO); an idle pool thread takes the highest, switches itself to that
- * handler's priority ({@code sched_setscheduler}), runs one release and comes back for the next.
+ * handler's priority ({@code sched_setscheduler}) and, for a handler pinned to a CPU
+ * ({@link AsyncEventHandler#pinTo}), to that CPU ({@code sched_setaffinity}, only when it changes),
+ * runs one release and comes back for the next.
  * Idle pool threads wait at the highest priority of the attached handlers so that a release is
  * picked up at once.
  *
