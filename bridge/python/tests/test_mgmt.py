@@ -74,7 +74,7 @@ class FakeAgent(threading.Thread):
                         if failed else {}
                     self.send(kind=K.SERVICE_INFO, service=F.ServiceInfo(
                         name=name, state="FAILED" if failed else "RUNNING", releases=10 * i, deadline_misses=i,
-                        worst_response_nanos=300_000 * i, analysed_wcrt_nanos=2_000_000 * i,
+                        worst_response_nanos=300_000 * i, analysed_wcrt_nanos=2_000_000 * i, cpu_plus_one=i,
                         index=i, count=len(services)), **cause)
             elif c.kind == K.STATS_REQUEST:
                 self.send(kind=K.STATS, stats=F.Stats(frames_in=5, resyncs=1))
@@ -137,6 +137,8 @@ def test_hello_stats_list_undeploy(small_region, agent):
     # the model beside reality: 0 on the wire is "not analysed", None here, never a WCRT of 0
     assert (services[1]["worst_response_nanos"], services[1]["analysed_wcrt_nanos"]) == (300_000, 2_000_000)
     assert services[0]["analysed_wcrt_nanos"] is None
+    # the partition's CPU: 0 on the wire is "not pinned", None here; CPU 0 travels as 1
+    assert (services[0]["cpu"], services[1]["cpu"]) == (None, 0)
     assert M.undeploy(small_region, "echo").ok
     r = M.undeploy(small_region, "nothing")
     assert (r.code, r.name) == (8, "NOT_FOUND") and "nothing" in r.text

@@ -256,6 +256,8 @@ class ManagementClient:
                                                  "worst_lateness_nanos", "worst_response_nanos")}
             # the admission analysis's WCRT of this task; None: not analysed (no declared cost)
             row["analysed_wcrt_nanos"] = info.analysed_wcrt_nanos or None
+            # the CPU the RT cell's partition pins its threads to; None: not pinned
+            row["cpu"] = info.cpu_plus_one - 1 if info.cpu_plus_one else None
             row["failure"] = failure_cause(answer.control)
             services.append(row)
             if len(services) == info.count:

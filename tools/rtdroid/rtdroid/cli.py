@@ -343,19 +343,22 @@ def wcrt_text(analysed_nanos) -> str:
 
 
 def render_services(services: list[dict], clock: dict | None = None) -> str:
-    """The table of `rt services`: each row's measured worst response beside the worst-case
-    response time the RT cell's admission analysis gives it ("not analysed" for a component
-    that declares no cost); a failed component's cause under its row (once for the component
-    and its tasks, which carry the same cause); the clock the figures are in last."""
+    """The table of `rt services`: the CPU the RT cell's partition pins each row's threads to ("-"
+    when not pinned: a cell of one CPU, or a component the analysis has no task for); each row's
+    measured worst response beside the worst-case response time the RT cell's admission analysis
+    gives it ("not analysed" for a component that declares no cost); a failed component's cause
+    under its row (once for the component and its tasks, which carry the same cause); the clock
+    the figures are in last."""
     from xcc.mgmt import describe_failure
     w = max([24] + [len(s.get("name", "")) for s in services])  # the columns stay aligned
-    lines = [f"{'service':<{w}} {'state':<10} {'releases':>10} {'misses':>8} {'worst lateness':>16} "
+    lines = [f"{'service':<{w}} {'state':<10} {'cpu':>4} {'releases':>10} {'misses':>8} {'worst lateness':>16} "
              f"{'worst response':>16} {'analysed WCRT':>16}"]
     shown = None
     for s in services:
         worst = int(s.get("worst_lateness_nanos", 0))
         response = int(s.get("worst_response_nanos", 0))
-        lines.append(f"{s.get('name', ''):<{w}} {s.get('state', ''):<10} {int(s.get('releases', 0)):>10} "
+        cpu = "-" if s.get("cpu") is None else str(s["cpu"])
+        lines.append(f"{s.get('name', ''):<{w}} {s.get('state', ''):<10} {cpu:>4} {int(s.get('releases', 0)):>10} "
                      f"{int(s.get('deadline_misses', 0)):>8} {worst / 1000:>13.1f} us {response / 1000:>13.1f} us "
                      f"{wcrt_text(s.get('analysed_wcrt_nanos')):>16}")
         cause = s.get("failure")

@@ -215,6 +215,17 @@ def test_rt_services_shows_the_analysed_wcrt_beside_the_measured_worst_response(
     assert len({len(line) for line in out[:3]}) == 1, "the columns line up under their headings"
 
 
+def test_rt_services_shows_the_cpu_the_partition_pins_each_row_to():
+    rows = [{"name": "left/Worker/work", "state": "RUNNING", "releases": 10, "deadline_misses": 0,
+             "worst_lateness_nanos": 0, "cpu": 1, "failure": None},
+            {"name": "echo/Echo", "state": "RUNNING", "releases": 3, "deadline_misses": 0,
+             "worst_lateness_nanos": 0, "cpu": None, "failure": None}]
+    out = cli.render_services(rows).splitlines()
+    assert out[0].split()[2] == "cpu"
+    assert out[1].split()[2] == "1" and out[2].split()[2] == "-", "not pinned: said, not shown as CPU 0"
+    assert len({len(line) for line in out[:3]}) == 1, "the columns line up under their headings"
+
+
 def test_rt_services_says_when_its_figures_are_in_virtual_time():
     clock = {"kind": "virtual", "label": "virtual time (QEMU icount shift=3: 125 M instructions/s)"}
     assert cli.render_services(SERVICES, clock).splitlines()[-1] == (

@@ -4,10 +4,14 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.Function;
 import java.util.function.IntFunction;
 import org.rtdroid.runtime.channel.IntentConsumer;
 import org.rtdroid.runtime.event.HandlerDispatcher;
 import org.rtdroid.runtime.event.HandlerStrategy;
+import org.rtdroid.runtime.os.CpuSet;
+import org.rtdroid.runtime.os.Errno;
 import org.rtdroid.runtime.os.Linux;
 import org.rtdroid.runtime.os.PiCondition;
 import org.rtdroid.runtime.os.PiMutex;
@@ -44,6 +48,10 @@ import org.rtdroid.runtime.os.RealtimeThreads;
  * from the pending intent, {@code sendNanos()} = trigger time; payload: trigger time at
  * {@link #TRIGGER_NANOS_OFFSET}, the time the alarm thread fired it at {@link #FIRE_NANOS_OFFSET}
  * (CLOCK_MONOTONIC nanoseconds). Nothing on set, cancel, fire or delivery allocates.
+ *
+ * <p>On a partitioned cell the alarm thread is pinned to the CPU the partition gives it, before
+ * its first fire ({@link #start} fails when the kernel refuses), and each receiver's handler to the
+ * receiver's CPU.
  */
 public final class AlarmManager {
     public static final String ACTION = "rtdroid.alarm";
@@ -55,6 +63,11 @@ public final class AlarmManager {
     private final int capacity;
     private final int alarmPriority;
     private final IntFunction<RealtimePolicy> policyFor;
+    private final CpuSet alarmThreadCpu;
+    private final Function<String, CpuSet> cpuOfReceiver;
+    private final CountDownLatch pinned = new CountDownLatch(1);
+    private volatile String pinFailure;
+    private volatile int tid;
     private final HandlerDispatcher dispatcher;
     private final PiMutex lock;
     private final PiCondition wake;
@@ -82,6 +95,18 @@ public final class AlarmManager {
      */
     public AlarmManager(String name, int capacity, HandlerStrategy strategy, int poolSize, int alarmPriority,
                         IntFunction<RealtimePolicy> policyFor) {
+        this(name, capacity, strategy, poolSize, alarmPriority, policyFor, null, receiver -> null);
+    }
+
+    /**
+     * @param alarmThreadCpu the CPU the alarm thread is pinned to, or null (not partitioned)
+     * @param cpuOfReceiver the CPU a receiver's (class name) handler is pinned to, or null
+     */
+    public AlarmManager(String name, int capacity, HandlerStrategy strategy, int poolSize, int alarmPriority,
+                        IntFunction<RealtimePolicy> policyFor, CpuSet alarmThreadCpu,
+                        Function<String, CpuSet> cpuOfReceiver) {
+        this.alarmThreadCpu = alarmThreadCpu;
+        this.cpuOfReceiver = cpuOfReceiver;
         if (capacity < 1) {
             throw new IllegalArgumentException("alarm manager '" + name + "': capacity must be at least 1");
         }
@@ -128,6 +153,7 @@ public final class AlarmManager {
         AlarmTarget t = targets.get(receiverClass);
         if (t == null) {
             t = new AlarmTarget(receiverClass, r.priority(), r.callback(), capacity);
+            t.handler().pinTo(cpuOfReceiver.apply(receiverClass));
             dispatcher.attach(t.handler());
             t.event().addHandler(t.handler());
             targets.put(receiverClass, t);
@@ -137,7 +163,15 @@ public final class AlarmManager {
         return p;
     }
 
-    /** Starts the alarm thread. */
+    /** The kernel thread id of the alarm thread (0 before {@link #start}). */
+    public int tid() { return tid; }
+
+    /**
+     * Starts the alarm thread and waits until it has its policy and CPU.
+     *
+     * @throws IllegalStateException when the kernel refuses to pin it to its CPU (the errno says
+     *     why; the thread has ended without firing anything)
+     */
     public synchronized void start() {
         if (thread != null) {
             throw new IllegalStateException("alarm manager '" + name + "' already started");
@@ -145,6 +179,14 @@ public final class AlarmManager {
         Thread t = Thread.ofPlatform().name(name + "/alarms").daemon(true).unstarted(this::alarmLoop);
         thread = t;
         t.start();
+        try {
+            pinned.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (pinFailure != null) {
+            throw new IllegalStateException(pinFailure);
+        }
     }
 
     /** Stops the alarm thread and the handlers' threads; scheduled alarms are dropped. */
@@ -242,6 +284,17 @@ public final class AlarmManager {
         if (policy != null) {
             RealtimeThreads.applyToCurrentThread(policy);
         }
+        tid = Linux.gettid();
+        if (alarmThreadCpu != null) {
+            int err = Linux.setAffinity(alarmThreadCpu);
+            if (err != 0) {
+                pinFailure = "alarm manager '" + name + "': the alarm thread cannot be pinned to CPU " + alarmThreadCpu
+                        + " as the cell's partition places it: sched_setaffinity: " + Errno.describe(err);
+                pinned.countDown();
+                return;
+            }
+        }
+        pinned.countDown();
         lock.lock();
         try {
             while (running) {

@@ -26,7 +26,9 @@ import org.rtdroid.runtime.manifest.Manifest;
 import org.rtdroid.runtime.manifest.PeriodicTaskDecl;
 import org.rtdroid.runtime.memory.Scope;
 import org.rtdroid.runtime.memory.ScopeKind;
+import org.rtdroid.runtime.os.CpuSet;
 import org.rtdroid.runtime.os.RealtimePolicy;
+import org.rtdroid.runtime.validation.RuntimeServices;
 import org.rtdroid.runtime.xcc.CrossContextPublisher;
 import org.rtdroid.runtime.xcc.CrossContextRouter;
 
@@ -54,11 +56,15 @@ public final class DeployedApp {
     private volatile long epochNanos;
     private volatile boolean undeployed;
     private final long reservedBytes;
+    /** The CPU the cell's partition places each component on (simple name), when partitioned. */
+    private final Map<String, CpuSet> cpuOfComponent;
     /** How far ahead of "all started" the periodic tasks' common epoch lies. */
     static final long EPOCH_LEAD_NANOS = 5_000_000L;
 
-    DeployedApp(Manifest manifest, CellConfig cell, CrossContextRouter router, Consumer<String> log) {
+    DeployedApp(Manifest manifest, CellConfig cell, CrossContextRouter router, Consumer<String> log,
+                Map<String, CpuSet> cpuOfComponent) {
         this.manifest = manifest;
+        this.cpuOfComponent = Map.copyOf(cpuOfComponent);
         this.cell = cell;
         this.router = router;
         this.log = log;
@@ -116,14 +122,15 @@ public final class DeployedApp {
             String base = name() + "/" + c.decl().simpleName();
             Throwable failure = c.lastFailure();
             FailureCause cause = failure == null ? null : FailureCause.of(failure, c.failureTask(), c.failureRelease());
+            int cpu = c.cpu() == null ? -1 : c.cpu().first();
             out.add(new ServiceStatus(base, c.state().name(), c.callbacks(), 0, c.worstDeliveryNanos(),
-                    c.worstResponseNanos(), 0, c.failures(), c.decl().priority(), cause));
+                    c.worstResponseNanos(), 0, c.failures(), c.decl().priority(), cause, cpu));
             for (PeriodicTaskRuntime t : c.tasks()) {
                 String st = c.state() == org.rtdroid.runtime.component.ComponentState.RUNNING && !t.isRunning()
                         ? "STOPPED" : c.state().name();
                 out.add(new ServiceStatus(base + "/" + t.decl().name(), st, t.releases(), t.deadlineMisses(),
                         t.worstLatenessNanos(), t.worstResponseNanos(), t.overruns(), c.failures(), t.decl().priority(),
-                        cause));
+                        cause, cpu));
             }
         }
         return out;
@@ -195,7 +202,7 @@ public final class DeployedApp {
         AlarmsDecl a = manifest.alarms();
         if (a != null) {
             alarms = new AlarmManager(name(), a.capacity(), a.strategy(), a.poolSize(), cell.maxPriority(),
-                    context::policyFor);
+                    context::policyFor, context.cpuOf(RuntimeServices.ALARM_THREAD), this::cpuOfClass);
             for (ComponentRuntime c : components) {
                 if (c.decl().canBeAlarmTarget()) {
                     alarms.declareReceiver(c.decl().className(), c.decl().priority(), c::onAlarm);
@@ -231,11 +238,21 @@ public final class DeployedApp {
                     Thread.onSpinWait();
                     java.util.concurrent.locks.LockSupport.parkNanos(100_000);
                 }
+                if (t.startFailure() != null) {  // not pinned where the partition placed it: not released at all
+                    stopAll();
+                    throw new DeploymentException(DeploymentException.Reason.START_FAILED,
+                            t.decl().name() + " failed to start: " + t.startFailure().getMessage(), t.startFailure());
+                }
             }
         }
         epochNanos = System.nanoTime() + EPOCH_LEAD_NANOS;
         if (alarms != null) {
-            alarms.start();
+            try {
+                alarms.start();
+            } catch (IllegalStateException e) {
+                stopAll();
+                throw new DeploymentException(DeploymentException.Reason.START_FAILED, e.getMessage(), e);
+            }
         }
     }
 
@@ -269,6 +286,16 @@ public final class DeployedApp {
         } else {
             log.accept("rtdroid: " + name() + ": a component thread did not stop within 5 s; its scopes stay allocated");
         }
+    }
+
+    /** The partition's CPU of the component of class {@code className}, or null. */
+    private CpuSet cpuOfClass(String className) {
+        for (ComponentDecl d : manifest.components()) {
+            if (d.className().equals(className)) {
+                return context.cpuOf(d.simpleName());
+            }
+        }
+        return null;
     }
 
     private void releaseChannels() {
@@ -332,6 +359,11 @@ public final class DeployedApp {
         public RealtimePolicy policyFor(int priority) {
             // Unprivileged cells still get 1 ns timer slack (no privilege needed): SCHED_OTHER only.
             return cell.realtime() ? new RealtimePolicy(priority, cell.cpus(), 1) : new RealtimePolicy(0, null, 1);
+        }
+
+        @Override
+        public CpuSet cpuOf(String component) {
+            return cell.realtime() ? cpuOfComponent.get(component) : null;
         }
 
         @Override public long epochNanos() { return epochNanos; }

@@ -15,7 +15,12 @@ import org.rtdroid.runtime.manifest.ComponentKind;
 import org.rtdroid.runtime.manifest.Manifest;
 import org.rtdroid.runtime.manifest.ManifestException;
 import org.rtdroid.runtime.manifest.PeriodicTaskDecl;
+import org.rtdroid.runtime.manifest.TimingDeclarations;
+import org.rtdroid.runtime.os.CpuSet;
 import org.rtdroid.runtime.os.RealtimeThreads;
+import org.rtdroid.runtime.validation.ModelBuilder;
+import org.rtdroid.runtime.validation.Partition;
+import org.rtdroid.runtime.validation.SystemModel;
 import org.rtdroid.runtime.xcc.CrossContextEndpoint;
 import org.rtdroid.runtime.xcc.CrossContextRouter;
 
@@ -24,6 +29,12 @@ import org.rtdroid.runtime.xcc.CrossContextRouter;
  * budget, priorities and utilization against what is already running, then pre-allocating every
  * scope, channel and message and starting the components), reports their status, and offers the
  * cross-context endpoint the bridge's RT-side proxy uses.
+ *
+ * <p>On a cell of several CPUs it runs the partition the static validation analyses: each new
+ * application's components are placed by {@link Partition#assign} (the analysis's own function) over
+ * the models of everything deployed, the running components kept where they are, and every
+ * real-time thread of a component (its thread, its periodic tasks, the event-handler threads of its
+ * alarm callbacks) is pinned to its component's CPU before the first release.
  */
 public final class RuntimeHost {
     /** How long a component may take in onCreate + onStartCommand. */
@@ -32,6 +43,10 @@ public final class RuntimeHost {
     private final CellConfig config;
     private final CrossContextRouter router;
     private final Map<String, DeployedApp> apps = new LinkedHashMap<>();
+    /** The analysis model of every deployed application (what the partition is computed over). */
+    private final Map<String, SystemModel> models = new LinkedHashMap<>();
+    /** CPU index (within {@link CellConfig#cpus}) of every placed component, {@code app/Component}. */
+    private final Map<String, Integer> partition = new LinkedHashMap<>();
     private volatile Consumer<String> log = System.err::println;
     private volatile boolean shutdown;
 
@@ -54,13 +69,26 @@ public final class RuntimeHost {
     public void setLog(Consumer<String> sink) { this.log = sink; }
 
     /**
-     * Deploys an application: validates it against the cell (priority range, memory budget,
-     * utilization), loads its classes from {@code loader}, pre-allocates and starts it.
+     * Deploys an application whose manifest carries no timing declarations beyond its tasks' wcet
+     * (its components are placed as {@link ModelBuilder} models them without costs or pins).
      *
-     * @throws ManifestException if a priority lies outside the cell's range
-     * @throws DeploymentException with reason OVER_BUDGET, LOAD_FAILED, START_FAILED or DUPLICATE
+     * @see #deploy(Manifest, SystemModel, ClassLoader)
      */
-    public synchronized DeployedApp deploy(Manifest manifest, ClassLoader loader)
+    public DeployedApp deploy(Manifest manifest, ClassLoader loader) throws ManifestException, DeploymentException {
+        return deploy(manifest, ModelBuilder.build(manifest, TimingDeclarations.none()), loader);
+    }
+
+    /**
+     * Deploys an application: validates it against the cell (priority range, memory budget,
+     * utilization), places its components on the cell's CPUs ({@code model}: its analysis model,
+     * {@link ModelBuilder#build}), loads its classes from {@code loader}, pre-allocates and starts it.
+     *
+     * @throws ManifestException if a priority lies outside the cell's range, or a {@code cpu} pin is not
+     *     a CPU of the cell or pins one component's tasks to two CPUs ({@code PARTITION: ...})
+     * @throws DeploymentException with reason OVER_BUDGET, LOAD_FAILED, START_FAILED (also when a
+     *     thread cannot be pinned to its CPU: the errno names why) or DUPLICATE
+     */
+    public synchronized DeployedApp deploy(Manifest manifest, SystemModel model, ClassLoader loader)
             throws ManifestException, DeploymentException {
         if (shutdown) {
             throw new IllegalStateException("runtime is shut down");
@@ -94,15 +122,42 @@ public final class RuntimeHost {
                     "application '%s' adds utilization %.3f to %.3f already deployed: over the cell's %d CPU(s)",
                     manifest.name(), manifest.utilization(), utilization, config.cpuCount()));
         }
+        List<SystemModel> all = new ArrayList<>(models.values());
+        all.add(model);
+        Partition.Assignment placed = Partition.assign(SystemModel.union(all), config.cpuCount(), partition);
+        if (!placed.problems().isEmpty()) {
+            throw new ManifestException(manifest.sourceName(), 0, "cpu", String.join("; ", placed.problems()));
+        }
+        Map<String, Integer> mine = new LinkedHashMap<>();
+        Map<String, CpuSet> cpuOfComponent = new LinkedHashMap<>();
+        int[] cellCpus = config.cpus() == null ? null : config.cpus().toArray();
+        for (Map.Entry<String, Integer> e : placed.cpuOf().entrySet()) {
+            if (e.getKey().startsWith(manifest.name() + "/")) {
+                mine.put(e.getKey(), e.getValue());
+                if (cellCpus != null) {
+                    cpuOfComponent.put(e.getKey().substring(manifest.name().length() + 1), CpuSet.of(cellCpus[e.getValue()]));
+                }
+            }
+        }
         Map<ComponentDecl, RealtimeComponent> instances = new LinkedHashMap<>();
         for (ComponentDecl c : manifest.components()) {
             instances.put(c, instantiate(c, loader));
         }
-        DeployedApp app = new DeployedApp(manifest, config, router, line -> log.accept(line));
+        DeployedApp app = new DeployedApp(manifest, config, router, line -> log.accept(line), cpuOfComponent);
         app.allocate(instances);
         app.start(START_TIMEOUT_MILLIS);
         apps.put(manifest.name(), app);
+        models.put(manifest.name(), model);
+        partition.putAll(mine);
         return app;
+    }
+
+    /**
+     * The CPU index (within {@link CellConfig#cpus}) of every placed component of the deployed
+     * applications, keyed {@code app/Component}: what admission control keeps fixed.
+     */
+    public synchronized Map<String, Integer> partition() {
+        return Map.copyOf(partition);
     }
 
     private void checkPriority(Manifest m, int line, String element, String what, int priority) throws ManifestException {
@@ -147,6 +202,8 @@ public final class RuntimeHost {
         DeployedApp app;
         synchronized (this) {
             app = apps.remove(appName);
+            models.remove(appName);
+            partition.keySet().removeIf(k -> k.startsWith(appName + "/"));
         }
         if (app == null) {
             throw new NoSuchElementException("no application '" + appName + "' is deployed");

@@ -15,6 +15,17 @@ package org.rtdroid.runtime.boot;
  * @param priority the declared priority
  * @param cause the component's failure (the one that made it FAILED, else the latest), or null when
  *     it never failed; the rows of a component's tasks carry the component's cause
+ * @param cpu the CPU the cell's partition pins the component's threads to, or -1 when it is not
+ *     partitioned (they run on any of the cell's CPUs)
  */
 public record ServiceStatus(String name, String state, long releases, long deadlineMisses, long worstLatenessNanos,
-                            long worstResponseNanos, long overruns, long failures, int priority, FailureCause cause) {}
+                            long worstResponseNanos, long overruns, long failures, int priority, FailureCause cause,
+                            int cpu) {
+
+    /** A line of a component that is not partitioned. */
+    public ServiceStatus(String name, String state, long releases, long deadlineMisses, long worstLatenessNanos,
+                         long worstResponseNanos, long overruns, long failures, int priority, FailureCause cause) {
+        this(name, state, releases, deadlineMisses, worstLatenessNanos, worstResponseNanos, overruns, failures, priority,
+                cause, -1);
+    }
+}

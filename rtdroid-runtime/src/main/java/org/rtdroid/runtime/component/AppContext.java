@@ -6,6 +6,7 @@ import org.rtdroid.runtime.channel.BulkChannel;
 import org.rtdroid.runtime.channel.InboundSource;
 import org.rtdroid.runtime.channel.MessageChannel;
 import org.rtdroid.runtime.manifest.ChannelDecl;
+import org.rtdroid.runtime.os.CpuSet;
 import org.rtdroid.runtime.os.RealtimePolicy;
 import org.rtdroid.runtime.xcc.CrossContextPublisher;
 
@@ -34,6 +35,16 @@ public interface AppContext {
 
     /** The scheduling policy for a thread at {@code priority}, or null to stay SCHED_OTHER. */
     RealtimePolicy policyFor(int priority);
+
+    /**
+     * The one CPU the partition of the cell places {@code component} (its simple name) on, which
+     * every real-time thread of the component is pinned to, or null when it is not partitioned (a
+     * cell of one CPU, not real-time, or a component the analysis has no task for): its threads
+     * then keep {@link #policyFor}'s CPUs.
+     */
+    default CpuSet cpuOf(String component) {
+        return null;
+    }
 
     /**
      * The priority component and task threads start up at (onCreate, onStartCommand, class loading)

@@ -27,6 +27,9 @@ import org.rtdroid.runtime.manifest.PeriodicTaskDecl;
 import org.rtdroid.runtime.memory.HeapBoundExceededError;
 import org.rtdroid.runtime.memory.HeapMeter;
 import org.rtdroid.runtime.memory.Scope;
+import org.rtdroid.runtime.os.CpuSet;
+import org.rtdroid.runtime.os.Errno;
+import org.rtdroid.runtime.os.Linux;
 import org.rtdroid.runtime.os.RealtimePolicy;
 import org.rtdroid.runtime.os.RealtimeThreads;
 import org.rtdroid.runtime.xcc.CrossContextPublisher;
@@ -69,6 +72,7 @@ public final class ComponentRuntime implements IntentConsumer {
     private String failureTask;
     private long failureRelease;
     private volatile String degraded;
+    private volatile int tid;
     private volatile long callbacks;
     private volatile long failures;
     private volatile long heapViolations;
@@ -125,6 +129,10 @@ public final class ComponentRuntime implements IntentConsumer {
     /** What the OS did not grant this component's thread (null if everything was applied). */
     public String degraded() { return degraded; }
     public List<PeriodicTaskRuntime> tasks() { return tasks; }
+    /** The kernel thread id of the component's thread (0 before it started). */
+    public int tid() { return tid; }
+    /** The CPU the cell's partition pins this component's threads to, or null (not partitioned). */
+    public CpuSet cpu() { return app.cpuOf(decl.simpleName()); }
     boolean isRunning() { return running; }
     public Thread thread() { return thread; }
 
@@ -270,12 +278,28 @@ public final class ComponentRuntime implements IntentConsumer {
         return startFailure;
     }
 
+    /**
+     * Applies the policy of {@code priority} to the calling thread (one of this component's) and
+     * pins it to the component's CPU when the cell is partitioned.
+     *
+     * @throws IllegalStateException when the thread cannot be pinned (the errno says why): a
+     *     thread running elsewhere than the analysis placed it would void the analysis
+     */
     void applyPolicy(int priority) {
         RealtimePolicy p = app.policyFor(priority);
+        CpuSet cpu = cpu();
         if (p != null) {
-            var applied = RealtimeThreads.applyToCurrentThread(p);
+            var applied = RealtimeThreads.applyToCurrentThread(cpu == null ? p : p.withCpus(null));
             if (applied.isDegraded()) {
                 degraded = applied.degraded();
+            }
+        }
+        if (cpu != null) {
+            int err = Linux.setAffinity(cpu);
+            if (err != 0) {
+                throw new IllegalStateException(decl.simpleName() + ": thread " + Thread.currentThread().getName()
+                        + " cannot be pinned to CPU " + cpu + " as the cell's partition places it: sched_setaffinity: "
+                        + Errno.describe(err));
             }
         }
     }
@@ -287,9 +311,10 @@ public final class ComponentRuntime implements IntentConsumer {
         // 1 ms task while a higher-priority app deployed); at any SCHED_FIFO priority it starves
         // the JVM's own threads (AppContext#startupPriority). So: SCHED_OTHER until the component
         // is ready, then its own priority, before any task is released or intent delivered.
-        applyPolicy(app.startupPriority());
+        tid = Linux.gettid();
         state = ComponentState.STARTING;
         try {
+            applyPolicy(app.startupPriority());
             if (instance instanceof RealtimeService s) {
                 s.onCreate();
                 release.reset();
@@ -310,11 +335,7 @@ public final class ComponentRuntime implements IntentConsumer {
                 release.reset();
             }
         } catch (Throwable t) {
-            startFailure = t;
-            record(t, null, 0);
-            state = ComponentState.FAILED;
-            running = false;
-            started.countDown();
+            failStart(t);
             return;
         }
         sources = sourceList.toArray(new InboundSource[0]);
@@ -324,7 +345,12 @@ public final class ComponentRuntime implements IntentConsumer {
             s.setConsumerThread(me);
         }
         setupPhase = false;
-        applyPolicy(decl.priority());
+        try {
+            applyPolicy(decl.priority());
+        } catch (IllegalStateException e) {
+            failStart(e);
+            return;
+        }
         for (PeriodicTaskRuntime t : tasks) {
             t.start(app.appName() + "/" + t.decl().name());
         }
@@ -352,6 +378,15 @@ public final class ComponentRuntime implements IntentConsumer {
         if (state != ComponentState.FAILED) {
             state = ComponentState.DESTROYED;
         }
+    }
+
+    /** The component failed before it ran: {@link #awaitStarted} reports {@code t}. */
+    private void failStart(Throwable t) {
+        startFailure = t;
+        record(t, null, 0);
+        state = ComponentState.FAILED;
+        running = false;
+        started.countDown();
     }
 
     /** Delivers intents of all sources in sender-priority order, oldest first among equals. */

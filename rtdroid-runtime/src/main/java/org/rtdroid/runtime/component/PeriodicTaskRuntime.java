@@ -29,6 +29,8 @@ public final class PeriodicTaskRuntime {
     private final HeapBoundExceededError heapError;
     private volatile boolean running = true;
     private volatile boolean ready;
+    private volatile Throwable startFailure;
+    private volatile int tid;
     private volatile Thread thread;
     private volatile long currentReleaseNanos;
     private volatile long releases;
@@ -68,6 +70,10 @@ public final class PeriodicTaskRuntime {
     public Thread thread() { return thread; }
     /** The thread is set up and waits for the application's epoch. */
     public boolean isReady() { return ready; }
+    /** Why the thread ended before it was ready (it could not be pinned to its CPU), or null. */
+    public Throwable startFailure() { return startFailure; }
+    /** The kernel thread id of the task's thread (0 before it started). */
+    public int tid() { return tid; }
     public boolean isRunning() { return running && thread != null && thread.isAlive(); }
 
     void start(String name) {
@@ -99,11 +105,19 @@ public final class PeriodicTaskRuntime {
         // Set-up at the start-up priority (SCHED_OTHER, see AppContext#startupPriority); the
         // declared priority as soon as it is done, so that the first release, a few ms after the
         // epoch is published, is not left to SCHED_OTHER scheduling. The wait itself is sleeping.
-        service.applyPolicy(service.app().startupPriority());
-        // Link the FFM downcalls and create this thread's native scratch now, not in the first release.
-        Linux.sleepUntilNanos(Linux.monotonicNanos());
-        HeapMeter.currentThreadAllocatedBytes();
-        service.applyPolicy(decl.priority());
+        tid = Linux.gettid();
+        try {
+            // Pinned to the component's CPU here, before the first release (ComponentRuntime#applyPolicy).
+            service.applyPolicy(service.app().startupPriority());
+            // Link the FFM downcalls and create this thread's native scratch now, not in the first release.
+            Linux.sleepUntilNanos(Linux.monotonicNanos());
+            HeapMeter.currentThreadAllocatedBytes();
+            service.applyPolicy(decl.priority());
+        } catch (IllegalStateException e) {
+            startFailure = e;
+            running = false;
+            return;
+        }
         ready = true;
         long epoch;
         while ((epoch = service.app().epochNanos()) == 0) {

@@ -1,6 +1,7 @@
 package org.rtdroid.runtime.event;
 
 import java.util.concurrent.atomic.AtomicInteger;
+import org.rtdroid.runtime.os.CpuSet;
 
 /**
  * The code an {@link AsyncEvent} releases (RTSJ's AsyncEventHandler, seed 003; dissertation
@@ -19,6 +20,7 @@ public abstract class AsyncEventHandler {
     boolean running;
     long queueSeq;
     private volatile long runs;
+    private volatile CpuSet cpu;
 
     /** @param priority the SCHED_FIFO priority {@link #handleAsyncEvent} runs at (1..99) */
     protected AsyncEventHandler(String name, int priority) {
@@ -35,6 +37,15 @@ public abstract class AsyncEventHandler {
     public final String name() { return name; }
 
     public final int priority() { return priority; }
+
+    /**
+     * Set-up, before the handler is attached: the CPU its releases run on (a partitioned cell pins
+     * a receiver's handler to the receiver's CPU); null (the default) keeps the dispatcher's.
+     */
+    public final void pinTo(CpuSet cpus) { this.cpu = cpus; }
+
+    /** The CPU {@link #pinTo} gave, or null. */
+    public final CpuSet cpu() { return cpu; }
 
     /** Firings not yet handled. */
     public final int pendingFireCount() { return fireCount.get(); }

@@ -33,6 +33,7 @@ public final class BoundDispatcher extends HandlerDispatcher {
 
     private void handlerLoop(AsyncEventHandler h) {
         applyPolicy(h.priority());
+        pinTo(h);
         while (running) {
             int n = h.fireCount.get();
             if (n == 0) {

@@ -86,6 +86,22 @@ public abstract class HandlerDispatcher {
         }
     }
 
+    /**
+     * Pins the calling thread to {@code h}'s CPU ({@link AsyncEventHandler#pinTo}), if it has one; a
+     * refusal is counted as a failure of the handler (its releases then run where the thread is).
+     */
+    final void pinTo(AsyncEventHandler h) {
+        org.rtdroid.runtime.os.CpuSet cpu = h.cpu();
+        if (cpu != null) {
+            int err = org.rtdroid.runtime.os.Linux.setAffinity(cpu);
+            if (err != 0) {
+                failures++;
+                lastFailure = new IllegalStateException("handler '" + h.name() + "' cannot be pinned to CPU " + cpu
+                        + ": sched_setaffinity: " + org.rtdroid.runtime.os.Errno.describe(err));
+            }
+        }
+    }
+
     /** The policy of a thread at {@code priority}, applied to the calling thread; @return whether it runs SCHED_FIFO */
     final boolean applyPolicy(int priority) {
         RealtimePolicy p = policyFor == null ? null : policyFor.apply(priority);

@@ -10,7 +10,9 @@ import org.rtdroid.runtime.os.RealtimePolicy;
  * A fixed pool of threads for many handlers (the dissertation's thread-pool AEH after Kim et al.):
  * released handlers wait in one queue ordered by handler priority (oldest release first among
  * equals, never plain FIFO); an idle pool thread takes the highest, switches itself to that
- * handler's priority ({@code sched_setscheduler}), runs one release and comes back for the next.
+ * handler's priority ({@code sched_setscheduler}) and, for a handler pinned to a CPU
+ * ({@link AsyncEventHandler#pinTo}), to that CPU ({@code sched_setaffinity}, only when it changes),
+ * runs one release and comes back for the next.
  * Idle pool threads wait at the highest priority of the attached handlers so that a release is
  * picked up at once.
  *
@@ -106,6 +108,7 @@ public final class PooledDispatcher extends HandlerDispatcher {
     private void workerLoop(int me) {
         boolean fifo = applyPolicy(topPriority);
         int current = fifo ? topPriority : 0;
+        org.rtdroid.runtime.os.CpuSet pinned = null;
         Thread self = Thread.currentThread();
         while (running) {
             AsyncEventHandler h;
@@ -129,6 +132,10 @@ public final class PooledDispatcher extends HandlerDispatcher {
                 continue;
             }
             current = switchTo(fifo, current, h.priority());
+            if (h.cpu() != null && h.cpu() != pinned) {  // to the handler's CPU, as it switches priority
+                pinTo(h);
+                pinned = h.cpu();
+            }
             runOne(h);
             lock.lock();
             try {

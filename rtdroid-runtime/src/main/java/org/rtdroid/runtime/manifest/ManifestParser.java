@@ -409,8 +409,11 @@ public final class ManifestParser {
 
         private AlarmsDecl alarms(Element e) throws ManifestException {
             for (String attr : e.attrs.keySet()) {
-                if (!attr.equals("capacity") && !attr.equals("strategy") && !attr.equals("pool-size")) {
-                    throw err(e, "unexpected attribute '" + attr + "' (expected capacity, strategy, pool-size)");
+                // min-interarrival and fire-cost are for static validation (TimingDeclarations)
+                if (!attr.equals("capacity") && !attr.equals("strategy") && !attr.equals("pool-size")
+                        && !attr.equals("min-interarrival") && !attr.equals("fire-cost")) {
+                    throw err(e, "unexpected attribute '" + attr
+                            + "' (expected capacity, strategy, pool-size, min-interarrival, fire-cost)");
                 }
             }
             if (!e.children.isEmpty()) {

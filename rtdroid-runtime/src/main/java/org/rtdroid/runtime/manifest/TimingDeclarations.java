@@ -17,13 +17,20 @@ import java.util.Map;
  *   <li>per channel: {@code min-interarrival} (sporadic inbound load of a cross-context channel) and
  *       {@code critical-section} (the longest time a user holds the channel's lock);</li>
  *   <li>{@code <uses resource critical-section>}: a shared object a component or task locks;</li>
- *   <li>the line of every {@code <memSizes>}/{@code <mem-size>}.</li>
+ *   <li>the line of every {@code <memSizes>}/{@code <mem-size>};</li>
+ *   <li>on {@code <alarms>}: {@code min-interarrival}, the shortest interval at which any one alarm
+ *       of the application fires again (its shortest repeating interval, or the shortest time
+ *       between two sets of one pending intent), and {@code fire-cost}, the alarm thread's time for
+ *       one fire ({@code alarms}, null without {@code <alarms>}).</li>
  * </ul>
  * Durations are nanoseconds, {@code -1} when not declared.
  */
 public record TimingDeclarations(Map<String, Timing> components, Map<String, Timing> tasks,
                                  Map<String, ChannelTiming> channels, List<SharedUse> sharedUses,
-                                 Map<String, Integer> memSizesLines) {
+                                 Map<String, Integer> memSizesLines, AlarmsTiming alarms) {
+
+    /** The {@code <alarms>} element's timing: -1 where not declared. */
+    public record AlarmsTiming(long minInterArrivalNanos, long fireCostNanos, int line) {}
 
     /** Timing of a component (key: class name) or periodic task (key: task name). */
     public record Timing(long costNanos, long minInterArrivalNanos, long jitterNanos, int cpu, Server server, int line) {}
@@ -36,18 +43,34 @@ public record TimingDeclarations(Map<String, Timing> components, Map<String, Tim
     /** {@code owner} (component class or task name) holds {@code resource}'s lock for up to the given time. */
     public record SharedUse(String owner, String resource, long criticalSectionNanos, int line) {}
 
+    /** No declarations (a manifest known only parsed: its tasks' wcet is all the analysis gets). */
+    public static TimingDeclarations none() {
+        return new TimingDeclarations(Map.of(), Map.of(), Map.of(), List.of(), Map.of(), null);
+    }
+
     /** Reads the declarations of a manifest's bytes (the same bytes {@link ManifestParser} accepted). */
     public static TimingDeclarations read(String src, byte[] bytes) throws ManifestException {
         ManifestParser.Element root = ManifestParser.readTree(src, bytes);
         TimingDeclarations d = new TimingDeclarations(new LinkedHashMap<>(), new LinkedHashMap<>(),
-                new LinkedHashMap<>(), new ArrayList<>(), new LinkedHashMap<>());
+                new LinkedHashMap<>(), new ArrayList<>(), new LinkedHashMap<>(), null);
+        Walker w = new Walker(src, d);
         if (root != null) {
-            new Walker(src, d).walk(root);
+            w.walk(root);
         }
-        return d;
+        return w.alarms == null ? d : new TimingDeclarations(d.components, d.tasks, d.channels, d.sharedUses,
+                d.memSizesLines, w.alarms);
     }
 
-    private record Walker(String src, TimingDeclarations d) {
+    private static final class Walker {
+        final String src;
+        final TimingDeclarations d;
+        AlarmsTiming alarms;
+
+        Walker(String src, TimingDeclarations d) {
+            this.src = src;
+            this.d = d;
+        }
+
         void walk(ManifestParser.Element e) throws ManifestException {
             for (ManifestParser.Element c : e.children) {
                 switch (c.name) {
@@ -56,6 +79,8 @@ public record TimingDeclarations(Map<String, Timing> components, Map<String, Tim
                     case "channel" -> d.channels.put(c.attrs.getOrDefault("name", ""), new ChannelTiming(
                             duration(c, c.attrs.get("min-interarrival")),
                             duration(c, c.attrs.get("critical-section")), c.line));
+                    case "alarms" -> alarms = new AlarmsTiming(duration(c, c.attrs.get("min-interarrival")),
+                            duration(c, c.attrs.get("fire-cost")), c.line);
                     default -> { }
                 }
             }

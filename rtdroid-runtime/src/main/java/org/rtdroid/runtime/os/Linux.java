@@ -292,9 +292,19 @@ public final class Linux {
 
     /** @return the CPUs the calling thread may run on */
     public static CpuSet currentAffinity() {
+        return affinityOf(0);
+    }
+
+    /**
+     * sched_getaffinity(tid): the CPUs the kernel lets thread {@code tid} of any process run on (0:
+     * the calling thread), read back from the kernel.
+     *
+     * @throws NativeCallException ESRCH when no such thread exists
+     */
+    public static CpuSet affinityOf(int tid) {
         Scratch s = SCRATCH.get();
         try {
-            int rc = (int) SCHED_GETAFFINITY.invokeExact(s.capture, 0, (long) CPUSET_BYTES, s.cpuset);
+            int rc = (int) SCHED_GETAFFINITY.invokeExact(s.capture, tid, (long) CPUSET_BYTES, s.cpuset);
             if (rc != 0) {
                 throw new NativeCallException("sched_getaffinity", errno(s));
             }

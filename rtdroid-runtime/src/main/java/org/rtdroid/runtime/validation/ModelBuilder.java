@@ -20,6 +20,8 @@ import org.rtdroid.runtime.manifest.TimingDeclarations.Timing;
 /**
  * Builds the analysis model of one application from its manifest (either vocabulary):
  * <ul>
+ *   <li>the runtime's own threads the application brings (its alarm thread) as
+ *       {@link RuntimeServices} models them;</li>
  *   <li>every periodic task is a periodic task of the model (cost = {@code wcet}/{@code <cost>});</li>
  *   <li>a receiver is a sporadic task: cost and minimum inter-arrival time as declared, deadline =
  *       minimum inter-arrival time; with a {@code <server>} it is that server instead;</li>
@@ -70,11 +72,12 @@ public final class ModelBuilder {
                         continue;
                     }
                     add(names, new Task(m.name(), t.name(), Task.Kind.PERIODIC, t.priority(), t.periodNanos(),
-                            t.wcetNanos(), t.deadlineNanos(), jitter(tt), cpu(tt, ct), at(t.line())));
+                            t.wcetNanos(), t.deadlineNanos(), jitter(tt), cpu(tt, ct), at(t.line()), c.simpleName()));
                 }
                 ownWork(c, ct, names);
                 tasksOf.put(c, names);
             }
+            RuntimeServices.addTo(m, timing, tasks, problems);
             return new SystemModel(List.copyOf(tasks), criticalSections(), channels(), memory(), List.copyOf(problems));
         }
 

@@ -16,6 +16,10 @@ public final class ReportText {
                 .append(cell.budgetBytes()).append(" B\n\n");
         out.append("Tasks (fixed-priority preemptive, exact response-time analysis with jitter and blocking;\n"
                 + "equal priorities are FIFO within their level, so each counts the others as interference)\n");
+        if (cell.cpus() > 1) {
+            out.append("Partitioned: each component on one CPU (its cpu pin, else first-fit decreasing); the RT cell\n"
+                    + "pins the component's threads to that CPU, placed by the same function (Partition.assign)\n");
+        }
         for (ValidationReport.Cpu cpu : r.cpus()) {
             int n = cpu.results().size();
             out.append(String.format(Locale.ROOT, "CPU %d: utilization %.1f %%, Liu-Layland bound %.1f %% (n=%d), hyperbolic product %.3f",

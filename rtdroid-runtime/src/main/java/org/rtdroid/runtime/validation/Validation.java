@@ -10,16 +10,24 @@ import java.util.function.Function;
 /**
  * The static validation of applications for one RT cell (dissertation chapter 5): memory against
  * the cell's budget, channel overflow, and fixed-priority preemptive schedulability per CPU. A cell
- * with several CPUs is validated partitioned: a task the manifest pins stays on its CPU, the others
- * are placed first-fit decreasing by utilization, each on the first CPU where every task still
- * meets its deadline. Critical sections only block tasks on the same CPU (no remote blocking term).
+ * with several CPUs is validated partitioned as {@link Partition#assign} places its components (the
+ * function the runtime pins threads by). Critical sections only block tasks on the same CPU (no
+ * remote blocking term).
  */
 public final class Validation {
     private Validation() {}
 
     public static ValidationReport run(SystemModel model, Cell cell) {
+        return run(model, cell, Map.of());
+    }
+
+    /**
+     * @param fixed CPU index of components already running on the cell ({@link Task#componentKey}):
+     *     the analysis keeps them there, as the runtime does
+     */
+    public static ValidationReport run(SystemModel model, Cell cell, Map<String, Integer> fixed) {
         List<String> reasons = new ArrayList<>(model.problems());
-        Map<Integer, List<Task>> placed = place(model, cell, reasons);
+        Map<Integer, List<Task>> placed = place(model, cell, fixed, reasons);
         Function<String, String> labels = labels(model);
         List<ValidationReport.Cpu> cpus = new ArrayList<>();
         Map<String, ResponseTimeAnalysis.Result> byTask = new HashMap<>();
@@ -67,45 +75,14 @@ public final class Validation {
         };
     }
 
-    /** Tasks per CPU: pinned ones where the manifest says, the others first-fit decreasing. */
-    private static Map<Integer, List<Task>> place(SystemModel model, Cell cell, List<String> reasons) {
+    /** Tasks per CPU, as {@link Partition#assign} places their components. */
+    private static Map<Integer, List<Task>> place(SystemModel model, Cell cell, Map<String, Integer> fixed,
+                                                  List<String> reasons) {
+        Partition.Assignment a = Partition.assign(model, cell.cpus(), fixed);
+        reasons.addAll(a.problems());
         Map<Integer, List<Task>> placed = new HashMap<>();
         for (int cpu = 0; cpu < cell.cpus(); cpu++) {
-            placed.put(cpu, new ArrayList<>());
-        }
-        List<Task> free = new ArrayList<>();
-        for (Task t : model.tasks()) {
-            if (t.cpu() >= cell.cpus()) {
-                reasons.add("INCOMPLETE: " + t.name() + " (" + t.source() + "): cpu " + t.cpu() + " is not one of the cell's "
-                        + cell.cpus() + " CPU(s) 0.." + (cell.cpus() - 1));
-            } else if (t.cpu() >= 0) {
-                placed.get(t.cpu()).add(t);
-            } else if (cell.cpus() == 1) {
-                placed.get(0).add(t.onCpu(0));
-            } else {
-                free.add(t);
-            }
-        }
-        free.sort(Comparator.comparingDouble(Task::utilization).reversed());
-        for (Task t : free) {
-            int chosen = -1;
-            for (int cpu = 0; cpu < cell.cpus() && chosen < 0; cpu++) {
-                List<Task> trial = new ArrayList<>(placed.get(cpu));
-                trial.add(t.onCpu(cpu));
-                Map<String, Long> blocking = Blocking.compute(trial, model.criticalSections());
-                if (ResponseTimeAnalysis.analyse(trial, blocking).stream().allMatch(ResponseTimeAnalysis.Result::schedulable)) {
-                    chosen = cpu;
-                }
-            }
-            if (chosen < 0) {  // fits nowhere: the least loaded CPU, where the analysis reports it
-                chosen = 0;
-                for (int cpu = 1; cpu < cell.cpus(); cpu++) {
-                    if (ResponseTimeAnalysis.utilization(placed.get(cpu)) < ResponseTimeAnalysis.utilization(placed.get(chosen))) {
-                        chosen = cpu;
-                    }
-                }
-            }
-            placed.get(chosen).add(t.onCpu(chosen));
+            placed.put(cpu, Partition.tasksOn(model, a.cpuOf(), cpu));
         }
         return placed;
     }

@@ -51,7 +51,7 @@ final class ProtoConvert {
                             .setStateBytes(bytes(s.state())).setReleases(s.releases())
                             .setDeadlineMisses(s.deadlineMisses()).setWorstLatenessNanos(s.worstLatenessNanos())
                             .setIndex(s.index()).setCount(s.count()).setWorstResponseNanos(s.worstResponseNanos())
-                            .setAnalysedWcrtNanos(s.analysedWcrtNanos()));
+                            .setAnalysedWcrtNanos(s.analysedWcrtNanos()).setCpuPlusOne(s.cpuPlusOne()));
                 }
                 b.setControl(cb);
                 break;
@@ -187,7 +187,7 @@ final class ProtoConvert {
                     randomString(r, s.state());
                     s.releases(randomLong(r)).deadlineMisses(randomLong(r)).worstLatenessNanos(randomLong(r))
                             .index(randomInt(r)).count(randomInt(r)).worstResponseNanos(randomLong(r))
-                            .analysedWcrtNanos(randomLong(r));
+                            .analysedWcrtNanos(randomLong(r)).cpuPlusOne(randomInt(r));
                 }
                 break;
             }

@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.rtdroid.runtime.boot.CellConfig;
 import org.rtdroid.runtime.manifest.Manifest;
 import org.rtdroid.runtime.manifest.ManifestException;
@@ -30,17 +31,24 @@ import org.rtdroid.runtime.validation.ValidationReport;
  * <p>It keeps the worst-case response time of every analysed task of the applications that run, from
  * the analysis of exactly those applications (redone when one is admitted or removed), so that
  * {@code rtdroid rt services} shows the model beside the measured worst response.
+ *
+ * <p>On a cell of several CPUs the running components stay on the CPUs the runtime pinned them to
+ * ({@code RuntimeHost#partition}): the analysis places only the new application's components, with
+ * the function the runtime then places them by, so the partition analysed is the one that runs.
  */
 final class Admission {
     /** The refusal text must fit the DeployResult's text (255 bytes); the first reason leads. */
     private static final int MAX_REASON_CHARS = 200;
 
     private final Cell cell;
+    private final Supplier<Map<String, Integer>> running;
     private final Map<String, SystemModel> admitted = new LinkedHashMap<>();
     private volatile Map<String, Long> wcrtNanos = Map.of();
 
-    Admission(CellConfig config) {
+    /** @param running the CPU index of every running component ({@code RuntimeHost#partition}) */
+    Admission(CellConfig config, Supplier<Map<String, Integer>> running) {
         this.cell = new Cell("rt cell", config.cpuCount(), config.budgetBytes(), ValidateMain.DEFAULT_RUNTIME_RESERVED_BYTES);
+        this.running = running;
     }
 
     /**
@@ -60,7 +68,7 @@ final class Admission {
         all.add(model);
         ValidationReport report;
         try {
-            report = Validation.run(SystemModel.union(all), cell);
+            report = Validation.run(SystemModel.union(all), cell, running.get());
         } catch (RuntimeException e) {  // an analysis that cannot be completed admits nothing
             throw new DeployRefusal(ResultCode.BAD_MANIFEST, manifest.sourceName() + ": the analysis failed: " + e, e);
         }
@@ -98,7 +106,7 @@ final class Admission {
 
     private void analyseAdmitted() {
         Map<String, Long> out = new HashMap<>();
-        ValidationReport report = Validation.run(SystemModel.union(new ArrayList<>(admitted.values())), cell);
+        ValidationReport report = Validation.run(SystemModel.union(new ArrayList<>(admitted.values())), cell, running.get());
         for (ValidationReport.Cpu cpu : report.cpus()) {
             for (ResponseTimeAnalysis.Result r : cpu.results()) {
                 out.put(r.task().key(), r.wcrtNanos());

@@ -67,7 +67,7 @@ public final class CellDeployments implements Deployments {
         this.deployKey = deployKey;
         this.workDir = Files.createDirectories(workDir);
         this.versions = versions;
-        this.admission = new Admission(host.config());
+        this.admission = new Admission(host.config(), host::partition);
     }
 
     /** Memory the deployed applications pre-allocate: scopes plus channel slots. */
@@ -152,7 +152,7 @@ public final class CellDeployments implements Deployments {
             throw new DeployRefusal(ResultCode.LOAD_FAILED, "cannot stage app.jar under " + workDir + ": " + e.getMessage(), e);
         }
         try {
-            host.deploy(manifest, loader);
+            host.deploy(manifest, model, loader);
         } catch (ManifestException e) {
             discard(loader, dir);
             throw new DeployRefusal(ResultCode.BAD_MANIFEST, e.getMessage(), e);
@@ -211,7 +211,7 @@ public final class CellDeployments implements Deployments {
         List<ServiceRow> rows = new ArrayList<>();
         for (ServiceStatus s : host.services()) {
             rows.add(new ServiceRow(s.name(), s.state(), s.releases(), s.deadlineMisses(), s.worstLatenessNanos(),
-                    s.worstResponseNanos(), admission.wcrtNanos(taskKey(s.name())), s.cause()));
+                    s.worstResponseNanos(), admission.wcrtNanos(taskKey(s.name())), s.cause(), s.cpu()));
         }
         return rows;
     }

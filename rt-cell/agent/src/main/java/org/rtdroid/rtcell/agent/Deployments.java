@@ -8,10 +8,17 @@ public interface Deployments {
     /**
      * One row of LIST_SERVICES; {@code worstResponseNanos} is measured, {@code analysedWcrtNanos} the
      * admission analysis's worst-case response time (0: not analysed); {@code cause} is null unless
-     * the component failed.
+     * the component failed; {@code cpu} is the CPU the cell's partition pins the component's threads
+     * to (-1: not pinned).
      */
     record ServiceRow(String name, String state, long releases, long deadlineMisses, long worstLatenessNanos,
-                      long worstResponseNanos, long analysedWcrtNanos, FailureCause cause) {}
+                      long worstResponseNanos, long analysedWcrtNanos, FailureCause cause, int cpu) {
+
+        ServiceRow(String name, String state, long releases, long deadlineMisses, long worstLatenessNanos,
+                   long worstResponseNanos, long analysedWcrtNanos, FailureCause cause) {
+            this(name, state, releases, deadlineMisses, worstLatenessNanos, worstResponseNanos, analysedWcrtNanos, cause, -1);
+        }
+    }
 
     /**
      * A started application: its name, the versionCode it was deployed at and the one deployed last

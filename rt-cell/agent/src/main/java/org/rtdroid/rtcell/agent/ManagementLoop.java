@@ -211,7 +211,7 @@ public final class ManagementLoop {
             setBounded(s.state(), row.state());
             s.releases(row.releases()).deadlineMisses(row.deadlineMisses())
                     .worstLatenessNanos(row.worstLatenessNanos()).worstResponseNanos(row.worstResponseNanos())
-                    .analysedWcrtNanos(row.analysedWcrtNanos()).index(i).count(count);
+                    .analysedWcrtNanos(row.analysedWcrtNanos()).cpuPlusOne(row.cpu() + 1).index(i).count(count);
             if (cause != null) {
                 // send() adds seq and send_time (up to 11 bytes each); the text adds its tag, a 2-byte
                 // length and may lengthen the control's own length by a byte

@@ -28,6 +28,9 @@ public final class ResultCode {
         if (reason.startsWith("CHANNEL_OVERFLOW:")) {
             return CHANNEL_OVERFLOW;
         }
+        if (reason.startsWith("PARTITION:")) {  // the manifest pins a component where the cell cannot run it
+            return BAD_MANIFEST;
+        }
         return OVER_BUDGET;
     }
 

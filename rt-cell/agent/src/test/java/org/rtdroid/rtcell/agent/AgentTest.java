@@ -229,6 +229,28 @@ class AgentTest {
     }
 
     @Test
+    void anUnschedulableAlarmLoadIsRefusedNamingTheAlarmThread() throws Exception {
+        byte[] ticker = TestApps.tickerJar(work.resolve("ticker"));
+        assertResult(ResultCode.OK, "", deploy("base", signed(TestApps.tickerManifest("base", 40, "5ms", "10ms"), ticker, board)));
+        // 64 alarms of 200 us each may fire within 10 ms: 12.8 ms of the alarm thread's time.
+        byte[] alarms = """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <manifest versionCode="1">
+                  <application name="alarmhog">
+                    <receiver name="rtapp.other.Other" priority="30" cost="100us" min-interarrival="10ms">
+                      <memSizes total="8K" persistent="4K" release="4K"/>
+                    </receiver>
+                    <alarms capacity="64" strategy="bound" min-interarrival="10ms" fire-cost="200us"/>
+                  </application>
+                </manifest>
+                """.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        assertResult(ResultCode.UNSCHEDULABLE, "UNSCHEDULABLE: alarm-thread WCRT 12800 us > deadline 10 ms",
+                deploy("alarmhog", signed(alarms, brokenJar, board)));
+        assertEquals(List.of("base/Ticker", "base/Ticker/tick"),
+                client.listServices(T).stream().map(x -> x.service().nameString()).toList(), "nothing of alarmhog");
+    }
+
+    @Test
     void aSchedulableSecondAppIsAdmitted() throws Exception {
         byte[] ticker = TestApps.tickerJar(work.resolve("ticker"));
         assertResult(ResultCode.OK, "", deploy("base", signed(TestApps.tickerManifest("base", 40, "5ms", "10ms"), ticker, board)));
