@@ -98,10 +98,11 @@ def test_python_frames_echoed(shm_region, impl):
             echo.wait()
 
 
-@pytest.mark.parametrize("impl", ["c", "java"])
-def test_ping_echoed_by_python(shm_region, tmp_path, impl):
+def echo_the_ping(shm_region, tmp_path, impl, count, scribble_at=None):
+    """This process echoes the C or Java ping as the RT peer, healing in its loop (before each poll,
+    as its duty); after echo number ``scribble_at`` its own fields are scribbled. Returns the
+    region (closed), its ring 1 producer and consumer, and the number echoed."""
     R.format(shm_region, 3, 64, 512)
-    count = 200
     with R.attach_cell(shm_region, R.RT_PEER) as rt:
         ping = subprocess.Popen(peer_command(impl) + ["ping", "--region", str(shm_region), "--peer", "1", "--cpu", CPU,
                                  "--frame-bytes", "64", "--count", str(count), "--warmup", "0",
@@ -111,22 +112,33 @@ def test_ping_echoed_by_python(shm_region, tmp_path, impl):
             rx, tx = rt.consumer(1), rt.producer(1)
             echoed, deadline = 0, time.monotonic() + 30
             while echoed < count and time.monotonic() < deadline:
+                rt.heal(1)
                 data = rx.poll()
                 if data is None:
                     if ping.poll() is not None:
                         break
                     continue
                 assert len(data) == 64 and int.from_bytes(data[:8], "little") == echoed + 1
-                while not tx.offer(data):
+                while not tx.offer(data):  # a moved write index: full until the ping resyncs
+                    rt.heal(1)
                     time.sleep(0.0001)
                 echoed += 1
+                if echoed == scribble_at:
+                    scribble_own_fields(rt, R.RT_PEER, 1)
             out, err = ping.communicate(timeout=20)
         finally:
             if ping.poll() is None:
                 ping.kill()
                 ping.wait()
     assert ping.returncode == 0, err
-    assert echoed == count
+    return rt, tx, rx, echoed
+
+
+@pytest.mark.parametrize("impl", ["c", "java"])
+def test_ping_echoed_by_python(shm_region, tmp_path, impl):
+    rt, tx, rx, echoed = echo_the_ping(shm_region, tmp_path, impl, 200)
+    assert echoed == 200
+    assert rt.repairs == 0
 
 
 def scribble_own_fields(region, peer, ring):
@@ -195,39 +207,10 @@ def test_c_puts_back_what_python_scribbled_on_its_section(shm_region):
 
 @pytest.mark.parametrize("impl", ["c", "java"])
 def test_python_puts_back_what_was_scribbled_on_its_section_while_pinged(shm_region, tmp_path, impl):
-    """Python's self-healing seen from C and Java: this process echoes their ping as the RT peer and
-    heals in its loop (before each poll, as its duty); half-way its 12 fields are scribbled, the
-    other peer reads them, and every ping is still answered."""
-    R.format(shm_region, 3, 64, 512)
+    """Python's self-healing seen from C and Java: half-way through the ping, this process's 12
+    fields are scribbled, the other peer reads them, and every ping is still answered."""
     count = 200
-    with R.attach_cell(shm_region, R.RT_PEER) as rt:
-        ping = subprocess.Popen(peer_command(impl) + ["ping", "--region", str(shm_region), "--peer", "1", "--cpu", CPU,
-                                 "--frame-bytes", "64", "--count", str(count), "--warmup", "0",
-                                 "--samples-out", str(tmp_path / "samples.bin")],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        try:
-            rx, tx = rt.consumer(1), rt.producer(1)
-            echoed, deadline = 0, time.monotonic() + 30
-            while echoed < count and time.monotonic() < deadline:
-                rt.heal(1)
-                data = rx.poll()
-                if data is None:
-                    if ping.poll() is not None:
-                        break
-                    continue
-                assert len(data) == 64 and int.from_bytes(data[:8], "little") == echoed + 1
-                while not tx.offer(data):  # the ping read the moved write index: full until it resyncs
-                    rt.heal(1)
-                    time.sleep(0.0001)
-                echoed += 1
-                if echoed == count // 2:
-                    scribble_own_fields(rt, R.RT_PEER, 1)
-            out, err = ping.communicate(timeout=20)
-        finally:
-            if ping.poll() is None:
-                ping.kill()
-                ping.wait()
-    assert ping.returncode == 0, err
+    rt, tx, rx, echoed = echo_the_ping(shm_region, tmp_path, impl, count, scribble_at=count // 2)
     assert echoed == count
     assert rt.repairs == 12
     assert tx.write_index == tx.frames_written == count and rx.counters()["frames_accepted"] == count
