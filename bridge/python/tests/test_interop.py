@@ -98,10 +98,11 @@ def test_python_frames_echoed(shm_region, impl):
             echo.wait()
 
 
-@pytest.mark.parametrize("impl", ["c", "java"])
-def test_ping_echoed_by_python(shm_region, tmp_path, impl):
+def echo_the_ping(shm_region, tmp_path, impl, count, scribble_at=None):
+    """This process echoes the C or Java ping as the RT peer, healing in its loop (before each poll,
+    as its duty); after echo number ``scribble_at`` its own fields are scribbled. Returns the
+    region (closed), its ring 1 producer and consumer, and the number echoed."""
     R.format(shm_region, 3, 64, 512)
-    count = 200
     with R.attach_cell(shm_region, R.RT_PEER) as rt:
         ping = subprocess.Popen(peer_command(impl) + ["ping", "--region", str(shm_region), "--peer", "1", "--cpu", CPU,
                                  "--frame-bytes", "64", "--count", str(count), "--warmup", "0",
@@ -111,19 +112,105 @@ def test_ping_echoed_by_python(shm_region, tmp_path, impl):
             rx, tx = rt.consumer(1), rt.producer(1)
             echoed, deadline = 0, time.monotonic() + 30
             while echoed < count and time.monotonic() < deadline:
+                rt.heal(1)
                 data = rx.poll()
                 if data is None:
                     if ping.poll() is not None:
                         break
                     continue
                 assert len(data) == 64 and int.from_bytes(data[:8], "little") == echoed + 1
-                while not tx.offer(data):
+                while not tx.offer(data):  # a moved write index: full until the ping resyncs
+                    rt.heal(1)
                     time.sleep(0.0001)
                 echoed += 1
+                if echoed == scribble_at:
+                    scribble_own_fields(rt, R.RT_PEER, 1)
             out, err = ping.communicate(timeout=20)
         finally:
             if ping.poll() is None:
                 ping.kill()
                 ping.wait()
     assert ping.returncode == 0, err
+    return rt, tx, rx, echoed
+
+
+@pytest.mark.parametrize("impl", ["c", "java"])
+def test_ping_echoed_by_python(shm_region, tmp_path, impl):
+    rt, tx, rx, echoed = echo_the_ping(shm_region, tmp_path, impl, 200)
+    assert echoed == 200
+    assert rt.repairs == 0
+
+
+def scribble_own_fields(region, peer, ring):
+    """Another cell writes hostile values over every field ``peer`` owns on data ring ``ring`` and
+    its state line, except the heartbeat its owner rewrites every beat (test_heal.py covers that):
+    12 fields, both indices among them, whose loss stops the link."""
+    lay, w = region.layout, region.words
+    state, header, line = lay.state_line(peer), lay.ring_header(peer, ring), lay.consumer_line(peer, ring)
+    w.set_u32(state + R.S_STATE, R.STATE_FAILED)
+    w.set_u32(state + R.S_EPOCH, 77)
+    w.set_u64(header + R.R_WRITE_INDEX, 1 << 40)
+    w.set_u64(header + R.R_WRITTEN, 999)
+    w.set_u64(header + R.R_DROPPED_FULL, 999)
+    w.set_u32(header + R.R_CLASS, 7)
+    for i in range(len(R.CONSUMER_FIELDS)):
+        w.set_u64(line + 8 * i, 1 << 40 if i == 0 else 999)
+
+
+@no_c
+def test_c_puts_back_what_python_scribbled_on_its_section(shm_region):
+    """The C peer's self-healing seen from Python (Java's InteropWithCTest twin): the C echo's
+    duty puts back its 12 fields, and the link flows again."""
+    R.format(shm_region, 3, 64, 512)
+    count, half = 200, 100
+    echo = subprocess.Popen(peer_command("c") + ["echo", "--region", str(shm_region), "--peer", "0", "--cpu", CPU,
+                                                 "--count", str(count)], stderr=subprocess.PIPE, text=True)
+    try:
+        with R.attach_cell(shm_region, R.ANDROID_PEER) as android:
+            wait_state(android, R.RT_PEER, R.STATE_READY)
+            tx, rx = android.producer(1), android.consumer(1)
+
+            def echoed(first, last):
+                for seq in range(first, last + 1):
+                    sent = seq.to_bytes(8, "little") + bytes(seq % 200)
+                    while not tx.offer(sent):  # a moved read index: full until the C peer heals
+                        time.sleep(0.0001)
+                    deadline = time.monotonic() + 5
+                    while (got := rx.poll()) is None:
+                        assert time.monotonic() < deadline, f"no echo of frame {seq}"
+                    assert got == sent
+
+            echoed(1, half)
+            # let the echo's last frames_written store land: idle, the C peer then writes nothing
+            # of its section but its heartbeat
+            written = android.layout.ring_header(R.RT_PEER, 1) + R.R_WRITTEN
+            while android.words.u64(written) != half:
+                time.sleep(0.001)
+            scribble_own_fields(android, R.RT_PEER, 1)
+            echoed(half + 1, count)
+            android.set_state(R.STATE_STOPPING)
+            assert echo.wait(20) == 0
+            err = echo.stderr.read()
+            assert f"echoed {count} frames, repaired 12 fields" in err, err
+            assert android.peer_state(R.RT_PEER) == R.STATE_STOPPING  # set by the echo as it ends
+            assert android.peer_epoch(R.RT_PEER) == 1
+            back = R.dump(android.mapping.buf)["peers"][R.RT_PEER]["rings"][1]
+            assert back["producer"] == {"write_index": count, "frames_written": count,
+                                        "frames_dropped_full": 0, "ring_class": 1}
+            assert back["consumer"]["read_index"] == count and back["consumer"]["frames_accepted"] == count
+            assert back["consumer"]["frames_corrupt"] == back["consumer"]["resyncs"] == 0
+    finally:
+        if echo.poll() is None:
+            echo.kill()
+            echo.wait()
+
+
+@pytest.mark.parametrize("impl", ["c", "java"])
+def test_python_puts_back_what_was_scribbled_on_its_section_while_pinged(shm_region, tmp_path, impl):
+    """Python's self-healing seen from C and Java: half-way through the ping, this process's 12
+    fields are scribbled, the other peer reads them, and every ping is still answered."""
+    count = 200
+    rt, tx, rx, echoed = echo_the_ping(shm_region, tmp_path, impl, count, scribble_at=count // 2)
     assert echoed == count
+    assert rt.repairs == 12
+    assert tx.write_index == tx.frames_written == count and rx.counters()["frames_accepted"] == count

@@ -152,6 +152,19 @@ class _Words:
     def set_u32(self, off: int, value: int) -> None:
         self.i[off >> 2] = value & 0xFFFFFFFF
 
+    def republish_u64(self, off: int, own: int) -> int:
+        """Self-healing: store ``own`` where the shared copy differs; 1 if it was repaired."""
+        if self.q[off >> 3] == own:
+            return 0
+        self.q[off >> 3] = own
+        return 1
+
+    def republish_u32(self, off: int, own: int) -> int:
+        if self.i[off >> 2] == own:
+            return 0
+        self.i[off >> 2] = own
+        return 1
+
     def release(self) -> None:
         self.q.release()
         self.i.release()
@@ -324,7 +337,11 @@ POLL_FRAME, POLL_EMPTY, POLL_CORRUPT, POLL_RESYNC = "frame", "empty", "corrupt",
 
 
 class Producer:
-    """Writes ring ``ring`` of ``peer``'s own section (single producer)."""
+    """Writes ring ``ring`` of ``peer``'s own section (single producer).
+
+    The truth of the ring header is kept privately (region-spec.md, "A peer's own fields"): each
+    operation updates the private copy, then stores it; ``heal`` puts back what another cell changed.
+    """
 
     def __init__(self, region: "Region", ring: int):
         lay = region.layout
@@ -335,7 +352,10 @@ class Producer:
         self.ring = ring
         self._header = lay.ring_header(self.peer, ring)
         self._consumer_read = lay.consumer_line(1 - self.peer, ring) + C_READ_INDEX
-        self.write_index = self._w.u64(self._header + R_WRITE_INDEX)  # kept privately from here on
+        # kept privately from here on
+        self.write_index = self._w.u64(self._header + R_WRITE_INDEX)
+        self.frames_written = self._w.u64(self._header + R_WRITTEN)
+        self.frames_dropped_full = self._w.u64(self._header + R_DROPPED_FULL)
 
     def space(self) -> int:
         """Free slots, or 0 when the consumer's read index is not credible."""
@@ -352,7 +372,8 @@ class Producer:
             raise ValueError(f"frame of {n} bytes does not fit a slot: 1..{self.layout.max_frame_bytes} "
                              f"(slot_bytes - 16)")
         if self.space() == 0:
-            self._w.add_u64(self._header + R_DROPPED_FULL)
+            self.frames_dropped_full = (self.frames_dropped_full + 1) & U64_MAX
+            self._w.set_u64(self._header + R_DROPPED_FULL, self.frames_dropped_full)
             return False
         w = self.write_index
         slot = self.layout.slot(self.peer, self.ring, w)
@@ -363,12 +384,28 @@ class Producer:
         # The publishing store: one aligned 8-byte store after everything it announces (TSO).
         self.write_index = (w + 1) & U64_MAX
         self._w.set_u64(self._header + R_WRITE_INDEX, self.write_index)
-        self._w.add_u64(self._header + R_WRITTEN)
+        self.frames_written = (self.frames_written + 1) & U64_MAX
+        self._w.set_u64(self._header + R_WRITTEN, self.frames_written)
         return True
+
+    def heal(self) -> int:
+        """Put back every field of the ring header whose shared copy differs from this producer's
+        (write index, frames written, frames dropped full, ring class = the ring's number). A moved
+        write index would otherwise make the consumer resynchronise to it and this producer refuse
+        every offer as "not credible". Returns the fields repaired."""
+        w, h = self._w, self._header
+        return (w.republish_u64(h + R_WRITE_INDEX, self.write_index)
+                + w.republish_u64(h + R_WRITTEN, self.frames_written)
+                + w.republish_u64(h + R_DROPPED_FULL, self.frames_dropped_full)
+                + w.republish_u32(h + R_CLASS, self.ring))
 
 
 class Consumer:
-    """Reads ring ``ring`` of the OTHER peer's section, treating everything in it as hostile."""
+    """Reads ring ``ring`` of the OTHER peer's section, treating everything in it as hostile.
+
+    Its consumer line (read index and five counters) is kept privately, stored after each change
+    and put back by ``heal`` where another cell changed it.
+    """
 
     def __init__(self, region: "Region", ring: int, read_index: int | None = None):
         lay = region.layout
@@ -382,6 +419,8 @@ class Consumer:
         self._line = lay.consumer_line(self.peer, ring)
         self._producer_write = lay.ring_header(self.producer_peer, ring) + R_WRITE_INDEX
         self.read_index = self._w.u64(self._line + C_READ_INDEX) if read_index is None else read_index
+        # private copies of the line's counters, in CONSUMER_FIELDS order after read_index
+        self._counts = [self._w.u64(self._line + 8 * i) for i in range(1, len(CONSUMER_FIELDS))]
         self.last_result = POLL_EMPTY
 
     def pending(self) -> int:
@@ -392,6 +431,11 @@ class Consumer:
         self.read_index = to & U64_MAX
         self._w.set_u64(self._line + C_READ_INDEX, self.read_index)
 
+    def _count(self, offset: int) -> None:
+        i = offset // 8 - 1
+        self._counts[i] = (self._counts[i] + 1) & U64_MAX
+        self._w.set_u64(self._line + offset, self._counts[i])
+
     def poll_result(self) -> tuple[str, bytes | None]:
         """One step of the spec's reader: (POLL_FRAME, bytes) or (POLL_EMPTY|POLL_CORRUPT|POLL_RESYNC, None)."""
         w = self._w.u64(self._producer_write)
@@ -400,7 +444,7 @@ class Consumer:
             self.last_result = POLL_EMPTY
             return POLL_EMPTY, None
         if w < rd or w - rd > self.layout.slots:
-            self._w.add_u64(self._line + C_RESYNCS)
+            self._count(C_RESYNCS)
             self._advance(w)
             self.last_result = POLL_RESYNC
             return POLL_RESYNC, None
@@ -413,10 +457,10 @@ class Consumer:
                 frame = copy
         self._advance(rd + 1)
         if frame is None:
-            self._w.add_u64(self._line + C_CORRUPT)
+            self._count(C_CORRUPT)
             self.last_result = POLL_CORRUPT
             return POLL_CORRUPT, None
-        self._w.add_u64(self._line + C_ACCEPTED)
+        self._count(C_ACCEPTED)
         self.last_result = POLL_FRAME
         return POLL_FRAME, frame
 
@@ -426,16 +470,31 @@ class Consumer:
 
     def count_undeliverable(self) -> None:
         """A frame the ring accepted but the layer above dropped (undecodable, unknown kind, ...)."""
-        self._w.add_u64(self._line + C_UNDELIVERABLE)
+        self._count(C_UNDELIVERABLE)
 
     def counters(self) -> dict:
-        return {name: self._w.u64(self._line + 8 * i) for i, name in enumerate(CONSUMER_FIELDS)}
+        """This consumer's own values of its line (what ``heal`` puts back)."""
+        return dict(zip(CONSUMER_FIELDS, [self.read_index, *self._counts]))
+
+    def heal(self) -> int:
+        """Put back every field of the consumer line whose shared copy differs from this consumer's.
+        A moved read index would otherwise make the producer treat the ring as full. Returns the
+        fields repaired."""
+        n = self._w.republish_u64(self._line + C_READ_INDEX, self.read_index)
+        for i, own in enumerate(self._counts, start=1):
+            n += self._w.republish_u64(self._line + 8 * i, own)
+        return n
 
 
 # --- region ----------------------------------------------------------------------------------
 
 class Region:
-    """A validated region seen by one peer. Build with attach_cell, attach_management or open_region."""
+    """A validated region seen by one peer. Build with attach_cell, attach_management or open_region.
+
+    What the peer owns (region-spec.md, "A peer's own fields") is kept privately: its state line
+    (attach_cell only) and the producer and consumer of each ring it attached for. ``heal`` puts
+    back every shared copy another cell changed and counts it in ``repairs``.
+    """
 
     def __init__(self, mapping: Mapping, layout: RegionLayout, peer_id: int, owns_mapping: bool):
         if peer_id not in (RT_PEER, ANDROID_PEER):
@@ -446,6 +505,16 @@ class Region:
         self.words = _Words(mapping.buf)
         self._owns_mapping = owns_mapping
         self.peer_restarts = 0
+        self.repairs = 0
+        line = layout.state_line(peer_id)
+        # the state line's private truth; owned (healed) once attach_cell has run its protocol
+        self._owns_state_line = False
+        self._state = self.words.u32(line + S_STATE)
+        self._epoch = self.words.u32(line + S_EPOCH)
+        self._heartbeat = self.words.u64(line + S_HEARTBEAT)
+        self._producers: dict[int, Producer] = {}
+        self._consumers: dict[int, Consumer] = {}
+        self._owned_rings = range(0)
         self._peer_epoch_seen = self.peer_epoch(1 - peer_id)
         self._peer_heartbeat_seen = self.peer_heartbeat(1 - peer_id)
         self._peer_heartbeat_at = time.monotonic()
@@ -463,10 +532,46 @@ class Region:
     def set_state(self, state: int) -> None:
         if state not in STATE_NAMES:
             raise ValueError(f"state {state} is not one of {STATE_NAMES}")
+        self._state = state  # the private copy first, as in Java and C
         self.words.set_u32(self.layout.state_line(self.peer_id) + S_STATE, state)
 
     def heartbeat(self) -> None:
-        self.words.add_u64(self.layout.state_line(self.peer_id) + S_HEARTBEAT)
+        self._heartbeat = (self._heartbeat + 1) & U64_MAX
+        self.words.set_u64(self.layout.state_line(self.peer_id) + S_HEARTBEAT, self._heartbeat)
+
+    def _new_epoch(self) -> None:
+        self._epoch = (self._epoch + 1) & 0xFFFFFFFF
+        self.words.set_u32(self.layout.state_line(self.peer_id) + S_EPOCH, self._epoch)
+
+    def _own(self, rings: range, state_line: bool) -> None:
+        """Take ownership (for heal) of the producer and consumer of ``rings`` and of the state line."""
+        self._owned_rings = rings
+        self._owns_state_line = state_line
+        for ring in rings:
+            self.producer(ring)
+            self.consumer(ring)
+
+    def heal(self, first_ring: int) -> int:
+        """Self-healing (region-spec.md, "A peer's own fields"): put back, from the private copies,
+        every field this peer owns whose shared copy another cell changed: its state line (state,
+        epoch, heartbeat; attach_cell only) and, for each owned ring from ``first_ring`` on, the
+        producer's ring header and the consumer's line. Call it from the thread that runs those
+        rings, at least every heartbeat (heal first, then beat: a scribbled heartbeat is counted).
+        Returns the fields repaired, also added to ``repairs``; the caller logs a repair."""
+        n = 0
+        if self._owns_state_line:
+            line = self.layout.state_line(self.peer_id)
+            own = self._state
+            # a state that changed while this looked is the owner's own write in flight
+            if self.words.u32(line + S_STATE) != own and self._state == own:
+                n += self.words.republish_u32(line + S_STATE, own)
+            n += self.words.republish_u32(line + S_EPOCH, self._epoch)
+            n += self.words.republish_u64(line + S_HEARTBEAT, self._heartbeat)
+        for ring in self._owned_rings:
+            if ring >= first_ring:
+                n += self._producers[ring].heal() + self._consumers[ring].heal()
+        self.repairs += n
+        return n
 
     def observe_peer(self) -> bool:
         """True once per epoch change of the other peer (a restart); counted in peer_restarts."""
@@ -487,12 +592,19 @@ class Region:
         return now - self._peer_heartbeat_at < timeout_s
 
     def producer(self, ring: int) -> Producer:
+        """The producer of ``ring`` (this peer's own section); the same instance each call."""
         self._check_ring(ring)
-        return Producer(self, ring)
+        if ring not in self._producers:
+            self._producers[ring] = Producer(self, ring)
+        return self._producers[ring]
 
     def consumer(self, ring: int, read_index: int | None = None) -> Consumer:
+        """The consumer of the other peer's ``ring``; the same instance each call, unless
+        ``read_index`` is given: then a new one starting there replaces it."""
         self._check_ring(ring)
-        return Consumer(self, ring, read_index)
+        if ring not in self._consumers or read_index is not None:
+            self._consumers[ring] = Consumer(self, ring, read_index)
+        return self._consumers[ring]
 
     def _check_ring(self, ring: int) -> None:
         if not 0 <= ring < self.layout.rings:
@@ -549,12 +661,12 @@ def attach_cell(target, peer_id: int, owns_management_ring: bool = True) -> Regi
     left to the management agent.
     """
     region = open_region(target, peer_id)
-    lay, w = region.layout, region.words
-    state_line = lay.state_line(peer_id)
+    rings = range(0 if owns_management_ring else 1, region.layout.rings)
     region.set_state(STATE_INITIALISING)
-    w.set_u32(state_line + S_EPOCH, w.u32(state_line + S_EPOCH) + 1)
-    for ring in range(0 if owns_management_ring else 1, lay.rings):
+    region._new_epoch()
+    for ring in rings:
         _skip_stale(region, ring)
+    region._own(rings, state_line=True)
     region.set_state(STATE_READY)
     region.heartbeat()  # the first heartbeat: the cell is visibly alive from the moment it is READY
     return region
@@ -568,6 +680,7 @@ def attach_management(target, peer_id: int = ANDROID_PEER) -> Region:
     """
     region = open_region(target, peer_id)
     _skip_stale(region, MANAGEMENT_RING)
+    region._own(range(MANAGEMENT_RING, MANAGEMENT_RING + 1), state_line=False)
     return region
 
 

@@ -5,8 +5,9 @@
 - root/: the RT cell's root, assembled here: a jlink'ed Java 25 runtime, the glibc it links, the
   RT cell agent's jars and the board's deploy public key;
 - initrd.cpio: the initramfs, uncompressed (the kernel unpacks it with a memcpy, where gunzip under
-  TCG costs seconds): busybox-static, /dev/console, /init, and root/ as /rt. No kernel modules: the
-  ivshmem BAR needs no driver, and nothing is mounted over virtio.
+  TCG costs seconds): busybox-static, /dev/console, /init, root/ as /rt, and in /lib/modules the
+  kernel modules of the state disk (virtio-blk; qemu.STATE_DISK_MODULES). The ivshmem BAR needs
+  no driver.
 
 Each piece is rebuilt only when its inputs changed (a stamp file records them).
 """
@@ -26,7 +27,7 @@ from pathlib import Path
 
 from . import paths
 from .boardconfig import Board
-from .hypervisors.qemu import GUEST_ROOT, init_script
+from .hypervisors.qemu import GUEST_ROOT, STATE_DISK_MODULES, init_script
 
 
 class ImageError(Exception):
@@ -180,6 +181,17 @@ def _add_tree(c: "_Cpio", root: Path, prefix: str) -> None:
             c.file(name, p.read_bytes(), stat.S_IMODE(p.stat().st_mode))
 
 
+def state_disk_modules() -> list[Path]:
+    """The state disk's driver modules in the fetched kernel, in load order."""
+    base = kernel_dir() / "lib" / "modules" / kernel_version() / "kernel"
+    found = [base / f"{m}.ko" for m in STATE_DISK_MODULES]
+    missing = [str(p) for p in found if not p.is_file()]
+    if missing:
+        raise ImageError(f"kernel modules of the RT cell's state disk missing: {', '.join(missing)} "
+                         f"(run tools/fetch-kernel.sh)")
+    return found
+
+
 def ensure_initramfs(board: Board, busybox: Path = Path("/bin/busybox"), root: Path | None = None) -> Path:
     """build/rt-cell/initrd.cpio: busybox, /init and the RT cell's root (ensure_root_tree first)."""
     out = paths.rt_cell_build_dir() / "initrd.cpio"
@@ -190,7 +202,9 @@ def ensure_initramfs(board: Board, busybox: Path = Path("/bin/busybox"), root: P
         raise ImageError(f"{busybox} missing (apt-get install busybox-static)")
     if not (root / "jdk" / "bin" / "java").is_file():
         raise ImageError(f"the RT cell's root {root} has no jdk/bin/java (it is built by `board up`)")
-    key = {"init": hashlib.sha256(init).hexdigest(), "busybox": file_key(busybox), "root": _tree_key(root)}
+    modules = state_disk_modules()
+    key = {"init": hashlib.sha256(init).hexdigest(), "busybox": file_key(busybox), "root": _tree_key(root),
+           "modules": [file_key(m) for m in modules]}
     if out.is_file() and _stamp_ok(stamp, key):
         return out
     c = _Cpio()
@@ -202,6 +216,9 @@ def ensure_initramfs(board: Board, busybox: Path = Path("/bin/busybox"), root: P
     for applet in BUSYBOX_APPLETS:
         c.symlink(f"bin/{applet}", "busybox")
     c.file("init", init, 0o755)
+    c.dir("lib/modules")
+    for m in modules:
+        c.file(f"lib/modules/{m.name}", m.read_bytes())
     c.dir(GUEST_ROOT.lstrip("/"))
     _add_tree(c, root, GUEST_ROOT.lstrip("/"))
     raw = c.finish()

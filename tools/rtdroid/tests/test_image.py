@@ -25,6 +25,10 @@ def kernel_tree(tmp_path, monkeypatch):
     (root / "glibc").mkdir()
     (root / "glibc" / "libc.so.6").write_bytes(b"\x7fELF libc")
     (root / "glibc" / "libc.so").symlink_to("libc.so.6")
+    for m in qemu.STATE_DISK_MODULES:
+        ko = k / "lib" / "modules" / "6.1.0-test-rt-amd64" / "kernel" / f"{m}.ko"
+        ko.parent.mkdir(parents=True, exist_ok=True)
+        ko.write_bytes(b"\x7fELF " + m.encode())
     return k
 
 
@@ -78,7 +82,12 @@ def test_initramfs_is_reproducible_and_carries_the_root(kernel_tree, tmp_path):
     for entry in ["init", "bin/busybox", "bin/sh", "dev/console", "rt/jdk/bin/java", "rt/lib/agent.jar",
                   "rt/glibc/libc.so"]:
         assert entry in listing
-    assert not any(e.startswith("lib/modules/") for e in listing)
+    # the state disk's drivers, and nothing else of the kernel's modules
+    assert sorted(e for e in listing if e.startswith("lib/modules/")) == sorted(
+        f"lib/modules/{m.rsplit('/', 1)[1]}.ko" for m in qemu.STATE_DISK_MODULES)
+    blk = subprocess.run(["cpio", "-i", "--quiet", "--to-stdout", "lib/modules/virtio_blk.ko"], input=first,
+                         capture_output=True, check=True).stdout
+    assert blk == b"\x7fELF drivers/block/virtio_blk"
     init = subprocess.run(["cpio", "-i", "--quiet", "--to-stdout", "init"], input=first,
                           capture_output=True, check=True).stdout.decode()
     assert init == qemu.init_script(board)
@@ -92,6 +101,12 @@ def test_initramfs_is_rebuilt_when_the_root_changes(kernel_tree, tmp_path):
     first = image.ensure_initramfs(board).read_bytes()
     (tmp_path / "root" / "lib" / "agent.jar").write_bytes(b"PK agent, rebuilt")
     assert image.ensure_initramfs(board).read_bytes() != first
+
+
+def test_initramfs_without_the_state_disk_drivers_is_refused(kernel_tree):
+    (kernel_tree / "lib" / "modules" / "6.1.0-test-rt-amd64" / "kernel" / "drivers" / "block" / "virtio_blk.ko").unlink()
+    with pytest.raises(image.ImageError, match="kernel modules of the RT cell's state disk missing: .*virtio_blk.ko"):
+        image.ensure_initramfs(bc.load_board("qemu-x86_64"))
 
 
 def test_initramfs_without_a_java_runtime_is_refused(kernel_tree, tmp_path):

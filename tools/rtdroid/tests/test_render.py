@@ -7,6 +7,7 @@ import yaml
 
 from rtdroid import boardconfig as bc
 from rtdroid import paths, render
+from rtdroid.errors import BoardError
 from rtdroid.hypervisors import qemu
 
 
@@ -51,8 +52,11 @@ def test_qemu_rt_argv_carries_the_board():
 def test_init_script_runs_the_agent_from_the_initramfs_root():
     init = qemu.init_script(bc.load_board("qemu-x86_64"))
     assert "@" not in init.replace("$@", "")  # every placeholder was filled
-    assert "RT=/rt" in init and "insmod" not in init and "mount -t 9p" not in init
-    assert "--await-region" in init
+    assert "RT=/rt" in init and "mount -t 9p" not in init
+    # the only modules loaded are the state disk's drivers, and the agent keeps its record there
+    assert [line.split()[1] for line in init.splitlines() if "insmod" in line] == ['"/lib/modules/$m.ko"']
+    assert "for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk;" in init
+    assert "--await-region --state-device /dev/vda" in init
     assert "/sys/kernel/realtime" in init and "0x1110" in init
     assert "org.rtdroid.rtcell.agent.Main" in init and "--budget-bytes 67108864" in init
 
@@ -62,3 +66,15 @@ def test_resolve_argv_substitutes_and_splices(tmp_path):
     args.write_text("# comment\n-Xmx1g\n\n-Dx=1\n")
     out = render.resolve_argv(["${A}/bin", f"@file:{args}", "@file:/nonexistent", "z"], {"A": "/h"})
     assert out == ["/h/bin", "-Xmx1g", "-Dx=1", "z"]
+
+
+def test_the_state_disk_is_created_blank_once_and_then_left_to_the_cell(tmp_path):
+    disk = tmp_path / "run" / qemu.STATE_DISK
+    qemu.ensure_state_disk(disk)
+    assert disk.read_bytes() == bytes(qemu.STATE_DISK_BYTES)
+    disk.write_bytes(b"RTCELLVR" + bytes(qemu.STATE_DISK_BYTES - 8))  # what the cell wrote
+    qemu.ensure_state_disk(disk)
+    assert disk.read_bytes()[:8] == b"RTCELLVR"
+    disk.write_bytes(b"short")
+    with pytest.raises(BoardError, match="state disk .* is not a file of at least 131072 bytes"):
+        qemu.ensure_state_disk(disk)

@@ -33,6 +33,18 @@ _CPU_LIST_PARAMS = ("isolcpus", "nohz_full", "rcu_nocbs", "irqaffinity")
 # What a QEMU process leaves in the run directory: a later QEMU must not find them.
 VM_RUN_FILES = ("console.log", "console.sock", "qmp.sock")
 
+# The cell's state disk: a raw image in the run directory (kept by `board down`, like the host
+# board's rt-state/), attached as a virtio disk that the agent reads and writes as a block device
+# without a file system (--state-device; the layout is rt-cell/agent's BlockDeviceStore: two
+# 64 KiB copies of the version record). The board only creates it blank; the cell writes it.
+STATE_DISK = "rt-state.img"
+STATE_DISK_BYTES = 128 * 1024
+STATE_DEVICE = "/dev/vda"
+# Debian builds the virtio drivers as modules: /init loads these, in this order (dependencies
+# first), from the initramfs's /lib/modules/<name>.ko (image.py copies them from the kernel package).
+STATE_DISK_MODULES = ("drivers/virtio/virtio_ring", "drivers/virtio/virtio", "drivers/virtio/virtio_pci_legacy_dev",
+                      "drivers/virtio/virtio_pci_modern_dev", "drivers/virtio/virtio_pci", "drivers/block/virtio_blk")
+
 
 class Qemu(Hypervisor):
     name = "qemu"
@@ -105,6 +117,10 @@ class Qemu(Hypervisor):
                 # master=on: this side owns the region in a migration (the boot snapshot); in
                 # peer mode QEMU refuses to migrate at all.
                 "-device", "ivshmem-plain,memdev=shm,master=on",
+                # The cell's own storage (its version record), outside the boot snapshot: a
+                # migration carries the disk's device state, never its contents.
+                "-drive", f"file=${{RUN_DIR}}/{STATE_DISK},format=raw,if=none,id=state",
+                "-device", "virtio-blk-pci,drive=state",
                 # QMP: the board tooling stops, snapshots and restores the cell through it.
                 "-qmp", "unix:${RUN_DIR}/qmp.sock,server=on,wait=off"]
         return {"role": "rt", "argv": argv, "ready_line": "RTCELL READY", "log": "rt.log",
@@ -129,6 +145,9 @@ class Qemu(Hypervisor):
                                  "lib/ (RT cell agent jars)", "keys/deploy.pub"],
                 },
             },
+            "state_disk": {"path": f"${{RUN_DIR}}/{STATE_DISK} (raw, {STATE_DISK_BYTES} bytes, created blank, "
+                                   f"kept by board down)",
+                           "guest_device": STATE_DEVICE, "agent_option": f"--state-device {STATE_DEVICE}"},
             "boot": rt.get("boot", "cold"),
             "snapshot": "${RTDROID_HOME}/build/rt-cell/snapshot-<board>-<accel>.zst (QEMU migration stream)",
         }}
@@ -160,6 +179,7 @@ class Qemu(Hypervisor):
 
     def start(self, launch: Launch):
         board = launch.board
+        ensure_state_disk(launch.run / STATE_DISK)
         accel, cpu, why = choose_accel(board)
         launch.state["accel"] = accel
         launch.values.update(ACCEL=accel, QEMU_CPU=cpu)
@@ -211,7 +231,23 @@ def init_script(board: Board) -> str:
     """The RT cell's /init, rendered from hypervisor-cells/qemu/init.sh.in."""
     template = (paths.hypervisor_cells_dir() / "qemu" / "init.sh.in").read_text(encoding="utf-8")
     values = guest_agent_values(board)
+    values["AGENT_ARGS"] += f" --state-device {STATE_DEVICE}"
+    values["STATE_DEVICE"] = STATE_DEVICE
+    values["STATE_DISK_MODULES"] = " ".join(Path(m).name for m in STATE_DISK_MODULES)
     return re.sub(r"@([A-Z_]+)@", lambda m: values[m.group(1)], template)
+
+
+def ensure_state_disk(disk: Path) -> None:
+    """Creates the cell's state disk blank (zeros: no record yet) when there is none; an existing
+    one is the cell's and is left alone."""
+    if disk.exists():
+        if not disk.is_file() or disk.stat().st_size < STATE_DISK_BYTES:
+            raise BoardError(f"the RT cell's state disk {disk} is not a file of at least {STATE_DISK_BYTES} bytes; "
+                             f"move it away to start the cell with a blank one (that forgets every version)")
+        return
+    disk.parent.mkdir(parents=True, exist_ok=True)
+    with open(disk, "xb") as f:
+        f.truncate(STATE_DISK_BYTES)
 
 
 # ------------------------------------------------------------------ accel

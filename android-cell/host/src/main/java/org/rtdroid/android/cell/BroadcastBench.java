@@ -14,8 +14,10 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicLong;
@@ -31,6 +33,7 @@ import org.robolectric.RuntimeEnvironment;
 import org.robolectric.annotation.Config;
 import org.robolectric.annotation.LooperMode;
 import org.rtdroid.android.proxy.ProxyContract;
+import org.rtdroid.json.JsonWriter;
 
 /**
  * `make bench BENCH=broadcast` (Kalkov et al., seed 001): the latency of one high-priority
@@ -240,44 +243,64 @@ public class BroadcastBench {
     }
 
     private void write(Instant started, List<Row> rows) throws IOException {
-        StringBuilder sb = new StringBuilder("{\"bench\": \"broadcast\", \"started\": ").append(Json.quote(started.toString()));
-        sb.append(", \"host\": {\"cpus\": ").append(Runtime.getRuntime().availableProcessors())
-                .append(", \"kernel\": ").append(Json.quote(firstLine("/proc/sys/kernel/osrelease")))
-                .append(", \"java\": ").append(Json.quote(Runtime.version().toString()))
-                .append(", \"sched_fifo_permitted\": false}");
-        sb.append(", \"case_fields\": [\"low_intents\"], \"rows\": [");
-        for (int i = 0; i < rows.size(); i++) {
-            Row r = rows.get(i);
-            sb.append(i > 0 ? ",\n  " : "\n  ").append(String.format(Locale.ROOT,
-                    "{\"impl\": \"%s\", \"low_intents\": %d, \"count\": %d, \"p50_us\": %.2f, \"p99_us\": %.2f,"
-                            + " \"p999_us\": %.2f, \"max_us\": %.2f, \"dropped\": %d, \"queued_at_send_mean\": %.1f}",
-                    r.impl(), r.lowIntents(), r.high().getTotalCount(), r.p(50), r.p(99), r.p(99.9),
-                    r.high().getMaxValue() / 1000.0, r.dropped(), r.queuedAtSend()));
+        Map<String, Object> root = new LinkedHashMap<>();
+        root.put("bench", "broadcast");
+        root.put("started", started.toString());
+        Map<String, Object> host = new LinkedHashMap<>();
+        host.put("cpus", Runtime.getRuntime().availableProcessors());
+        host.put("kernel", firstLine("/proc/sys/kernel/osrelease"));
+        host.put("java", Runtime.version().toString());
+        host.put("sched_fifo_permitted", false);
+        root.put("host", host);
+        root.put("case_fields", List.of("low_intents"));
+        List<Object> rs = new ArrayList<>();
+        for (Row r : rows) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("impl", r.impl());
+            m.put("low_intents", r.lowIntents());
+            m.put("count", r.high().getTotalCount());
+            m.put("p50_us", rounded(r.p(50), 100));
+            m.put("p99_us", rounded(r.p(99), 100));
+            m.put("p999_us", rounded(r.p(99.9), 100));
+            m.put("max_us", rounded(r.high().getMaxValue() / 1000.0, 100));
+            m.put("dropped", r.dropped());
+            m.put("queued_at_send_mean", rounded(r.queuedAtSend(), 10));
+            rs.add(m);
         }
-        sb.append("],\n \"goals\": [");
+        root.put("rows", rs);
         Row p0 = find(rows, "priority", 0);
         Row p100 = find(rows, "priority", 100);
         Row f100 = find(rows, "fifo", 100);
         double bounded = p100.p(99) / p0.p(99);
         double fifoWorse = f100.p(99) / p100.p(99);
-        sb.append(goal("priority: the high intent's p99 at N=100 within 1.5x its p99 at N=0",
-                String.format(Locale.ROOT, "%.1f us vs %.1f us (%.2fx)", p100.p(99), p0.p(99), bounded), bounded <= 1.5));
-        sb.append(", ").append(goal("fifo: the high intent's p99 at N=100 at least 10x the priority queue's",
-                String.format(Locale.ROOT, "%.1f us vs %.1f us (%.1fx)", f100.p(99), p100.p(99), fifoWorse), fifoWorse >= 10));
-        sb.append("],\n \"notes\": [").append(Json.quote("rounds " + rounds + " per case after " + WARMUP_ROUNDS
+        root.put("goals", List.of(
+                goal("priority: the high intent's p99 at N=100 within 1.5x its p99 at N=0",
+                        String.format(Locale.ROOT, "%.1f us vs %.1f us (%.2fx)", p100.p(99), p0.p(99), bounded), bounded <= 1.5),
+                goal("fifo: the high intent's p99 at N=100 at least 10x the priority queue's",
+                        String.format(Locale.ROOT, "%.1f us vs %.1f us (%.1fx)", f100.p(99), p100.p(99), fifoWorse), fifoWorse >= 10)));
+        root.put("notes", List.of("rounds " + rounds + " per case after " + WARMUP_ROUNDS
                 + " warm-up rounds of each impl at N=100; the impls' rounds alternate; each low intent's receiver works "
                 + LOW_WORK_NANOS / 1000 + " us; queued_at_send_mean: broadcasts queued when the high one is sent; the high sender at priority " + HIGH_PRIORITY + ", N low senders at 0; JVM threads"
-                + " (no SCHED_FIFO): the Android cell is not a real-time partition")).append("]}\n");
+                + " (no SCHED_FIFO): the Android cell is not a real-time partition"));
         Files.createDirectories(out);
         Path file = out.resolve("broadcast.json");
-        Files.writeString(file, sb.toString());
+        Files.writeString(file, JsonWriter.write(root));
         System.out.println("BroadcastBench: wrote " + file + "; goals: bounded " + String.format(Locale.ROOT, "%.2fx", bounded)
                 + ", fifo " + String.format(Locale.ROOT, "%.1fx", fifoWorse));
     }
 
-    private static String goal(String text, String measured, boolean met) {
+    /** {@code v} to 1/{@code per} (the figures' printed precision). */
+    private static double rounded(double v, int per) {
+        return Math.round(v * per) / (double) per;
+    }
+
+    private static Map<String, Object> goal(String text, String measured, boolean met) {
         System.out.println("  goal " + (met ? "MET    " : "NOT MET") + ": " + text + " -- " + measured);
-        return "{\"text\": " + Json.quote(text) + ", \"measured\": " + Json.quote(measured) + ", \"met\": " + met + "}";
+        Map<String, Object> g = new LinkedHashMap<>();
+        g.put("text", text);
+        g.put("measured", measured);
+        g.put("met", met);
+        return g;
     }
 
     private static Row find(List<Row> rows, String impl, int n) {

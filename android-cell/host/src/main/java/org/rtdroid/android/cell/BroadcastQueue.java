@@ -18,6 +18,7 @@ import java.util.concurrent.locks.LockSupport;
 
 import org.robolectric.shadows.ShadowApplication;
 import org.rtdroid.android.proxy.ProxyContract;
+import org.rtdroid.json.JsonWriter;
 
 /**
  * The cell's broadcast queue: the one place where the order of broadcast delivery is decided
@@ -259,8 +260,11 @@ final class BroadcastQueue {
     String statsJson() {
         guard.acquire(0);
         try {
-            return "{\"overflowPolicy\":" + Json.quote(OVERFLOW_POLICY) + ",\"rtThreshold\":" + RT_THRESHOLD
-                    + ",\"lanes\":{\"rt\":" + rt.json() + ",\"normal\":" + normal.json() + "}}";
+            JsonWriter w = new JsonWriter().beginObject().field("overflowPolicy", OVERFLOW_POLICY)
+                    .field("rtThreshold", RT_THRESHOLD).name("lanes").beginObject();
+            rt.write(w.name("rt"));
+            normal.write(w.name("normal"));
+            return w.endObject().endObject().toString();
         } finally {
             guard.release();
         }
@@ -309,9 +313,9 @@ final class BroadcastQueue {
             return queue.isEmpty() ? -1 : queue.first().priority;
         }
 
-        String json() {
-            return "{\"capacity\":" + capacity + ",\"queued\":" + queue.size() + ",\"maxQueued\":" + maxQueued
-                    + ",\"enqueued\":" + enqueued + ",\"delivered\":" + delivered + ",\"dropped\":" + dropped + "}";
+        void write(JsonWriter w) {
+            w.beginObject().field("capacity", capacity).field("queued", queue.size()).field("maxQueued", maxQueued)
+                    .field("enqueued", enqueued).field("delivered", delivered).field("dropped", dropped).endObject();
         }
     }
 

@@ -22,6 +22,7 @@ import java.util.concurrent.Executors;
 
 import org.rtdroid.android.proxy.LatencyLog;
 import org.rtdroid.android.proxy.ProxyCore;
+import org.rtdroid.json.JsonWriter;
 
 /**
  * The cell's control interface for the CLI and the Robot suites: JSON over HTTP on 127.0.0.1
@@ -65,10 +66,10 @@ final class ControlServer {
         try {
             route(ex);
         } catch (CellException e) {
-            reply(ex, e.status, "{\"error\":" + Json.quote(e.getMessage()) + "}");
+            reply(ex, e.status, object("error", e.getMessage()));
         } catch (Throwable t) {
             CellLog.e("ControlServer", "request " + ex.getRequestURI() + " failed", t);
-            reply(ex, 500, "{\"error\":" + Json.quote("internal error: " + t) + "}");
+            reply(ex, 500, object("error", "internal error: " + t));
         } finally {
             ex.close();
         }
@@ -122,7 +123,7 @@ final class ControlServer {
                             am.uninstall(pkg);
                             return null;
                         });
-                        reply(ex, 200, "{\"uninstalled\":" + Json.quote(pkg) + "}");
+                        reply(ex, 200, object("uninstalled", pkg));
                         return;
                     }
                     need(method, "GET", path);
@@ -132,7 +133,8 @@ final class ControlServer {
                 if (parts.size() == 3 && parts.get(2).equals("launch")) {
                     need(method, "POST", path);
                     String activity = MainThread.call(() -> am.launch(pkg).getClass().getName());
-                    reply(ex, 200, "{\"launched\":" + Json.quote(pkg) + ",\"activity\":" + Json.quote(activity) + "}");
+                    reply(ex, 200, new JsonWriter().beginObject().field("launched", pkg).field("activity", activity)
+                            .endObject().toString());
                     return;
                 }
                 if (parts.size() == 3 && parts.get(2).equals("stop")) {
@@ -141,7 +143,7 @@ final class ControlServer {
                         am.stop(pkg);
                         return null;
                     });
-                    reply(ex, 200, "{\"stopped\":" + Json.quote(pkg) + "}");
+                    reply(ex, 200, object("stopped", pkg));
                     return;
                 }
                 break;
@@ -178,7 +180,7 @@ final class ControlServer {
                     if (core != null) {
                         core.latency().clear();
                     }
-                    reply(ex, 200, "{\"cleared\":true}");
+                    reply(ex, 200, new JsonWriter().beginObject().field("cleared", true).endObject().toString());
                     return;
                 }
                 need(method, "GET", path);
@@ -186,7 +188,7 @@ final class ControlServer {
                 return;
             case "shutdown":
                 need(method, "POST", path);
-                reply(ex, 200, "{\"shutdown\":true}");
+                reply(ex, 200, new JsonWriter().beginObject().field("shutdown", true).endObject().toString());
                 CellHost.requestStop("POST /shutdown");
                 return;
             default:
@@ -245,112 +247,118 @@ final class ControlServer {
 
     // ------------------------------------------------------------------ JSON documents
 
+    /** {"name":"value"}: the small answers (errors, uninstalled, stopped). */
+    private static String object(String name, String value) {
+        return new JsonWriter().beginObject().field(name, value).endObject().toString();
+    }
+
     private String stateJson() {
-        StringBuilder sb = new StringBuilder("{");
-        sb.append("\"ready\":true");
-        sb.append(",\"sdk\":").append(android.os.Build.VERSION.SDK_INT);
-        sb.append(",\"framework\":").append(Json.quote("AOSP " + android.os.Build.VERSION.RELEASE
-                + " (Robolectric android-all) on " + System.getProperty("java.vm.name") + " "
-                + System.getProperty("java.version")));
-        sb.append(",\"pid\":").append(ProcessHandle.current().pid());
-        sb.append(",\"uptimeMillis\":").append(CellHost.uptimeMillis());
-        sb.append(",\"startupMillis\":").append((CellHost.readyNanos - CellHost.startNanos) / 1_000_000);
-        sb.append(",\"frameworkMillis\":").append((CellHost.frameworkNanos - CellHost.startNanos) / 1_000_000);
-        sb.append(",\"rssBytes\":").append(rssBytes());
-        sb.append(",\"heapUsedBytes\":").append(Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory());
-        sb.append(",\"region\":").append(Json.quote(System.getProperty(Main.PROP_REGION)));
-        sb.append(",\"foreground\":");
+        JsonWriter w = new JsonWriter(4096).beginObject()
+                .field("ready", true)
+                .field("sdk", android.os.Build.VERSION.SDK_INT)
+                .field("framework", "AOSP " + android.os.Build.VERSION.RELEASE + " (Robolectric android-all) on "
+                        + System.getProperty("java.vm.name") + " " + System.getProperty("java.version"))
+                .field("pid", ProcessHandle.current().pid())
+                .field("uptimeMillis", CellHost.uptimeMillis())
+                .field("startupMillis", (CellHost.readyNanos - CellHost.startNanos) / 1_000_000)
+                .field("frameworkMillis", (CellHost.frameworkNanos - CellHost.startNanos) / 1_000_000)
+                .field("rssBytes", rssBytes())
+                .field("heapUsedBytes", Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory())
+                .field("region", System.getProperty(Main.PROP_REGION))
+                .name("foreground");
         Activity a = am.activities.foreground();
         if (a == null) {
-            sb.append("null");
+            w.value((String) null);
         } else {
-            sb.append("{\"package\":").append(Json.quote(am.activities.foregroundApp().packageName))
-                    .append(",\"activity\":")
-                    .append(Json.quote(a.getClass().getName())).append('}');
+            w.beginObject().field("package", am.activities.foregroundApp().packageName)
+                    .field("activity", a.getClass().getName()).endObject();
         }
-        sb.append(",\"apps\":").append(appsJson());
+        writeApps(w.name("apps"));
         ProxyCore core = am.services.proxy();
-        sb.append(",\"proxy\":").append(core == null ? "null" : core.statsJson());
-        sb.append(",\"broadcasts\":").append(am.broadcasts.statsJson());
-        sb.append(",\"logSeq\":").append(CellLog.lastSeq());
-        return sb.append('}').toString();
+        return w.rawField("proxy", core == null ? "null" : core.statsJson())
+                .rawField("broadcasts", am.broadcasts.statsJson())
+                .field("logSeq", CellLog.lastSeq())
+                .endObject().toString();
     }
 
     private String appsJson() {
-        StringBuilder sb = new StringBuilder("[");
-        boolean first = true;
+        return writeApps(new JsonWriter(1024)).toString();
+    }
+
+    private JsonWriter writeApps(JsonWriter w) {
+        w.beginArray();
         for (InstalledApp app : am.packages.installed()) {
-            if (!first) {
-                sb.append(',');
-            }
-            first = false;
-            sb.append(appJson(app));
+            writeApp(w, app);
         }
-        return sb.append(']').toString();
+        return w.endArray();
     }
 
     private static String appJson(InstalledApp app) {
-        StringBuilder sb = new StringBuilder("{");
-        sb.append("\"package\":").append(Json.quote(app.packageName));
-        sb.append(",\"system\":").append(app.system);
-        sb.append(",\"state\":").append(Json.quote(app.state.name()));
-        sb.append(",\"crashes\":").append(app.crashes);
-        sb.append(",\"lastCrash\":").append(Json.quote(app.crash));
-        sb.append(",\"certificateSha256\":").append(Json.quote(app.certificateSha256));
-        sb.append(",\"permissions\":[");
-        int n = 0;
+        return writeApp(new JsonWriter(), app).toString();
+    }
+
+    private static JsonWriter writeApp(JsonWriter w, InstalledApp app) {
+        w.beginObject()
+                .field("package", app.packageName)
+                .field("system", app.system)
+                .field("state", app.state.name())
+                .field("crashes", app.crashes)
+                .field("lastCrash", app.crash)
+                .field("certificateSha256", app.certificateSha256)
+                .name("permissions").beginArray();
         for (String p : new java.util.TreeSet<>(app.permissions)) {
-            sb.append(n++ > 0 ? "," : "").append(Json.quote(p));
+            w.value(p);
         }
-        sb.append(']');
+        w.endArray();
         if (app.bundle != null) {
-            sb.append(",\"versionCode\":").append(app.bundle.versionCode);
-            sb.append(",\"label\":").append(Json.quote(app.bundle.label));
-            sb.append(",\"versionName\":").append(Json.quote(app.bundle.versionName));
-            sb.append(",\"launcher\":").append(Json.quote(app.bundle.launcher.className));
-            sb.append(",\"channels\":[");
-            for (int i = 0; i < app.bundle.channels.size(); i++) {
-                sb.append(i > 0 ? "," : "").append(Json.quote(app.bundle.channels.get(i)));
+            w.field("versionCode", app.bundle.versionCode)
+                    .field("label", app.bundle.label)
+                    .field("versionName", app.bundle.versionName)
+                    .field("launcher", app.bundle.launcher.className)
+                    .name("channels").beginArray();
+            for (String channel : app.bundle.channels) {
+                w.value(channel);
             }
-            sb.append(']');
-            sb.append(",\"activities\":").append(app.bundle.activities.size());
-            sb.append(",\"services\":").append(app.bundle.services.size());
-            sb.append(",\"receivers\":").append(app.bundle.receivers.size());
+            w.endArray()
+                    .field("activities", app.bundle.activities.size())
+                    .field("services", app.bundle.services.size())
+                    .field("receivers", app.bundle.receivers.size());
         }
-        return sb.append('}').toString();
+        return w.endObject();
     }
 
     private static String logcatJson(long since) {
         List<CellLog.Entry> entries = CellLog.since(since, 2000);
-        StringBuilder sb = new StringBuilder("{\"entries\":[");
+        JsonWriter w = new JsonWriter(256 + 160 * entries.size()).beginObject().name("entries").beginArray();
         long last = since;
-        for (int i = 0; i < entries.size(); i++) {
-            CellLog.Entry e = entries.get(i);
+        for (CellLog.Entry e : entries) {
             last = e.seq;
-            sb.append(i > 0 ? "," : "").append("{\"seq\":").append(e.seq).append(",\"time\":").append(Json.quote(e.time))
-                    .append(",\"wallMillis\":").append(e.wallMillis)
-                    .append(",\"level\":\"").append(e.level).append("\",\"tag\":").append(Json.quote(e.tag))
-                    .append(",\"app\":").append(Json.quote(e.app)).append(",\"message\":").append(Json.quote(e.message))
-                    .append('}');
+            w.beginObject().field("seq", e.seq).field("time", e.time).field("wallMillis", e.wallMillis)
+                    .field("level", String.valueOf(e.level)).field("tag", e.tag).field("app", e.app)
+                    .field("message", e.message).endObject();
         }
-        return sb.append("],\"next\":").append(last).append('}').toString();
+        return w.endArray().field("next", last).endObject().toString();
     }
 
     private String latencyJson() throws CellException {
         LatencyLog log = proxy().latency();
         long[][] s = log.snapshot();
-        StringBuilder sb = new StringBuilder("{\"unit\":\"ns\",\"count\":").append(log.count())
-                .append(",\"retained\":").append(s[0].length);
+        JsonWriter w = new JsonWriter(1024 + 64 * s[0].length).beginObject()
+                .field("unit", "ns").field("count", log.count()).field("retained", s[0].length);
         String[] names = {"roundTrip", "intentToFrame", "frameToDelivered", "rtShare"};
-        sb.append(",\"summary\":{");
+        w.name("summary").beginObject();
         for (int k = 0; k < names.length; k++) {
-            sb.append(k > 0 ? "," : "").append('"').append(names[k]).append("\":").append(Percentiles.summaryJson(s[k]));
+            w.rawField(names[k], Percentiles.summaryJson(s[k]));
         }
-        sb.append("},\"androidShare\":").append(Percentiles.summaryJson(Percentiles.sum(s[1], s[2])));
+        w.endObject().rawField("androidShare", Percentiles.summaryJson(Percentiles.sum(s[1], s[2])));
         for (int k = 0; k < names.length; k++) {
-            sb.append(",\"").append(names[k]).append("\":").append(Arrays.toString(s[k]).replace(" ", ""));
+            w.name(names[k]).beginArray();
+            for (long v : s[k]) {
+                w.value(v);
+            }
+            w.endArray();
         }
-        return sb.append('}').toString();
+        return w.endObject().toString();
     }
 
     static long rssBytes() {

@@ -1,6 +1,7 @@
 package org.rtdroid.android.cell;
 
 import java.util.Arrays;
+import org.rtdroid.json.JsonWriter;
 
 /** Percentile summaries of latency samples (nearest rank over the sorted samples). */
 final class Percentiles {
@@ -10,11 +11,12 @@ final class Percentiles {
     /** {n, min, p50, p90, p99, max} of the non-negative samples as JSON ({"n":0} when none). */
     static String summaryJson(long[] samples) {
         long[] s = Arrays.stream(samples).filter(x -> x >= 0).sorted().toArray();
-        if (s.length == 0) {
-            return "{\"n\":0}";
+        JsonWriter w = new JsonWriter().beginObject().field("n", s.length);
+        if (s.length > 0) {
+            w.field("min", s[0]).field("p50", nearestRank(s, 0.50)).field("p90", nearestRank(s, 0.90))
+                    .field("p99", nearestRank(s, 0.99)).field("max", s[s.length - 1]);
         }
-        return "{\"n\":" + s.length + ",\"min\":" + s[0] + ",\"p50\":" + nearestRank(s, 0.50) + ",\"p90\":"
-                + nearestRank(s, 0.90) + ",\"p99\":" + nearestRank(s, 0.99) + ",\"max\":" + s[s.length - 1] + "}";
+        return w.endObject().toString();
     }
 
     /** The q-quantile of sorted samples by the nearest-rank method. */

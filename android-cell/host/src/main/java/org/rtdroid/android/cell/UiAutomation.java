@@ -9,6 +9,7 @@ import android.widget.ProgressBar;
 import android.widget.TextView;
 
 import java.io.ByteArrayOutputStream;
+import org.rtdroid.json.JsonWriter;
 
 /**
  * UI automation on the foreground activity, as a tester's finger would do it: clicks, SeekBar and
@@ -32,7 +33,7 @@ final class UiAutomation {
                 am.crashForeground("onClick of view '" + id + "'", t);
                 throw new CellException(500, "the app crashed handling the click on '" + id + "': " + t);
             }
-            return "{\"clicked\":" + Json.quote(id) + ",\"handled\":" + handled + "}";
+            return new JsonWriter().beginObject().field("clicked", id).field("handled", handled).endObject().toString();
         });
     }
 
@@ -54,7 +55,7 @@ final class UiAutomation {
                 am.crashForeground("onProgressChanged of '" + id + "'", t);
                 throw new CellException(500, "the app crashed handling the SeekBar change: " + t);
             }
-            return "{\"id\":" + Json.quote(id) + ",\"progress\":" + bar.getProgress() + "}";
+            return new JsonWriter().beginObject().field("id", id).field("progress", bar.getProgress()).endObject().toString();
         });
     }
 
@@ -71,7 +72,8 @@ final class UiAutomation {
                 am.crashForeground("onCheckedChanged of '" + id + "'", t);
                 throw new CellException(500, "the app crashed handling the switch: " + t);
             }
-            return "{\"id\":" + Json.quote(id) + ",\"checked\":" + ((CompoundButton) v).isChecked() + "}";
+            return new JsonWriter().beginObject().field("id", id).field("checked", ((CompoundButton) v).isChecked())
+                    .endObject().toString();
         });
     }
 
@@ -82,8 +84,8 @@ final class UiAutomation {
                 throw new CellException(400, "view '" + id + "' is a " + v.getClass().getSimpleName()
                         + ", which has no text");
             }
-            return "{\"id\":" + Json.quote(id) + ",\"text\":" + Json.quote(((TextView) v).getText().toString())
-                    + "}";
+            return new JsonWriter().beginObject().field("id", id).field("text", ((TextView) v).getText().toString())
+                    .endObject().toString();
         });
     }
 

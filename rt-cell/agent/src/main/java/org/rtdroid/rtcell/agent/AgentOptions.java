@@ -6,12 +6,12 @@ import java.util.List;
 
 /**
  * The agent's command line: {@code --region PATH|auto --deploy-key PUB.pem --cpus LIST
- * --budget-bytes N [--deploy DIR] [--state-dir DIR] [--await-region]}. Every value is checked; a
+ * --budget-bytes N [--deploy DIR] [--state-dir DIR | --state-device DEV] [--await-region]}. Every value is checked; a
  * wrong one is refused with the option, the value and the rule.
  */
 public final class AgentOptions {
     public static final String USAGE = "usage: rt-cell-agent --region PATH|auto --deploy-key PUB.pem --cpus LIST"
-            + " --budget-bytes N [--deploy DIR] [--state-dir DIR] [--await-region]\n"
+            + " --budget-bytes N [--deploy DIR] [--state-dir DIR | --state-device DEV] [--await-region]\n"
             + "  --region        the shared region: a /dev/shm file, /sys/bus/pci/devices/<bdf>/resource2,\n"
             + "                  or 'auto' (the ivshmem PCI device 1af4:1110)\n"
             + "  --deploy-key    the board's Ed25519 public deploy key (PEM, PUBLIC KEY)\n"
@@ -19,7 +19,10 @@ public final class AgentOptions {
             + "  --budget-bytes  memory budget for RT applications (bytes; suffix K, M or G allowed)\n"
             + "  --deploy        a directory of signed *.rtb bundles deployed at boot\n"
             + "  --state-dir     where the cell keeps state across restarts (the version deployed last\n"
-            + "                  per application); without it that record lasts as long as the agent\n"
+            + "                  per application); without it (or --state-device) that record lasts as\n"
+            + "                  long as the agent\n"
+            + "  --state-device  the same record on a raw block device of the cell's own (a QEMU cell's\n"
+            + "                  disk, no file system), read once the region is attached\n"
             + "  --await-region  start the runtime first, then wait until the region is formatted\n"
             + "                  (a QEMU RT cell booted once and restored from a snapshot waits here)";
 
@@ -30,16 +33,19 @@ public final class AgentOptions {
     public final Path deployDir;
     /** Null: the version record is kept in memory only. */
     public final Path stateDir;
+    /** Null unless the version record lives on a raw block device (then stateDir is null). */
+    public final Path stateDevice;
     public final boolean awaitRegion;
 
     private AgentOptions(String region, Path deployKey, int[] cpus, long budgetBytes, Path deployDir,
-                         Path stateDir, boolean awaitRegion) {
+                         Path stateDir, Path stateDevice, boolean awaitRegion) {
         this.region = region;
         this.deployKey = deployKey;
         this.cpus = cpus;
         this.budgetBytes = budgetBytes;
         this.deployDir = deployDir;
         this.stateDir = stateDir;
+        this.stateDevice = stateDevice;
         this.awaitRegion = awaitRegion;
     }
 
@@ -51,6 +57,7 @@ public final class AgentOptions {
         String budget = null;
         String deploy = null;
         String state = null;
+        String device = null;
         boolean awaitRegion = false;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
@@ -82,6 +89,7 @@ public final class AgentOptions {
                 case "--budget-bytes": budget = value; break;
                 case "--deploy": deploy = value; break;
                 case "--state-dir": state = value; break;
+                case "--state-device": device = value; break;
                 default: throw new IllegalArgumentException("unknown option " + opt + "\n" + USAGE);
             }
         }
@@ -100,8 +108,16 @@ public final class AgentOptions {
         if (state != null && state.isEmpty()) {
             throw new IllegalArgumentException("--state-dir '': must name a directory\n" + USAGE);
         }
+        if (device != null && device.isEmpty()) {
+            throw new IllegalArgumentException("--state-device '': must name a block device\n" + USAGE);
+        }
+        if (state != null && device != null) {
+            throw new IllegalArgumentException("--state-dir " + state + " and --state-device " + device
+                    + ": the version record has one home, give one of them\n" + USAGE);
+        }
         return new AgentOptions(region, Path.of(key), parseCpus(cpus), parseBytes(budget),
-                deploy == null ? null : Path.of(deploy), state == null ? null : Path.of(state), awaitRegion);
+                deploy == null ? null : Path.of(deploy), state == null ? null : Path.of(state),
+                device == null ? null : Path.of(device), awaitRegion);
     }
 
     /** A CPU list as the kernel writes it: {@code 1}, {@code 1,3}, {@code 0-2,5}. */

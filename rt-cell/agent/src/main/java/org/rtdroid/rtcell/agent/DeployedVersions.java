@@ -1,14 +1,8 @@
 package org.rtdroid.rtcell.agent;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
@@ -18,24 +12,28 @@ import java.util.regex.Pattern;
  * An ordinary deployment may only keep or raise it; a bundle signed as a downgrade may lower it.
  * Undeploying leaves it alone.
  *
- * <p>With a state directory the record is the file {@code <dir>/versions}, rewritten whole on each
- * change (temporary file, fsync, atomic rename, fsync of the directory), so a restart of the cell
- * keeps it and a crash leaves either the old or the new record. A record that cannot be read back
- * exactly is an error naming the file and the line, never an empty record: forgetting the versions
- * would silently reopen every rollback. Without a state directory the record lives as long as the
- * agent.
+ * <p>The record is text (a header line, then {@code <application> <versionCode>} lines), kept by
+ * one {@link VersionStore}: the file {@code <dir>/versions} ({@link DirectoryStore}, the host
+ * board's {@code --state-dir}) or a raw block device of the cell's own ({@link BlockDeviceStore},
+ * the QEMU cell's {@code --state-device}); each change is persisted before it takes effect, so a
+ * restart of the cell keeps it and a crash leaves either the old or the new record. A record that
+ * cannot be read back exactly is an error naming where and the line, never an empty record:
+ * forgetting the versions would silently reopen every rollback. Without a store the record lives
+ * as long as the agent.
  */
 public final class DeployedVersions {
-    public static final String FILE_NAME = "versions";
+    public static final String FILE_NAME = DirectoryStore.FILE_NAME;
     static final String HEADER = "# rtdroid RT cell: bundle versionCode deployed last, per application";
     static final int MAX_FILE_BYTES = 1 << 20;
     private static final Pattern LINE = Pattern.compile("([A-Za-z0-9][A-Za-z0-9._-]{0,62}) ([1-9][0-9]{0,9})");
 
-    private final Path file;
+    private final VersionStore store;
     private final Map<String, Integer> versions = new TreeMap<>();
+    private boolean loaded;
 
-    private DeployedVersions(Path file) {
-        this.file = file;
+    private DeployedVersions(VersionStore store) {
+        this.store = store;
+        this.loaded = store == null;
     }
 
     /** A record kept for the agent's lifetime only. */
@@ -50,25 +48,34 @@ public final class DeployedVersions {
      * @throws IOException naming the file (and line) when the record is unreadable, corrupt or unwritable
      */
     public static DeployedVersions open(Path stateDir) throws IOException {
-        DeployedVersions v = new DeployedVersions(stateDir.resolve(FILE_NAME));
-        try {
-            Files.createDirectories(stateDir);
-        } catch (IOException e) {
-            throw new IOException("cannot create the state directory " + stateDir + ": " + e, e);
-        }
-        byte[] bytes;
-        try (InputStream in = Files.newInputStream(v.file)) {
-            bytes = in.readNBytes(MAX_FILE_BYTES + 1);
-        } catch (NoSuchFileException e) {
-            bytes = null; // a cell that never deployed with this state directory
-        } catch (IOException e) {
-            throw new IOException("cannot read the version record " + v.file + ": " + e, e);
-        }
-        if (bytes != null) {
-            v.parse(bytes);
-        }
-        v.write(v.versions);
+        DeployedVersions v = new DeployedVersions(new DirectoryStore(stateDir));
+        v.load();
         return v;
+    }
+
+    /**
+     * The record on the raw block device {@code device}, not read yet: a QEMU cell restored from
+     * its boot snapshot reads it with {@link #load} after the restore, never before (a record read
+     * before the snapshot would be the snapshot's, stale, for ever).
+     */
+    public static DeployedVersions onDevice(Path device) {
+        return new DeployedVersions(new BlockDeviceStore(device));
+    }
+
+    /**
+     * Reads the record from its store and writes it back at once (an unwritable store is found at
+     * start-up). Before it, the record refuses to answer.
+     *
+     * @throws IOException naming where (and the line) when the record is unreadable, corrupt or unwritable
+     */
+    public synchronized void load() throws IOException {
+        byte[] bytes = store.read(); // null: a cell that never recorded a version there
+        versions.clear();
+        if (bytes != null) {
+            parse(bytes);
+        }
+        write(versions);
+        loaded = true;
     }
 
     private void parse(byte[] bytes) throws IOException {
@@ -96,13 +103,14 @@ public final class DeployedVersions {
     }
 
     private IOException corrupt(int line, String problem) {
-        return new IOException("the version record " + file + (line > 0 ? ":" + line : "") + " is corrupt: " + problem
+        return new IOException("the version record " + store.name() + (line > 0 ? ":" + line : "") + " is corrupt: " + problem
                 + "; it is not reset automatically (that would allow rollbacks): restore it, or delete it"
                 + " to forget every application's version");
     }
 
     /** The version deployed last of {@code app}, 0 when none ever was. */
     public synchronized int of(String app) {
+        requireLoaded();
         return versions.getOrDefault(app, 0);
     }
 
@@ -113,6 +121,7 @@ public final class DeployedVersions {
      * @throws IOException naming the file when it cannot be written
      */
     public synchronized void set(String app, int version) throws IOException {
+        requireLoaded();
         Map<String, Integer> next = new TreeMap<>(versions);
         if (version == 0) {
             next.remove(app);
@@ -126,35 +135,28 @@ public final class DeployedVersions {
 
     /** Where the record lives, for the console. */
     public String where() {
-        return file == null ? "kept in memory only (no --state-dir): a restart of the cell forgets them"
-                : "recorded in " + file;
+        return store == null ? "kept in memory only (no --state-dir or --state-device): a restart of the cell forgets them"
+                : "recorded in " + store.name();
     }
 
     /** The number of applications recorded. */
     public synchronized int size() {
+        requireLoaded();
         return versions.size();
     }
 
+    private void requireLoaded() {
+        if (!loaded) {
+            throw new IllegalStateException("the version record " + store.name() + " has not been read yet (load)");
+        }
+    }
+
     private void write(Map<String, Integer> record) throws IOException {
-        if (file == null) {
+        if (store == null) {
             return;
         }
         StringBuilder text = new StringBuilder(HEADER).append('\n');
         record.forEach((app, v) -> text.append(app).append(' ').append(v).append('\n'));
-        Path dir = file.getParent();
-        Path tmp = dir.resolve(FILE_NAME + ".tmp");
-        try {
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                    StandardOpenOption.TRUNCATE_EXISTING)) {
-                ch.write(java.nio.ByteBuffer.wrap(text.toString().getBytes(StandardCharsets.UTF_8)));
-                ch.force(true);
-            }
-            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-                d.force(true); // the rename itself survives a power cut
-            }
-        } catch (IOException e) {
-            throw new IOException("cannot write the version record " + file + ": " + e, e);
-        }
+        store.write(text.toString().getBytes(StandardCharsets.UTF_8));
     }
 }

@@ -22,14 +22,16 @@ import org.rtdroid.runtime.os.CpuSet;
 /**
  * {@code java --enable-native-access=ALL-UNNAMED -cp 'lib/*' org.rtdroid.rtcell.agent.Main
  * --region PATH|auto|DEVICE@0xADDRESS+BYTES --deploy-key PUB.pem --cpus LIST --budget-bytes N [--deploy DIR]
- * [--state-dir DIR] [--await-region]}
+ * [--state-dir DIR | --state-device DEV] [--await-region]}
  *
  * <p>Console protocol (the board tooling reads it): with {@code --await-region} first {@code rtcell:
  * runtime started; awaiting the region <path> to be formatted}, then {@code rtcell: region <path> attached as peer
  * 0, epoch N}, {@code rtcell: kernel realtime=<0|1> <release>}, a line per deploy and undeploy, and
  * exactly {@code RTCELL READY} once the management ring is served. SIGTERM (or SIGINT): state
  * STOPPING, every application undeployed, exit 0. Exit 2: bad command line; 1: cannot start (among
- * others: a version record in {@code --state-dir} that is corrupt or cannot be written).
+ * others: a version record in {@code --state-dir} or on {@code --state-device} that is corrupt or
+ * cannot be written). The record on a state device is read once the region is attached: a QEMU
+ * cell snapshotted while awaiting the region reads what its disk holds after the restore.
  */
 public final class Main {
     private Main() {
@@ -67,7 +69,8 @@ public final class Main {
         }
         DeployedVersions versions;
         try {
-            versions = options.stateDir == null ? DeployedVersions.inMemory() : DeployedVersions.open(options.stateDir);
+            versions = options.stateDevice != null ? DeployedVersions.onDevice(options.stateDevice)
+                    : options.stateDir == null ? DeployedVersions.inMemory() : DeployedVersions.open(options.stateDir);
         } catch (IOException e) {
             stderr.println("rtcell: --state-dir " + options.stateDir + ": " + e.getMessage());
             return 1;
@@ -93,7 +96,6 @@ public final class Main {
             host = RuntimeHost.start(new CellConfig(cpus, options.budgetBytes, RtProxy.PROXY_FIFO_PRIORITY, 98));
             host.setLog(console);
             deployments = new CellDeployments(host, key, workDir, versions);
-            console.accept("rtcell: versions of " + versions.size() + " application(s) " + versions.where());
             console.accept(Warmup.deployPath(workDir));
             console.accept(ProxyWarmup.run(host.crossContext(), ProxyWarmup.DEFAULT_PASSES));
         } catch (IOException | RuntimeException e) {
@@ -111,6 +113,16 @@ public final class Main {
         region.setState(Region.STATE_INITIALISING);
         console.accept("rtcell: region " + regionPath + " attached as peer 0, epoch " + region.peerEpoch(Region.RT_PEER));
         console.accept("rtcell: kernel realtime=" + (Agent.kernelRealtime() ? 1 : 0) + " " + Agent.kernelRelease());
+        if (options.stateDevice != null) {
+            try {
+                versions.load();
+            } catch (IOException e) {
+                region.setState(Region.STATE_FAILED);
+                stderr.println("rtcell: --state-device " + options.stateDevice + ": " + e.getMessage());
+                return 1;
+            }
+        }
+        console.accept("rtcell: versions of " + versions.size() + " application(s) " + versions.where());
 
         Agent agent;
         try {

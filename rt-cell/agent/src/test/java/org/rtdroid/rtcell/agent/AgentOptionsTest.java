@@ -29,6 +29,11 @@ class AgentOptionsTest {
         assertEquals(4096, p.budgetBytes);
         assertEquals(Path.of("/var/lib/rt"), AgentOptions.parse(new String[] {"--region", "r", "--deploy-key", "k",
                 "--cpus", "1", "--budget-bytes", "1", "--state-dir", "/var/lib/rt"}).stateDir);
+        AgentOptions d = AgentOptions.parse(new String[] {"--region", "r", "--deploy-key", "k", "--cpus", "1",
+                "--budget-bytes", "1", "--state-device", "/dev/vda"});
+        assertEquals(Path.of("/dev/vda"), d.stateDevice);
+        assertNull(d.stateDir);
+        assertNull(p.stateDevice);
     }
 
     @Test
@@ -40,6 +45,10 @@ class AgentOptionsTest {
         assertMessage("needs a value", "--region");
         assertMessage("--state-dir '': must name a directory", "--region", "r", "--deploy-key", "k", "--cpus", "1",
                 "--budget-bytes", "1", "--state-dir=");
+        assertMessage("--state-device '': must name a block device", "--region", "r", "--deploy-key", "k", "--cpus", "1",
+                "--budget-bytes", "1", "--state-device=");
+        assertMessage("--state-dir /s and --state-device /dev/vda: the version record has one home", "--region", "r",
+                "--deploy-key", "k", "--cpus", "1", "--budget-bytes", "1", "--state-dir", "/s", "--state-device", "/dev/vda");
     }
 
     @Test

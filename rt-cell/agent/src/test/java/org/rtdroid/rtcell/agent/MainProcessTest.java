@@ -18,6 +18,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.rtdroid.bridge.Region;
 import org.rtdroid.bridge.RegionLayout;
 import org.rtdroid.bridge.RegionMemory;
@@ -129,8 +131,14 @@ class MainProcessTest {
         }
     }
 
-    @Test
-    void anOlderBundleIsRefusedAfterTheAgentRestartsWithItsStateDirectory() throws Exception {
+    /**
+     * The record in a state directory (host board), or on a state device (QEMU cell: a raw disk
+     * without a file system, here a regular file of the disk's size standing in for it; the
+     * qemu board's Robot suite runs the real virtio disk).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"--state-dir", "--state-device"})
+    void anOlderBundleIsRefusedAfterTheAgentRestartsWithItsState(String option) throws Exception {
         RegionLayout layout = RegionLayout.of(3, 16, 512);
         Path regionFile = dir.resolve("region");
         KeyPair kp = KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
@@ -138,6 +146,11 @@ class MainProcessTest {
         Files.writeString(pub, DeployKey.toPem(kp.getPublic()));
         byte[] jar = TestApps.echoJar(dir.resolve("app"));
         Path state = dir.resolve("state");
+        Path record = state.resolve("versions");
+        if (option.equals("--state-device")) {
+            record = state = dir.resolve("state.img");
+            Files.write(state, new byte[(int) BlockDeviceStore.DEVICE_BYTES]); // a blank disk
+        }
         String[] lines = new String[2];
         for (int version = 2; version >= 1; version--) { // version 2, then, after a restart, version 1
             try (RandomAccessFile f = new RandomAccessFile(regionFile.toFile(), "rw")) {
@@ -148,7 +161,7 @@ class MainProcessTest {
             }
             Path bundles = Files.createDirectories(dir.resolve("bundles-" + version));
             Files.write(bundles.resolve("echo.rtb"), Bundle.build(TestApps.versioned("echo", version), jar, kp.getPrivate()));
-            RunningAgent agent = startAgent(regionFile, pub, "--deploy", bundles.toString(), "--state-dir", state.toString());
+            RunningAgent agent = startAgent(regionFile, pub, "--deploy", bundles.toString(), option, state.toString());
             Process p = agent.process();
             try {
                 long deadline = System.nanoTime() + 60_000_000_000L;
@@ -164,9 +177,9 @@ class MainProcessTest {
                 p.destroyForcibly();
             }
         }
-        assertTrue(lines[0].contains("rtcell: versions of 0 application(s) recorded in " + state.resolve("versions")), lines[0]);
+        assertTrue(lines[0].contains("rtcell: versions of 0 application(s) recorded in " + record), lines[0]);
         assertTrue(lines[0].contains("rtcell: deploy echo: OK (echo.rtb)"), lines[0]);
-        assertTrue(lines[1].contains("rtcell: versions of 1 application(s) recorded in " + state.resolve("versions")), lines[1]);
+        assertTrue(lines[1].contains("rtcell: versions of 1 application(s) recorded in " + record), lines[1]);
         assertTrue(lines[1].contains("rtcell: deploy echo.rtb: DOWNGRADE: echo version 1 < deployed 2"), lines[1]);
     }
 
