@@ -5,8 +5,10 @@
 - root/: the RT cell's root, assembled here: a jlink'ed Java 25 runtime, the glibc it links, the
   RT cell agent's jars and the board's deploy public key;
 - initrd.cpio: the initramfs, uncompressed (the kernel unpacks it with a memcpy, where gunzip under
-  TCG costs seconds): busybox-static, /dev/console, /init, and root/ as /rt. No kernel modules: the
-  ivshmem BAR needs no driver, and nothing is mounted over virtio.
+  TCG costs seconds): busybox-static, /dev/console, /init, root/ as /rt, and the kernel modules of
+  the SensorManager's input path (evdev, uinput) from the kernel package as
+  /lib/modules/<version>/<name>.ko, which /init loads. The ivshmem BAR needs no driver, and
+  nothing is mounted over virtio.
 
 Each piece is rebuilt only when its inputs changed (a stamp file records them).
 """
@@ -26,7 +28,7 @@ from pathlib import Path
 
 from . import paths
 from .boardconfig import Board
-from .hypervisors.qemu import GUEST_ROOT, init_script
+from .hypervisors.qemu import GUEST_MODULES, GUEST_ROOT, init_script
 
 
 class ImageError(Exception):
@@ -59,6 +61,34 @@ def kernel_version() -> str:
 
 def vmlinuz_path() -> Path:
     return kernel_dir() / "boot" / f"vmlinuz-{kernel_version()}"
+
+
+def kernel_modules() -> dict[str, Path]:
+    """The modules /init loads (GUEST_MODULES), found in the unpacked kernel package's
+    lib/modules/<VERSION>/ (plain `.ko`, or `.ko.xz` as newer Debian kernels ship them)."""
+    version = kernel_version()
+    base = kernel_dir() / "lib" / "modules" / version
+    found = {}
+    for name in GUEST_MODULES:
+        hits = sorted(base.rglob(f"{name}.ko")) + sorted(base.rglob(f"{name}.ko.xz"))
+        if not hits:
+            raise ImageError(f"kernel module {name}.ko of {version} not found under {base} "
+                             "(the RT cell's sensor path needs it; run tools/fetch-kernel.sh)")
+        found[name] = hits[0]
+    return found
+
+
+def _module_bytes(p: Path) -> bytes:
+    """busybox insmod loads plain ELF modules only: an xz-compressed one is unpacked here."""
+    data = p.read_bytes()
+    if p.name.endswith(".xz"):
+        try:
+            data = lzma.LZMADecompressor(format=lzma.FORMAT_XZ).decompress(data)
+        except lzma.LZMAError as e:
+            raise ImageError(f"kernel module {p} does not decompress: {e}") from None
+    if data[:4] != b"\x7fELF":
+        raise ImageError(f"kernel module {p} is not an ELF object")
+    return data
 
 
 def check_kernel() -> Path:
@@ -190,7 +220,9 @@ def ensure_initramfs(board: Board, busybox: Path = Path("/bin/busybox"), root: P
         raise ImageError(f"{busybox} missing (apt-get install busybox-static)")
     if not (root / "jdk" / "bin" / "java").is_file():
         raise ImageError(f"the RT cell's root {root} has no jdk/bin/java (it is built by `board up`)")
-    key = {"init": hashlib.sha256(init).hexdigest(), "busybox": file_key(busybox), "root": _tree_key(root)}
+    modules = kernel_modules()
+    key = {"init": hashlib.sha256(init).hexdigest(), "busybox": file_key(busybox), "root": _tree_key(root),
+           "modules": [file_key(p) for p in modules.values()]}
     if out.is_file() and _stamp_ok(stamp, key):
         return out
     c = _Cpio()
@@ -202,6 +234,11 @@ def ensure_initramfs(board: Board, busybox: Path = Path("/bin/busybox"), root: P
     for applet in BUSYBOX_APPLETS:
         c.symlink(f"bin/{applet}", "busybox")
     c.file("init", init, 0o755)
+    module_dir = f"lib/modules/{kernel_version()}"
+    c.dir("lib/modules")
+    c.dir(module_dir)
+    for name, p in modules.items():
+        c.file(f"{module_dir}/{name}.ko", _module_bytes(p))
     c.dir(GUEST_ROOT.lstrip("/"))
     _add_tree(c, root, GUEST_ROOT.lstrip("/"))
     raw = c.finish()

@@ -25,6 +25,10 @@ def kernel_tree(tmp_path, monkeypatch):
     (root / "glibc").mkdir()
     (root / "glibc" / "libc.so.6").write_bytes(b"\x7fELF libc")
     (root / "glibc" / "libc.so").symlink_to("libc.so.6")
+    mods = k / "lib" / "modules" / "6.1.0-test-rt-amd64" / "kernel" / "drivers" / "input"
+    (mods / "misc").mkdir(parents=True)
+    (mods / "evdev.ko").write_bytes(b"\x7fELF evdev")
+    (mods / "misc" / "uinput.ko").write_bytes(b"\x7fELF uinput")
     return k
 
 
@@ -75,10 +79,12 @@ def test_initramfs_is_reproducible_and_carries_the_root(kernel_tree, tmp_path):
     assert image.ensure_initramfs(board).read_bytes() == first  # rebuilt: same bytes
     listing = subprocess.run(["cpio", "-t", "--quiet", "-F", str(out)], capture_output=True,
                              text=True, check=True).stdout.split()
-    for entry in ["init", "bin/busybox", "bin/sh", "dev/console", "rt/jdk/bin/java", "rt/lib/agent.jar",
-                  "rt/glibc/libc.so"]:
+    for entry in ["init", "bin/busybox", "bin/sh", "bin/insmod", "dev/console", "rt/jdk/bin/java",
+                  "rt/lib/agent.jar", "rt/glibc/libc.so", "lib/modules/6.1.0-test-rt-amd64/evdev.ko",
+                  "lib/modules/6.1.0-test-rt-amd64/uinput.ko"]:
         assert entry in listing
-    assert not any(e.startswith("lib/modules/") for e in listing)
+    assert [e for e in listing if e.endswith(".ko")] == ["lib/modules/6.1.0-test-rt-amd64/evdev.ko",
+                                                       "lib/modules/6.1.0-test-rt-amd64/uinput.ko"]
     init = subprocess.run(["cpio", "-i", "--quiet", "--to-stdout", "init"], input=first,
                           capture_output=True, check=True).stdout.decode()
     assert init == qemu.init_script(board)
@@ -109,3 +115,38 @@ def test_root_tree_needs_the_agent_and_the_key(tmp_path, monkeypatch):
     (lib / "a.jar").write_bytes(b"PK")
     with pytest.raises(image.ImageError, match="deploy public key missing"):
         image.ensure_root_tree(agent_lib=lib, deploy_pub=tmp_path / "k.pub")
+
+
+def test_an_xz_module_is_carried_unpacked(kernel_tree, tmp_path):
+    mods = kernel_tree / "lib" / "modules" / "6.1.0-test-rt-amd64" / "kernel" / "drivers" / "input"
+    (mods / "misc" / "uinput.ko").unlink()
+    (mods / "misc" / "uinput.ko.xz").write_bytes(lzma.compress(b"\x7fELF uinput", format=lzma.FORMAT_XZ))
+    out = image.ensure_initramfs(bc.load_board("qemu-x86_64"))
+    ko = subprocess.run(["cpio", "-i", "--quiet", "--to-stdout", "lib/modules/6.1.0-test-rt-amd64/uinput.ko"],
+                        input=out.read_bytes(), capture_output=True, check=True).stdout
+    assert ko == b"\x7fELF uinput"
+
+
+def test_a_missing_module_is_a_clear_error(kernel_tree):
+    (kernel_tree / "lib" / "modules" / "6.1.0-test-rt-amd64" / "kernel" / "drivers" / "input" / "evdev.ko").unlink()
+    with pytest.raises(image.ImageError, match="kernel module evdev.ko of 6.1.0-test-rt-amd64 not found"):
+        image.ensure_initramfs(bc.load_board("qemu-x86_64"))
+
+
+def test_a_module_that_is_not_elf_is_refused(kernel_tree):
+    (kernel_tree / "lib" / "modules" / "6.1.0-test-rt-amd64" / "kernel" / "drivers" / "input" / "evdev.ko").write_bytes(b"html")
+    with pytest.raises(image.ImageError, match="evdev.ko is not an ELF object"):
+        image.ensure_initramfs(bc.load_board("qemu-x86_64"))
+
+
+def test_a_changed_module_rebuilds_the_initramfs_and_stales_the_snapshot(kernel_tree, tmp_path):
+    from rtdroid import snapshot
+    board = bc.load_board("qemu-x86_64")
+    kernel = tmp_path / "vmlinux"
+    kernel.write_bytes(b"kernel")
+    out = image.ensure_initramfs(board)
+    first, key = out.read_bytes(), snapshot.key_for(["qemu-system-x86_64"], kernel, out)
+    (kernel_tree / "lib" / "modules" / "6.1.0-test-rt-amd64" / "kernel" / "drivers" / "input" / "evdev.ko").write_bytes(
+        b"\x7fELF evdev, another build")
+    assert image.ensure_initramfs(board).read_bytes() != first
+    assert snapshot.key_for(["qemu-system-x86_64"], kernel, out) != key

@@ -27,6 +27,10 @@ from .base import Hypervisor, Launch, Problem
 # inside the initramfs rather than over a 9p share: QEMU refuses to migrate (snapshot) a VM with a
 # mounted 9p export, and the boot snapshot is what brings the TCG cell up in seconds.
 GUEST_ROOT = "/rt"
+# Kernel modules the initramfs carries and /init loads, in load order: the SensorManager's kernel
+# path (evdev gives /dev/input/event*, uinput gives /dev/uinput where the cell's sensor simulator
+# creates its devices). Debian builds both as modules; the input core they need is built in.
+GUEST_MODULES = ("evdev", "uinput")
 MIN_REGION_BYTES = MIB
 _CPU_LIST_PARAMS = ("isolcpus", "nohz_full", "rcu_nocbs", "irqaffinity")
 
@@ -122,6 +126,7 @@ class Qemu(Hypervisor):
                 "path": "${RTDROID_HOME}/build/rt-cell/initrd.cpio (uncompressed newc cpio)",
                 "busybox": "/bin/busybox (busybox-static)",
                 "init": f"hypervisor-cells/qemu/golden/{board.name}.init",
+                "modules": [f"/lib/modules/<kernel version>/{m}.ko (from the kernel package)" for m in GUEST_MODULES],
                 "root": {
                     "built_in": "${RTDROID_HOME}/build/rt-cell/root",
                     "guest_path": GUEST_ROOT,
@@ -204,6 +209,7 @@ def guest_agent_values(board: Board) -> dict[str, str]:
              "--budget-bytes", str(rt["rt_budget_bytes"]), "--await-region"]
     tmpfs_mib = max(16, (rt["memory_mib"] * MIB - rt["heap_mib"] * MIB - rt["rt_budget_bytes"]) // MIB // 4)
     return {"BOARD": board.name, "GUEST_ROOT": GUEST_ROOT, "TMPFS_MIB": str(tmpfs_mib),
+            "MODULES": " ".join(GUEST_MODULES),
             "JVM_ARGS": " ".join(guest_jvm_args(board)), "AGENT_ARGS": " ".join(agent)}
 
 
