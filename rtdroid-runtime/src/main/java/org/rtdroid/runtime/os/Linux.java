@@ -255,6 +255,21 @@ public final class Linux {
         }
     }
 
+    /**
+     * sched_getparam(tid): the static (real-time) priority of a thread of this process as the
+     * kernel holds it (0 under SCHED_OTHER), or the negated errno (-ESRCH once it has ended).
+     * Reports and tests: what a thread runs at, read from the kernel rather than from a field.
+     */
+    public static int priorityOf(int tid) {
+        Scratch s = SCRATCH.get();
+        try {
+            int rc = (int) SCHED_GETPARAM.invokeExact(s.capture, tid, s.param);
+            return rc != 0 ? -errno(s) : s.param.get(JAVA_INT, 0);
+        } catch (Throwable t) {
+            throw unexpected("sched_getparam", t);
+        }
+    }
+
     public static int priorityMin(int policy) {
         try {
             return (int) SCHED_GET_PRIORITY_MIN.invokeExact(policy);
