@@ -38,7 +38,8 @@ public final class FallDetector {
     private long fallEnd;
     private long impactStart;
     private double peakG;
-    private long restUntil = Long.MIN_VALUE;
+    private boolean resting;
+    private long restUntil;
     private long falls;
     private long lastImpactNanos;
     private double lastPeakG;
@@ -52,8 +53,11 @@ public final class FallDetector {
      */
     public boolean onSample(long timestampNanos, float x, float y, float z) {
         double g = Math.sqrt((double) x * x + (double) y * y + (double) z * z) / G;
-        if (timestampNanos - restUntil < 0) {
-            return false;
+        if (resting) {
+            if (timestampNanos - restUntil < 0) {
+                return false;
+            }
+            resting = false;
         }
         switch (state) {
             case FALLING:
@@ -108,6 +112,7 @@ public final class FallDetector {
         lastPeakG = peakG;
         lastFreeFallNanos = fallEnd - fallStart;
         state = IDLE;
+        resting = true;
         restUntil = t + REFRACTORY_NANOS;
         return true;
     }
