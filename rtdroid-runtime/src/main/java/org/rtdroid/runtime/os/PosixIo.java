@@ -7,7 +7,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.invoke.MethodHandle;
@@ -37,11 +36,9 @@ public final class PosixIo {
     public static final int ENODEV = 19;
     public static final int ENOTTY = 25;
 
-    private static final Linker LINKER = Linker.nativeLinker();
-    private static final StructLayout CAPTURE_LAYOUT = Linker.Option.captureStateLayout();
-    private static final long ERRNO_OFFSET =
-            CAPTURE_LAYOUT.byteOffset(MemoryLayout.PathElement.groupElement("errno"));
-    private static final Linker.Option ERRNO = Linker.Option.captureCallState("errno");
+    private static final StructLayout CAPTURE_LAYOUT = Linux.CAPTURE_LAYOUT;
+    private static final long ERRNO_OFFSET = Linux.ERRNO_OFFSET;
+    private static final Linker.Option ERRNO = Linux.ERRNO;
 
     // open(2) is variadic (mode); with no O_CREAT the mode is not read, but pass it as the ABI wants.
     private static final MethodHandle OPEN = downcall("open",
@@ -73,9 +70,7 @@ public final class PosixIo {
     private PosixIo() {}
 
     private static MethodHandle downcall(String name, FunctionDescriptor fd, Linker.Option... options) {
-        MemorySegment symbol = LINKER.defaultLookup().find(name).orElseThrow(
-                () -> new UnsatisfiedLinkError("libc has no symbol " + name));
-        return LINKER.downcallHandle(symbol, fd, options);
+        return Linux.downcall(name, fd, options);
     }
 
     private static int errno(MemorySegment capture) {
@@ -83,7 +78,7 @@ public final class PosixIo {
     }
 
     private static RuntimeException unexpected(String call, Throwable t) {
-        return new IllegalStateException("FFM call " + call + " failed to link or run", t);
+        return Linux.unexpected(call, t);
     }
 
     /** open(path, flags). Allocates the C string: set-up only. @return fd or -errno */
