@@ -7,7 +7,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.invoke.MethodHandle;
@@ -37,11 +36,9 @@ public final class PosixIo {
     public static final int ENODEV = 19;
     public static final int ENOTTY = 25;
 
-    private static final Linker LINKER = Linker.nativeLinker();
-    private static final StructLayout CAPTURE_LAYOUT = Linker.Option.captureStateLayout();
-    private static final long ERRNO_OFFSET =
-            CAPTURE_LAYOUT.byteOffset(MemoryLayout.PathElement.groupElement("errno"));
-    private static final Linker.Option ERRNO = Linker.Option.captureCallState("errno");
+    private static final StructLayout CAPTURE_LAYOUT = Linux.CAPTURE_LAYOUT;
+    private static final long ERRNO_OFFSET = Linux.ERRNO_OFFSET;
+    private static final Linker.Option ERRNO = Linux.ERRNO;
 
     // open(2) is variadic (mode); with no O_CREAT the mode is not read, but pass it as the ABI wants.
     private static final MethodHandle OPEN = downcall("open",
@@ -55,6 +52,12 @@ public final class PosixIo {
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG), ERRNO);
     private static final MethodHandle POLL = downcall("poll",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT), ERRNO);
+    // The real-time path's variants capture no errno: the JDK checks a capture segment by slicing
+    // it, an object C2 does not always scalar-replace (seen: 2-5 heap bytes per frame read).
+    private static final MethodHandle READ_NO_ERRNO = downcall("read",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle POLL_NO_ERRNO = downcall("poll",
+            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
     // ioctl(int, unsigned long, ...): the third argument is variadic, a pointer or an integer.
     private static final MethodHandle IOCTL_PTR = downcall("ioctl",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS), ERRNO, Linker.Option.firstVariadicArg(2));
@@ -67,9 +70,7 @@ public final class PosixIo {
     private PosixIo() {}
 
     private static MethodHandle downcall(String name, FunctionDescriptor fd, Linker.Option... options) {
-        MemorySegment symbol = LINKER.defaultLookup().find(name).orElseThrow(
-                () -> new UnsatisfiedLinkError("libc has no symbol " + name));
-        return LINKER.downcallHandle(symbol, fd, options);
+        return Linux.downcall(name, fd, options);
     }
 
     private static int errno(MemorySegment capture) {
@@ -77,7 +78,7 @@ public final class PosixIo {
     }
 
     private static RuntimeException unexpected(String call, Throwable t) {
-        return new IllegalStateException("FFM call " + call + " failed to link or run", t);
+        return Linux.unexpected(call, t);
     }
 
     /** open(path, flags). Allocates the C string: set-up only. @return fd or -errno */
@@ -119,6 +120,31 @@ public final class PosixIo {
             return rc >= 0 ? rc : -errno(capture);
         } catch (Throwable t) {
             throw unexpected("read", t);
+        }
+    }
+
+    /**
+     * read(2) for a real-time path: like {@link #read} but allocation-free in every compilation
+     * state, and without errno. @return bytes read, 0 at end of file, or -1 (the caller tells
+     * EAGAIN from a gone device by poll's revents)
+     */
+    public static long readNoErrno(int fd, MemorySegment buf, long offset, long count) {
+        try {
+            return (long) READ_NO_ERRNO.invokeExact(fd, address(buf, offset, count), count);
+        } catch (Throwable t) {
+            throw unexpected("read", t);
+        }
+    }
+
+    /**
+     * poll(2) for a real-time path: no errno, and -1 (EINTR, or ENOMEM) is returned to the caller,
+     * who polls again. @return ready descriptors, 0 on timeout, or -1
+     */
+    public static int pollNoErrno(MemorySegment fds, int nfds, int timeoutMillis) {
+        try {
+            return (int) POLL_NO_ERRNO.invokeExact(address(fds, 0, (long) nfds * POLLFD_BYTES), (long) nfds, timeoutMillis);
+        } catch (Throwable t) {
+            throw unexpected("poll", t);
         }
     }
 

@@ -6,7 +6,6 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
-import org.rtdroid.runtime.os.Errno;
 import org.rtdroid.runtime.os.Linux;
 import org.rtdroid.runtime.os.PosixIo;
 
@@ -63,6 +62,7 @@ final class InputReader {
     volatile long opens;
     volatile long closes;
     volatile int lastErrno;
+    volatile long pollFailures;
 
     InputReader(Device[] devices, Arena arena) {
         this.devices = devices;
@@ -85,16 +85,17 @@ final class InputReader {
         try {
             while (running) {
                 openMissing();
-                int n = PosixIo.poll(pollfds, devices.length, RESCAN_MILLIS);
+                int n = PosixIo.pollNoErrno(pollfds, devices.length, RESCAN_MILLIS);
                 if (n < 0) {
-                    lastErrno = -n;
+                    pollFailures++; // EINTR (or ENOMEM): poll again
                     continue;
                 }
                 for (int i = 0; n > 0 && i < devices.length; i++) {
                     long at = (long) i * PosixIo.POLLFD_BYTES;
                     short revents = pollfds.get(JAVA_SHORT, at + 6);
                     if (revents != 0) {
-                        readDevice(i);
+                        readDevice(i, revents);
+                        n--;
                     }
                 }
             }
@@ -165,18 +166,16 @@ final class InputReader {
         setPollFd(i, -1);
     }
 
-    private void readDevice(int i) {
+    private void readDevice(int i, short revents) {
         Device d = devices[i];
         long cap = d.buf.byteSize();
-        long n = PosixIo.read(d.fd, d.buf, d.pending, cap - d.pending);
-        if (n == -Errno.EAGAIN) {
-            return;
+        long n = PosixIo.readNoErrno(d.fd, d.buf, d.pending, cap - d.pending);
+        if (n < 0 && (revents & (PosixIo.POLLERR | PosixIo.POLLHUP | PosixIo.POLLNVAL)) == 0) {
+            return; // readable a moment ago, EAGAIN now: nothing lost, poll again
         }
         if (n <= 0) {
-            // End of stream (0) or the device is gone (ENODEV, EIO): what is left is not a record.
-            if (n < 0) {
-                lastErrno = (int) -n;
-            }
+            // End of stream (0: a FIFO's writer left) or the device is gone (POLLERR/POLLHUP with
+            // ENODEV: the simulator destroyed it): what is left is not a record.
             if (d.pending > 0) {
                 shortRecords++;
             }

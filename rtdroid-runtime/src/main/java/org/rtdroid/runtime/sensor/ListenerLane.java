@@ -7,8 +7,8 @@ import org.rtdroid.runtime.event.AsyncEventHandler;
  * The listeners of one sensor at one priority: an {@link AsyncEventHandler} at that priority (so
  * their callbacks run at their component's priority, on a bound or pooled thread of the sensor's
  * dispatcher) with a single-producer, single-consumer ring of pre-allocated {@link SensorEvent}s
- * filled by the sensor's processing thread. One firing delivers one event to every listener of
- * the lane, in registration order. A lane exists from the first registration at its priority on;
+ * filled by the sensor's processing thread. A run delivers one event to every listener of the
+ * lane, in registration order. A lane exists from the first registration at its priority on;
  * its listeners change, its handler stays attached. Full ring: {@value SensorService#QUEUE_POLICY}, counted.
  */
 final class ListenerLane extends AsyncEventHandler {
@@ -68,6 +68,12 @@ final class ListenerLane extends AsyncEventHandler {
         return true;
     }
 
+    /**
+     * Delivers the oldest queued event to every listener of the lane. One event per run, so that
+     * under the pooled strategy a higher-priority lane's next event goes before this lane's
+     * following ones. If events remain and no run is owed, the lane fires itself again: no event
+     * waits on the dispatcher's bookkeeping matching the ring exactly.
+     */
     @Override
     public void handleAsyncEvent() {
         long h = head;
@@ -94,7 +100,13 @@ final class ListenerLane extends AsyncEventHandler {
         } finally {
             head = h + 1;
         }
+        if (h + 1 != tail && pendingFireCount() <= 0) {
+            event.fire();
+        }
     }
+
+    /** Events queued and not yet delivered. */
+    long queued() { return tail - head; }
 
     long dropped() { return dropped; }
 

@@ -212,6 +212,16 @@ final class SensorChannel {
 
     long events() { return events; }
 
+    /** "name@prio: queued q, owed f" per lane (reports; allocates). */
+    String laneStates() {
+        StringBuilder sb = new StringBuilder();
+        for (ListenerLane l : lanesSnapshot()) {
+            sb.append(l.name()).append(": queued ").append(l.queued()).append(", owed runs ")
+                    .append(l.pendingFireCount()).append(", runs ").append(l.runs()).append("; ");
+        }
+        return sb.toString();
+    }
+
     long droppedEvents() {
         long n = 0;
         for (ListenerLane l : lanesSnapshot()) {

@@ -281,6 +281,15 @@ public final class SensorService {
         return n;
     }
 
+    /** Every lane's queue and owed handler runs (reports and test diagnostics; allocates). */
+    public String laneStates() {
+        StringBuilder sb = new StringBuilder();
+        for (SensorChannel c : channels) {
+            sb.append(c.laneStates());
+        }
+        return sb.toString();
+    }
+
     /** Times a device was opened (again, after it ended). */
     public long deviceOpens() { return reader.opens; }
 

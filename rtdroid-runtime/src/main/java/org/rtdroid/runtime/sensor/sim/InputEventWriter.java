@@ -44,12 +44,21 @@ public class InputEventWriter implements AutoCloseable {
      */
     public long writeFrame(int x, int y, int z) {
         long now = Linux.monotonicNanos();
+        writeFrameAt(now, x, y, z);
+        return now;
+    }
+
+    /**
+     * Writes one frame stamped {@code timeNanos} (a FIFO's reader takes the stamp as written; a
+     * uinput device's kernel stamps its own time instead): replaying a trace at its own times
+     * without waiting for them.
+     */
+    public void writeFrameAt(long now, int x, int y, int z) {
         InputEvents.put(frame, 0, now, InputEvents.EV_ABS, firstAxisCode, x);
         InputEvents.put(frame, InputEvents.RECORD_BYTES, now, InputEvents.EV_ABS, firstAxisCode + 1, y);
         InputEvents.put(frame, 2L * InputEvents.RECORD_BYTES, now, InputEvents.EV_ABS, firstAxisCode + 2, z);
         InputEvents.put(frame, 3L * InputEvents.RECORD_BYTES, now, InputEvents.EV_SYN, InputEvents.SYN_REPORT, 0);
         writeFully(frame, frame.byteSize());
-        return now;
     }
 
     /** Writes raw bytes as they are (tests: malformed and short records). */
