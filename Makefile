@@ -24,7 +24,7 @@ TEST_BOARDS ?= host qemu-x86_64
 help:
 	@echo "make run   [BOARD=qemu-x86_64|host]  boot the board, deploy the demo, measure, report"
 	@echo "make test                            every test: unit, integration, Robot (host + qemu-x86_64)"
-	@echo "make bench [BENCH=looper|periodic|channels|alarm|bridge]   benchmarks -> build/bench/*.json"
+	@echo "make bench [BENCH=looper|periodic|channels|alarm|sensor|broadcast|bridge]   benchmarks -> build/bench/*.json"
 	@echo "make apk                             signed APKs -> build/apk/"
 	@echo "make soak  [SOAK_MINUTES=60]         cochlear implant under Android stress, restarts, floods: per-minute figures"
 	@echo "make fuzz  [FUZZ_SECONDS=60]         fuzz every decoder of the other cell's bytes (C, Java, Python)"

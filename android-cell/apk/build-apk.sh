@@ -2,6 +2,7 @@
 # Builds real, signed Android APKs for the Android cell's apps, for real devices:
 #   build/apk/rtdroid-proxy.apk              RTsProxyService + the bridge's Java library (min API 33)
 #   build/apk/cochlear-configuration-ui.apk  the cochlear ConfigurationUI (min API 16)
+#   build/apk/fall-alert.apk                 the fall detection app's FallAlert (min API 16)
 # Toolchain (nothing from the Android SDK installer): Debian's aapt2, zipalign, apksigner and
 # framework-res.apk (packages aapt, zipalign, apksigner, android-framework-res); D8 from Maven
 # Central's com.android.tools:r8; javac from the JDK; keytool for a debug key under build/keys.
@@ -79,16 +80,21 @@ package_apk() {
   step "$name: $(stat -c %s "$final") bytes -> $final"
 }
 
-# --- ConfigurationUI: Java 8 bytecode against the API 16 stubs --------------------------------
-UI_SRC="$REPO/android-cell/apps/configuration-ui/src/main"
-mkdir -p "$WORK/ui/classes" "$WORK/ui/dex"
-step "configuration-ui: javac --release 8 against android-$STUBS_VERSION.jar"
-javac --release 8 -Xlint:-options -nowarn -encoding UTF-8 -cp "$STUBS" -d "$WORK/ui/classes" \
-  $(find "$UI_SRC/java" -name '*.java')
-step "configuration-ui: D8 --min-api 16"
-java -cp "$R8" com.android.tools.r8.D8 --release --min-api 16 --lib "$STUBS" --output "$WORK/ui/dex" \
-  $(find "$WORK/ui/classes" -name '*.class')
-package_apk cochlear-configuration-ui "$UI_SRC/AndroidManifest.xml" 16 29 "$WORK/ui/dex"
+# --- the apps (ConfigurationUI, FallAlert): Java 8 bytecode against the API 16 stubs ----------
+# app_apk NAME SOURCE_FOLDER OUT_NAME: javac, D8 --min-api 16, then package_apk.
+app_apk() {
+  local name="$1" src="$REPO/android-cell/apps/$2/src/main" out="$3"
+  mkdir -p "$WORK/$name/classes" "$WORK/$name/dex"
+  step "$name: javac --release 8 against android-$STUBS_VERSION.jar"
+  javac --release 8 -Xlint:-options -nowarn -encoding UTF-8 -cp "$STUBS" -d "$WORK/$name/classes" \
+    $(find "$src/java" -name '*.java')
+  step "$name: D8 --min-api 16"
+  java -cp "$R8" com.android.tools.r8.D8 --release --min-api 16 --lib "$STUBS" --output "$WORK/$name/dex" \
+    $(find "$WORK/$name/classes" -name '*.class')
+  package_apk "$out" "$src/AndroidManifest.xml" 16 29 "$WORK/$name/dex"
+}
+app_apk configuration-ui configuration-ui cochlear-configuration-ui
+app_apk fall-alert fall-alert fall-alert
 
 # --- the proxy: Java 11 bytecode (with xcc-java's VarHandles) against the SDK 34 framework ---
 PROXY_SRC="$REPO/android-cell/proxy/src/main"
@@ -102,5 +108,6 @@ java -cp "$R8" com.android.tools.r8.D8 --release --min-api 33 --lib "$ANDROID_AL
 package_apk rtdroid-proxy "$PROXY_SRC/AndroidManifest.xml" 33 33 "$WORK/proxy/dex"
 
 if [[ $VERIFY == 1 ]]; then
-  "$REPO/android-cell/apk/verify-apk.sh" "$OUT/cochlear-configuration-ui.apk" "$OUT/rtdroid-proxy.apk"
+  "$REPO/android-cell/apk/verify-apk.sh" "$OUT/cochlear-configuration-ui.apk" "$OUT/fall-alert.apk" \
+    "$OUT/rtdroid-proxy.apk"
 fi

@@ -33,6 +33,11 @@ for apk in "$@"; do
       check "uses-permission org.rtdroid.permission.CROSS_CONTEXT" grep -q "uses-permission: name='org.rtdroid.permission.CROSS_CONTEXT'" <<<"$perms"
       check "dex holds ConfigurationActivity" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/cochlear/ui/ConfigurationActivity;'"
       ;;
+    fall-alert.apk)
+      check "launchable activity FallAlertActivity" grep -q "launchable-activity: name='org.rtdroid.fall.ui.FallAlertActivity'" <<<"$badging"
+      check "uses-permission org.rtdroid.permission.CROSS_CONTEXT" grep -q "uses-permission: name='org.rtdroid.permission.CROSS_CONTEXT'" <<<"$perms"
+      check "dex holds FallAlertActivity" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/fall/ui/FallAlertActivity;'"
+      ;;
     rtdroid-proxy.apk)
       check "package org.rtdroid.proxy, minSdk 33" grep -q "sdkVersion:'33'" <<<"$badging"
       check "declares permission org.rtdroid.permission.CROSS_CONTEXT" grep -q "^permission: org.rtdroid.permission.CROSS_CONTEXT" <<<"$perms"

@@ -154,6 +154,11 @@ def frame_vectors() -> list[dict]:
           {"seq": U64, "send_time_nanos": (1 << 63) - 1, "deploy_chunk": {
               "bundle": "b" * 63, "index": 43690, "count": 43691, "total_bytes": 16 * 1024 * 1024,
               "bundle_crc32": 0xFFFFFFFF, "data": "ee" * 384}})
+    valid("deploy_chunk_sensor_trace", "a motion trace's chunk: content SENSOR_TRACE (1), the largest "
+          "xcc.mgmt sends (63-byte name, 1 MiB trace)",
+          {"seq": U64, "send_time_nanos": (1 << 63) - 1, "deploy_chunk": {
+              "bundle": "t" * 63, "index": 2730, "count": 2731, "total_bytes": 1024 * 1024,
+              "bundle_crc32": 0xFFFFFFFF, "data": "30" * 384, "content": "SENSOR_TRACE"}})
     valid("frame_exactly_496", "a frame of exactly the 496-byte cap",
           {"seq": U64, "send_time_nanos": U64, "deploy_chunk": {
               "bundle": "b" * 63, "index": 43690, "count": 43691, "total_bytes": 16 * 1024 * 1024,

@@ -85,7 +85,8 @@ static const fdesc service_f[] = {{1, F_STRING, -1, 63, "ServiceInfo.name"}, {2,
     {0, 0, 0, 0, 0}};
 static const fdesc deploy_f[] = {{1, F_STRING, -1, 63, "DeployChunk.bundle"}, {2, F_U32, -1, 0, "DeployChunk.index"},
     {3, F_U32, -1, 0, "DeployChunk.count"}, {4, F_U32, -1, 0, "DeployChunk.total_bytes"},
-    {5, F_U32, -1, 0, "DeployChunk.bundle_crc32"}, {6, F_BYTES, -1, 384, "DeployChunk.data"}, {0, 0, 0, 0, 0}};
+    {5, F_U32, -1, 0, "DeployChunk.bundle_crc32"}, {6, F_BYTES, -1, 384, "DeployChunk.data"},
+    {7, F_I32, -1, 0, "DeployChunk.content"}, {0, 0, 0, 0, 0}};
 static const fdesc *const schema[M_COUNT] = {frame_f, intent_f, message_f, control_f, stats_f, service_f, deploy_f};
 static const char *const msg_names[M_COUNT] = {"Frame", "Intent", "Message", "Control", "Stats", "ServiceInfo", "DeployChunk"};
 

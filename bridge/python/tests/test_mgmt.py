@@ -76,6 +76,11 @@ class FakeAgent(threading.Thread):
                         name=name, state="FAILED" if failed else "RUNNING", releases=10 * i, deadline_misses=i,
                         worst_response_nanos=300_000 * i, analysed_wcrt_nanos=2_000_000 * i, cpu_plus_one=i,
                         index=i, count=len(services)), **cause)
+            elif c.kind == K.SENSOR_STATUS:
+                if self.behaviour == "no_uinput":
+                    self.send(kind=K.ERROR, code=15, text="sensors unavailable: this kernel has no /dev/uinput")
+                else:
+                    self.send(kind=K.ACK, text="sensors: accelerometer /dev/input/event1; idle")
             elif c.kind == K.STATS_REQUEST:
                 self.send(kind=K.STATS, stats=F.Stats(frames_in=5, resyncs=1))
 
@@ -94,6 +99,10 @@ class FakeAgent(threading.Thread):
             data = b"".join(self.chunks[i] for i in range(chunk.count))
             self.chunks = {}
             ok = len(data) == chunk.total_bytes and zlib.crc32(data) == chunk.bundle_crc32
+            if chunk.content == F.DeployChunk.SENSOR_TRACE:
+                self.send(kind=K.ACK if ok else K.ERROR, code=0 if ok else 1, subject=chunk.bundle,
+                          text=f"replaying {len(data)} bytes" if ok else "CRC-32 of the whole is wrong")
+                return
             if self.behaviour == "bad_signature":
                 self.send(kind=K.DEPLOY_RESULT, code=2, subject=chunk.bundle, text="signature does not verify")
             else:
@@ -263,3 +272,40 @@ def test_deploy_reads_the_name_from_the_manifest(small_region, agent, tmp_path):
     from xcc.bundle import BundleError
     with pytest.raises(BundleError, match="BAD_BUNDLE"):
         M.deploy(small_region, path, timeout=5)
+
+
+def test_a_trace_travels_as_sensor_trace_chunks_and_is_answered_by_ack(small_region, agent):
+    a = agent()
+    trace = b"# t_ms ax ay az\n" + b"0 0 0 9.81\n" * 400
+    with M.ManagementClient(small_region, timeout=5) as client:
+        r = client.replay_trace(trace, "fall.trace")
+    assert r.ok and r.subject == "fall.trace" and str(len(trace)) in r.text
+    chunks = [f.deploy_chunk for f in a.requests if f.WhichOneof("body") == "deploy_chunk"]
+    assert {c.content for c in chunks} == {F.DeployChunk.SENSOR_TRACE}
+    assert b"".join(c.data for c in chunks) == trace
+
+
+def test_a_bundle_travels_as_bundle_chunks(small_region, agent):
+    a = agent()
+    with M.ManagementClient(small_region, timeout=5) as client:
+        assert client.deploy(b"z" * 1000, "echo").ok
+    assert {f.deploy_chunk.content for f in a.requests} == {F.DeployChunk.BUNDLE}
+
+
+def test_a_trace_over_the_bound_is_refused_before_sending(small_region, agent, tmp_path):
+    a = agent()
+    big = tmp_path / "big.trace"
+    big.write_bytes(b"0 0 0 9.81\n" * (M.MAX_TRACE_BYTES // 10))
+    with pytest.raises(M.MgmtError, match="a trace may have at most 1048576"):
+        M.replay_trace(small_region, big, timeout=5)
+    with M.ManagementClient(small_region, timeout=5) as client:
+        with pytest.raises(M.MgmtError, match="must be 1..1048576"):
+            client.replay_trace(b"", "empty.trace")
+    assert a.requests == []
+
+
+def test_sensor_status_says_why_sensors_are_unavailable(small_region, agent):
+    agent("no_uinput")
+    r = M.sensor_status(small_region, timeout=5)
+    assert (r.ok, r.name) == (False, "SENSORS_UNAVAILABLE")
+    assert r.text == "sensors unavailable: this kernel has no /dev/uinput"

@@ -32,9 +32,11 @@ from . import region as R
 
 RESULT_NAMES = {0: "OK", 1: "BAD_CHUNK", 2: "BAD_SIGNATURE", 3: "BAD_MANIFEST", 4: "OVER_BUDGET",
                 5: "LOAD_FAILED", 6: "START_FAILED", 7: "DUPLICATE", 8: "NOT_FOUND", 9: "BAD_BUNDLE",
-                10: "DOWNGRADE", 11: "STATE_FAILED", 12: "UNSCHEDULABLE", 13: "CHANNEL_OVERFLOW"}
+                10: "DOWNGRADE", 11: "STATE_FAILED", 12: "UNSCHEDULABLE", 13: "CHANNEL_OVERFLOW",
+                14: "BAD_TRACE", 15: "SENSORS_UNAVAILABLE", 16: "BUSY"}
 CHUNK_DATA_BYTES = 384
 MAX_BUNDLE_BYTES = 16 * 1024 * 1024
+MAX_TRACE_BYTES = 1024 * 1024  # a motion trace (protocols.md, "Sensor traces"); the agent holds the same bound
 DEFAULT_TIMEOUT_S = 10.0
 K = F.Control
 
@@ -272,16 +274,34 @@ class ManagementClient:
 
     def deploy(self, data: bytes, name: str, progress: Callable[[int, int], None] | None = None) -> Result:
         """Send a bundle as DeployChunk frames and wait for DEPLOY_RESULT."""
-        _check_name(name)
         if not 0 < len(data) <= MAX_BUNDLE_BYTES:
             raise MgmtError(f"bundle of {len(data)} bytes: must be 1..{MAX_BUNDLE_BYTES}")
+        return self._transfer(data, name, F.DeployChunk.BUNDLE, (K.DEPLOY_RESULT, K.ERROR), progress)
+
+    def replay_trace(self, data: bytes, name: str) -> Result:
+        """Send a motion trace as DeployChunk frames (content SENSOR_TRACE); the agent checks it
+        and starts replaying it into the cell's sensors: ACK (text: what it replays) or ERROR
+        (BAD_TRACE with the line, SENSORS_UNAVAILABLE with the reason, BUSY)."""
+        if not 0 < len(data) <= MAX_TRACE_BYTES:
+            raise MgmtError(f"trace of {len(data)} bytes: must be 1..{MAX_TRACE_BYTES}")
+        return self._transfer(data, name, F.DeployChunk.SENSOR_TRACE, (K.ACK, K.ERROR))
+
+    def sensor_status(self) -> Result:
+        """The cell's sensors: OK with their devices and the replay's state, or
+        SENSORS_UNAVAILABLE with the reason (e.g. the kernel has no /dev/uinput)."""
+        return Result.of(self.request(K(kind=K.SENSOR_STATUS), (K.ACK, K.ERROR)).control)
+
+    def _transfer(self, data: bytes, name: str, content: int, answer_kinds: tuple,
+                  progress: Callable[[int, int], None] | None = None) -> Result:
+        """The chunks of one transfer, then its one answer (an early answer stops the sending)."""
+        _check_name(name)
         count = math.ceil(len(data) / CHUNK_DATA_BYTES)
         crc = zlib.crc32(data)
         stall = _Stall(self.timeout)
         early = []
 
         def is_result(f):
-            return f.WhichOneof("body") == "control" and f.control.kind in (K.DEPLOY_RESULT, K.ERROR)
+            return f.WhichOneof("body") == "control" and f.control.kind in answer_kinds
 
         def keep_early(f):
             if is_result(f):
@@ -292,7 +312,8 @@ class ManagementClient:
 
         for index in range(count):
             chunk = F.DeployChunk(bundle=name, index=index, count=count, total_bytes=len(data), bundle_crc32=crc,
-                                  data=data[index * CHUNK_DATA_BYTES:(index + 1) * CHUNK_DATA_BYTES])
+                                  data=data[index * CHUNK_DATA_BYTES:(index + 1) * CHUNK_DATA_BYTES],
+                                  content=content)
             self.send(self._frame(deploy_chunk=chunk), stall, on_answer=keep_early)
             if early:  # the agent refused before the last chunk (e.g. BAD_CHUNK): stop sending
                 return Result.of(early[0].control)
@@ -386,3 +407,18 @@ def stats(region_path, timeout: float = DEFAULT_TIMEOUT_S) -> dict:
 def hello(region_path, timeout: float = DEFAULT_TIMEOUT_S) -> str:
     with ManagementClient(region_path, timeout) as client:
         return client.hello()
+
+
+def replay_trace(region_path, trace_path, timeout: float = DEFAULT_TIMEOUT_S) -> Result:
+    """Replay the motion trace file in the RT cell (its name is the file's name)."""
+    trace_path = Path(trace_path)
+    size = trace_path.stat().st_size
+    if size > MAX_TRACE_BYTES:
+        raise MgmtError(f"{trace_path} is {size} bytes; a trace may have at most {MAX_TRACE_BYTES}")
+    with ManagementClient(region_path, timeout) as client:
+        return client.replay_trace(trace_path.read_bytes(), trace_path.name)
+
+
+def sensor_status(region_path, timeout: float = DEFAULT_TIMEOUT_S) -> Result:
+    with ManagementClient(region_path, timeout) as client:
+        return client.sensor_status()

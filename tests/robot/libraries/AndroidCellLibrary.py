@@ -77,6 +77,20 @@ class AndroidCellLibrary(Keywords):
         return r["text"] if isinstance(r, dict) else str(r)
 
     @keyword
+    def view_text_should_read(self, view_id: str, expected: str, timeout_s: float = 0):
+        """``view_id``'s text equals ``expected`` now, or within ``timeout_s`` seconds."""
+        deadline = time.monotonic() + float(timeout_s)
+        while True:
+            now = self.view_text(view_id)
+            if now == expected:
+                logger.info(f"{view_id}: {now!r}", also_console=True)
+                return now
+            if time.monotonic() >= deadline:
+                raise AssertionError(f"{view_id} reads {now!r}, expected {expected!r}"
+                                     + (f" within {timeout_s} s" if float(timeout_s) else ""))
+            time.sleep(0.2)
+
+    @keyword
     def view_text_should_become(self, view_id: str, action: str, expected: str, timeout_s: float = 10,
                                 attempts: int = 1):
         """Clicks ``action`` and waits until ``view_id``'s text changes and contains ``expected``.

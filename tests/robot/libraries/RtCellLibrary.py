@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 import zipfile
 from pathlib import Path
 
@@ -19,8 +20,13 @@ from robot.api.deco import keyword, library
 from robot.libraries.BuiltIn import BuiltIn
 
 from rtdroid import stallwitness
-from session import EXAMPLE_APPS, KEYS, RTDROID, SESSION, Keywords, end_witness, run
+from session import EXAMPLE_APPS, KEYS, ROOT, RTDROID, SESSION, Keywords, end_witness, run
 from xcc.mgmt import describe_failure
+
+
+# Motion traces the suites replay (the runtime's fall trace; examples/traces/make_no_fall.py's).
+TRACES = {"fall": ROOT / "rtdroid-runtime" / "traces" / "fall.trace",
+          "no-fall": ROOT / "rtdroid-runtime" / "examples" / "traces" / "no-fall.trace"}
 
 
 @library(scope="GLOBAL", auto_keywords=False)
@@ -292,6 +298,39 @@ class RtCellLibrary(Keywords):
         if variant in ("unsigned", "tampered-jar", "tampered-manifest", "relabelled-downgrade"):
             _rewrite_bundle(out, variant)
         return str(out)
+
+    @keyword
+    def skip_unless_the_rt_cell_has_sensors(self):
+        """Skips the test, with the RT cell's own reason, where the cell has no sensors (the host
+        board's kernel has no /dev/uinput): `rtdroid rt sensors status` says why in one line."""
+        p = run([RTDROID, "rt", "sensors", "status"], timeout=60, check=False)
+        line = (p.stdout.strip() or p.stderr.strip()).splitlines()[-1:] or ["no answer"]
+        logger.info(f"RT cell: {line[0]}", also_console=True)
+        if p.returncode != 0:
+            if "sensors unavailable" not in line[0]:
+                raise AssertionError(f"rtdroid rt sensors status failed: {p.stdout}{p.stderr}")
+            BuiltIn().skip(line[0])
+
+    @keyword
+    def replay_motion_trace(self, trace: str):
+        """Replays a motion trace in the RT cell (`rtdroid rt sensors replay`): ``fall`` (the
+        runtime's fall trace), ``no-fall`` (walking, sitting down hard, a stumble), or a path."""
+        path = TRACES.get(trace, Path(trace))
+        p = run([RTDROID, "rt", "sensors", "replay", str(path)], timeout=120)
+        logger.info(p.stdout.strip(), also_console=True)
+
+    @keyword
+    def motion_trace_replay_should_end(self, timeout_s: float = 120):
+        """Waits until the RT cell's sensors are idle again (the replay wrote its last sample)."""
+        deadline = time.monotonic() + float(timeout_s)
+        while True:
+            p = run([RTDROID, "rt", "sensors", "status"], timeout=60)
+            if "; idle;" in p.stdout:
+                logger.info(p.stdout.strip(), also_console=True)
+                return
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the replay has not ended after {timeout_s} s: {p.stdout.strip()}")
+            time.sleep(1)
 
     @keyword
     def deploy_rt_bundle(self, path: str):

@@ -9,6 +9,7 @@ import argparse
 import json
 import math
 import os
+import re
 import select
 import socket
 import sys
@@ -313,16 +314,51 @@ def _as_dict(x):
 def cmd_rt_services(a) -> int:
     region = _region_of(a)
     clock = _clock_of(a)
-    services = [_as_dict(s) for s in _mgmt().list_services(region, timeout=a.timeout)]
+    mgmt = _mgmt()
+    services = [_as_dict(s) for s in mgmt.list_services(region, timeout=a.timeout)]
     if a.json:
         # each row says which clock its releases, misses and lateness were judged by
         print(json.dumps([{**s, "clock": clock} for s in services], indent=2, sort_keys=True))
         return 0
-    if not services:
-        print("no RT services deployed")
-        return 0
-    print(render_services(services, clock), end="")
+    print(render_services(services, clock) if services else "no RT services deployed\n", end="")
+    try:
+        print(_sensors_line(mgmt.sensor_status(region, timeout=a.timeout)))
+    except mgmt.MgmtError as e:  # the services above stand; say why the sensors' line is missing
+        print(f"sensors: no answer ({e})")
     return 0
+
+
+def _sensors_line(res) -> str:
+    """The agent's one line on the cell's sensors: its text when they are there
+    ("sensors: ..."), and "sensors unavailable: <reason>" when they are not."""
+    return res.text if res.code == 0 or res.text.startswith("sensors unavailable") else \
+        f"sensors: {res.name} ({res.code}): {res.text}"
+
+
+def cmd_rt_sensors_status(a) -> int:
+    res = _mgmt().sensor_status(_region_of(a), timeout=a.timeout)
+    print(_sensors_line(res))
+    return 0 if res.code == 0 else 1
+
+
+def cmd_rt_sensors_replay(a) -> int:
+    """Sends a motion trace to the RT cell, which replays it into its sensors (the agent checks
+    the trace whole first and names the line of a problem)."""
+    mgmt = _mgmt()
+    trace = _existing_file("trace", Path(a.trace))
+    size = trace.stat().st_size
+    if not 0 < size <= mgmt.MAX_TRACE_BYTES:
+        raise CliError(f"trace {trace} is {size} bytes; a trace has 1..{mgmt.MAX_TRACE_BYTES}")
+    if not _TRACE_NAME.fullmatch(trace.name):
+        raise CliError(f"trace {trace}: its file name must be 1-63 characters of [A-Za-z0-9._-] "
+                       "(the RT cell names the replay by it)")
+    res = mgmt.replay_trace(_region_of(a), trace, timeout=a.timeout)
+    ok, text = _result_ok(res)
+    print(f"replay {trace.name}: {'OK' if ok else 'REFUSED'}: {text}")
+    return 0 if ok else 1
+
+
+_TRACE_NAME = re.compile(r"[A-Za-z0-9._-]{1,63}")
 
 
 def _clock_of(a) -> dict:
@@ -539,6 +575,18 @@ def build_parser() -> argparse.ArgumentParser:
     timeout_opt(sp)
     sp.add_argument("--json", action="store_true")
     sp.set_defaults(func=cmd_rt_services)
+
+    sensors = rt.add_parser("sensors", help="the RT cell's sensors: their state, replaying a motion trace") \
+        .add_subparsers(dest="sensors_action", required=True)
+    sp = sensors.add_parser("status", help="the sensors' input devices and replay, or why there are none")
+    board_opt(sp)
+    timeout_opt(sp)
+    sp.set_defaults(func=cmd_rt_sensors_status)
+    sp = sensors.add_parser("replay", help="replay a motion trace into the RT cell's accelerometer and gyroscope")
+    sp.add_argument("trace", help="a motion trace file (the format of org.rtdroid.runtime.sensor.sim), at most 1 MiB")
+    board_opt(sp)
+    timeout_opt(sp)
+    sp.set_defaults(func=cmd_rt_sensors_replay)
 
     sp = rt.add_parser("ping", help="echo PING/PONG through the region as peer 1 (board up with --cells rt)")
     board_opt(sp)

@@ -5,9 +5,10 @@
 - root/: the RT cell's root, assembled here: a jlink'ed Java 25 runtime, the glibc it links, the
   RT cell agent's jars and the board's deploy public key;
 - initrd.cpio: the initramfs, uncompressed (the kernel unpacks it with a memcpy, where gunzip under
-  TCG costs seconds): busybox-static, /dev/console, /init, root/ as /rt, and in /lib/modules the
-  kernel modules of the state disk (virtio-blk; qemu.STATE_DISK_MODULES). The ivshmem BAR needs
-  no driver.
+  TCG costs seconds): busybox-static, /dev/console, /init, root/ as /rt, and the kernel modules
+  /init loads (qemu.GUEST_MODULES: the state disk's virtio-blk drivers, the SensorManager's input
+  path evdev and uinput) from the kernel package as /lib/modules/<version>/<name>.ko. The
+  ivshmem BAR needs no driver.
 
 Each piece is rebuilt only when its inputs changed (a stamp file records them).
 """
@@ -27,7 +28,7 @@ from pathlib import Path
 
 from . import paths
 from .boardconfig import Board
-from .hypervisors.qemu import GUEST_ROOT, STATE_DISK_MODULES, init_script
+from .hypervisors.qemu import GUEST_MODULES, GUEST_ROOT, init_script
 
 
 class ImageError(Exception):
@@ -60,6 +61,34 @@ def kernel_version() -> str:
 
 def vmlinuz_path() -> Path:
     return kernel_dir() / "boot" / f"vmlinuz-{kernel_version()}"
+
+
+def kernel_modules() -> dict[str, Path]:
+    """The modules /init loads (GUEST_MODULES), found in the unpacked kernel package's
+    lib/modules/<VERSION>/ (plain `.ko`, or `.ko.xz` as newer Debian kernels ship them)."""
+    version = kernel_version()
+    base = kernel_dir() / "lib" / "modules" / version
+    found = {}
+    for name in GUEST_MODULES:
+        hits = sorted(base.rglob(f"{name}.ko")) + sorted(base.rglob(f"{name}.ko.xz"))
+        if not hits:
+            raise ImageError(f"kernel module {name}.ko of {version} not found under {base} "
+                             "(the RT cell's state disk or sensor path needs it; run tools/fetch-kernel.sh)")
+        found[name] = hits[0]
+    return found
+
+
+def _module_bytes(p: Path) -> bytes:
+    """busybox insmod loads plain ELF modules only: an xz-compressed one is unpacked here."""
+    data = p.read_bytes()
+    if p.name.endswith(".xz"):
+        try:
+            data = lzma.LZMADecompressor(format=lzma.FORMAT_XZ).decompress(data)
+        except lzma.LZMAError as e:
+            raise ImageError(f"kernel module {p} does not decompress: {e}") from None
+    if data[:4] != b"\x7fELF":
+        raise ImageError(f"kernel module {p} is not an ELF object")
+    return data
 
 
 def check_kernel() -> Path:
@@ -181,17 +210,6 @@ def _add_tree(c: "_Cpio", root: Path, prefix: str) -> None:
             c.file(name, p.read_bytes(), stat.S_IMODE(p.stat().st_mode))
 
 
-def state_disk_modules() -> list[Path]:
-    """The state disk's driver modules in the fetched kernel, in load order."""
-    base = kernel_dir() / "lib" / "modules" / kernel_version() / "kernel"
-    found = [base / f"{m}.ko" for m in STATE_DISK_MODULES]
-    missing = [str(p) for p in found if not p.is_file()]
-    if missing:
-        raise ImageError(f"kernel modules of the RT cell's state disk missing: {', '.join(missing)} "
-                         f"(run tools/fetch-kernel.sh)")
-    return found
-
-
 def ensure_initramfs(board: Board, busybox: Path = Path("/bin/busybox"), root: Path | None = None) -> Path:
     """build/rt-cell/initrd.cpio: busybox, /init and the RT cell's root (ensure_root_tree first)."""
     out = paths.rt_cell_build_dir() / "initrd.cpio"
@@ -202,9 +220,9 @@ def ensure_initramfs(board: Board, busybox: Path = Path("/bin/busybox"), root: P
         raise ImageError(f"{busybox} missing (apt-get install busybox-static)")
     if not (root / "jdk" / "bin" / "java").is_file():
         raise ImageError(f"the RT cell's root {root} has no jdk/bin/java (it is built by `board up`)")
-    modules = state_disk_modules()
+    modules = kernel_modules()
     key = {"init": hashlib.sha256(init).hexdigest(), "busybox": file_key(busybox), "root": _tree_key(root),
-           "modules": [file_key(m) for m in modules]}
+           "modules": [file_key(p) for p in modules.values()]}
     if out.is_file() and _stamp_ok(stamp, key):
         return out
     c = _Cpio()
@@ -216,9 +234,11 @@ def ensure_initramfs(board: Board, busybox: Path = Path("/bin/busybox"), root: P
     for applet in BUSYBOX_APPLETS:
         c.symlink(f"bin/{applet}", "busybox")
     c.file("init", init, 0o755)
+    module_dir = f"lib/modules/{kernel_version()}"
     c.dir("lib/modules")
-    for m in modules:
-        c.file(f"lib/modules/{m.name}", m.read_bytes())
+    c.dir(module_dir)
+    for name, p in modules.items():
+        c.file(f"{module_dir}/{name}.ko", _module_bytes(p))
     c.dir(GUEST_ROOT.lstrip("/"))
     _add_tree(c, root, GUEST_ROOT.lstrip("/"))
     raw = c.finish()

@@ -238,6 +238,11 @@ def test_rt_services_json_carries_the_cause(monkeypatch, capsys, as_json):
         @staticmethod
         def list_services(region, timeout):
             return SERVICES
+
+        @staticmethod
+        def sensor_status(region, timeout):
+            from xcc import mgmt
+            return mgmt.Result(15, "SENSORS_UNAVAILABLE", "sensors unavailable: this kernel has no /dev/uinput")
     monkeypatch.setattr(cli, "_mgmt", lambda: Agent)
     monkeypatch.setattr(cli, "_region_of", lambda a: "/dev/shm/unused")
     monkeypatch.setattr(cli, "_clock_of", lambda a: {"kind": "host"})
@@ -249,6 +254,47 @@ def test_rt_services_json_carries_the_cause(monkeypatch, capsys, as_json):
         assert all(r["clock"] == {"kind": "host"} for r in rows)
     else:
         assert "failed: java.lang.IllegalStateException: sensor gone (task process, release 42)" in out
+        assert out.splitlines()[-1] == "sensors unavailable: this kernel has no /dev/uinput"
+
+
+def _agent_taking_traces(monkeypatch, answer):
+    from xcc import mgmt
+    sent = []
+
+    def replay_trace(region, path, timeout):
+        sent.append(path)
+        return answer
+    monkeypatch.setattr(mgmt, "replay_trace", replay_trace)
+    monkeypatch.setattr(cli, "_region_of", lambda a: "/dev/shm/unused")
+    return sent
+
+
+def test_sensors_replay_prints_the_agents_answer(tmp_path, monkeypatch, capsys):
+    from xcc import mgmt
+    trace = tmp_path / "fall.trace"
+    trace.write_text("0 0 0 9.81\n")
+    sent = _agent_taking_traces(monkeypatch, mgmt.Result(14, "BAD_TRACE", "fall.trace:1: 4 fields, expected 7"))
+    assert cli.main(["rt", "sensors", "replay", str(trace)]) == 1
+    assert capsys.readouterr().out == "replay fall.trace: REFUSED: BAD_TRACE (14): fall.trace:1: 4 fields, expected 7\n"
+    assert sent == [trace]
+
+
+@pytest.mark.parametrize("name,content,error", [
+    ("big.trace", b"0" * (1024 * 1024 + 1), "is 1048577 bytes; a trace has 1..1048576"),
+    ("empty.trace", b"", "is 0 bytes"),
+    ("a trace with spaces", b"0\n", "its file name must be 1-63 characters of [A-Za-z0-9._-]"),
+    (None, None, "does not exist"),
+])
+def test_sensors_replay_refuses_what_it_cannot_send_in_one_line(tmp_path, monkeypatch, capsys, name, content, error):
+    from xcc import mgmt
+    sent = _agent_taking_traces(monkeypatch, mgmt.Result(0, "OK", "replaying"))
+    trace = tmp_path / (name or "missing.trace")
+    if content is not None:
+        trace.write_bytes(content)
+    assert cli.main(["rt", "sensors", "replay", str(trace)]) == 1
+    err = capsys.readouterr().err
+    assert error in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert sent == []
 
 
 def _bundle_inputs(tmp_path, root='<manifest versionCode="2">'):

@@ -25,8 +25,12 @@ def kernel_tree(tmp_path, monkeypatch):
     (root / "glibc").mkdir()
     (root / "glibc" / "libc.so.6").write_bytes(b"\x7fELF libc")
     (root / "glibc" / "libc.so").symlink_to("libc.so.6")
-    for m in qemu.STATE_DISK_MODULES:
-        ko = k / "lib" / "modules" / "6.1.0-test-rt-amd64" / "kernel" / f"{m}.ko"
+    # the kernel package's layout: modules somewhere under lib/modules/<version>/kernel/
+    for m, sub in [("virtio_ring", "drivers/virtio"), ("virtio", "drivers/virtio"),
+                   ("virtio_pci_legacy_dev", "drivers/virtio"), ("virtio_pci_modern_dev", "drivers/virtio"),
+                   ("virtio_pci", "drivers/virtio"), ("virtio_blk", "drivers/block"), ("evdev", "drivers/input"),
+                   ("uinput", "drivers/input/misc")]:
+        ko = k / "lib" / "modules" / "6.1.0-test-rt-amd64" / "kernel" / sub / f"{m}.ko"
         ko.parent.mkdir(parents=True, exist_ok=True)
         ko.write_bytes(b"\x7fELF " + m.encode())
     return k
@@ -79,15 +83,16 @@ def test_initramfs_is_reproducible_and_carries_the_root(kernel_tree, tmp_path):
     assert image.ensure_initramfs(board).read_bytes() == first  # rebuilt: same bytes
     listing = subprocess.run(["cpio", "-t", "--quiet", "-F", str(out)], capture_output=True,
                              text=True, check=True).stdout.split()
-    for entry in ["init", "bin/busybox", "bin/sh", "dev/console", "rt/jdk/bin/java", "rt/lib/agent.jar",
-                  "rt/glibc/libc.so"]:
+    for entry in ["init", "bin/busybox", "bin/sh", "bin/insmod", "dev/console", "rt/jdk/bin/java",
+                  "rt/lib/agent.jar", "rt/glibc/libc.so", "lib/modules/6.1.0-test-rt-amd64/evdev.ko",
+                  "lib/modules/6.1.0-test-rt-amd64/uinput.ko"]:
         assert entry in listing
-    # the state disk's drivers, and nothing else of the kernel's modules
-    assert sorted(e for e in listing if e.startswith("lib/modules/")) == sorted(
-        f"lib/modules/{m.rsplit('/', 1)[1]}.ko" for m in qemu.STATE_DISK_MODULES)
-    blk = subprocess.run(["cpio", "-i", "--quiet", "--to-stdout", "lib/modules/virtio_blk.ko"], input=first,
-                         capture_output=True, check=True).stdout
-    assert blk == b"\x7fELF drivers/block/virtio_blk"
+    # the guest's modules (state disk, input path), and nothing else of the kernel's modules
+    assert sorted(e for e in listing if e.endswith(".ko")) == sorted(
+        f"lib/modules/6.1.0-test-rt-amd64/{m}.ko" for m in qemu.GUEST_MODULES)
+    blk = subprocess.run(["cpio", "-i", "--quiet", "--to-stdout", "lib/modules/6.1.0-test-rt-amd64/virtio_blk.ko"],
+                         input=first, capture_output=True, check=True).stdout
+    assert blk == b"\x7fELF virtio_blk"
     init = subprocess.run(["cpio", "-i", "--quiet", "--to-stdout", "init"], input=first,
                           capture_output=True, check=True).stdout.decode()
     assert init == qemu.init_script(board)
@@ -105,7 +110,7 @@ def test_initramfs_is_rebuilt_when_the_root_changes(kernel_tree, tmp_path):
 
 def test_initramfs_without_the_state_disk_drivers_is_refused(kernel_tree):
     (kernel_tree / "lib" / "modules" / "6.1.0-test-rt-amd64" / "kernel" / "drivers" / "block" / "virtio_blk.ko").unlink()
-    with pytest.raises(image.ImageError, match="kernel modules of the RT cell's state disk missing: .*virtio_blk.ko"):
+    with pytest.raises(image.ImageError, match="kernel module virtio_blk.ko of 6.1.0-test-rt-amd64 not found .*state disk or sensor path"):
         image.ensure_initramfs(bc.load_board("qemu-x86_64"))
 
 
@@ -124,3 +129,38 @@ def test_root_tree_needs_the_agent_and_the_key(tmp_path, monkeypatch):
     (lib / "a.jar").write_bytes(b"PK")
     with pytest.raises(image.ImageError, match="deploy public key missing"):
         image.ensure_root_tree(agent_lib=lib, deploy_pub=tmp_path / "k.pub")
+
+
+def test_an_xz_module_is_carried_unpacked(kernel_tree, tmp_path):
+    mods = kernel_tree / "lib" / "modules" / "6.1.0-test-rt-amd64" / "kernel" / "drivers" / "input"
+    (mods / "misc" / "uinput.ko").unlink()
+    (mods / "misc" / "uinput.ko.xz").write_bytes(lzma.compress(b"\x7fELF uinput", format=lzma.FORMAT_XZ))
+    out = image.ensure_initramfs(bc.load_board("qemu-x86_64"))
+    ko = subprocess.run(["cpio", "-i", "--quiet", "--to-stdout", "lib/modules/6.1.0-test-rt-amd64/uinput.ko"],
+                        input=out.read_bytes(), capture_output=True, check=True).stdout
+    assert ko == b"\x7fELF uinput"
+
+
+def test_a_missing_module_is_a_clear_error(kernel_tree):
+    (kernel_tree / "lib" / "modules" / "6.1.0-test-rt-amd64" / "kernel" / "drivers" / "input" / "evdev.ko").unlink()
+    with pytest.raises(image.ImageError, match="kernel module evdev.ko of 6.1.0-test-rt-amd64 not found"):
+        image.ensure_initramfs(bc.load_board("qemu-x86_64"))
+
+
+def test_a_module_that_is_not_elf_is_refused(kernel_tree):
+    (kernel_tree / "lib" / "modules" / "6.1.0-test-rt-amd64" / "kernel" / "drivers" / "input" / "evdev.ko").write_bytes(b"html")
+    with pytest.raises(image.ImageError, match="evdev.ko is not an ELF object"):
+        image.ensure_initramfs(bc.load_board("qemu-x86_64"))
+
+
+def test_a_changed_module_rebuilds_the_initramfs_and_stales_the_snapshot(kernel_tree, tmp_path):
+    from rtdroid import snapshot
+    board = bc.load_board("qemu-x86_64")
+    kernel = tmp_path / "vmlinux"
+    kernel.write_bytes(b"kernel")
+    out = image.ensure_initramfs(board)
+    first, key = out.read_bytes(), snapshot.key_for(["qemu-system-x86_64"], kernel, out)
+    (kernel_tree / "lib" / "modules" / "6.1.0-test-rt-amd64" / "kernel" / "drivers" / "input" / "evdev.ko").write_bytes(
+        b"\x7fELF evdev, another build")
+    assert image.ensure_initramfs(board).read_bytes() != first
+    assert snapshot.key_for(["qemu-system-x86_64"], kernel, out) != key

@@ -40,10 +40,15 @@ VM_RUN_FILES = ("console.log", "console.sock", "qmp.sock")
 STATE_DISK = "rt-state.img"
 STATE_DISK_BYTES = 128 * 1024
 STATE_DEVICE = "/dev/vda"
-# Debian builds the virtio drivers as modules: /init loads these, in this order (dependencies
-# first), from the initramfs's /lib/modules/<name>.ko (image.py copies them from the kernel package).
-STATE_DISK_MODULES = ("drivers/virtio/virtio_ring", "drivers/virtio/virtio", "drivers/virtio/virtio_pci_legacy_dev",
-                      "drivers/virtio/virtio_pci_modern_dev", "drivers/virtio/virtio_pci", "drivers/block/virtio_blk")
+# Kernel modules the initramfs carries (image.py copies them from the kernel package to
+# /lib/modules/<version>/<name>.ko) and /init loads, in this order (dependencies first). Debian
+# builds them as modules: the state disk's virtio drivers (virtio-blk over virtio-pci), and the
+# SensorManager's kernel path (evdev gives /dev/input/event*, uinput gives /dev/uinput where the
+# cell's sensor simulator creates its devices; the input core they need is built in).
+STATE_DISK_MODULES = ("virtio_ring", "virtio", "virtio_pci_legacy_dev", "virtio_pci_modern_dev", "virtio_pci",
+                      "virtio_blk")
+INPUT_MODULES = ("evdev", "uinput")
+GUEST_MODULES = STATE_DISK_MODULES + INPUT_MODULES
 
 
 class Qemu(Hypervisor):
@@ -138,6 +143,7 @@ class Qemu(Hypervisor):
                 "path": "${RTDROID_HOME}/build/rt-cell/initrd.cpio (uncompressed newc cpio)",
                 "busybox": "/bin/busybox (busybox-static)",
                 "init": f"hypervisor-cells/qemu/golden/{board.name}.init",
+                "modules": [f"/lib/modules/<kernel version>/{m}.ko (from the kernel package)" for m in GUEST_MODULES],
                 "root": {
                     "built_in": "${RTDROID_HOME}/build/rt-cell/root",
                     "guest_path": GUEST_ROOT,
@@ -224,6 +230,7 @@ def guest_agent_values(board: Board) -> dict[str, str]:
              "--budget-bytes", str(rt["rt_budget_bytes"]), "--await-region"]
     tmpfs_mib = max(16, (rt["memory_mib"] * MIB - rt["heap_mib"] * MIB - rt["rt_budget_bytes"]) // MIB // 4)
     return {"BOARD": board.name, "GUEST_ROOT": GUEST_ROOT, "TMPFS_MIB": str(tmpfs_mib),
+            "MODULES": " ".join(GUEST_MODULES),
             "JVM_ARGS": " ".join(guest_jvm_args(board)), "AGENT_ARGS": " ".join(agent)}
 
 
@@ -233,7 +240,6 @@ def init_script(board: Board) -> str:
     values = guest_agent_values(board)
     values["AGENT_ARGS"] += f" --state-device {STATE_DEVICE}"
     values["STATE_DEVICE"] = STATE_DEVICE
-    values["STATE_DISK_MODULES"] = " ".join(Path(m).name for m in STATE_DISK_MODULES)
     return re.sub(r"@([A-Z_]+)@", lambda m: values[m.group(1)], template)
 
 

@@ -16,7 +16,7 @@ import org.rtdroid.runtime.os.Linux;
  */
 public record BenchOptions(double secondsPerCase, boolean quick, int cpu, Path out, String python, Path plotScript) {
     public static final String USAGE = """
-            usage: org.rtdroid.bench.Main <looper|periodic|channels|alarm|all> [options]
+            usage: org.rtdroid.bench.Main <looper|periodic|channels|alarm|sensor|all> [options]
               --out DIR            output directory (default build/bench)
               --quick              smoke run: about 1 s per case and fewer cases (CI)
               --seconds S          seconds per (impl, case); default 8, quick 1

@@ -29,6 +29,8 @@ import org.rtdroid.runtime.memory.ScopeKind;
 import org.rtdroid.runtime.os.CpuSet;
 import org.rtdroid.runtime.os.RealtimePolicy;
 import org.rtdroid.runtime.validation.RuntimeServices;
+import org.rtdroid.runtime.sensor.SensorService;
+import org.rtdroid.runtime.manifest.SensorsDecl;
 import org.rtdroid.runtime.xcc.CrossContextPublisher;
 import org.rtdroid.runtime.xcc.CrossContextRouter;
 
@@ -52,6 +54,7 @@ public final class DeployedApp {
     private final Map<String, CrossContextRouter.Entry> crossContext = new LinkedHashMap<>();
     private final List<ComponentRuntime> components = new ArrayList<>();
     private AlarmManager alarms;
+    private SensorService sensors;
     private final Context context = new Context();
     private volatile long epochNanos;
     private volatile boolean undeployed;
@@ -101,6 +104,9 @@ public final class DeployedApp {
 
     /** The application's AlarmManager, or null if its manifest declares no {@code <alarms>}. */
     public AlarmManager alarmManager() { return alarms; }
+
+    /** The application's sensors, or null if its manifest declares no {@code <sensors>}. */
+    public SensorService sensorService() { return sensors; }
 
     public MessageChannel messageChannel(String name) { return messageChannels.get(name); }
     public BroadcastChannel broadcastChannel(String name) { return broadcastChannels.get(name); }
@@ -213,6 +219,13 @@ public final class DeployedApp {
 
     /** Starts every component (highest priority first) and then releases the periodic tasks. */
     void start(long startTimeoutMillis) throws DeploymentException {
+        SensorsDecl s = manifest.sensors();
+        if (s != null) {
+            // Before the components: listeners registered in onCreate set the processing threads' priorities.
+            sensors = new SensorService(name(), s.listeners(), s.queueDepth(), s.strategy(), s.poolSize(),
+                    cell.maxPriority(), context::policyFor);
+            sensors.start();
+        }
         List<ComponentRuntime> order = new ArrayList<>(components);
         order.sort((a, b) -> Integer.compare(b.decl().priority(), a.decl().priority()));
         for (ComponentRuntime c : order) {
@@ -259,12 +272,15 @@ public final class DeployedApp {
     /** Stops the components, unregisters the cross-context channels and frees the scopes. */
     void stopAll() {
         undeployed = true;
-        if (alarms != null) {
-            try {
+        try {
+            if (alarms != null) {
                 alarms.stop();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
             }
+            if (sensors != null) {
+                sensors.stop();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         for (CrossContextRouter.Entry e : crossContext.values()) {
             router.unregister(e);
@@ -354,6 +370,8 @@ public final class DeployedApp {
         public CrossContextPublisher crossContextPublisher(String name) { return crossContext.get(name); }
 
         @Override public AlarmManager alarmManager() { return alarms; }
+
+        @Override public SensorService sensorService() { return sensors; }
 
         @Override
         public RealtimePolicy policyFor(int priority) {

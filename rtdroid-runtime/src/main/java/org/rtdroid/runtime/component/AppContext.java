@@ -8,6 +8,7 @@ import org.rtdroid.runtime.channel.MessageChannel;
 import org.rtdroid.runtime.manifest.ChannelDecl;
 import org.rtdroid.runtime.os.CpuSet;
 import org.rtdroid.runtime.os.RealtimePolicy;
+import org.rtdroid.runtime.sensor.SensorService;
 import org.rtdroid.runtime.xcc.CrossContextPublisher;
 
 /** What a component's runtime needs from its deployed application (implemented by the bootstrap). */
@@ -32,6 +33,11 @@ public interface AppContext {
 
     /** The application's AlarmManager, or null if its manifest declares no {@code <alarms>}. */
     AlarmManager alarmManager();
+
+    /** The application's sensors, or null if its manifest declares no {@code <sensors>}. */
+    default SensorService sensorService() {
+        return null;
+    }
 
     /** The scheduling policy for a thread at {@code priority}, or null to stay SCHED_OTHER. */
     RealtimePolicy policyFor(int priority);

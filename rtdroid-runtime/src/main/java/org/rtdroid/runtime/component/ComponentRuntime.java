@@ -8,6 +8,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.rtdroid.runtime.alarm.AlarmManager;
+import org.rtdroid.runtime.sensor.SensorManager;
+import org.rtdroid.runtime.sensor.SensorService;
 import org.rtdroid.runtime.channel.BroadcastPublisher;
 import org.rtdroid.runtime.channel.BulkChannel;
 import org.rtdroid.runtime.channel.BulkPublisher;
@@ -420,6 +422,24 @@ public final class ComponentRuntime implements IntentConsumer {
             currentHandler = handlers[best];
             src[best].deliverOne(this);
         }
+    }
+
+    private SensorManager sensorManager;
+
+    /**
+     * This component's SensorManager (its listeners run at its priority); created on first use
+     * (set-up); fails with the reason if the manifest declares no {@code <sensors>}.
+     */
+    synchronized SensorManager sensorManager() {
+        if (sensorManager == null) {
+            SensorService s = app.sensorService();
+            if (s == null) {
+                throw new IllegalStateException(app.appName() + "/" + decl.simpleName()
+                        + ": the manifest declares no <sensors listeners queue strategy/>, so the application has no SensorManager");
+            }
+            sensorManager = s.manager(decl.priority());
+        }
+        return sensorManager;
     }
 
     /** The application's AlarmManager; fails with the reason if the manifest declares none. */

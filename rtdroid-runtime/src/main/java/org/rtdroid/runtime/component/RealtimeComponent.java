@@ -2,6 +2,7 @@ package org.rtdroid.runtime.component;
 
 import org.rtdroid.runtime.alarm.AlarmManager;
 import org.rtdroid.runtime.alarm.PendingIntent;
+import org.rtdroid.runtime.sensor.SensorManager;
 import org.rtdroid.runtime.channel.BroadcastPublisher;
 import org.rtdroid.runtime.channel.BulkChannel;
 import org.rtdroid.runtime.channel.BulkPublisher;
@@ -65,6 +66,15 @@ public abstract class RealtimeComponent {
      * @throws IllegalStateException the manifest declares no {@code <alarms>}
      */
     public final AlarmManager alarmManager() { return rt().alarmManager(); }
+
+    /**
+     * The application's real-time SensorManager for this component (Android's
+     * {@code getSystemService(SENSOR_SERVICE)}): listeners registered through it run at this
+     * component's priority. Register in {@code onCreate} or {@code onStartCommand} (set-up).
+     *
+     * @throws IllegalStateException the manifest declares no {@code <sensors>}
+     */
+    public final SensorManager sensorManager() { return rt().sensorManager(); }
 
     /**
      * Android's {@code PendingIntent.getBroadcast}: what an alarm delivers to the receiver declared

@@ -78,9 +78,12 @@ public final class PooledDispatcher extends HandlerDispatcher {
 
     @Override
     void release(AsyncEventHandler h) {
-        h.fireCount.incrementAndGet();
         lock.lock();
         try {
+            // Counted under the lock, as the worker's dequeue and re-queue read it: counted before,
+            // a worker finishing h could take this firing's run and this release then queue h
+            // again with nothing owed (an empty run, and a later firing's run lost to it).
+            h.fireCount.incrementAndGet();
             if (!h.queued && !h.running) {
                 enqueue(h);
             }

@@ -4,15 +4,22 @@ import java.util.List;
 
 /**
  * A parsed and validated RTDroid application manifest: the application's name, its version, its
- * components, its channels and its alarms. Immutable.
+ * components, its channels, its alarms and its sensors. Immutable.
  *
  * @param versionCode the root element's {@code versionCode} (a positive integer, as Android's
  *     {@code android:versionCode}); 0 when the manifest declares none. The RT cell agent refuses a
  *     bundle older than the one it deployed last, and a bundle without a version.
  * @param alarms the application's {@code <alarms>}, or null: it gets no AlarmManager
+ * @param sensors the application's {@code <sensors>}, or null: it gets no SensorManager
  */
 public record Manifest(String sourceName, String name, int versionCode, List<ComponentDecl> components,
-                       List<ChannelDecl> channels, AlarmsDecl alarms) {
+                       List<ChannelDecl> channels, AlarmsDecl alarms, SensorsDecl sensors) {
+
+    /** A manifest without {@code <sensors>}. */
+    public Manifest(String sourceName, String name, int versionCode, List<ComponentDecl> components,
+                    List<ChannelDecl> channels, AlarmsDecl alarms) {
+        this(sourceName, name, versionCode, components, channels, alarms, null);
+    }
 
     public List<ComponentDecl> services() {
         return components.stream().filter(c -> c.kind() == ComponentKind.SERVICE).toList();

@@ -45,6 +45,7 @@ import org.xml.sax.helpers.DefaultHandler;
  *       <data size="8B"/><allow sender="org.rtdroid.cochlear.ui"/>
  *     </channel>
  *     <alarms capacity="8" strategy="pooled" pool-size="2"/>
+ *     <sensors listeners="4" queue="16" strategy="bound"/>
  *   </application>
  * </manifest>
  * }</pre>
@@ -69,6 +70,10 @@ public final class ManifestParser {
     public static final int MAX_ALARM_CAPACITY = 4096;
     /** Threads of a pooled alarm dispatcher. */
     public static final int MAX_ALARM_POOL_SIZE = 64;
+    /** Listeners one sensor may have at once. */
+    public static final int MAX_SENSOR_LISTENERS = 64;
+    /** Depth of a sensor queue (raw frames, events per listener lane). */
+    public static final int MAX_SENSOR_QUEUE = 4096;
 
     private static final Pattern APP_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0," + (MAX_APP_NAME_BYTES - 1) + "}");
     private static final Pattern CHANNEL_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._/-]{0," + (MAX_NAME_BYTES - 1) + "}");
@@ -205,6 +210,7 @@ public final class ManifestParser {
             Map<ComponentDecl, Element> componentElements = new LinkedHashMap<>();
             AlarmsDecl alarms = null;
             Element alarmsElement = null;
+            SensorsDecl sensors = null;
             for (Element c : app.children) {
                 switch (c.name) {
                     case "service" -> {
@@ -229,8 +235,14 @@ public final class ManifestParser {
                         alarms = alarms(c);
                         alarmsElement = c;
                     }
+                    case "sensors" -> {
+                        if (sensors != null) {
+                            throw err(c, "only one <sensors> per application");
+                        }
+                        sensors = sensors(c);
+                    }
                     default -> throw err(c, "unexpected element inside <application>"
-                            + " (expected <service>, <receiver>, <channel> or <alarms>)");
+                            + " (expected <service>, <receiver>, <channel>, <alarms> or <sensors>)");
                 }
             }
             if (components.isEmpty()) {
@@ -278,7 +290,7 @@ public final class ManifestParser {
             }
             int versionCode = integer(root, "versionCode", 0, 1, Integer.MAX_VALUE);
             Manifest m = new Manifest(src, appName, versionCode, List.copyOf(components), List.copyOf(finalChannels),
-                    alarms);
+                    alarms, sensors);
             double u = m.utilization();
             if (u > 1.0) {
                 throw err(app, String.format(java.util.Locale.ROOT,
@@ -408,36 +420,66 @@ public final class ManifestParser {
         }
 
         private AlarmsDecl alarms(Element e) throws ManifestException {
-            for (String attr : e.attrs.keySet()) {
-                // min-interarrival and fire-cost are for static validation (TimingDeclarations)
-                if (!attr.equals("capacity") && !attr.equals("strategy") && !attr.equals("pool-size")
-                        && !attr.equals("min-interarrival") && !attr.equals("fire-cost")) {
-                    throw err(e, "unexpected attribute '" + attr
-                            + "' (expected capacity, strategy, pool-size, min-interarrival, fire-cost)");
-                }
-            }
-            if (!e.children.isEmpty()) {
-                throw err(e.children.get(0), "unexpected element inside <alarms> (it has attributes only)");
-            }
+            // min-interarrival and fire-cost are for static validation (TimingDeclarations)
+            onlyAttributes(e, "capacity", "strategy", "pool-size", "min-interarrival", "fire-cost");
             int capacity = integer(e, "capacity", -1, 1, MAX_ALARM_CAPACITY);
             if (capacity < 0) {
                 throw err(e, "missing attribute 'capacity'");
             }
+            HandlerStrategy strategy = strategy(e);
+            return new AlarmsDecl(capacity, strategy, poolSize(e, strategy, "receiver"), e.line);
+        }
+
+        private SensorsDecl sensors(Element e) throws ManifestException {
+            onlyAttributes(e, "listeners", "queue", "strategy", "pool-size");
+            int listeners = integer(e, "listeners", -1, 1, MAX_SENSOR_LISTENERS);
+            if (listeners < 0) {
+                throw err(e, "missing attribute 'listeners' (listeners one sensor may have at once, 1.." + MAX_SENSOR_LISTENERS + ")");
+            }
+            int queue = integer(e, "queue", -1, 1, MAX_SENSOR_QUEUE);
+            if (queue < 0) {
+                throw err(e, "missing attribute 'queue' (depth of every sensor queue, 1.." + MAX_SENSOR_QUEUE + ")");
+            }
+            HandlerStrategy strategy = strategy(e);
+            return new SensorsDecl(listeners, queue, strategy, poolSize(e, strategy, "listener priority"), e.line);
+        }
+
+        /** An element of attributes only, from {@code allowed}. */
+        private void onlyAttributes(Element e, String... allowed) throws ManifestException {
+            List<String> ok = List.of(allowed);
+            for (String attr : e.attrs.keySet()) {
+                if (!ok.contains(attr)) {
+                    throw err(e, "unexpected attribute '" + attr + "' (expected " + String.join(", ", allowed) + ")");
+                }
+            }
+            if (!e.children.isEmpty()) {
+                throw err(e.children.get(0), "unexpected element inside <" + e.name + "> (it has attributes only)");
+            }
+        }
+
+        /** The handler strategy of {@code <alarms>} or {@code <sensors>}. */
+        private HandlerStrategy strategy(Element e) throws ManifestException {
             String strategyText = required(e, "strategy");
             HandlerStrategy strategy = HandlerStrategy.fromManifest(strategyText);
             if (strategy == null) {
                 throw err(e, "strategy must be 'bound' or 'pooled', not '" + strategyText + "'");
             }
-            int poolSize = 0;
+            return strategy;
+        }
+
+        /** pool-size: required with 'pooled', refused with 'bound'; 0 for bound. */
+        private int poolSize(Element e, HandlerStrategy strategy, String boundUnit) throws ManifestException {
             if (strategy == HandlerStrategy.POOLED) {
-                poolSize = integer(e, "pool-size", -1, 1, MAX_ALARM_POOL_SIZE);
+                int poolSize = integer(e, "pool-size", -1, 1, MAX_ALARM_POOL_SIZE);
                 if (poolSize < 0) {
                     throw err(e, "strategy 'pooled' needs pool-size (the pool's threads, 1.." + MAX_ALARM_POOL_SIZE + ")");
                 }
-            } else if (e.attrs.containsKey("pool-size")) {
-                throw err(e, "pool-size is only meaningful with strategy 'pooled' (bound gives each receiver its own thread)");
+                return poolSize;
             }
-            return new AlarmsDecl(capacity, strategy, poolSize, e.line);
+            if (e.attrs.containsKey("pool-size")) {
+                throw err(e, "pool-size is only meaningful with strategy 'pooled' (bound gives each " + boundUnit + " its own thread)");
+            }
+            return 0;
         }
 
         private IntentFilterDecl intentFilter(Element e) throws ManifestException {

@@ -48,10 +48,10 @@ public final class Linux {
 
     private static final Linker LINKER = Linker.nativeLinker();
     private static final SymbolLookup LIBC = LINKER.defaultLookup();
-    private static final StructLayout CAPTURE_LAYOUT = Linker.Option.captureStateLayout();
-    private static final long ERRNO_OFFSET =
+    static final StructLayout CAPTURE_LAYOUT = Linker.Option.captureStateLayout();
+    static final long ERRNO_OFFSET =
             CAPTURE_LAYOUT.byteOffset(MemoryLayout.PathElement.groupElement("errno"));
-    private static final Linker.Option ERRNO = Linker.Option.captureCallState("errno");
+    static final Linker.Option ERRNO = Linker.Option.captureCallState("errno");
 
     // vDSO, never blocks: critical (no thread-state transition) is safe and cheaper.
     private static final MethodHandle CLOCK_GETTIME = downcall("clock_gettime",
@@ -103,13 +103,14 @@ public final class Linux {
 
     private Linux() {}
 
-    private static MethodHandle downcall(String name, FunctionDescriptor fd, Linker.Option... options) {
+    /** A libc function's handle (also {@link PosixIo}'s). */
+    static MethodHandle downcall(String name, FunctionDescriptor fd, Linker.Option... options) {
         MemorySegment symbol = LIBC.find(name).orElseThrow(
                 () -> new UnsatisfiedLinkError("libc has no symbol " + name + " (rtdroid needs Linux with glibc >= 2.30)"));
         return LINKER.downcallHandle(symbol, fd, options);
     }
 
-    private static RuntimeException unexpected(String call, Throwable t) {
+    static RuntimeException unexpected(String call, Throwable t) {
         return new IllegalStateException("FFM call " + call + " failed to link or run", t);
     }
 
@@ -250,6 +251,21 @@ public final class Linux {
             return s.param.get(JAVA_INT, 0);
         } catch (NativeCallException e) {
             throw e;
+        } catch (Throwable t) {
+            throw unexpected("sched_getparam", t);
+        }
+    }
+
+    /**
+     * sched_getparam(tid): the static (real-time) priority of a thread of this process as the
+     * kernel holds it (0 under SCHED_OTHER), or the negated errno (-ESRCH once it has ended).
+     * Reports and tests: what a thread runs at, read from the kernel rather than from a field.
+     */
+    public static int priorityOf(int tid) {
+        Scratch s = SCRATCH.get();
+        try {
+            int rc = (int) SCHED_GETPARAM.invokeExact(s.capture, tid, s.param);
+            return rc != 0 ? -errno(s) : s.param.get(JAVA_INT, 0);
         } catch (Throwable t) {
             throw unexpected("sched_getparam", t);
         }

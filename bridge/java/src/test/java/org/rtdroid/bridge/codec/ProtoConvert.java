@@ -60,7 +60,7 @@ final class ProtoConvert {
                 Frame.DeployChunk d = f.deployChunk();
                 b.setDeployChunk(XccProto.DeployChunk.newBuilder().setBundleBytes(bytes(d.bundle()))
                         .setIndex(d.index()).setCount(d.count()).setTotalBytes(d.totalBytes())
-                        .setBundleCrc32(d.bundleCrc32()).setData(bytes(d.data())));
+                        .setBundleCrc32(d.bundleCrc32()).setData(bytes(d.data())).setContentValue(d.content()));
                 break;
             }
             default:
@@ -194,7 +194,8 @@ final class ProtoConvert {
             default: {
                 Frame.DeployChunk d = f.selectDeployChunk();
                 randomString(r, d.bundle());
-                d.index(randomInt(r)).count(randomInt(r)).totalBytes(randomInt(r)).bundleCrc32(randomInt(r));
+                d.index(randomInt(r)).count(randomInt(r)).totalBytes(randomInt(r)).bundleCrc32(randomInt(r))
+                        .content(randomInt(r));
                 randomBytes(r, d.data(), XccBounds.MAX_DEPLOY_CHUNK_DATA_BYTES);
                 break;
             }

@@ -26,6 +26,7 @@ public final class Agent {
     private final CellDeployments deployments;
     private final RtProxy proxy;
     private final ManagementLoop management;
+    private final CellSensors sensors;
     private final Consumer<String> out;
     private volatile boolean stopping;
 
@@ -35,12 +36,19 @@ public final class Agent {
      * the management loop runs when {@link #serve} is called.
      */
     public Agent(Region region, RuntimeHost host, CellDeployments deployments, CpuSet cpus, Consumer<String> out) {
+        this(region, host, deployments, CellSensors.unavailable("the agent runs no sensor simulator"), cpus, out);
+    }
+
+    /** @param sensors the cell's sensors (motion traces and SENSOR_STATUS on the management ring) */
+    public Agent(Region region, RuntimeHost host, CellDeployments deployments, CellSensors sensors, CpuSet cpus,
+            Consumer<String> out) {
         this.region = region;
         this.host = host;
         this.deployments = deployments;
         this.out = out;
         this.proxy = RtProxy.create(region, host.crossContext(), out);
-        this.management = new ManagementLoop(region, deployments, this::stats, this::helloText, out);
+        this.sensors = sensors;
+        this.management = new ManagementLoop(region, deployments, this::stats, this::helloText, sensors, out);
         proxy.start(cpus);
     }
 
@@ -72,10 +80,11 @@ public final class Agent {
         return stopping;
     }
 
-    /** STOPPING, undeploy everything, stop the proxy and the runtime. Never throws. */
+    /** STOPPING, undeploy everything, stop the sensors' replay, the proxy and the runtime. Never throws. */
     public void shutdown() {
         region.setState(Region.STATE_STOPPING);
         deployments.undeployAll();
+        sensors.close();
         try {
             proxy.stop(2_000);
         } catch (InterruptedException e) {

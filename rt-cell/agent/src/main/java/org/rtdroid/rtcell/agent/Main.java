@@ -18,6 +18,7 @@ import org.rtdroid.bridge.rtproxy.RtProxy;
 import org.rtdroid.runtime.boot.CellConfig;
 import org.rtdroid.runtime.boot.RuntimeHost;
 import org.rtdroid.runtime.os.CpuSet;
+import org.rtdroid.runtime.sensor.sim.UinputDevice;
 
 /**
  * {@code java --enable-native-access=ALL-UNNAMED -cp 'lib/*' org.rtdroid.rtcell.agent.Main
@@ -89,6 +90,7 @@ public final class Main {
         Path workDir = null;
         RuntimeHost host = null;
         CellDeployments deployments = null;
+        CellSensors sensors = null;
         Exception startFailure = null;
         try {
             workDir = Files.createTempDirectory("rtcell-agent-");
@@ -98,6 +100,9 @@ public final class Main {
             deployments = new CellDeployments(host, key, workDir, versions);
             console.accept(Warmup.deployPath(workDir));
             console.accept(ProxyWarmup.run(host.crossContext(), ProxyWarmup.DEFAULT_PASSES));
+            // The simulator's devices exist before any app looks for them (and, on the QEMU board,
+            // in the boot snapshot); a kernel without uinput leaves the cell without sensors.
+            sensors = CellSensors.open(Path.of(UinputDevice.UINPUT), console);
         } catch (IOException | RuntimeException e) {
             startFailure = e;
         }
@@ -129,7 +134,7 @@ public final class Main {
             if (startFailure != null) {
                 throw startFailure;
             }
-            agent = new Agent(region, host, deployments, cpus, console);
+            agent = new Agent(region, host, deployments, sensors, cpus, console);
         } catch (Exception e) {
             region.setState(Region.STATE_FAILED);
             stderr.println("rtcell: cannot start the runtime: " + e);

@@ -34,6 +34,7 @@ public final class ManagementLoop {
     private final Deployments deployments;
     private final Supplier<Frame.Stats> statsSource;
     private final Supplier<String> helloText;
+    private final CellSensors sensors;
     private final Consumer<String> out;
     private final ChunkAssembler assembler = new ChunkAssembler();
     private final byte[] rx;
@@ -52,12 +53,19 @@ public final class ManagementLoop {
      */
     public ManagementLoop(Region region, Deployments deployments, Supplier<Frame.Stats> statsSource, Supplier<String> helloText,
             Consumer<String> out) {
+        this(region, deployments, statsSource, helloText, CellSensors.unavailable("the agent runs no sensor simulator"), out);
+    }
+
+    /** @param sensors the cell's sensors: traces to replay and SENSOR_STATUS go there */
+    public ManagementLoop(Region region, Deployments deployments, Supplier<Frame.Stats> statsSource, Supplier<String> helloText,
+            CellSensors sensors, Consumer<String> out) {
         this.region = region;
         this.requests = region.consumer(Region.MANAGEMENT_RING);
         this.answers = region.producer(Region.MANAGEMENT_RING);
         this.deployments = deployments;
         this.statsSource = statsSource;
         this.helloText = helloText;
+        this.sensors = sensors;
         this.out = out;
         this.rx = new byte[region.layout().maxFrameBytes()];
         this.tx = new byte[region.layout().maxFrameBytes()];
@@ -123,7 +131,8 @@ public final class ManagementLoop {
 
     private void onChunk(Frame.DeployChunk chunk) {
         String name = chunk.bundleString();
-        ChunkAssembler.Outcome o = assembler.accept(name, chunk.index(), chunk.count(), chunk.totalBytes(),
+        boolean trace = chunk.content() == Frame.DeployChunk.SENSOR_TRACE;
+        ChunkAssembler.Outcome o = assembler.accept(name, chunk.content(), chunk.index(), chunk.count(), chunk.totalBytes(),
                 chunk.bundleCrc32(), chunk.data().array(), 0, chunk.data().length());
         switch (o) {
             case IN_PROGRESS:
@@ -133,13 +142,18 @@ public final class ManagementLoop {
                 dropped++;
                 return;
             case REFUSED:
-                out.accept("rtcell: deploy " + printable(name) + ": " + ResultCode.name(ResultCode.BAD_CHUNK) + ": "
-                        + assembler.refusal());
-                answerControl(Frame.Control.DEPLOY_RESULT, ResultCode.BAD_CHUNK, name, assembler.refusal());
+                out.accept("rtcell: " + (trace ? "replay " : "deploy ") + printable(name) + ": "
+                        + ResultCode.name(ResultCode.BAD_CHUNK) + ": " + assembler.refusal());
+                answerControl(trace ? Frame.Control.ERROR : Frame.Control.DEPLOY_RESULT, ResultCode.BAD_CHUNK, name,
+                        assembler.refusal());
                 return;
             case COMPLETE:
             default:
                 byte[] bundle = assembler.takeCompleted();
+                if (assembler.completedContent() == Frame.DeployChunk.SENSOR_TRACE) {
+                    replay(name, bundle);
+                    return;
+                }
                 try {
                     Deployments.Deployment d = deployments.deploy(name, bundle);
                     out.accept("rtcell: deploy " + d.name() + ": OK");
@@ -155,8 +169,27 @@ public final class ManagementLoop {
         }
     }
 
+    /** A motion trace: checked whole, then replayed by the cell's sensors; ACK at once or ERROR. */
+    private void replay(String name, byte[] trace) {
+        try {
+            String what = sensors.replay(name, trace);
+            out.accept("rtcell: replay " + printable(name) + ": " + what);
+            answerControl(Frame.Control.ACK, ResultCode.OK, name, what);
+        } catch (DeployRefusal r) {
+            out.accept("rtcell: replay " + printable(name) + ": " + ResultCode.name(r.code()) + ": " + r.reason());
+            answerControl(Frame.Control.ERROR, r.code(), name, r.reason());
+        }
+    }
+
     private void onControl(Frame.Control c) {
         switch (c.kind()) {
+            case Frame.Control.SENSOR_STATUS:
+                try {
+                    answerControl(Frame.Control.ACK, ResultCode.OK, "", sensors.status());
+                } catch (DeployRefusal r) {
+                    answerControl(Frame.Control.ERROR, r.code(), "", r.reason());
+                }
+                return;
             case Frame.Control.HELLO:
                 answerControl(Frame.Control.HELLO, ResultCode.OK, "", helloText.get());
                 return;

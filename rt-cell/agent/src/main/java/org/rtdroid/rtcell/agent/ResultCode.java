@@ -16,6 +16,9 @@ public final class ResultCode {
     public static final int STATE_FAILED = 11;
     public static final int UNSCHEDULABLE = 12;
     public static final int CHANNEL_OVERFLOW = 13;
+    public static final int BAD_TRACE = 14;
+    public static final int SENSORS_UNAVAILABLE = 15;
+    public static final int BUSY = 16;
 
     private ResultCode() {
     }
@@ -50,6 +53,9 @@ public final class ResultCode {
             case STATE_FAILED: return "STATE_FAILED";
             case UNSCHEDULABLE: return "UNSCHEDULABLE";
             case CHANNEL_OVERFLOW: return "CHANNEL_OVERFLOW";
+            case BAD_TRACE: return "BAD_TRACE";
+            case SENSORS_UNAVAILABLE: return "SENSORS_UNAVAILABLE";
+            case BUSY: return "BUSY";
             default: return "CODE_" + code;
         }
     }

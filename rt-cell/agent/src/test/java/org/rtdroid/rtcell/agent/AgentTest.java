@@ -69,7 +69,10 @@ class AgentTest {
         Region.format(memory, layout);
         rt = Region.attachCell(memory, Region.RT_PEER, true);
         host = RuntimeHost.start(CellConfig.unprivileged(BUDGET));
-        agent = new Agent(rt, host, new CellDeployments(host, board.getPublic(), work, DeployedVersions.inMemory()), null, console::add);
+        // a kernel without uinput, as the host board's: the sensors say so instead of failing obscurely
+        CellSensors sensors = CellSensors.open(work.resolve("uinput"), console::add);
+        agent = new Agent(rt, host, new CellDeployments(host, board.getPublic(), work, DeployedVersions.inMemory()),
+                sensors, null, console::add);
         serving = new Thread(agent::serve, "agent-management");
         serving.start();
         client = new ManagementClient(Region.attachManagement(memory, Region.ANDROID_PEER));
@@ -375,6 +378,28 @@ class AgentTest {
             loop.stop();
             t.join(5000);
         }
+    }
+
+    @Test
+    void withoutUinputTheSensorsSayWhyAndATraceIsRefusedWithTheReason() {
+        String reason = "sensors unavailable: this kernel has no " + work.resolve("uinput");
+        Frame.Control status = client.request(Frame.Control.SENSOR_STATUS, "", T);
+        assertEquals(Frame.Control.ERROR, status.kind());
+        assertResult(ResultCode.SENSORS_UNAVAILABLE, reason, status);
+        // the trace is checked whole first, so a broken one is named with its line even here
+        Frame.Control broken = client.replay("fall.trace",
+                "# t_ms ax ay az gx gy gz\n0 0 0 9.81\n".getBytes(StandardCharsets.US_ASCII), T);
+        assertEquals(Frame.Control.ERROR, broken.kind());
+        assertResult(ResultCode.BAD_TRACE, "fall.trace:2: expected 7 numbers (t_ms ax ay az gx gy gz), found 4", broken);
+        Frame.Control replay = client.replay("fall.trace",
+                "0 0 0 9.81 0 0 0\n10 0 0 9.81 0 0 0\n".getBytes(StandardCharsets.US_ASCII), T);
+        assertEquals(Frame.Control.ERROR, replay.kind());
+        assertEquals("fall.trace", replay.subjectString());
+        assertResult(ResultCode.SENSORS_UNAVAILABLE, reason, replay);
+        assertTrue(console.contains("rtcell: replay fall.trace: SENSORS_UNAVAILABLE: " + reason), console.toString());
+        assertTrue(console.contains("rtcell: " + reason), "said at start-up: " + console);
+        // a bundle after a trace is still a bundle
+        assertResult(ResultCode.OK, "deployed echo", deploy("echo", signed(TestApps.manifest("echo"), echoJar, board)));
     }
 
     @Test

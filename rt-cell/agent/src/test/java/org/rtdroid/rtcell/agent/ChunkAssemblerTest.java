@@ -100,4 +100,31 @@ class ChunkAssemblerTest {
         send(a, 0);
         assertEquals(Outcome.REFUSED, a.accept("evil", 1, 3, WHOLE.length, CRC, WHOLE, 384, 384));
     }
+
+    @Test
+    void aTraceIsReassembledAndSaysSo() {
+        ChunkAssembler a = new ChunkAssembler();
+        int trace = org.rtdroid.bridge.codec.Frame.DeployChunk.SENSOR_TRACE;
+        assertEquals(Outcome.IN_PROGRESS, a.accept("fall.trace", trace, 0, 2, WHOLE.length, CRC, WHOLE, 0, 384));
+        assertEquals(Outcome.COMPLETE, a.accept("fall.trace", trace, 1, 2, WHOLE.length, CRC, WHOLE, 384, 616));
+        assertEquals(trace, a.completedContent());
+        assertArrayEquals(WHOLE, a.takeCompleted());
+        send(a, 0);
+        send(a, 1);
+        assertEquals(Outcome.COMPLETE, send(a, 2));
+        assertEquals(org.rtdroid.bridge.codec.Frame.DeployChunk.BUNDLE, a.completedContent(), "a bundle's chunks say nothing");
+    }
+
+    @Test
+    void aTraceOverItsBoundOrAContentChangeIsRefused() {
+        ChunkAssembler a = new ChunkAssembler();
+        int trace = org.rtdroid.bridge.codec.Frame.DeployChunk.SENSOR_TRACE;
+        assertEquals(Outcome.REFUSED, a.accept("big.trace", trace, 0, 3000, ChunkAssembler.MAX_TRACE_BYTES + 1, CRC, WHOLE, 0, 384));
+        assertEquals("total_bytes=1048577 outside 1..1048576", a.refusal());
+        assertEquals(Outcome.IN_PROGRESS, a.accept("fall.trace", trace, 0, 3, WHOLE.length, CRC, WHOLE, 0, 384));
+        assertEquals(Outcome.REFUSED, a.accept("fall.trace", 0, 1, 3, WHOLE.length, CRC, WHOLE, 384, 384));
+        assertEquals("chunk 1 changes the content announced by chunk 0", a.refusal());
+        assertEquals(Outcome.REFUSED, a.accept("x", 7, 0, 1, 10, CRC, WHOLE, 0, 10));
+        assertEquals("chunk 0 says content=7; must be BUNDLE (0) or SENSOR_TRACE (1)", a.refusal());
+    }
 }

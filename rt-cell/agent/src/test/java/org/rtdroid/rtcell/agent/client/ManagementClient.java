@@ -37,6 +37,15 @@ public final class ManagementClient {
 
     /** Sends a bundle as DeployChunks and waits for the DEPLOY_RESULT. */
     public Frame.Control deploy(String bundleName, byte[] bundle, long timeoutNanos) {
+        return transfer(bundleName, bundle, Frame.DeployChunk.BUNDLE, timeoutNanos);
+    }
+
+    /** Sends a motion trace as DeployChunks of content SENSOR_TRACE and waits for the answer (ACK or ERROR). */
+    public Frame.Control replay(String traceName, byte[] trace, long timeoutNanos) {
+        return transfer(traceName, trace, Frame.DeployChunk.SENSOR_TRACE, timeoutNanos);
+    }
+
+    private Frame.Control transfer(String bundleName, byte[] bundle, int content, long timeoutNanos) {
         CRC32 crc = new CRC32();
         crc.update(bundle);
         int count = Math.max(1, (bundle.length + CHUNK_BYTES - 1) / CHUNK_BYTES);
@@ -46,7 +55,8 @@ public final class ManagementClient {
             int len = Math.min(CHUNK_BYTES, bundle.length - off);
             frame.clear();
             Frame.DeployChunk c = frame.selectDeployChunk();
-            c.bundle(bundleName).index(i).count(count).totalBytes(bundle.length).bundleCrc32((int) crc.getValue());
+            c.bundle(bundleName).index(i).count(count).totalBytes(bundle.length).bundleCrc32((int) crc.getValue())
+                    .content(content);
             c.data().set(bundle, off, len);
             send(deadline);
         }

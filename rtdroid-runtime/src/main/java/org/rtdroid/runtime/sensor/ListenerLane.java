@@ -1,0 +1,118 @@
+package org.rtdroid.runtime.sensor;
+
+import org.rtdroid.runtime.event.AsyncEvent;
+import org.rtdroid.runtime.event.AsyncEventHandler;
+
+/**
+ * The listeners of one sensor at one priority: an {@link AsyncEventHandler} at that priority (so
+ * their callbacks run at their component's priority, on a bound or pooled thread of the sensor's
+ * dispatcher) with a single-producer, single-consumer ring of pre-allocated {@link SensorEvent}s
+ * filled by the sensor's processing thread. A run delivers one event to every listener of the
+ * lane, in registration order. A lane exists from the first registration at its priority on;
+ * its listeners change, its handler stays attached. Full ring: {@value SensorService#QUEUE_POLICY}, counted.
+ */
+final class ListenerLane extends AsyncEventHandler {
+    /** One registered listener and its sampling period (a hint, as in Android). */
+    static final class Registration {
+        final SensorEventListener listener;
+        final long periodNanos;
+        long lastTimestamp = Long.MIN_VALUE;
+
+        Registration(SensorEventListener listener, long periodNanos) {
+            this.listener = listener;
+            this.periodNanos = periodNanos;
+        }
+
+        /** Due when at least 7/8 of the period passed since the last delivered event (frames jitter). */
+        boolean due(long timestamp) {
+            if (periodNanos == 0 || lastTimestamp == Long.MIN_VALUE || (timestamp - lastTimestamp) * 8 >= periodNanos * 7) {
+                lastTimestamp = timestamp;
+                return true;
+            }
+            return false;
+        }
+    }
+
+    static final Registration[] NONE = new Registration[0];
+
+    final AsyncEvent event;
+    private final SensorEvent[] ring;
+    private volatile long head;
+    private volatile long tail;
+    /** Copy-on-write (registration is set-up): the handler iterates a snapshot without locking. */
+    volatile Registration[] listeners = NONE;
+    private volatile long dropped;
+    private volatile long delivered;
+    private volatile long failures;
+    private volatile Throwable lastFailure;
+
+    ListenerLane(String name, int priority, int depth) {
+        super(name, priority);
+        this.event = new AsyncEvent(name, 1);
+        this.ring = new SensorEvent[depth];
+        for (int i = 0; i < depth; i++) {
+            ring[i] = new SensorEvent();
+        }
+    }
+
+    /** Processing thread: queue a copy of {@code e} and release the handler. @return false if dropped */
+    boolean post(SensorEvent e) {
+        long t = tail;
+        if (t - head == ring.length) {
+            dropped++;
+            return false;
+        }
+        ring[(int) (t % ring.length)].copyFrom(e);
+        tail = t + 1;
+        event.fire();
+        return true;
+    }
+
+    /**
+     * Delivers the oldest queued event to every listener of the lane. One event per run, so that
+     * under the pooled strategy a higher-priority lane's next event goes before this lane's
+     * following ones. If events remain and no run is owed, the lane fires itself again: no event
+     * waits on the dispatcher's bookkeeping matching the ring exactly.
+     */
+    @Override
+    public void handleAsyncEvent() {
+        long h = head;
+        if (h == tail) {
+            return;
+        }
+        SensorEvent e = ring[(int) (h % ring.length)];
+        try {
+            Registration[] ls = listeners;
+            for (int i = 0; i < ls.length; i++) {
+                Registration r = ls[i];
+                if (!r.due(e.timestamp)) {
+                    continue;
+                }
+                try {
+                    r.listener.onSensorChanged(e);
+                    delivered++;
+                } catch (Throwable t) {
+                    // one failing listener neither stops the others nor the lane
+                    failures++;
+                    lastFailure = t;
+                }
+            }
+        } finally {
+            head = h + 1;
+        }
+        if (h + 1 != tail && pendingFireCount() <= 0) {
+            event.fire();
+        }
+    }
+
+    /** Events queued and not yet delivered. */
+    long queued() { return tail - head; }
+
+    long dropped() { return dropped; }
+
+    long delivered() { return delivered; }
+
+    long failures() { return failures; }
+
+    Throwable lastFailure() { return lastFailure; }
+}

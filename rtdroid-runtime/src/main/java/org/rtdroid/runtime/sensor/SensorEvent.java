@@ -1,0 +1,27 @@
+package org.rtdroid.runtime.sensor;
+
+/**
+ * One reading, as Android's {@code android.hardware.SensorEvent}. Pre-allocated and reused: the
+ * object a listener receives is valid only during {@link SensorEventListener#onSensorChanged};
+ * copy what must outlive the call.
+ */
+public final class SensorEvent {
+    /** x, y, z (accelerometer m/s², gyroscope rad/s) or azimuth, pitch, roll (orientation, degrees). */
+    public final float[] values = new float[3];
+    /**
+     * CLOCK_MONOTONIC nanoseconds of the input frame's SYN_REPORT (the kernel's stamp of the
+     * input event, microsecond resolution); for orientation, that of the frame it was computed from.
+     */
+    public long timestamp;
+    public Sensor sensor;
+
+    SensorEvent() {}
+
+    void copyFrom(SensorEvent e) {
+        values[0] = e.values[0];
+        values[1] = e.values[1];
+        values[2] = e.values[2];
+        timestamp = e.timestamp;
+        sensor = e.sensor;
+    }
+}

@@ -1,0 +1,55 @@
+package org.rtdroid.runtime.sensor;
+
+/**
+ * Android's {@code android.hardware.SensorManager} for one component: its listeners run at the
+ * component's priority ({@link #priority()}), and the processing thread of a sensor runs at the
+ * highest priority among that sensor's listeners. Obtained with {@code sensorManager()} in a
+ * component (the manifest must declare {@code <sensors>}). Registration is set-up: it allocates
+ * and may change a processing thread's priority; delivery allocates nothing.
+ */
+public final class SensorManager {
+    /** Sampling periods in microseconds, Android's values (a hint: events are never delivered faster than the device makes them). */
+    public static final int SENSOR_DELAY_FASTEST = 0;
+    public static final int SENSOR_DELAY_GAME = 20_000;
+    public static final int SENSOR_DELAY_UI = 66_667;
+    public static final int SENSOR_DELAY_NORMAL = 200_000;
+
+    private final SensorService service;
+    private final int priority;
+
+    SensorManager(SensorService service, int priority) {
+        this.service = service;
+        this.priority = priority;
+    }
+
+    /** The sensor of {@code type} ({@link Sensor#TYPE_ACCELEROMETER}, {@code TYPE_GYROSCOPE}, {@code TYPE_ORIENTATION}), or null for another type. */
+    public Sensor getDefaultSensor(int type) {
+        return service.sensor(type);
+    }
+
+    /**
+     * Delivers {@code sensor}'s events to {@code listener} at this component's priority, at most
+     * one per {@code samplingPeriodUs} (0: every event). Registering a listener again on the same
+     * sensor replaces its registration. Until the sensor's input device exists, nothing is delivered.
+     *
+     * @return true (Android's signature; failures throw)
+     * @throws IllegalStateException the sensor has its {@code <sensors listeners>} listeners already
+     */
+    public boolean registerListener(SensorEventListener listener, Sensor sensor, int samplingPeriodUs) {
+        service.register(listener, sensor, samplingPeriodUs, priority);
+        return true;
+    }
+
+    /** Removes {@code listener} from every sensor. */
+    public void unregisterListener(SensorEventListener listener) {
+        service.unregister(listener, null);
+    }
+
+    /** Removes {@code listener} from {@code sensor}. */
+    public void unregisterListener(SensorEventListener listener, Sensor sensor) {
+        service.unregister(listener, sensor);
+    }
+
+    /** The priority this manager's listeners run at (its component's). */
+    public int priority() { return priority; }
+}
