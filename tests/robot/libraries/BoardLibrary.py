@@ -27,8 +27,19 @@ class BoardLibrary(Keywords):
         run([RTDROID, "board", "up", "--board", board], timeout=float(budget_s) + 120)
         SESSION.boot_seconds = time.monotonic() - t0
         logger.info(f"board {board} up in {SESSION.boot_seconds:.1f} s", also_console=True)
-        if SESSION.boot_seconds > float(budget_s):
-            raise AssertionError(f"board up took {SESSION.boot_seconds:.1f} s, budget {budget_s} s")
+        # The first `board up` of a new RT cell image under emulation boots it cold once to take its
+        # boot snapshot: emulation timing on a shared host (how much CPU the emulator got), paid
+        # once per image. It is reported, not judged; the budget holds the rest, which is what
+        # every later `board up` costs.
+        cold = self.board_status().get("cells", {}).get("rt", {}).get("snapshot_cold_boot_seconds")
+        judged = SESSION.boot_seconds - float(cold or 0)
+        if cold:
+            logger.info(f"of which {cold:.1f} s the one-time cold boot of a new RT cell image to take its boot "
+                        f"snapshot (emulation timing, not judged); the rest: {judged:.1f} s", also_console=True)
+        if judged > float(budget_s):
+            raise AssertionError(f"board up took {judged:.1f} s"
+                                 + (f" besides the image's one-time {cold:.1f} s cold boot" if cold else "")
+                                 + f", budget {budget_s} s")
         return SESSION.boot_seconds
 
     @keyword

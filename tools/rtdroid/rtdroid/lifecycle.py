@@ -437,7 +437,9 @@ def status(board_name: str | None = None) -> dict:
         cells = {n: {"pid": c["pid"], "alive": process_alive(c), "ready": c.get("ready", False),
                      "role": c.get("role"), "log": c.get("log"),
                      **({"control_port": state.get("control_port")} if c.get("role") == "android" else {}),
-                     **({"console": c["console"]} if c.get("console") else {})}
+                     **({"console": c["console"]} if c.get("console") else {}),
+                     **({"snapshot_cold_boot_seconds": c["snapshot_cold_boot_seconds"]}
+                        if "snapshot_cold_boot_seconds" in c else {})}
                  for n, c in state["cells"].items()}
         peers = {}
         link: list[str] = []
