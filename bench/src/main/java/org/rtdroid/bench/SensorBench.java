@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntFunction;
 import org.rtdroid.runtime.event.HandlerStrategy;
 import org.rtdroid.runtime.os.CpuSet;
@@ -264,7 +265,7 @@ final class SensorBench implements Benchmark {
     }
 
     /** Low-priority noise threads of one kind (SCHED_OTHER, pinned to the bench CPU). */
-    static List<Thread> startNoise(String kind, int n, CpuSet cpu, boolean[] stop) {
+    static List<Thread> startNoise(String kind, int n, CpuSet cpu, AtomicBoolean stop) {
         List<Thread> threads = new ArrayList<>();
         if (kind.equals("listeners")) {
             return threads; // extra listeners, not threads of their own
@@ -273,7 +274,7 @@ final class SensorBench implements Benchmark {
             Runnable body = kind.equals("memory") ? () -> {
                 byte[][] keep = new byte[64][];
                 int k = 0;
-                while (!stop[0]) {
+                while (!stop.get()) {
                     byte[] b = new byte[64 * 1024];
                     for (int j = 0; j < b.length; j += 64) {
                         b[j] = (byte) j;
@@ -282,7 +283,7 @@ final class SensorBench implements Benchmark {
                 }
             } : () -> {
                 double v = 1.0;
-                while (!stop[0]) {
+                while (!stop.get()) {
                     v = Math.sqrt(v * 1.000001 + 1.0);
                 }
                 if (v == 42) {
@@ -301,13 +302,16 @@ final class SensorBench implements Benchmark {
         int[] counts = {5, 30};
         Map<String, Report.Row> rows = new LinkedHashMap<>();
         String source = Source.uinputAvailable() ? "uinput" : "fifo";
+        // Both participants face each noise case one after the other, so they meet the same machine.
         for (String impl : List.of("rtdroid", "fifo")) {
             rows.put(impl + "/none/0", runCase(o, report, impl, "none", 0, policyFor, cpu));
-            for (String kind : NOISE) {
-                for (int n : counts) {
-                    if (o.quick() && n != 30) {
-                        continue;
-                    }
+        }
+        for (String kind : NOISE) {
+            for (int n : counts) {
+                if (o.quick() && n != 30) {
+                    continue;
+                }
+                for (String impl : List.of("rtdroid", "fifo")) {
                     rows.put(impl + "/" + kind + "/" + n, runCase(o, report, impl, kind, n, policyFor, cpu));
                     System.gc();
                 }
@@ -343,7 +347,7 @@ final class SensorBench implements Benchmark {
                                IntFunction<RealtimePolicy> policyFor, CpuSet cpu) throws Exception {
         Probe probe = new Probe();
         Participant p = impl.equals("rtdroid") ? new RtdroidParticipant() : new FifoParticipant();
-        boolean[] stop = {false};
+        AtomicBoolean stop = new AtomicBoolean();
         List<Thread> noiseThreads;
         long frames = Math.max(1, o.nanosPerCase() / PERIOD_NANOS);
         long warmup = o.quick() ? 100 : 400;
@@ -374,9 +378,12 @@ final class SensorBench implements Benchmark {
             while (probe.received < written[0] && System.nanoTime() < deadline) {
                 Thread.sleep(1);
             }
-            stop[0] = true;
+            stop.set(true);
             for (Thread t : noiseThreads) {
-                t.join(2_000);
+                t.join(5_000);
+                if (t.isAlive()) {
+                    throw new IllegalStateException("noise thread " + t.getName() + " did not stop");
+                }
             }
             if (p instanceof RtdroidParticipant) {
                 p.stop();

@@ -164,9 +164,8 @@ public final class SensorService {
         SensorChannel c = channelOf(sensor);
         long periodNanos = samplingPeriodUs * 1_000L;
         // Registering again replaces the registration (its period, its priority).
-        removeFrom(c, listener);
+        c.removeListener(listener);
         if (c.listenerCount() == listenersPerSensor) {
-            c.listenersChanged();
             throw new IllegalStateException("sensor " + sensor.getName() + " already has its " + listenersPerSensor
                     + " listeners (<sensors listeners=\"" + listenersPerSensor + "\">)");
         }
@@ -183,17 +182,13 @@ public final class SensorService {
         boolean any = false;
         for (SensorChannel c : channels) {
             if (sensor == null || c.sensor == sensor) {
-                if (removeFrom(c, listener)) {
+                if (c.removeListener(listener)) {
                     any = true;
                     c.listenersChanged();
                 }
             }
         }
         return any;
-    }
-
-    private static boolean removeFrom(SensorChannel c, SensorEventListener listener) {
-        return c.removeListener(listener);
     }
 
     // ---------------------------------------------------------------- reports
