@@ -29,6 +29,7 @@ import hashlib
 import re
 import subprocess
 from pathlib import Path
+from typing import Protocol
 
 from .. import image, paths
 from ..boardconfig import MIB, Board
@@ -61,7 +62,20 @@ def build_dir() -> Path:
 
 # ------------------------------------------------------------------ the domains
 
-def machine(data: dict):
+class Machine(Protocol):
+    """What differs between the emulated machines (xen_icount.py, xen_pooled.py)."""
+
+    def check(self, data: dict) -> list[Problem]: ...            # its board-file rules
+    def cpu_count(self, board: Board) -> int: ...                 # QEMU -smp
+    def accel_args(self, board: Board) -> list[str]: ...          # QEMU -accel (and -icount)
+    def xen_bootargs(self) -> str: ...                            # added to Xen's command line
+    def cpupools(self, board: Board) -> str: ...                  # /chosen cpupool nodes, or ""
+    def pool_property(self, kind: str) -> str: ...                # a domU's cpupool line
+    def clock(self, board: Board) -> dict: ...                    # Hypervisor.clock
+    def describe(self, board: Board) -> str: ...                  # for the progress line
+
+
+def machine(data: dict) -> Machine:
     """The emulated machine's variant, from the RT cell's clock: virtual time needs a one-CPU
     machine (xen_icount.py); in host time Xen's cpupools split an SMP machine (xen_pooled.py)."""
     rt = next(c for c in data["cells"] if c["role"] == "rt")
