@@ -2,7 +2,7 @@
 Documentation     A user's first act: boot the partitioned board, see both cells ready, tear it down.
 Resource          ../resources/rtdroid.resource
 Suite Teardown    Tear Down The Board
-Test Tags         any    board:qemu-arm64-xen
+Test Tags         any    board:qemu-arm64-xen    board:qemu-arm64-xen-smp
 
 
 *** Test Cases ***
@@ -16,15 +16,15 @@ Both Cells Report Ready
 RT Cell Runs A PREEMPT_RT Kernel
     [Documentation]    Only a board that boots its own RT kernel can promise this; the host
     ...                board's RT cell is a process on whatever kernel the host runs.
-    [Tags]    board:qemu-x86_64    board:qemu-arm64-xen    cell:rt
+    [Tags]    board:qemu-x86_64    board:qemu-arm64-xen    board:qemu-arm64-xen-smp    cell:rt
     Skip If    '${BOARD}' == 'host'    the host board boots no kernel of its own
     RT Cell Should Run A PREEMPT_RT Kernel
 
 Region Is Shared Both Ways With Every Xen Domain
     [Documentation]    The host's writes are read in every domU, the RT cell's writes in its domU
     ...                are read by the host and the borrowing domUs, and a frame makes the round trip.
-    [Tags]    board:qemu-arm64-xen    cell:rt
-    Skip If    '${BOARD}' != 'qemu-arm64-xen'    only a xen board has domains besides the cells
+    [Tags]    board:qemu-arm64-xen    board:qemu-arm64-xen-smp    cell:rt
+    Skip If    '${BOARD}' not in ('qemu-arm64-xen', 'qemu-arm64-xen-smp')    only a xen board has domains
     Region Should Be Shared Both Ways With Every Xen Domain
 
 Clean Teardown

@@ -60,7 +60,9 @@ def _android_argv(board: Board) -> list[str]:
             "-cp", "${ANDROID_CELL_DIST}/lib/*",
             ANDROID_CELL_MAIN,
             "--region", str(board.region_path),
-            "--control-port", str(board.control_port)]
+            "--control-port", str(board.control_port),
+            # the region spec's peer_timeout (default 1 s), when the board sets its own
+            *(["--peer-timeout-ms", str(a["peer_timeout_ms"])] if "peer_timeout_ms" in a else [])]
 
 
 def render(board: Board) -> dict:

@@ -1,4 +1,5 @@
-"""The xen hypervisor module: its board-file rules, and a further domU added by the board file alone."""
+"""The xen hypervisor module: its board-file rules, its two machines (one CPU in virtual time, SMP
+with cpupools in host time), and a further domU added by the board file alone."""
 import copy
 import re
 
@@ -10,13 +11,42 @@ from rtdroid import paths, render
 from rtdroid.hypervisors import xen
 
 
-def shipped():
-    return yaml.safe_load((paths.board_configs_dir() / "qemu-arm64-xen.yaml").read_text())
+def shipped(name="qemu-arm64-xen-smp"):
+    return yaml.safe_load((paths.board_configs_dir() / f"{name}.yaml").read_text())
 
 
-def test_the_shipped_board_validates_and_matches_its_golden_files():
-    b = bc.load_board("qemu-arm64-xen")
+@pytest.mark.parametrize("name", ["qemu-arm64-xen", "qemu-arm64-xen-smp"])
+def test_the_shipped_boards_validate_and_match_their_golden_files(name):
+    b = bc.load_board(name)
     assert b.hypervisor == "xen" and render.compare_with_golden(b) == []
+
+
+def test_the_virtual_time_board_is_one_cpu_under_icount_with_the_null_scheduler():
+    b = bc.load_board("qemu-arm64-xen")
+    argv = xen.render_argv(b)
+    assert argv[:3] == ["taskset", "-c", "1"]
+    assert argv[argv.index("-accel") + 1] == "tcg" and argv[argv.index("-icount") + 1] == "shift=0,sleep=off"
+    assert argv[argv.index("-smp") + 1] == "1" and "node,nodeid=0,cpus=0-0,memdev=ram" in argv
+    dtsi = xen.render_dtsi(b)
+    # Xen's cpupool 0 (its one CPU) runs the null scheduler; no boot-time pools without a second CPU
+    assert "bootscrub=0 sched=null\"" in dtsi and "xen,cpupool" not in dtsi and "domain-cpupool" not in dtsi
+    assert xen.Xen().clock(b)["kind"] == "virtual" and xen.Xen().clock(b)["ns_per_instruction"] == 1
+    # the Android cell judges the RT peer's heartbeat (100 ms of virtual time) by the host's clock
+    android = render.render(b)["cells"]["android"]["argv"]
+    assert android[-2:] == ["--peer-timeout-ms", "5000"]
+    assert "--peer-timeout-ms" not in render.render(bc.load_board("qemu-x86_64"))["cells"]["android"]["argv"]
+
+
+def test_the_smp_board_runs_in_host_time_with_the_rt_cell_alone_in_a_null_scheduler_pool():
+    b = bc.load_board("qemu-arm64-xen-smp")
+    argv = xen.render_argv(b)
+    assert argv[argv.index("-accel") + 1] == "tcg,thread=multi" and "-icount" not in argv
+    assert argv[argv.index("-smp") + 1] == "2"
+    dtsi = xen.render_dtsi(b)
+    assert re.search(r'cpupool_rt \{\s*compatible = "xen,cpupool";\s*cpupool-cpus = <&\{/cpus/cpu@1\}>;'
+                     r'\s*cpupool-sched = "null";', dtsi)
+    assert "domain-cpupool = <&{/chosen/cpupool_rt}>" in dtsi and "sched=null" not in dtsi
+    assert xen.Xen().clock(b) == {"kind": "host"}
 
 
 def test_a_second_borrowing_domain_is_one_entry_of_the_board_file():
@@ -31,11 +61,12 @@ def test_a_second_borrowing_domain_is_one_entry_of_the_board_file():
     # its boot modules get their own slots and its /init is rendered
     argv = " ".join(xen.render_argv(b))
     assert "${XEN_PROBE2_KERNEL},addr=0x70000000" in argv and "${XEN_PROBE2_INITRD},addr=0x74000000" in argv
-    assert "XENDOM probe2" in xen.Xen().golden_files(b)["qemu-arm64-xen.probe2.init"]
+    assert "XENDOM probe2" in xen.Xen().golden_files(b)["qemu-arm64-xen-smp.probe2.init"]
 
 
-def test_the_region_is_the_memory_bank_after_machine_ram():
-    b = bc.load_board("qemu-arm64-xen")
+@pytest.mark.parametrize("name", ["qemu-arm64-xen", "qemu-arm64-xen-smp"])
+def test_the_region_is_the_memory_bank_after_machine_ram(name):
+    b = bc.load_board(name)
     argv = xen.machine_args(b)
     assert f"memory-backend-file,id=xcc,size=4M,mem-path={b.region_path},share=on" in argv
     assert "node,nodeid=1,memdev=xcc" in argv and "2052M" in argv
@@ -51,10 +82,23 @@ def test_the_region_is_the_memory_bank_after_machine_ram():
     ("xen.machine_ram_mib", 512, "too small for the domUs"),
     ("tuning.rt_cmdline", "quiet", "must contain console=ttyAMA0"),
     ("cells.0.boot", "snapshot", "boots cold"),
-    ("cells.0.clock", {"kind": "virtual", "icount_shift": 0}, "a xen board runs in host time"),
+    ("cells.0.clock", {"kind": "virtual", "icount_shift": 0}, "a virtual-time xen board has one machine CPU"),
 ])
 def test_a_broken_xen_board_is_refused_naming_the_rule(path, value, rule):
     data = copy.deepcopy(shipped())
+    _refused(data, path, value, rule)
+
+
+@pytest.mark.parametrize("path, value, rule", [
+    ("xen.domains", [{"name": "probe", "cpus": [0], "memory_mib": 64}], "a further domU needs the host-clock SMP machine"),
+    ("cells.0.vcpus", 2, "the RT cell has one vCPU"),
+    ("cells.0.cpus", [0, 1], "runs its one machine CPU on one host CPU"),
+])
+def test_a_broken_virtual_time_xen_board_is_refused_naming_the_rule(path, value, rule):
+    _refused(copy.deepcopy(shipped("qemu-arm64-xen")), path, value, rule)
+
+
+def _refused(data, path, value, rule):
     d = data
     keys = path.split(".")
     for k in keys[:-1]:

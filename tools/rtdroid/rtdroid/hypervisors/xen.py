@@ -1,9 +1,14 @@
-"""The `xen` hypervisor (qemu-arm64-xen board): QEMU `virt` (arm64, GICv3, virtualization=on)
-boots Xen 4.17 dom0less, built by tools/fetch-xen.sh under build/xen/. Xen reads its domUs from
-/chosen of the device tree: QEMU's own tree for the same machine options (dumpdtb) plus the
-fragment rendered from hypervisor-cells/xen/board.dtsi.in. The RT cell is the first domU, alone in
-a null-scheduler cpupool, booting Debian's PREEMPT_RT arm64 kernel with the agent in its
-initramfs; every `xen.domains` entry is one more domU borrowing the region (busybox only).
+"""The `xen` hypervisor (qemu-arm64-xen, qemu-arm64-xen-smp boards): QEMU `virt` (arm64, GICv3,
+virtualization=on) boots Xen 4.17 dom0less, built by tools/fetch-xen.sh under build/xen/. Xen
+reads its domUs from /chosen of the device tree: QEMU's own tree for the same machine options
+(dumpdtb) plus the fragment rendered from hypervisor-cells/xen/board.dtsi.in. The RT cell is the
+first domU, alone on its CPU under the null scheduler, booting Debian's PREEMPT_RT arm64 kernel
+with the agent in its initramfs; every `xen.domains` entry is one more domU borrowing the region
+(busybox only).
+
+The machine has two variants, chosen by the RT cell's clock (`machine()`): in virtual time a
+one-CPU machine under QEMU icount (xen_icount.py); in host time an SMP machine split by Xen's
+boot-time cpupools, the only one that holds further domUs (xen_pooled.py).
 
 The region is Xen static shared memory, owned by the RT cell. Its machine memory is the board's
 region file itself: QEMU's second memory bank (NUMA node 1, right after machine RAM) is a
@@ -24,11 +29,13 @@ import hashlib
 import re
 import subprocess
 from pathlib import Path
+from typing import Protocol
 
 from .. import image, paths
 from ..boardconfig import MIB, Board
 from ..errors import BoardError
 from ..render import cpu_list
+from . import xen_icount, xen_pooled
 from .base import Hypervisor, Launch, Problem
 from .qemu import GUEST_ROOT, guest_agent_values
 
@@ -55,6 +62,26 @@ def build_dir() -> Path:
 
 # ------------------------------------------------------------------ the domains
 
+class Machine(Protocol):
+    """What differs between the emulated machines (xen_icount.py, xen_pooled.py)."""
+
+    def check(self, data: dict) -> list[Problem]: ...            # its board-file rules
+    def cpu_count(self, board: Board) -> int: ...                 # QEMU -smp
+    def accel_args(self, board: Board) -> list[str]: ...          # QEMU -accel (and -icount)
+    def xen_bootargs(self) -> str: ...                            # added to Xen's command line
+    def cpupools(self, board: Board) -> str: ...                  # /chosen cpupool nodes, or ""
+    def pool_property(self, kind: str) -> str: ...                # a domU's cpupool line
+    def clock(self, board: Board) -> dict: ...                    # Hypervisor.clock
+    def describe(self, board: Board) -> str: ...                  # for the progress line
+
+
+def machine(data: dict) -> Machine:
+    """The emulated machine's variant, from the RT cell's clock: virtual time needs a one-CPU
+    machine (xen_icount.py); in host time Xen's cpupools split an SMP machine (xen_pooled.py)."""
+    rt = next(c for c in data["cells"] if c["role"] == "rt")
+    return xen_icount.Machine() if rt.get("clock", {}).get("kind") == "virtual" else xen_pooled.Machine()
+
+
 def domains(board: Board) -> list[dict]:
     """The domUs in creation order (Xen numbers them d1, d2, ...): the RT cell, then xen.domains."""
     rt = board.rt
@@ -78,14 +105,13 @@ def region_host_address(data: dict) -> int:
 
 
 def check(data: dict) -> list[Problem]:
-    """Rules of a xen board beyond the schema: the layout must be one Xen accepts and the domains'
-    CPUs must split into the RT cell's null-scheduler pool and the shared pool."""
+    """Rules of a xen board beyond the schema: the layout must be one Xen accepts, and the
+    machine's own (its CPUs, its clock: xen_pooled.py, xen_icount.py)."""
     probs: list[Problem] = []
     x = data.get("xen")
     if x is None:
         return [("xen", None, "a xen board needs a xen: block (machine RAM, the region's domU address)")]
     rt_i, rt = next((i, c) for i, c in enumerate(data["cells"]) if c["role"] == "rt")
-    board_cpus = set(data["cpus"])
     if "kernel" not in rt:
         probs.append((f"cells[{rt_i}].kernel", None, "a xen RT cell boots a kernel: set kernel"))
     for key in ("accel", "cpu_model"):
@@ -93,25 +119,9 @@ def check(data: dict) -> list[Problem]:
             probs.append((f"cells[{rt_i}].{key}", rt[key], f"a xen board sets the emulated CPU in xen: ({key} is qemu's)"))
     if rt.get("boot", "cold") != "cold":
         probs.append((f"cells[{rt_i}].boot", rt["boot"], "a xen board boots cold (no snapshot yet)"))
-    if rt.get("clock", {}).get("kind") == "virtual":
-        # Measured here (QEMU 7.2, Xen 4.17): under -icount QEMU runs the vCPUs round-robin on one
-        # thread, and a vCPU spinning in Xen's cross-CPU calls starves the one it waits for; Xen
-        # never gets past setup_virt_paging. A xen board needs two machine CPUs (two cpupools).
-        probs.append((f"cells[{rt_i}].clock", rt["clock"],
-                      "a xen board runs in host time: under QEMU icount Xen's two CPUs starve each other at boot"))
-    if rt.get("vcpus", 1) > len(rt["cpus"]):
-        probs.append((f"cells[{rt_i}].vcpus", rt.get("vcpus"),
-                      f"the null scheduler needs one physical CPU per vCPU (cpus {rt['cpus']})"))
     for k, d in enumerate(x.get("domains", [])):
         if d["name"] in [c["name"] for c in data["cells"]]:
             probs.append((f"xen.domains[{k}].name", d["name"], "is already a cell's name"))
-        if set(d["cpus"]) & set(rt["cpus"]):
-            probs.append((f"xen.domains[{k}].cpus", d["cpus"],
-                          f"must not share the RT cell's CPUs {rt['cpus']} (its cpupool is the RT cell's alone)"))
-        if not set(d["cpus"]) <= board_cpus:
-            probs.append((f"xen.domains[{k}].cpus", d["cpus"], f"not among the board's cpus {data['cpus']}"))
-    if not board_cpus - set(rt["cpus"]):
-        probs.append(("cpus", data["cpus"], "Xen's shared cpupool needs a CPU besides the RT cell's"))
     size = data["regions"][0]["size_bytes"]
     if size % MIB or size & (size - 1):
         probs.append(("regions[0].size_bytes", size,
@@ -129,7 +139,7 @@ def check(data: dict) -> list[Problem]:
     if "console=ttyAMA0" not in data["tuning"]["rt_cmdline"].split():
         probs.append(("tuning.rt_cmdline", data["tuning"]["rt_cmdline"],
                       "must contain console=ttyAMA0: the domU's vPL011 carries readiness and logs"))
-    return probs
+    return probs + machine(data).check(data)
 
 
 # ------------------------------------------------------------------ rendering
@@ -142,17 +152,15 @@ def _resolve(text: str, values: dict[str, str]) -> str:
     return re.sub(r"\$\{([A-Z0-9_]+)\}", lambda m: values[m.group(1)], text)
 
 
-def _cpu_refs(cpus: list[int]) -> str:
-    return " ".join(f"&{{/cpus/cpu@{c}}}" for c in sorted(cpus))
-
-
-def xen_bootargs() -> str:
-    return "console=dtuart dtuart=/pl011@9000000 bootscrub=0"
+def xen_bootargs(board: Board) -> str:
+    return " ".join(filter(None, ["console=dtuart dtuart=/pl011@9000000 bootscrub=0",
+                                  machine(board.data).xen_bootargs()]))
 
 
 def render_dtsi(board: Board) -> str:
     """The /chosen fragment: cpupools and domUs; module sizes stay ${..._BYTES} placeholders."""
     x = board.data["xen"]
+    m = machine(board.data)
     size = board.region["size_bytes"]
     dom_t = (cells_dir() / "domain.dtsi.in").read_text(encoding="utf-8")
     parts = []
@@ -162,16 +170,14 @@ def render_dtsi(board: Board) -> str:
             "COMMENT": (f"the RT cell '{d['name']}': owns the region" if d["kind"] == "rt"
                         else f"domain '{d['name']}': borrows the region"),
             "NODE": d["node"], "MEMORY_KIB": hex(d["memory_mib"] * 1024), "VCPUS": str(d["vcpus"]),
-            "POOL": "cpupool_rt" if d["kind"] == "rt" else "cpupool_shared",
+            "POOL_PROPERTY": m.pool_property(d["kind"]),
             "SHM_ROLE": d["shm_role"], "SHM_ID": SHM_ID,
             "HOST_ADDRESS": f"{region_host_address(board.data):x}", "GUEST_ADDRESS": f"{x['region_guest_address']:x}",
             "REGION_BYTES": hex(size), "BOOTARGS": bootargs,
             "KERNEL_ADDRESS": f"{d['kernel_address']:x}", "KERNEL_BYTES": f"${{{d['var']}_KERNEL_BYTES}}",
             "INITRD_ADDRESS": f"{d['initrd_address']:x}", "INITRD_BYTES": f"${{{d['var']}_INITRD_BYTES}}"}))
-    shared = sorted(set(board.data["cpus"]) - set(board.rt["cpus"]))
     return _fill((cells_dir() / "board.dtsi.in").read_text(encoding="utf-8"), {
-        "BOARD": board.name, "XEN_BOOTARGS": xen_bootargs(),
-        "RT_POOL_CPUS": _cpu_refs(board.rt["cpus"]), "SHARED_POOL_CPUS": _cpu_refs(shared),
+        "BOARD": board.name, "XEN_BOOTARGS": xen_bootargs(board), "CPUPOOLS": m.cpupools(board),
         "DOMAINS": "".join(parts)})
 
 
@@ -179,11 +185,12 @@ def machine_args(board: Board) -> list[str]:
     """The QEMU machine, the same for dumpdtb and for the boot: machine RAM (anonymous) is NUMA
     node 0, the region file node 1, so the region's machine address follows RAM."""
     x = board.data["xen"]
+    m = machine(board.data)
     ram, region_mib = x["machine_ram_mib"], board.region["size_bytes"] // MIB
-    last_cpu = len(board.data["cpus"]) - 1
+    last_cpu = m.cpu_count(board) - 1
     return ["qemu-system-aarch64", "-name", f"rtdroid-{board.name}",
-            "-accel", "tcg,thread=multi", "-cpu", x.get("cpu_model", "cortex-a57"),
-            "-smp", str(len(board.data["cpus"])), "-m", f"{ram + region_mib}M",
+            *m.accel_args(board), "-cpu", x.get("cpu_model", "cortex-a57"),
+            "-smp", str(m.cpu_count(board)), "-m", f"{ram + region_mib}M",
             "-object", f"memory-backend-ram,id=ram,size={ram}M",
             "-object", f"memory-backend-file,id=xcc,size={region_mib}M,mem-path={board.region_path},share=on",
             "-numa", f"node,nodeid=0,cpus=0-{last_cpu},memdev=ram", "-numa", "node,nodeid=1,memdev=xcc",
@@ -327,13 +334,16 @@ class Xen(Hypervisor):
     def check(self, data: dict) -> list[Problem]:
         return check(data)
 
+    def clock(self, board: Board) -> dict:
+        return machine(board.data).clock(board)
+
     def render_rt(self, board: Board) -> dict:
         return {"role": "rt", "argv": render_argv(board), "ready_line": "RTCELL READY", "log": "rt.log",
                 "console": "console.log"}
 
     def render_extra(self, board: Board) -> dict:
         x = board.data["xen"]
-        return {"xen": {
+        return {"clock": self.clock(board), "xen": {
             "device_tree": f"QEMU's dumpdtb of the machine + hypervisor-cells/xen/golden/{board.name}.dtsi -> "
                            "${RUN_DIR}/board.dtb (dtc)",
             "region": {"machine_address": hex(region_host_address(board.data)),
@@ -388,7 +398,7 @@ class Xen(Hypervisor):
         p = launch.start_process([_resolve(a, values) for a in launch.argv], run / "rt.log")
         n = len(domains(board))
         return p, (f"QEMU arm64 TCG booting Xen dom0less ({n} domU{'s' if n > 1 else ''}), pid {p.pid}, "
-                   f"host CPUs {launch.argv[2]}, RT cell on machine CPU(s) {board.rt['cpus']} (null scheduler)")
+                   f"host CPUs {launch.argv[2]}, {machine(board.data).describe(board)}")
 
     def cell_entry(self, run: Path) -> dict:
         return {"console": str(run / "console.log"), "console_socket": str(run / "console.sock")}

@@ -19,7 +19,7 @@ import org.junit.runner.notification.Failure;
 
 /**
  * The Android cell host's entry point:
- * {@code Main --region PATH --control-port PORT [--sdk 34]}.
+ * {@code Main --region PATH --control-port PORT [--sdk 34] [--peer-timeout-ms MS]}.
  *
  * <p>Robolectric builds its sandbox (the AOSP framework classes, instrumented, in their own class
  * loader) around a JUnit test; the host's life is therefore one "test", {@link CellSandbox#serve},
@@ -61,6 +61,11 @@ public final class Main {
                         break;
                     case "--platform-cert":
                         platformCert = value(args, ++i, a);
+                        break;
+                    case "--peer-timeout-ms":
+                        // the proxy reads it (ProxyContract.PROP_PEER_TIMEOUT_MS)
+                        System.setProperty("org.rtdroid.peerTimeoutMs",
+                                Integer.toString(parseInt(value(args, ++i, a), a, 100, 600_000)));
                         break;
                     case "-h":
                     case "--help":
@@ -163,6 +168,7 @@ public final class Main {
             System.err.println("error: " + error);
         }
         System.err.println("usage: java @android-cell/target/dist/jvm.args -cp 'android-cell/target/dist/lib/*' "
-                + "org.rtdroid.android.cell.Main --region PATH --control-port PORT [--sdk 34] [--platform-cert CERT.pem]");
+                + "org.rtdroid.android.cell.Main --region PATH --control-port PORT [--sdk 34] [--platform-cert CERT.pem] "
+                + "[--peer-timeout-ms MS]");
     }
 }

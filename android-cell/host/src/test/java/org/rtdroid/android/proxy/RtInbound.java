@@ -5,6 +5,7 @@ import android.os.Handler;
 import android.os.HandlerThread;
 import android.os.Looper;
 
+import org.rtdroid.bridge.Region;
 import org.rtdroid.bridge.codec.Frame;
 
 /**
@@ -21,7 +22,7 @@ public final class RtInbound implements AutoCloseable {
 
     public RtInbound(Context app) {
         thread.start();
-        RtLink link = new RtLink("/dev/null/no-region", null); // never started: no region is read
+        RtLink link = new RtLink("/dev/null/no-region", null, Region.DEFAULT_PEER_TIMEOUT_NANOS); // never started: no region is read
         channels = new ChannelTable(app, new Handler(Looper.getMainLooper()));
         channels.start();
         deliveries = new DeliveryQueue(app, new Handler(thread.getLooper()), link, channels,

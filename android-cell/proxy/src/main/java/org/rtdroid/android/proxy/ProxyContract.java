@@ -27,6 +27,12 @@ public final class ProxyContract {
     public static final String META_CHANNELS = "org.rtdroid.channels";
     /** Proxy meta-data / system property: the region file to attach to. */
     public static final String META_REGION = "org.rtdroid.region";
+    /**
+     * System property: the region spec's peer_timeout in ms, how long the RT peer's heartbeat may
+     * stand still (by this cell's clock) before it is unresponsive; default 1000. An RT cell in
+     * an emulator's virtual time beats every 100 ms of its own time, several times that of the host's.
+     */
+    public static final String PROP_PEER_TIMEOUT_MS = "org.rtdroid.peerTimeoutMs";
 
     public static final String EXTRA_CHANNEL = "channel";
     public static final String EXTRA_ACTION = "action";

@@ -9,6 +9,7 @@ import android.os.HandlerThread;
 import android.os.Looper;
 import android.util.Log;
 
+import org.rtdroid.bridge.Region;
 import org.rtdroid.bridge.codec.Frame;
 
 /**
@@ -45,7 +46,7 @@ public final class ProxyCore {
         this.thread = new HandlerThread("rts-proxy-main", android.os.Process.THREAD_PRIORITY_FOREGROUND);
         this.thread.start();
         this.handler = new Handler(thread.getLooper());
-        this.link = new RtLink(region, this);
+        this.link = new RtLink(region, this, peerTimeoutNanos());
         this.channels = new ChannelTable(app, new Handler(Looper.getMainLooper()));
         this.sender = new ProxySender(app, link, channels, stats);
         this.deliveries = new DeliveryQueue(app, handler, link, channels, sender, stats, latency);
@@ -62,6 +63,16 @@ public final class ProxyCore {
         thread.quitSafely();
         channels.stop();
         Log.i(TAG, "proxy stopped");
+    }
+
+    private static long peerTimeoutNanos() {
+        String ms = System.getProperty(ProxyContract.PROP_PEER_TIMEOUT_MS);
+        try {
+            return ms == null ? Region.DEFAULT_PEER_TIMEOUT_NANOS : Math.max(1, Long.parseLong(ms)) * 1_000_000L;
+        } catch (NumberFormatException e) {
+            Log.w(TAG, ProxyContract.PROP_PEER_TIMEOUT_MS + " '" + ms + "' is not a number: using the default");
+            return Region.DEFAULT_PEER_TIMEOUT_NANOS;
+        }
     }
 
     private static String regionFromManifest(Context context) {

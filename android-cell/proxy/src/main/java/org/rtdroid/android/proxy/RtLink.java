@@ -29,12 +29,12 @@ import org.rtdroid.json.JsonWriter;
 final class RtLink implements Runnable {
     static final long ATTACH_RETRY_NANOS = 250_000_000L;
     static final long HEARTBEAT_NANOS = 50_000_000L;
-    static final long PEER_TIMEOUT_NANOS = 1_000_000_000L;
     static final long FILE_CHECK_NANOS = 500_000_000L;
     static final int MAX_RINGS = 8;
 
     private final String regionPath;
     private final ProxyCore core;
+    private final long peerTimeoutNanos;
     private final Thread thread;
     /** send() offers on the app-facing thread; the link thread heals the same producers. */
     private final Object producerLock = new Object();
@@ -48,9 +48,10 @@ final class RtLink implements Runnable {
     private volatile long undecodable;
     private final AtomicIntegerArray undeliverable = new AtomicIntegerArray(MAX_RINGS);
 
-    RtLink(String regionPath, ProxyCore core) {
+    RtLink(String regionPath, ProxyCore core, long peerTimeoutNanos) {
         this.regionPath = regionPath;
         this.core = core;
+        this.peerTimeoutNanos = peerTimeoutNanos;
         this.thread = new Thread(this, "rts-proxy-link");
         this.thread.setDaemon(true);
     }
@@ -186,7 +187,7 @@ final class RtLink implements Runnable {
                     lastPeerBeatChange = now;
                 }
                 int state = r.peerState(Region.RT_PEER);
-                boolean alive = now - lastPeerBeatChange < PEER_TIMEOUT_NANOS;
+                boolean alive = now - lastPeerBeatChange < peerTimeoutNanos;
                 boolean nowConnected = state == Region.STATE_READY && alive;
                 if (nowConnected != connected) {
                     Log.i(ProxyCore.TAG, nowConnected ? "RT cell connected (epoch " + r.peerEpoch(Region.RT_PEER) + ")"
