@@ -16,14 +16,14 @@ MVN       := mvn -B -q -Dstyle.color=never
 BOARD     ?= qemu-x86_64
 BENCH     ?=
 # Robot suites run on these boards in `make test`.
-TEST_BOARDS ?= host qemu-x86_64
+TEST_BOARDS ?= host qemu-x86_64 qemu-arm64-xen
 
 .PHONY: help setup build java android-aot c apk apk-test test unit-test java-test python-test c-test integration-test robot \
         fuzz-short run bench fuzz soak clean
 
 help:
 	@echo "make run   [BOARD=qemu-x86_64|host]  boot the board, deploy the demo, measure, report"
-	@echo "make test                            every test: unit, integration, Robot (host + qemu-x86_64)"
+	@echo "make test                            every test: unit, integration, Robot (host, qemu-x86_64, qemu-arm64-xen)"
 	@echo "make bench [BENCH=looper|periodic|channels|alarm|sensor|broadcast|bridge]   benchmarks -> build/bench/*.json"
 	@echo "make apk                             signed APKs -> build/apk/"
 	@echo "make soak  [SOAK_MINUTES=60]         cochlear implant under Android stress, restarts, floods: per-minute figures"
