@@ -120,10 +120,8 @@ public final class RuntimeServices {
         TimingDeclarations.SensorsTiming t = timing.sensors();
         String src = m.sourceName() + ":" + s.line();
         long mit = t == null ? -1 : t.minInterArrivalNanos();
-        if (mit <= 0) {
-            problems.add("INCOMPLETE: " + SENSOR_POLL + " (" + src + "): minimum inter-arrival time required for"
-                    + " schedulability (min-interarrival on <sensors>: the shortest interval between two frames of"
-                    + " one input device)");
+        if (incomplete(mit, SENSOR_POLL, src, "<sensors>: the shortest interval between two frames of one input device",
+                problems)) {
             return;
         }
         long frame = t.frameCostNanos() > 0 ? t.frameCostNanos() : SENSOR_FRAME_COST_NANOS;
@@ -142,7 +140,17 @@ public final class RuntimeServices {
         }
     }
 
-    /** {@code cost × n}, saturated far above any deadline instead of overflowing. */
+    /** Whether {@code mit} is undeclared, then with the reason {@code thread} is left out of the model. */
+    private static boolean incomplete(long mit, String thread, String src, String where, List<String> problems) {
+        if (mit > 0) {
+            return false;
+        }
+        problems.add("INCOMPLETE: " + thread + " (" + src + "): minimum inter-arrival time required for"
+                + " schedulability (min-interarrival on " + where + ")");
+        return true;
+    }
+
+        /** {@code cost × n}, saturated far above any deadline instead of overflowing. */
     private static long times(long cost, long n) {
         try {
             return Math.multiplyExact(cost, n);
@@ -159,9 +167,7 @@ public final class RuntimeServices {
         TimingDeclarations.AlarmsTiming t = timing.alarms();
         String src = m.sourceName() + ":" + a.line();
         long mit = t == null ? -1 : t.minInterArrivalNanos();
-        if (mit <= 0) {
-            problems.add("INCOMPLETE: " + ALARM_THREAD + " (" + src + "): minimum inter-arrival time required for"
-                    + " schedulability (min-interarrival on <alarms>: the shortest interval at which one alarm fires again)");
+        if (incomplete(mit, ALARM_THREAD, src, "<alarms>: the shortest interval at which one alarm fires again", problems)) {
             return;
         }
         long fire = t.fireCostNanos() > 0 ? t.fireCostNanos() : ALARM_FIRE_COST_NANOS;
