@@ -142,13 +142,16 @@ public final class SensorService {
 
     /**
      * Starts the processing threads and the polling thread (which opens the devices as they
-     * appear), and waits until each has its CPU.
+     * appear); on a partitioned cell ({@code cpuOf} places one of them) it waits until each has its CPU.
      *
      * @throws IllegalStateException when the kernel refuses to pin one to its CPU (the errno says
      *     why; that thread has ended without handling anything: {@link #stop} the service)
      */
     public void start() {
         CountDownLatch pinned = launch();  // the processing threads take this service's lock before pinning
+        if (!partitioned()) {
+            return;  // nothing to pin: the threads start as they come
+        }
         try {
             pinned.await();
         } catch (InterruptedException e) {
@@ -180,6 +183,18 @@ public final class SensorService {
         pollingThread = t;
         t.start();
         return pinned;
+    }
+
+    private boolean partitioned() {
+        if (cpuOf == null || cpuOf.apply(POLLING_THREAD) != null) {
+            return cpuOf != null;
+        }
+        for (SensorChannel c : channels) {
+            if (cpuOf.apply(processingThreadName(c.sensor.getType())) != null) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Pins the calling thread where {@code cpuOf} places {@code thread}; false (and why) if the kernel refused. */
