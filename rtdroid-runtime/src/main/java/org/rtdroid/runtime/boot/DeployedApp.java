@@ -223,8 +223,13 @@ public final class DeployedApp {
         if (s != null) {
             // Before the components: listeners registered in onCreate set the processing threads' priorities.
             sensors = new SensorService(name(), s.listeners(), s.queueDepth(), s.strategy(), s.poolSize(),
-                    cell.maxPriority(), context::policyFor);
-            sensors.start();
+                    cell.maxPriority(), context::policyFor, context::cpuOf);
+            try {
+                sensors.start();
+            } catch (IllegalStateException e) {  // a sensor thread not pinned where the partition placed it
+                stopAll();
+                throw new DeploymentException(DeploymentException.Reason.START_FAILED, e.getMessage(), e);
+            }
         }
         List<ComponentRuntime> order = new ArrayList<>(components);
         order.sort((a, b) -> Integer.compare(b.decl().priority(), a.decl().priority()));

@@ -109,8 +109,9 @@ public final class PooledDispatcher extends HandlerDispatcher {
     }
 
     private void workerLoop(int me) {
-        boolean fifo = applyPolicy(topPriority);
-        int current = fifo ? topPriority : 0;
+        int top = topPriority;  // once: a handler attached in between would leave current above the kernel's
+        boolean fifo = applyPolicy(top);
+        int current = fifo ? top : 0;
         org.rtdroid.runtime.os.CpuSet pinned = null;
         Thread self = Thread.currentThread();
         while (running) {

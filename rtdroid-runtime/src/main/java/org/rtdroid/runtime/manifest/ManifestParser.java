@@ -431,7 +431,9 @@ public final class ManifestParser {
         }
 
         private SensorsDecl sensors(Element e) throws ManifestException {
-            onlyAttributes(e, "listeners", "queue", "strategy", "pool-size");
+            // min-interarrival, frame-cost, processing-cost and types are for static validation (TimingDeclarations)
+            onlyAttributes(e, "listeners", "queue", "strategy", "pool-size", "min-interarrival", "frame-cost",
+                    "processing-cost", "types");
             int listeners = integer(e, "listeners", -1, 1, MAX_SENSOR_LISTENERS);
             if (listeners < 0) {
                 throw err(e, "missing attribute 'listeners' (listeners one sensor may have at once, 1.." + MAX_SENSOR_LISTENERS + ")");

@@ -21,16 +21,31 @@ import java.util.Map;
  *   <li>on {@code <alarms>}: {@code min-interarrival}, the shortest interval at which any one alarm
  *       of the application fires again (its shortest repeating interval, or the shortest time
  *       between two sets of one pending intent), and {@code fire-cost}, the alarm thread's time for
- *       one fire ({@code alarms}, null without {@code <alarms>}).</li>
+ *       one fire ({@code alarms}, null without {@code <alarms>});</li>
+ *   <li>on {@code <sensors>}: {@code min-interarrival}, the shortest interval between two frames of
+ *       one input device (the device's rate, or the fastest sampling period the listeners ask for
+ *       if the device is set to it), {@code frame-cost}, the polling thread's time to read one
+ *       frame, {@code processing-cost}, a processing thread's time for one frame, and
+ *       {@code types}, the sensor types the application's listeners use (space-separated
+ *       {@code accelerometer gyroscope orientation}; all three when not declared)
+ *       ({@code sensors}, null without {@code <sensors>}).</li>
  * </ul>
  * Durations are nanoseconds, {@code -1} when not declared.
  */
 public record TimingDeclarations(Map<String, Timing> components, Map<String, Timing> tasks,
                                  Map<String, ChannelTiming> channels, List<SharedUse> sharedUses,
-                                 Map<String, Integer> memSizesLines, AlarmsTiming alarms) {
+                                 Map<String, Integer> memSizesLines, AlarmsTiming alarms,
+                                 SensorsTiming sensors) {
+
+    /** The sensor types {@code <sensors types>} may name, in the order the model lists them. */
+    public static final List<String> SENSOR_TYPES = List.of("accelerometer", "gyroscope", "orientation");
 
     /** The {@code <alarms>} element's timing: -1 where not declared. */
     public record AlarmsTiming(long minInterArrivalNanos, long fireCostNanos, int line) {}
+
+    /** The {@code <sensors>} element's timing: -1 where not declared; {@code types} never empty. */
+    public record SensorsTiming(long minInterArrivalNanos, long frameCostNanos, long processingCostNanos,
+                                List<String> types, int line) {}
 
     /** Timing of a component (key: class name) or periodic task (key: task name). */
     public record Timing(long costNanos, long minInterArrivalNanos, long jitterNanos, int cpu, Server server, int line) {}
@@ -45,26 +60,27 @@ public record TimingDeclarations(Map<String, Timing> components, Map<String, Tim
 
     /** No declarations (a manifest known only parsed: its tasks' wcet is all the analysis gets). */
     public static TimingDeclarations none() {
-        return new TimingDeclarations(Map.of(), Map.of(), Map.of(), List.of(), Map.of(), null);
+        return new TimingDeclarations(Map.of(), Map.of(), Map.of(), List.of(), Map.of(), null, null);
     }
 
     /** Reads the declarations of a manifest's bytes (the same bytes {@link ManifestParser} accepted). */
     public static TimingDeclarations read(String src, byte[] bytes) throws ManifestException {
         ManifestParser.Element root = ManifestParser.readTree(src, bytes);
         TimingDeclarations d = new TimingDeclarations(new LinkedHashMap<>(), new LinkedHashMap<>(),
-                new LinkedHashMap<>(), new ArrayList<>(), new LinkedHashMap<>(), null);
+                new LinkedHashMap<>(), new ArrayList<>(), new LinkedHashMap<>(), null, null);
         Walker w = new Walker(src, d);
         if (root != null) {
             w.walk(root);
         }
-        return w.alarms == null ? d : new TimingDeclarations(d.components, d.tasks, d.channels, d.sharedUses,
-                d.memSizesLines, w.alarms);
+        return new TimingDeclarations(d.components, d.tasks, d.channels, d.sharedUses, d.memSizesLines, w.alarms,
+                w.sensors);
     }
 
     private static final class Walker {
         final String src;
         final TimingDeclarations d;
         AlarmsTiming alarms;
+        SensorsTiming sensors;
 
         Walker(String src, TimingDeclarations d) {
             this.src = src;
@@ -81,9 +97,31 @@ public record TimingDeclarations(Map<String, Timing> components, Map<String, Tim
                             duration(c, c.attrs.get("critical-section")), c.line));
                     case "alarms" -> alarms = new AlarmsTiming(duration(c, c.attrs.get("min-interarrival")),
                             duration(c, c.attrs.get("fire-cost")), c.line);
+                    case "sensors" -> sensors = new SensorsTiming(duration(c, c.attrs.get("min-interarrival")),
+                            duration(c, c.attrs.get("frame-cost")), duration(c, c.attrs.get("processing-cost")),
+                            sensorTypes(c), c.line);
                     default -> { }
                 }
             }
+        }
+
+        private List<String> sensorTypes(ManifestParser.Element e) throws ManifestException {
+            String text = e.attrs.get("types");
+            if (text == null) {
+                return SENSOR_TYPES;
+            }
+            List<String> types = new ArrayList<>();
+            for (String t : text.trim().split("\\s+")) {
+                if (!SENSOR_TYPES.contains(t)) {
+                    throw new ManifestException(src, e.line, e.name, "types: '" + t + "' is not a sensor type (expected "
+                            + String.join(", ", SENSOR_TYPES) + ", space-separated)");
+                }
+                if (types.contains(t)) {
+                    throw new ManifestException(src, e.line, e.name, "types: '" + t + "' is named twice");
+                }
+                types.add(t);
+            }
+            return List.copyOf(types);
         }
 
         private void component(ManifestParser.Element e) throws ManifestException {

@@ -127,7 +127,8 @@ final class SensorChannel {
 
     // ---------------------------------------------------------------- the processing thread
 
-    void start(Object lock) {
+    /** @param pin pins the calling thread to its partition's CPU; false: the kernel refused (the thread ends) */
+    void start(Object lock, java.util.function.BooleanSupplier pin) {
         Thread t = Thread.ofPlatform().name(name).daemon(true).unstarted(() -> {
             synchronized (lock) {
                 if (policyFor != null) {
@@ -137,7 +138,9 @@ final class SensorChannel {
                 tid = Linux.gettid();
                 applyPriority(tid, targetPriority);
             }
-            loop();
+            if (pin.getAsBoolean()) {
+                loop();
+            }
         });
         frames.consumer = t;
         thread = t;

@@ -1,9 +1,14 @@
 package org.rtdroid.runtime.sensor;
 
 import java.lang.foreign.Arena;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.Function;
 import java.util.function.IntFunction;
 import org.rtdroid.runtime.event.HandlerDispatcher;
 import org.rtdroid.runtime.event.HandlerStrategy;
+import org.rtdroid.runtime.os.CpuSet;
+import org.rtdroid.runtime.os.Errno;
+import org.rtdroid.runtime.os.Linux;
 import org.rtdroid.runtime.os.RealtimePolicy;
 import org.rtdroid.runtime.os.RealtimeThreads;
 
@@ -25,12 +30,21 @@ import org.rtdroid.runtime.os.RealtimeThreads;
  * Capacities come from the manifest's {@code <sensors listeners queue strategy pool-size>}: the
  * listeners per sensor (and so the priorities they may have), the depth of every queue (raw
  * frames per processing thread, events per lane). Full queues: {@value #QUEUE_POLICY}, counted.
- * Components reach it through a {@link SensorManager} bound to their priority.
+ * Components reach it through a {@link SensorManager} bound to their priority. On a partitioned
+ * cell the polling thread and each processing thread are pinned to the CPU the cell's partition
+ * gives them ({@code cpuOf} by {@link #POLLING_THREAD} and {@link #processingThreadName}: the names
+ * static validation models them under); the listeners' lanes run on the cell's CPUs.
  * Registration allocates (set-up); reading, processing and dispatching a frame allocate nothing.
  */
 public final class SensorService {
     /** What a full raw-frame queue or event lane does with a new entry. */
     public static final String QUEUE_POLICY = "drop-newest";
+
+    /** The polling thread's name within the application (its placement unit in the cell's partition). */
+    public static final String POLLING_THREAD = "sensor-poll";
+
+    private final Function<String, CpuSet> cpuOf;
+    private volatile String pinFailure;
 
     private final String name;
     private final int listenersPerSensor;
@@ -46,6 +60,7 @@ public final class SensorService {
     private final SensorChannel[] channels;
     private final InputReader reader;
     private volatile Thread pollingThread;
+    private volatile int pollingTid;
     private volatile boolean started;
 
     /**
@@ -59,6 +74,19 @@ public final class SensorService {
     public SensorService(String name, int listenersPerSensor, int queueDepth, HandlerStrategy strategy, int poolSize,
                          int pollingPriority, IntFunction<RealtimePolicy> policyFor,
                          InputDeviceLocator accelerometerDevice, InputDeviceLocator gyroscopeDevice) {
+        this(name, listenersPerSensor, queueDepth, strategy, poolSize, pollingPriority, policyFor, accelerometerDevice,
+                gyroscopeDevice, thread -> null);
+    }
+
+    /**
+     * @param cpuOf the CPU the cell's partition pins a thread to, by its name within the
+     *     application ({@link #POLLING_THREAD}, {@link #processingThreadName}), or null: not pinned
+     */
+    public SensorService(String name, int listenersPerSensor, int queueDepth, HandlerStrategy strategy, int poolSize,
+                         int pollingPriority, IntFunction<RealtimePolicy> policyFor,
+                         InputDeviceLocator accelerometerDevice, InputDeviceLocator gyroscopeDevice,
+                         Function<String, CpuSet> cpuOf) {
+        this.cpuOf = cpuOf;
         if (listenersPerSensor < 1) {
             throw new IllegalArgumentException("sensors of '" + name + "': listeners per sensor must be at least 1");
         }
@@ -84,12 +112,22 @@ public final class SensorService {
     /** The simulator's devices, found by name on this machine (the cell's configuration). */
     public SensorService(String name, int listenersPerSensor, int queueDepth, HandlerStrategy strategy, int poolSize,
                          int pollingPriority, IntFunction<RealtimePolicy> policyFor) {
-        this(name, listenersPerSensor, queueDepth, strategy, poolSize, pollingPriority, policyFor,
-                InputDeviceLocator.byName(Sensor.ACCELEROMETER_DEVICE), InputDeviceLocator.byName(Sensor.GYROSCOPE_DEVICE));
+        this(name, listenersPerSensor, queueDepth, strategy, poolSize, pollingPriority, policyFor, thread -> null);
     }
 
+    /** The simulator's devices, found by name; threads pinned by {@code cpuOf} (see the full constructor). */
+    public SensorService(String name, int listenersPerSensor, int queueDepth, HandlerStrategy strategy, int poolSize,
+                         int pollingPriority, IntFunction<RealtimePolicy> policyFor, Function<String, CpuSet> cpuOf) {
+        this(name, listenersPerSensor, queueDepth, strategy, poolSize, pollingPriority, policyFor,
+                InputDeviceLocator.byName(Sensor.ACCELEROMETER_DEVICE), InputDeviceLocator.byName(Sensor.GYROSCOPE_DEVICE),
+                cpuOf);
+    }
+
+    /** The name within the application of a sensor type's processing thread ("sensor-accelerometer", …). */
+    public static String processingThreadName(int type) { return "sensor-" + Sensor.typeName(type); }
+
     private SensorChannel channel(Sensor s, HandlerStrategy strategy, int poolSize, int depth, int frameDepth) {
-        String n = name + "/sensor-" + Sensor.typeName(s.getType());
+        String n = name + "/" + processingThreadName(s.getType());
         HandlerDispatcher d = HandlerDispatcher.create(n, strategy, poolSize, listenersPerSensor, policyFor);
         return new SensorChannel(n, s, listenersPerSensor, depth, frameDepth, d, policyFor);
     }
@@ -102,23 +140,77 @@ public final class SensorService {
         return new SensorManager(this, priority);
     }
 
-    /** Starts the processing threads and the polling thread (which opens the devices as they appear). */
-    public synchronized void start() {
+    /**
+     * Starts the processing threads and the polling thread (which opens the devices as they
+     * appear); on a partitioned cell ({@code cpuOf} places one of them) it waits until each has its CPU.
+     *
+     * @throws IllegalStateException when the kernel refuses to pin one to its CPU (the errno says
+     *     why; that thread has ended without handling anything: {@link #stop} the service)
+     */
+    public void start() {
+        CountDownLatch pinned = launch();  // the processing threads take this service's lock before pinning
+        if (!partitioned()) {
+            return;  // nothing to pin: the threads start as they come
+        }
+        try {
+            pinned.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (pinFailure != null) {
+            throw new IllegalStateException(pinFailure);
+        }
+    }
+
+    private synchronized CountDownLatch launch() {
         if (started) {
             throw new IllegalStateException("sensors of '" + name + "' already started");
         }
         started = true;
+        CountDownLatch pinned = new CountDownLatch(channels.length + 1);
         for (SensorChannel c : channels) {
-            c.start(this);
+            c.start(this, () -> pinCurrentThread(processingThreadName(c.sensor.getType()), pinned));
         }
-        Thread t = Thread.ofPlatform().name(name + "/sensor-poll").daemon(true).unstarted(() -> {
+        Thread t = Thread.ofPlatform().name(name + "/" + POLLING_THREAD).daemon(true).unstarted(() -> {
             if (policyFor != null) {
                 RealtimeThreads.applyToCurrentThread(policyFor.apply(pollingPriority));
             }
-            reader.run();
+            pollingTid = Linux.gettid();
+            if (pinCurrentThread(POLLING_THREAD, pinned)) {
+                reader.run();
+            }
         });
         pollingThread = t;
         t.start();
+        return pinned;
+    }
+
+    private boolean partitioned() {
+        if (cpuOf == null || cpuOf.apply(POLLING_THREAD) != null) {
+            return cpuOf != null;
+        }
+        for (SensorChannel c : channels) {
+            if (cpuOf.apply(processingThreadName(c.sensor.getType())) != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Pins the calling thread where {@code cpuOf} places {@code thread}; false (and why) if the kernel refused. */
+    private boolean pinCurrentThread(String thread, CountDownLatch pinned) {
+        try {
+            CpuSet cpu = cpuOf == null ? null : cpuOf.apply(thread);
+            int err = cpu == null ? 0 : Linux.setAffinity(cpu);
+            if (err != 0) {
+                pinFailure = "sensors of '" + name + "': " + thread + " cannot be pinned to CPU " + cpu
+                        + " as the cell's partition places it: sched_setaffinity: " + Errno.describe(err);
+                return false;
+            }
+            return true;
+        } finally {
+            pinned.countDown();
+        }
     }
 
     /** Stops every thread of the service and closes the devices; pending events are dropped. */
@@ -207,6 +299,9 @@ public final class SensorService {
 
     /** The polling thread (null before {@link #start}). */
     public Thread pollingThread() { return pollingThread; }
+
+    /** Kernel thread id of the polling thread (0 before it ran). */
+    public int pollingTid() { return pollingTid; }
 
     /** The processing thread of a sensor type (null before {@link #start}). */
     public Thread processingThread(int type) { return channelOfType(type).thread(); }

@@ -23,6 +23,8 @@ import org.rtdroid.runtime.manifest.Manifest;
 import org.rtdroid.runtime.manifest.ManifestParser;
 import org.rtdroid.runtime.os.CpuSet;
 import org.rtdroid.runtime.os.Linux;
+import org.rtdroid.runtime.sensor.Sensor;
+import org.rtdroid.runtime.sensor.SensorService;
 import org.rtdroid.runtime.validation.Cell;
 import org.rtdroid.runtime.validation.ModelBuilder;
 import org.rtdroid.runtime.validation.SystemModel;
@@ -188,6 +190,36 @@ class PartitionEnforcementTest {
         assertEquals(CpuSet.of(0), Linux.affinityOf(app.alarmManager().tid()), "the alarm thread");
         Apps.await("the alarm delivered to PinnedRing", 60_000, () -> PinnedRing.callbackCpus != null);
         assertEquals(CpuSet.of(1), PinnedRing.callbackCpus, "the alarm callback ran on the receiver's CPU");
+    }
+
+    /** A service whose own work (declared 6 ms every 10 ms) is what the partition is computed from. */
+    public static final class Listening extends RealtimeService {}
+
+    @Test
+    void theSensorPollingAndProcessingThreadsRunOnTheCpusTheAnalysisGivesThem() throws Exception {
+        assumeTrue(twoCpus(), "needs CPUs 0 and 1");
+        host = RuntimeHost.start(new CellConfig(CpuSet.of(0, 1), 64L << 20, 1, 90, true, false, 1024));
+        deployHeavy("left");  // 6 ms every 10 ms on CPU 0
+        String xml = "<manifest>\n<application name=\"sensing\">\n"
+                + "<service name=\"" + Listening.class.getName() + "\" priority=\"40\" cost=\"6ms\""
+                + " min-interarrival=\"10ms\"><memSizes total=\"16K\" persistent=\"8K\" release=\"8K\"/></service>\n"
+                + "<sensors listeners=\"2\" queue=\"4\" strategy=\"bound\" min-interarrival=\"10ms\""
+                + " frame-cost=\"100us\" processing-cost=\"100us\" types=\"accelerometer\"/>\n"
+                + "</application>\n</manifest>\n";
+        DeployedApp app = deploy("sensing", xml);
+        // The service (6 of 10 ms) does not fit beside "left": CPU 1. The polling thread (2 frames of
+        // 100 us every 10 ms, top priority) and the accelerometer's processing thread fit on CPU 0.
+        assertEquals(1, host.partition().get("sensing/Listening"));
+        assertEquals(0, host.partition().get("sensing/" + RuntimeServices.SENSOR_POLL));
+        assertEquals(0, host.partition().get("sensing/" + RuntimeServices.sensorProcessing("accelerometer")));
+        assertEquals(RuntimeServices.SENSOR_POLL, SensorService.POLLING_THREAD, "the model's name is the runtime's");
+        assertEquals(RuntimeServices.sensorProcessing("accelerometer"),
+                SensorService.processingThreadName(Sensor.TYPE_ACCELEROMETER));
+        SensorService s = app.sensorService();
+        assertTrue(s.pollingTid() > 0 && s.processingTid(Sensor.TYPE_ACCELEROMETER) > 0);
+        assertEquals(CpuSet.of(0), Linux.affinityOf(s.pollingTid()), "the polling thread");
+        assertEquals(CpuSet.of(0), Linux.affinityOf(s.processingTid(Sensor.TYPE_ACCELEROMETER)),
+                "the accelerometer's processing thread");
     }
 
     @Test

@@ -254,6 +254,31 @@ class AgentTest {
     }
 
     @Test
+    void anUnschedulableSensorLoadIsRefusedNamingThePollingThread() throws Exception {
+        byte[] ticker = TestApps.tickerJar(work.resolve("ticker"));
+        assertResult(ResultCode.OK, "", deploy("base", signed(TestApps.tickerManifest("base", 40, "5ms", "10ms"), ticker, board)));
+        // A frame of each of the two devices every 1 ms, 600 us each: 1.2 ms of the polling thread's time,
+        // which fits on no CPU; the accelerometer's processing thread (inheriting 50 from the listener,
+        // 200 us every 1 ms) fits above base's ticker.
+        byte[] sensors = """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <manifest versionCode="1">
+                  <application name="sensorhog">
+                    <service name="rtapp.other.Other" priority="50" cost="100us" min-interarrival="10ms">
+                      <memSizes total="8K" persistent="4K" release="4K"/>
+                    </service>
+                    <sensors listeners="2" queue="16" strategy="bound" min-interarrival="1ms" frame-cost="600us"
+                             types="accelerometer"/>
+                  </application>
+                </manifest>
+                """.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        assertResult(ResultCode.UNSCHEDULABLE, "UNSCHEDULABLE: sensor-poll WCRT 1200 us > deadline 1 ms",
+                deploy("sensorhog", signed(sensors, brokenJar, board)));
+        assertEquals(List.of("base/Ticker", "base/Ticker/tick"),
+                client.listServices(T).stream().map(x -> x.service().nameString()).toList(), "nothing of sensorhog");
+    }
+
+    @Test
     void aSchedulableSecondAppIsAdmitted() throws Exception {
         byte[] ticker = TestApps.tickerJar(work.resolve("ticker"));
         assertResult(ResultCode.OK, "", deploy("base", signed(TestApps.tickerManifest("base", 40, "5ms", "10ms"), ticker, board)));
