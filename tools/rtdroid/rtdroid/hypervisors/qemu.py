@@ -334,12 +334,16 @@ def _restore(launch: Launch, argv: list[str], accel: str):
             launch.stop_process()
         progress.note(f"{name} cell: boot snapshot taken after a {booted:.1f} s cold boot "
                       f"({size / MIB:.0f} MiB, {snap.name})")
-        # The first `board up` of a new image pays this once (emulation timing); it is kept apart
-        # so that what every later `board up` costs can be told from it (`board status`).
-        launch.state["cells"][name]["snapshot_cold_boot_seconds"] = round(booted, 3)
         _remove_run_files(run)
+    else:
+        booted = None
     t0 = time.monotonic()
     p = launch.start_process(snapshot.restore_argv(argv, snap), run / "rt.log")
+    if booted is not None:
+        # The first `board up` of a new image pays this once (emulation timing); it is kept apart
+        # so that what every later `board up` costs can be told from it (`board status`). Set on
+        # the cell's entry of the process that runs (starting a process makes a new entry).
+        launch.state["cells"][name]["snapshot_cold_boot_seconds"] = round(booted, 3)
     try:
         snapshot.wait_restored(run / "qmp.sock", p, timeout)
     except snapshot.SnapshotError as e:
