@@ -20,24 +20,26 @@ from session import BUILD, ROOT, RTDROID, SESSION, Keywords, end_witness, run
 @library(scope="GLOBAL", auto_keywords=False)
 class BoardLibrary(Keywords):
     @keyword
-    def boot_board(self, board: str, budget_s: float = 120):
-        """Boots ``board`` with `rtdroid board up`, fails past ``budget_s`` seconds."""
+    def boot_board(self, board: str, budget_s=None):
+        """Boots ``board`` with `rtdroid board up`; fails past ``budget_s`` seconds when the board's
+        variables give one (None: an emulated board, whose boot time is emulation timing on a
+        shared host: reported, not judged; the cells' own boot timeouts still bound it)."""
         self.board = board
         t0 = time.monotonic()
-        run([RTDROID, "board", "up", "--board", board], timeout=float(budget_s) + 120)
+        run([RTDROID, "board", "up", "--board", board], timeout=float(budget_s or 900) + 120)
         SESSION.boot_seconds = time.monotonic() - t0
         logger.info(f"board {board} up in {SESSION.boot_seconds:.1f} s", also_console=True)
         # The first `board up` of a new RT cell image under emulation boots it cold once to take its
-        # boot snapshot: emulation timing on a shared host (how much CPU the emulator got), paid
-        # once per image. It is reported, not judged; the budget holds the rest, which is what
-        # every later `board up` costs.
+        # boot snapshot, paid once per image: shown apart from what every later `board up` costs.
         cold = self.board_status().get("cells", {}).get("rt", {}).get("snapshot_cold_boot_seconds")
-        judged = SESSION.boot_seconds - float(cold or 0)
+        rest = SESSION.boot_seconds - float(cold or 0)
         if cold:
             logger.info(f"of which {cold:.1f} s the one-time cold boot of a new RT cell image to take its boot "
-                        f"snapshot (emulation timing, not judged); the rest: {judged:.1f} s", also_console=True)
-        if judged > float(budget_s):
-            raise AssertionError(f"board up took {judged:.1f} s"
+                        f"snapshot; the rest: {rest:.1f} s", also_console=True)
+        if budget_s in (None, "None"):
+            logger.info("boot time not judged on this board (emulation timing)", also_console=True)
+        elif rest > float(budget_s):
+            raise AssertionError(f"board up took {rest:.1f} s"
                                  + (f" besides the image's one-time {cold:.1f} s cold boot" if cold else "")
                                  + f", budget {budget_s} s")
         return SESSION.boot_seconds

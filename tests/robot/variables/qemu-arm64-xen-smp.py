@@ -9,7 +9,10 @@ MACHINE_STALL_US = 0  # no witness: the RT cell's CPU is emulated
 MAX_DEADLINE_MISSES = 2_500
 WORST_LATENESS_BUDGET_US = 10_000_000
 # Measured cold: board up in 32-55 s (Xen 0.3 s, the domU's /init 4-17 s, the agent's JVM ~26 s).
-BOOT_BUDGET_S = 120
+# Board up under TCG is emulation timing on a shared host: reported, not judged (the boot
+# benchmark, tools/rtdroid/rtdroid/bootbench.py, measures it); the cells' own boot timeouts
+# (board file) still bound it.
+BOOT_BUDGET_S = None
 LATENCY_SAMPLES = 100
 STRESS_SECONDS = 8
 FIRST_PING_ATTEMPTS = 3

@@ -11,7 +11,10 @@ MACHINE_STALL_US = 0  # no witness: host stalls do not exist in the cell's virtu
 # In virtual time, from the first release on: no miss, and no release later than half its 8 ms period.
 MAX_DEADLINE_MISSES = 0
 WORST_LATENESS_BUDGET_US = 4_000
-BOOT_BUDGET_S = 120
+# Board up under TCG is emulation timing on a shared host: reported, not judged (the boot
+# benchmark, tools/rtdroid/rtdroid/bootbench.py, measures it); the cells' own boot timeouts
+# (board file) still bound it.
+BOOT_BUDGET_S = None
 LATENCY_SAMPLES = 100
 STRESS_SECONDS = 8
 FIRST_PING_ATTEMPTS = 3

@@ -12,7 +12,10 @@ MACHINE_STALL_US = 0  # no witness: host stalls do not exist in the cell's virtu
 # period (measured: worst 459-474 µs in the make-run demo, 0 misses in 3,064 releases).
 MAX_DEADLINE_MISSES = 0
 WORST_LATENESS_BUDGET_US = 4_000
-BOOT_BUDGET_S = 90
+# Board up under TCG is emulation timing on a shared host: reported, not judged (the boot
+# benchmark, tools/rtdroid/rtdroid/bootbench.py, measures it); the cells' own boot timeouts
+# (board file) still bound it.
+BOOT_BUDGET_S = None
 LATENCY_SAMPLES = 100
 STRESS_SECONDS = 8
 # Under TCG the first request after deployment can go unanswered while the RT cell's JVM is still
