@@ -53,9 +53,22 @@ public interface InputDeviceLocator {
         };
     }
 
-    /** The input device named {@code evdevName} on this machine (/sys/class/input, /dev/input). */
+    /**
+     * System property naming a directory that stands in for the machine's root when finding input
+     * devices by name ({@code <root>/sys/class/input}, {@code <root>/dev/input}): host tests build
+     * such a tree with FIFOs as the devices, so a deployed application's sensors read them (this
+     * host has no uinput). Unset on a board.
+     */
+    String INPUT_ROOT_PROPERTY = "rtdroid.sensor.input-root";
+
+    /**
+     * The input device named {@code evdevName} on this machine (/sys/class/input, /dev/input), or
+     * under {@link #INPUT_ROOT_PROPERTY}'s directory when that is set.
+     */
     static InputDeviceLocator byName(String evdevName) {
-        return byName(evdevName, Path.of("/sys/class/input"), Path.of("/dev/input"));
+        String root = System.getProperty(INPUT_ROOT_PROPERTY);
+        Path r = root == null || root.isEmpty() ? Path.of("/") : Path.of(root);
+        return byName(evdevName, r.resolve("sys/class/input"), r.resolve("dev/input"));
     }
 
     /** Always {@code path} (when it exists): a FIFO or a known /dev/input/eventN. */

@@ -4,9 +4,9 @@ import static org.rtdroid.examples.autopilot.AutopilotProtocol.*;
 
 /**
  * The autopilot's navigation and guidance (jPapaBench's autopilot module; Paparazzi's modes), in
- * two steps the AutopilotService releases periodically:
+ * two steps the AutopilotService's 50 ms task runs:
  * <ul>
- *   <li>{@link #navigate} every 250 ms, on each GPS fix (jPapaBench's navigation and altitude
+ *   <li>{@link #navigate} on each GPS fix, every 250 ms (jPapaBench's navigation and altitude
  *       tasks run every 250 ms): in AUTO2 the target is the flight plan's current waypoint, taken
  *       as reached within {@link #ARRIVAL_RADIUS_M}, the next one then becomes the target, and after
  *       the last one the mode becomes HOME. In HOME the aircraft flies to the home waypoint and
@@ -19,6 +19,9 @@ import static org.rtdroid.examples.autopilot.AutopilotProtocol.*;
  * </ul>
  * The sticks and mode changes come from the ground station ({@link #setMode}). Distances in
  * metres east and north of home, angles in degrees. State is fields: nothing allocates.
+ *
+ * <p>One thread (the autopilot's control task) steps it; the fields others read (status,
+ * tests) are volatile.
  */
 public final class Navigator {
     /** The flight plan: east, north, altitude of each waypoint (m). */
@@ -35,27 +38,28 @@ public final class Navigator {
     static final double CRUISE_THROTTLE = 0.5;
     static final double K_THROTTLE = 0.08;  // throttle per m/s of climb set-point
 
-    private int mode;
-    private int waypoint;
+    private volatile int mode;
+    private volatile int waypoint;
     private double targetEast;
     private double targetNorth;
-    private double desiredCourse;
-    private double desiredAltitude;
-    private double distance;
-    private long fixes;
-    private double east;
-    private double north;
-    private double altitude;
-    private double course;
-    private double speed;
-    private double climb;
-    private double rollStick;
-    private double pitchStick;
-    private double throttleStick;
-    // the command of the last control step
-    private double a;
-    private double b;
-    private double throttle;
+    private volatile double desiredCourse;
+    private volatile double desiredAltitude;
+    private volatile double distance;
+    private volatile long fixes;
+    private volatile double east;
+    private volatile double north;
+    private volatile double altitude;
+    private volatile double course;
+    private volatile double speed;
+    private volatile double climb;
+    private volatile double rollStick;
+    private volatile double pitchStick;
+    private volatile double throttleStick;
+    // the command of the last control step (its mode: the one it was computed for)
+    private volatile int commandMode;
+    private volatile double a;
+    private volatile double b;
+    private volatile double throttle;
 
     /** Starts in {@code mode} with the flight plan's first waypoint as the target. */
     public Navigator(int mode) {
@@ -125,7 +129,9 @@ public final class Navigator {
 
     /** One 50 ms control step: the command for the fly-by-wire (read {@link #commandA()} etc.). */
     public void control() {
-        switch (mode) {
+        int m = mode;
+        commandMode = m;
+        switch (m) {
             case MODE_MANUAL -> {
                 a = rollStick;
                 b = pitchStick;
@@ -181,6 +187,8 @@ public final class Navigator {
     public double altitude() { return altitude; }
     public double course() { return course; }
     public double speed() { return speed; }
+    /** The mode the last command was computed in (a MANUAL command carries deflections, the others angles). */
+    public int commandMode() { return commandMode; }
     public double commandA() { return a; }
     public double commandB() { return b; }
     public double commandThrottle() { return throttle; }

@@ -203,7 +203,7 @@ class AutopilotLawsTest {
             }
             if (ms % 50 == 0) {
                 nav.control();
-                fbw.command(nav.mode(), nav.commandA(), nav.commandB(), nav.commandThrottle());
+                fbw.command(nav.commandMode(), nav.commandA(), nav.commandB(), nav.commandThrottle());
             }
             if (ms % 25 == 0) {
                 fbw.step(plane.rollDeg(), plane.pitchDeg(), plane.rollRateDegS(), plane.pitchRateDegS());

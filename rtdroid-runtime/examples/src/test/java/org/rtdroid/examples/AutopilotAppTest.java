@@ -1,0 +1,186 @@
+package org.rtdroid.examples;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.rtdroid.examples.autopilot.AutopilotProtocol.*;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.rtdroid.examples.autopilot.AutopilotService;
+import org.rtdroid.examples.autopilot.FlightSimulatorService;
+import org.rtdroid.examples.autopilot.FlyByWireService;
+import org.rtdroid.examples.autopilot.Navigator;
+import org.rtdroid.runtime.boot.DeployedApp;
+import org.rtdroid.runtime.boot.RuntimeHost;
+import org.rtdroid.runtime.sensor.InputDeviceLocator;
+import org.rtdroid.runtime.sensor.Sensor;
+import org.rtdroid.runtime.validation.Cell;
+import org.rtdroid.runtime.validation.ModelBuilder;
+import org.rtdroid.runtime.validation.ReportText;
+import org.rtdroid.runtime.validation.ValidateMain;
+import org.rtdroid.runtime.validation.Validation;
+import org.rtdroid.runtime.validation.ValidationReport;
+import org.rtdroid.runtime.xcc.CrossContextEndpoint;
+import org.rtdroid.runtime.xcc.CrossContextIntent;
+
+/**
+ * The autopilot app from its shipped manifest in a real RuntimeHost, the loop closed through the
+ * real sensor path: the simulator writes kernel-format input records into FIFOs that stand in for
+ * the accelerometer's and gyroscope's /dev/input/eventN (this host has no uinput; a directory tree
+ * named by {@link InputDeviceLocator#INPUT_ROOT_PROPERTY} holds them), the SensorService's polling,
+ * processing (orientation fusion) and lane threads deliver them to the fly-by-wire, and the
+ * channels carry servos, commands, status and GPS between the three services. The verdicts are on
+ * the flight (waypoints reached, altitude held, mode transitions), read from the position records
+ * the autopilot publishes to the Android cell; the waits are hang detectors, never verdicts.
+ */
+class AutopilotAppTest {
+    private static final long HANG_MS = 120_000;
+
+    private RuntimeHost host;
+    private Path root;
+
+    @AfterEach
+    void tearDown() throws IOException {
+        if (host != null) {
+            host.shutdown();
+        }
+        System.clearProperty(InputDeviceLocator.INPUT_ROOT_PROPERTY);
+        if (root != null) {
+            try (Stream<Path> s = Files.walk(root)) {
+                for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
+            }
+        }
+    }
+
+    /** The manifest passes chapter 5's analysis on one CPU, with every task (and the sensor threads) modelled. */
+    @Test
+    void manifestValidates() throws Exception {
+        byte[] xml = Files.readAllBytes(Path.of("src/main/manifests/autopilot/manifest.xml"));
+        ValidationReport r = Validation.run(ModelBuilder.read("autopilot/manifest.xml", xml),
+                new Cell("host", 1, 64L << 20, ValidateMain.DEFAULT_RUNTIME_RESERVED_BYTES));
+        assertTrue(r.holds(), () -> ReportText.render(r));
+        List<String> tasks = r.cpus().get(0).results().stream().map(x -> x.task().name()).toList();
+        for (String t : List.of("stabilisation", "control", "simulation", "sensor-poll",
+                "sensor-gyroscope", "sensor-orientation")) {
+            assertTrue(tasks.contains(t), t + " modelled: " + tasks);
+        }
+    }
+
+    /** /sys/class/input/event{0,1}/device/name and /dev/input/event{0,1} (FIFOs) under a temporary root. */
+    private void fifoDevices() throws IOException, InterruptedException {
+        root = Files.createTempDirectory("rtdroid-autopilot-");
+        String[] names = {Sensor.ACCELEROMETER_DEVICE, Sensor.GYROSCOPE_DEVICE};
+        Files.createDirectories(root.resolve("dev/input"));
+        for (int i = 0; i < names.length; i++) {
+            Path dev = root.resolve("sys/class/input/event" + i + "/device");
+            Files.createDirectories(dev);
+            Files.writeString(dev.resolve("name"), names[i] + "\n");
+            Process p = new ProcessBuilder("mkfifo", root.resolve("dev/input/event" + i).toString()).inheritIO().start();
+            assertEquals(0, p.waitFor(), "mkfifo");
+        }
+        System.setProperty(InputDeviceLocator.INPUT_ROOT_PROPERTY, root.toString());
+    }
+
+    /** One POSITION record as published. */
+    record Position(long fixes, int mode, int waypoint, float east, float north, float altitude, float distance) {
+        static Position of(CrossContextIntent i) {
+            return new Position(i.payloadLong(POSITION_FIXES_OFFSET), i.payloadInt(POSITION_MODE_OFFSET),
+                    i.payloadInt(POSITION_WAYPOINT_OFFSET), i.payloadFloat(POSITION_EAST_OFFSET),
+                    i.payloadFloat(POSITION_NORTH_OFFSET), i.payloadFloat(POSITION_ALTITUDE_OFFSET),
+                    i.payloadFloat(POSITION_DISTANCE_OFFSET));
+        }
+    }
+
+    private final List<Position> track = new ArrayList<>();
+
+    /** Collects position records until one satisfies {@code done}; returns it. */
+    private Position awaitPosition(String what, java.util.function.Predicate<Position> done) throws InterruptedException {
+        CrossContextIntent out = new CrossContextIntent();
+        long end = System.nanoTime() + HANG_MS * 1_000_000L;
+        while (System.nanoTime() < end) {
+            while (host.crossContext().pollOutbound(out)) {
+                if (out.channelEquals(POSITION_CHANNEL) && out.actionEquals(ACTION_POSITION)) {
+                    Position p = Position.of(out);
+                    track.add(p);
+                    if (done.test(p)) {
+                        return p;
+                    }
+                }
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("timed out after " + HANG_MS + " ms waiting for: " + what + "; last "
+                + (track.isEmpty() ? "none" : track.get(track.size() - 1)));
+    }
+
+    private static byte[] setMode(int mode, float roll, float pitch, float throttle) {
+        return ByteBuffer.allocate(SET_MODE_BYTES).order(ByteOrder.LITTLE_ENDIAN)
+                .putInt(mode).putFloat(roll).putFloat(pitch).putFloat(throttle).array();
+    }
+
+    @Test
+    void closedLoopFliesTheFlightPlanThenObeysTheGroundStation() throws Exception {
+        fifoDevices();
+        host = AppHarness.host();
+        DeployedApp app = AppHarness.deploy(host, "autopilot");
+        AutopilotService autopilot = (AutopilotService) app.component(AutopilotService.class.getName());
+        FlyByWireService fbw = (FlyByWireService) app.component(FlyByWireService.class.getName());
+        FlightSimulatorService sim = (FlightSimulatorService) app.component(FlightSimulatorService.class.getName());
+        assertEquals(1, app.sensorService().listeners(Sensor.TYPE_ORIENTATION));
+        assertEquals(1, app.sensorService().listeners(Sensor.TYPE_GYROSCOPE));
+        assertEquals(0, app.sensorService().listeners(Sensor.TYPE_ACCELEROMETER));
+
+        // AUTO2: waypoint 0 (150 m north, 20 m above the start), then waypoint 1, then HOME.
+        Position first = awaitPosition("a GPS fix navigated", p -> p.fixes() > 0);
+        assertEquals(MODE_AUTO2, first.mode());
+        assertEquals(0, first.waypoint());
+        Position onLeg2 = awaitPosition("waypoint 1 as the target", p -> p.waypoint() == 1);
+        assertEquals(MODE_AUTO2, onLeg2.mode());
+        assertTrue(onLeg2.north() > 150 - Navigator.ARRIVAL_RADIUS_M - 20, "reached waypoint 0's neighbourhood: " + onLeg2);
+        Position home = awaitPosition("HOME after the last waypoint", p -> p.mode() == MODE_HOME);
+        assertEquals(-1, home.waypoint());
+        assertTrue(home.east() > 100 && home.north() > 100, "at waypoint 1 (150, 150): " + home);
+        assertEquals(100, home.altitude(), 10, "climbed 20 m and holds the flight plan's altitude: " + home);
+        assertTrue(track.stream().allMatch(p -> p.mode() == MODE_AUTO2 || p.mode() == MODE_HOME), "no other mode on the way");
+        assertTrue(fbw.attitudeEvents() > 100, "the fly-by-wire flew on the orientation sensor: " + fbw.attitudeEvents());
+        assertTrue(app.sensorService().framesRead() > 200, "frames through the input devices: " + app.sensorService().framesRead());
+        assertTrue(!fbw.failsafe() && !autopilot.fbwFailsafe(), "the link between autopilot and fly-by-wire held");
+        assertEquals(Math.round(sim.altitude()), Math.round(sim.altitude())); // the simulator is alive
+        assertTrue(sim.steps() > 1000);
+
+        // The ground station: a request from a sender the channel does not allow never arrives ...
+        assertNotEquals(CrossContextEndpoint.DELIVERED, AppHarness.deliver(host, CONTROL_CHANNEL, ACTION_SET_MODE,
+                "org.evil", 1, setMode(MODE_MANUAL, 0, 0, 0)));
+        // ... a malformed one is refused and counted, the mode stays ...
+        assertEquals(CrossContextEndpoint.DELIVERED, AppHarness.deliver(host, CONTROL_CHANNEL, ACTION_SET_MODE,
+                "org.rtdroid.autopilot.monitor", 2, setMode(9, 0, 0, 0)));
+        AppHarness.await("the bad mode refused", HANG_MS, () -> autopilot.modeRequestsRefused() == 1);
+        assertEquals(MODE_HOME, autopilot.mode());
+        // ... and AUTO1 with the sticks centred flies wings level, nose level.
+        assertEquals(CrossContextEndpoint.DELIVERED, AppHarness.deliver(host, CONTROL_CHANNEL, ACTION_SET_MODE,
+                "org.rtdroid.autopilot.monitor", 3, setMode(MODE_AUTO1, 0, 0, 0.5f)));
+        Position auto1 = awaitPosition("AUTO1", p -> p.mode() == MODE_AUTO1);
+        assertEquals(-1, auto1.waypoint());
+        long fixesAtAuto1 = auto1.fixes();
+        awaitPosition("3 s of AUTO1", p -> p.fixes() >= fixesAtAuto1 + 12);
+        assertEquals(0, fbw.roll(), 3, "wings level");
+        assertEquals(0, fbw.pitch(), 3, "nose level");
+        assertEquals(MODE_AUTO1, fbw.mode(), "the command carried the mode down");
+
+        host.undeploy("autopilot");
+        assertEquals(0, app.sensorService().listeners(Sensor.TYPE_ORIENTATION));
+    }
+}
