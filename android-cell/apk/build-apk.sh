@@ -3,6 +3,7 @@
 #   build/apk/rtdroid-proxy.apk              RTsProxyService + the bridge's Java library (min API 33)
 #   build/apk/cochlear-configuration-ui.apk  the cochlear ConfigurationUI (min API 16)
 #   build/apk/fall-alert.apk                 the fall detection app's FallAlert (min API 16)
+#   build/apk/autopilot-monitor.apk          the autopilot app's AutopilotMonitor (min API 16)
 # Toolchain (nothing from the Android SDK installer): Debian's aapt2, zipalign, apksigner and
 # framework-res.apk (packages aapt, zipalign, apksigner, android-framework-res); D8 from Maven
 # Central's com.android.tools:r8; javac from the JDK; keytool for a debug key under build/keys.
@@ -80,7 +81,7 @@ package_apk() {
   step "$name: $(stat -c %s "$final") bytes -> $final"
 }
 
-# --- the apps (ConfigurationUI, FallAlert): Java 8 bytecode against the API 16 stubs ----------
+# --- the apps (ConfigurationUI, FallAlert, AutopilotMonitor): Java 8 bytecode against the API 16 stubs ----------
 # app_apk NAME SOURCE_FOLDER OUT_NAME: javac, D8 --min-api 16, then package_apk.
 app_apk() {
   local name="$1" src="$REPO/android-cell/apps/$2/src/main" out="$3"
@@ -95,6 +96,7 @@ app_apk() {
 }
 app_apk configuration-ui configuration-ui cochlear-configuration-ui
 app_apk fall-alert fall-alert fall-alert
+app_apk autopilot-monitor autopilot-monitor autopilot-monitor
 
 # --- the proxy: Java 11 bytecode (with xcc-java's VarHandles) against the SDK 34 framework ---
 PROXY_SRC="$REPO/android-cell/proxy/src/main"
@@ -108,6 +110,6 @@ java -cp "$R8" com.android.tools.r8.D8 --release --min-api 33 --lib "$ANDROID_AL
 package_apk rtdroid-proxy "$PROXY_SRC/AndroidManifest.xml" 33 33 "$WORK/proxy/dex"
 
 if [[ $VERIFY == 1 ]]; then
-  "$REPO/android-cell/apk/verify-apk.sh" "$OUT/cochlear-configuration-ui.apk" "$OUT/fall-alert.apk" \
+  "$REPO/android-cell/apk/verify-apk.sh" "$OUT/cochlear-configuration-ui.apk" "$OUT/fall-alert.apk" "$OUT/autopilot-monitor.apk" \
     "$OUT/rtdroid-proxy.apk"
 fi

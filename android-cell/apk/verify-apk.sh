@@ -38,6 +38,11 @@ for apk in "$@"; do
       check "uses-permission org.rtdroid.permission.CROSS_CONTEXT" grep -q "uses-permission: name='org.rtdroid.permission.CROSS_CONTEXT'" <<<"$perms"
       check "dex holds FallAlertActivity" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/fall/ui/FallAlertActivity;'"
       ;;
+    autopilot-monitor.apk)
+      check "launchable activity AutopilotMonitorActivity" grep -q "launchable-activity: name='org.rtdroid.autopilot.monitor.AutopilotMonitorActivity'" <<<"$badging"
+      check "uses-permission org.rtdroid.permission.CROSS_CONTEXT" grep -q "uses-permission: name='org.rtdroid.permission.CROSS_CONTEXT'" <<<"$perms"
+      check "dex holds AutopilotMonitorActivity" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/autopilot/monitor/AutopilotMonitorActivity;'"
+      ;;
     rtdroid-proxy.apk)
       check "package org.rtdroid.proxy, minSdk 33" grep -q "sdkVersion:'33'" <<<"$badging"
       check "declares permission org.rtdroid.permission.CROSS_CONTEXT" grep -q "^permission: org.rtdroid.permission.CROSS_CONTEXT" <<<"$perms"
