@@ -2,11 +2,9 @@ package org.rtdroid.examples.autopilot;
 
 import static org.rtdroid.examples.autopilot.AutopilotProtocol.*;
 
-import org.rtdroid.runtime.channel.ChannelSender;
 import org.rtdroid.runtime.channel.MessageChannel;
 import org.rtdroid.runtime.channel.MessageClosure;
 import org.rtdroid.runtime.channel.MessagePublisher;
-import org.rtdroid.runtime.channel.MessageStolenException;
 import org.rtdroid.runtime.channel.RealtimeIntent;
 import org.rtdroid.runtime.component.PeriodicTask;
 import org.rtdroid.runtime.component.RealtimeService;
@@ -93,11 +91,7 @@ public final class AutopilotService extends RealtimeService {
                 }
             }
             navigator.control();
-            try {
-                if (commands.send(this) != ChannelSender.SENT) {
-                    refused++;
-                }
-            } catch (MessageStolenException e) {
+            if (!Links.send(commands, this)) {
                 refused++;
             }
         }

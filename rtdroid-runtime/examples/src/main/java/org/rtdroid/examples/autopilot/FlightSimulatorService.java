@@ -3,11 +3,9 @@ package org.rtdroid.examples.autopilot;
 import static org.rtdroid.examples.autopilot.AutopilotProtocol.*;
 
 import java.nio.file.Path;
-import org.rtdroid.runtime.channel.ChannelSender;
 import org.rtdroid.runtime.channel.MessageChannel;
 import org.rtdroid.runtime.channel.MessageClosure;
 import org.rtdroid.runtime.channel.MessagePublisher;
-import org.rtdroid.runtime.channel.MessageStolenException;
 import org.rtdroid.runtime.channel.RealtimeIntent;
 import org.rtdroid.runtime.component.PeriodicTask;
 import org.rtdroid.runtime.component.RealtimeService;
@@ -27,11 +25,13 @@ import org.rtdroid.runtime.sensor.sim.UinputDevice;
  * rate of the fall detection's sensors); every 25th release (250 ms) it sends a GPS fix to the
  * autopilot ({@code autopilot.gps}: the sensor path has no GPS device).
  *
- * <p>The devices: in the RT cell, the virtual accelerometer and gyroscope it creates through
- * {@code /dev/uinput} (as {@code rtdroid rt sensors replay} does for a trace; destroyed on
- * undeploy). On a host without uinput, when {@link InputDeviceLocator#INPUT_ROOT_PROPERTY} names a
- * directory, the FIFOs standing in for the devices there. Opening them is set-up; a release
- * allocates nothing.
+ * <p>The devices are the ones the sensor path reads, found by name as it finds them: in the RT
+ * cell the virtual accelerometer and gyroscope the RT cell agent made through {@code /dev/uinput}
+ * (the frames are written into their {@code /dev/input/eventN}, which injects them as the devices'
+ * own events); on a host without uinput, the FIFOs standing in for them under
+ * {@link InputDeviceLocator#INPUT_ROOT_PROPERTY}. Where neither exists the service creates them
+ * through {@code /dev/uinput} (closed, so destroyed, on undeploy). Opening them is set-up; a
+ * release allocates nothing.
  */
 public final class FlightSimulatorService extends RealtimeService {
     /** Where the aircraft starts: over home, 80 m up, heading north at 16 m/s (20 m below the flight plan). */
@@ -60,24 +60,22 @@ public final class FlightSimulatorService extends RealtimeService {
 
     @Override
     public void onStartCommand() {
-        String root = System.getProperty(InputDeviceLocator.INPUT_ROOT_PROPERTY);
-        if (root == null || root.isEmpty()) {
-            accelerometer = UinputDevice.accelerometer();
-            gyroscope = UinputDevice.gyroscope();
-        } else {
-            accelerometer = openFifo(Sensor.ACCELEROMETER_DEVICE, InputEvents.ABS_X);
-            gyroscope = openFifo(Sensor.GYROSCOPE_DEVICE, InputEvents.ABS_RX);
-        }
+        accelerometer = device(Sensor.ACCELEROMETER_DEVICE, InputEvents.ABS_X);
+        gyroscope = device(Sensor.GYROSCOPE_DEVICE, InputEvents.ABS_RX);
         registerTask("simulation", new Simulation());
     }
 
-    private static InputEventWriter openFifo(String device, int firstAxisCode) {
-        InputDeviceLocator locator = InputDeviceLocator.byName(device);
-        Path p = locator.locate();
-        if (p == null) {
-            throw new IllegalStateException("no input device " + locator.describe());
+    /**
+     * The input device named {@code name}, opened for writing where it exists (the RT cell agent's
+     * uinput device, whose /dev/input/eventN takes injected events; a FIFO on a host), else
+     * created through /dev/uinput.
+     */
+    private static InputEventWriter device(String name, int firstAxisCode) {
+        Path p = InputDeviceLocator.byName(name).locate();
+        if (p != null) {
+            return InputEventWriter.open(name + " " + p, p.toString(), firstAxisCode);
         }
-        return InputEventWriter.open(device + " " + p, p.toString(), firstAxisCode);
+        return firstAxisCode == InputEvents.ABS_X ? UinputDevice.accelerometer() : UinputDevice.gyroscope();
     }
 
     @Override
@@ -126,11 +124,7 @@ public final class FlightSimulatorService extends RealtimeService {
             altitude = aircraft.altitude();
             steps++;
             if (steps % GPS_EVERY_RELEASES == 1) {
-                try {
-                    if (gps.send(fix) != ChannelSender.SENT) {
-                        refused++;
-                    }
-                } catch (MessageStolenException e) {
+                if (!Links.send(gps, fix)) {
                     refused++;
                 }
             }

@@ -2,11 +2,9 @@ package org.rtdroid.examples.autopilot;
 
 import static org.rtdroid.examples.autopilot.AutopilotProtocol.*;
 
-import org.rtdroid.runtime.channel.ChannelSender;
 import org.rtdroid.runtime.channel.MessageChannel;
 import org.rtdroid.runtime.channel.MessageClosure;
 import org.rtdroid.runtime.channel.MessagePublisher;
-import org.rtdroid.runtime.channel.MessageStolenException;
 import org.rtdroid.runtime.channel.RealtimeIntent;
 import org.rtdroid.runtime.component.PeriodicTask;
 import org.rtdroid.runtime.component.RealtimeService;
@@ -105,18 +103,12 @@ public final class FlyByWireService extends RealtimeService implements SensorEve
                 }
             }
             stabiliser.step(roll, pitch, rollRate, pitchRate);
-            send(servos, servoCommand);
-            send(status, fbwStatus);
-        }
-    }
-
-    private void send(MessagePublisher to, MessageClosure closure) {
-        try {
-            if (to.send(closure) != ChannelSender.SENT) {
+            if (!Links.send(servos, servoCommand)) {
                 refused++;
             }
-        } catch (MessageStolenException e) {
-            refused++;
+            if (!Links.send(status, fbwStatus)) {
+                refused++;
+            }
         }
     }
 
