@@ -17,7 +17,7 @@ import static org.rtdroid.examples.autopilot.AutopilotProtocol.*;
  *       releases (the link to the autopilot is lost) levels the wings, holds the pitch at 0 and sets
  *       {@link #FAILSAFE_THROTTLE}, until a command arrives again.</li>
  * </ul>
- * State is a few fields: a step allocates nothing.
+ * State is a few fields: a step allocates nothing. One thread steps it.
  */
 public final class Stabiliser {
     public static final double K_ROLL = 0.04;        // per degree of roll error
@@ -30,11 +30,12 @@ public final class Stabiliser {
     public static final int FAILSAFE_RELEASES = 8;
     public static final double FAILSAFE_THROTTLE = 0.3;
 
-    private int mode = MODE_MANUAL;
+    // mode and the failsafe count are read by other threads (status); the rest only by the stepping thread
+    private volatile int mode = MODE_MANUAL;
     private double a;
     private double b;
     private double throttle;
-    private int releasesWithoutCommand = FAILSAFE_RELEASES; // no command yet: failsafe until the first
+    private volatile int releasesWithoutCommand = FAILSAFE_RELEASES; // no command yet: failsafe until the first
     private double aileron;
     private double elevator;
     private double servoThrottle;
