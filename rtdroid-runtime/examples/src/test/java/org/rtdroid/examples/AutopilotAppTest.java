@@ -28,6 +28,7 @@ import org.rtdroid.runtime.sensor.Sensor;
 import org.rtdroid.runtime.validation.Cell;
 import org.rtdroid.runtime.validation.ModelBuilder;
 import org.rtdroid.runtime.validation.ReportText;
+import org.rtdroid.runtime.validation.SystemModel;
 import org.rtdroid.runtime.validation.ValidateMain;
 import org.rtdroid.runtime.validation.Validation;
 import org.rtdroid.runtime.validation.ValidationReport;
@@ -77,6 +78,16 @@ class AutopilotAppTest {
                 "sensor-gyroscope", "sensor-orientation")) {
             assertTrue(tasks.contains(t), t + " modelled: " + tasks);
         }
+    }
+
+    /** Beside the cochlear implant (tighter deadlines, higher priorities) on one CPU, both still hold. */
+    @Test
+    void manifestValidatesBesideTheCochlearImplant() throws Exception {
+        SystemModel both = SystemModel.union(List.of(
+                ModelBuilder.read("autopilot/manifest.xml", Files.readAllBytes(Path.of("src/main/manifests/autopilot/manifest.xml"))),
+                ModelBuilder.read("cochlear/manifest.xml", Files.readAllBytes(Path.of("src/main/manifests/cochlear/manifest.xml")))));
+        ValidationReport r = Validation.run(both, new Cell("host", 1, 64L << 20, ValidateMain.DEFAULT_RUNTIME_RESERVED_BYTES));
+        assertTrue(r.holds(), () -> ReportText.render(r));
     }
 
     /** /sys/class/input/event{0,1}/device/name and /dev/input/event{0,1} (FIFOs) under a temporary root. */

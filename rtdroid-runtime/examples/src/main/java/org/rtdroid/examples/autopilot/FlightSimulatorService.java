@@ -17,8 +17,8 @@ import org.rtdroid.runtime.sensor.sim.UinputDevice;
 
 /**
  * jPapaBench's simulator module, as the dissertation ran it (3.8.3.2): a periodic task of the
- * application, at its lowest priority, that "feeds simulated sensor data into an intermediate
- * buffer" the RT SensorManager's polling thread reads. Every 10 ms its {@code simulation} task
+ * application (at the highest of its rate-monotonic priorities) that "feeds simulated sensor
+ * data into an intermediate buffer" the RT SensorManager's polling thread reads. Every 10 ms its {@code simulation} task
  * takes the fly-by-wire's newest servo deflections ({@code autopilot.servos}), advances the
  * {@link Aircraft} by one period and writes one accelerometer and one gyroscope frame into the
  * sensor path's input devices through the sensor simulator's {@link InputEventWriter} (100 Hz, the

@@ -14,7 +14,7 @@ import org.rtdroid.runtime.sensor.SensorEventListener;
 import org.rtdroid.runtime.sensor.SensorManager;
 
 /**
- * jPapaBench's fly-by-wire, the autopilot app's highest-priority service: it listens to the
+ * jPapaBench's fly-by-wire, the service nearest the servos: it listens to the
  * orientation sensor (roll and pitch, fused from accelerometer and gyroscope) and the gyroscope
  * (their rates) through the RT SensorManager, and every 25 ms its {@code stabilisation} task takes
  * the autopilot's newest command from {@code autopilot.commands}, runs the {@link Stabiliser} and
