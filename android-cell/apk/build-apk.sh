@@ -82,13 +82,15 @@ package_apk() {
 }
 
 # --- the apps (ConfigurationUI, FallAlert, AutopilotMonitor): Java 8 bytecode against the API 16 stubs ----------
-# app_apk NAME SOURCE_FOLDER OUT_NAME: javac, D8 --min-api 16, then package_apk.
+# app_apk NAME SOURCE_FOLDER OUT_NAME: javac (the app with the apps' library, content/, which
+# every app carries in its own APK), D8 --min-api 16, then package_apk.
+APP_LIBRARY="$REPO/android-cell/content/src/main/java"
 app_apk() {
   local name="$1" src="$REPO/android-cell/apps/$2/src/main" out="$3"
   mkdir -p "$WORK/$name/classes" "$WORK/$name/dex"
-  step "$name: javac --release 8 against android-$STUBS_VERSION.jar"
+  step "$name: javac --release 8 against android-$STUBS_VERSION.jar (with the apps' library)"
   javac --release 8 -Xlint:-options -nowarn -encoding UTF-8 -cp "$STUBS" -d "$WORK/$name/classes" \
-    $(find "$src/java" -name '*.java')
+    $(find "$src/java" "$APP_LIBRARY" -name '*.java')
   step "$name: D8 --min-api 16"
   java -cp "$R8" com.android.tools.r8.D8 --release --min-api 16 --lib "$STUBS" --output "$WORK/$name/dex" \
     $(find "$WORK/$name/classes" -name '*.class')

@@ -32,11 +32,13 @@ for apk in "$@"; do
       check "launchable activity ConfigurationActivity" grep -q "launchable-activity: name='org.rtdroid.cochlear.ui.ConfigurationActivity'" <<<"$badging"
       check "uses-permission org.rtdroid.permission.CROSS_CONTEXT" grep -q "uses-permission: name='org.rtdroid.permission.CROSS_CONTEXT'" <<<"$perms"
       check "dex holds ConfigurationActivity" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/cochlear/ui/ConfigurationActivity;'"
+      check "dex holds the apps' library (RtCellActivity)" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/android/app/RtCellActivity;'"
       ;;
     fall-alert.apk)
       check "launchable activity FallAlertActivity" grep -q "launchable-activity: name='org.rtdroid.fall.ui.FallAlertActivity'" <<<"$badging"
       check "uses-permission org.rtdroid.permission.CROSS_CONTEXT" grep -q "uses-permission: name='org.rtdroid.permission.CROSS_CONTEXT'" <<<"$perms"
       check "dex holds FallAlertActivity" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/fall/ui/FallAlertActivity;'"
+      check "dex holds the apps' library (RtCellActivity)" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/android/app/RtCellActivity;'"
       ;;
     autopilot-monitor.apk)
       check "launchable activity AutopilotMonitorActivity" grep -q "launchable-activity: name='org.rtdroid.autopilot.monitor.AutopilotMonitorActivity'" <<<"$badging"

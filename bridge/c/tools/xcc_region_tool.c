@@ -9,6 +9,19 @@
 
 #include "xcc.h"
 
+/* A JSON string of the bytes of s: quote, backslash and control characters escaped, the rest as is
+ * (a path is bytes; the tool's callers pass UTF-8 ones). */
+static void print_json_string(const char *s)
+{
+    putchar('"');
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c == '"' || *c == '\\') printf("\\%c", *c);
+        else if (*c < 0x20) printf("\\u%04x", *c);
+        else putchar(*c);
+    }
+    putchar('"');
+}
+
 static int usage(void)
 {
     fprintf(stderr, "usage: xcc_region_tool format --path P --rings R --slots S --slot-bytes B\n"
@@ -64,8 +77,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "xcc_region_tool: %s\n", err);
             return 1;
         }
-        printf("{\"path\":\"%s\",\"region_bytes\":%u,\"rings_per_peer\":%u,\"slots_per_ring\":%u,\"slot_bytes\":%u}\n",
-               path, g.region_bytes, g.rings_per_peer, g.slots_per_ring, g.slot_bytes);
+        fputs("{\"path\":", stdout);
+        print_json_string(path);
+        printf(",\"region_bytes\":%u,\"rings_per_peer\":%u,\"slots_per_ring\":%u,\"slot_bytes\":%u}\n",
+               g.region_bytes, g.rings_per_peer, g.slots_per_ring, g.slot_bytes);
         xcc_unmap(&r);
         return 0;
     }

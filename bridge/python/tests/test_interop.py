@@ -7,6 +7,7 @@ each is skipped, with the reason, when it has not been built. The echo/ping peer
 opaque bytes, so Python sends real encoded frames one way and checks the bench frames the other.
 """
 
+import json
 import os
 import subprocess
 import time
@@ -68,6 +69,17 @@ def test_formats_are_byte_identical(shm_region, tmp_path):
                            "--slot-bytes", "512"], capture_output=True, text=True)
     assert made.returncode == 0, made.stderr
     assert c_path.read_bytes() == shm_region.read_bytes()
+
+
+@no_c
+def test_format_reports_one_json_object_whatever_the_path(tmp_path):
+    path = tmp_path / 'odd "name" \\ here.region'
+    made = subprocess.run([str(TOOL), "format", "--path", str(path), "--rings", "3", "--slots", "64",
+                           "--slot-bytes", "512"], capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    report = json.loads(made.stdout)
+    assert report["path"] == str(path)
+    assert report["slots_per_ring"] == 64
 
 
 @pytest.mark.parametrize("impl", ["c", "java"])

@@ -111,8 +111,7 @@ def cmd_board_status(a) -> int:
         print(f"  region {b['region']}: link {b.get('link', 'unknown')}")
         for pn, p in b["peers"].items():
             if isinstance(p, dict):
-                state = lifecycle.STATE_NAMES.get(p.get("state"), p.get("state"))
-                print(f"  peer {pn}: state {state} epoch {p.get('epoch')} heartbeat {p.get('heartbeat')}")
+                print(f"  peer {pn}: state {p.get('state')} epoch {p.get('epoch')} heartbeat {p.get('heartbeat')}")
             else:
                 print(f"  peers: {p}")
         print(f"  Android control port 127.0.0.1:{b['control_port']}; RT kernel realtime="

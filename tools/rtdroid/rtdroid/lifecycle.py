@@ -31,7 +31,7 @@ from .runstate import (Interrupted, load_state, running_boards, save_state, sign
                        up_lock)
 
 __all__ = ["BoardError", "up", "down", "restart", "status", "current_state", "load_state",
-           "running_boards", "process_alive", "tail", "STATE_NAMES"]
+           "running_boards", "process_alive", "tail"]
 
 
 # ------------------------------------------------------------------ up
@@ -421,9 +421,6 @@ def _remove_leftovers(name: str, out) -> None:
 
 
 # ------------------------------------------------------------------ status
-
-STATE_NAMES = {0: "RESET", 1: "INITIALISING", 2: "READY", 3: "STOPPING", 4: "FAILED"}
-
 
 def status(board_name: str | None = None) -> dict:
     board_name = board_name_of(board_name)

@@ -19,29 +19,17 @@ import pytest
 from rtdroid import image, keys, lifecycle, paths
 from rtdroid.echo import EchoPeer
 
-from rtdroid_testutil import rtdroid_cmd
+import rtdroid_testutil as testutil
+from rtdroid_testutil import require, rtdroid
 
 pytestmark = pytest.mark.integration
 
 ECHO_APP = paths.repo_root() / "rtdroid-runtime" / "examples" / "target" / "apps" / "echo"
-BUILD_HINT = "build it first: (cd /work/main && JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64 mvn -B -q install -DskipTests)"
-
-
-def require(path: Path, what: str) -> None:
-    if not path.exists() or (path.is_dir() and not any(path.iterdir())):
-        pytest.fail(f"{what} is not built: {path} missing; {BUILD_HINT}")
-
-
-def rtdroid(*args, timeout=300):
-    r = subprocess.run(rtdroid_cmd(*args), capture_output=True, text=True, timeout=timeout)
-    return r.returncode, r.stdout + r.stderr
 
 
 def assert_board_gone(state: dict) -> None:
-    for c in state["cells"].values():
-        assert not lifecycle.process_alive(c), f"{c['name']} cell (pid {c['pid']}) still runs"
-    assert not Path(state["region"]["path"]).exists(), "region file left behind"
-    assert not Path(state["region"]["lock"]).exists(), "region lock file left behind"
+    """As rtdroid_testutil's, and no process of the board is left."""
+    testutil.assert_board_gone(state)
     leftovers = subprocess.run(["pgrep", "-f", f"rtdroid-{state['board']}"], capture_output=True, text=True)
     assert leftovers.stdout.strip() == "", f"processes left: {leftovers.stdout}"
 

@@ -1,34 +1,14 @@
 """Integration: the host board with both real cells (run with -m integration)."""
 import json
-import subprocess
 import zipfile
-from pathlib import Path
 
 import pytest
 
 from rtdroid import lifecycle, paths
 
-from rtdroid_testutil import rtdroid_cmd
+from rtdroid_testutil import assert_board_gone, require, rtdroid
 
 pytestmark = pytest.mark.integration
-BUILD_HINT = "build it first: (cd /work/main && JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64 mvn -B -q install -DskipTests)"
-
-
-def require(path: Path, what: str) -> None:
-    if not path.exists() or (path.is_dir() and not any(path.iterdir())):
-        pytest.fail(f"{what} is not built: {path} missing; {BUILD_HINT}")
-
-
-def rtdroid(*args, timeout=300):
-    r = subprocess.run(rtdroid_cmd(*args), capture_output=True, text=True, timeout=timeout)
-    return r.returncode, r.stdout + r.stderr
-
-
-def assert_board_gone(state: dict) -> None:
-    for c in state["cells"].values():
-        assert not lifecycle.process_alive(c), f"{c['name']} cell (pid {c['pid']}) still runs"
-    assert not Path(state["region"]["path"]).exists(), "region file left behind"
-    assert not Path(state["region"]["lock"]).exists(), "region lock file left behind"
 
 
 def test_host_board_boots_both_cells_and_tears_down(tmp_path):

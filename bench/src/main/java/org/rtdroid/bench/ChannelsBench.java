@@ -243,16 +243,17 @@ final class ChannelsBench implements Benchmark {
         };
     }
 
-    static final class MessageParticipant implements Participant {
-        private final int size;
+    /**
+     * What the message and broadcast participants send: {@code size} bytes marked at both ends,
+     * with the send time at {@link #STAMP_OFFSET}, filled in place by one pre-built closure.
+     */
+    abstract static class StampedMessages implements Participant {
+        final int size;
         private final byte[] source;
-        private MessageChannel channel;
-        private ChannelSender sender;
-        private Receiver receiver;
         private long stamp;
         private final org.rtdroid.runtime.channel.MessageClosure fill;
 
-        MessageParticipant(int size) {
+        StampedMessages(int size) {
             this.size = size;
             this.source = new byte[size];
             source[0] = 1;
@@ -261,6 +262,25 @@ final class ChannelsBench implements Benchmark {
                 m.setPayload(source, 0, size);
                 m.putLong(STAMP_OFFSET, stamp);
             };
+        }
+
+        /** Sends one message filled by {@code fill}; @return the channel's verdict ({@link ChannelSender#SENT}, ...) */
+        abstract int send(org.rtdroid.runtime.channel.MessageClosure fill);
+
+        @Override
+        public final boolean send(long s) {
+            stamp = s == 0 ? 0 : System.nanoTime();
+            return send(fill) == ChannelSender.SENT;
+        }
+    }
+
+    static final class MessageParticipant extends StampedMessages {
+        private MessageChannel channel;
+        private ChannelSender sender;
+        private Receiver receiver;
+
+        MessageParticipant(int size) {
+            super(size);
         }
 
         @Override
@@ -272,9 +292,8 @@ final class ChannelsBench implements Benchmark {
 
 
         @Override
-        public boolean send(long s) {
-            stamp = s == 0 ? 0 : System.nanoTime();
-            return channel.send(sender, fill) == ChannelSender.SENT;
+        int send(org.rtdroid.runtime.channel.MessageClosure fill) {
+            return channel.send(sender, fill);
         }
 
         @Override
@@ -288,24 +307,13 @@ final class ChannelsBench implements Benchmark {
         }
     }
 
-    static final class BroadcastParticipant implements Participant {
-        private final int size;
-        private final byte[] source;
+    static final class BroadcastParticipant extends StampedMessages {
         private BroadcastChannel channel;
         private ChannelSender sender;
         private final List<Receiver> receivers = new ArrayList<>();
-        private long stamp;
-        private final org.rtdroid.runtime.channel.MessageClosure fill;
 
         BroadcastParticipant(int size) {
-            this.size = size;
-            this.source = new byte[size];
-            source[0] = 1;
-            source[size - 1] = 2;
-            fill = m -> {
-                m.setPayload(source, 0, size);
-                m.putLong(STAMP_OFFSET, stamp);
-            };
+            super(size);
         }
 
         @Override
@@ -319,9 +327,8 @@ final class ChannelsBench implements Benchmark {
 
 
         @Override
-        public boolean send(long s) {
-            stamp = s == 0 ? 0 : System.nanoTime();
-            return channel.broadcast(sender, fill) == ChannelSender.SENT;
+        int send(org.rtdroid.runtime.channel.MessageClosure fill) {
+            return channel.broadcast(sender, fill);
         }
 
         @Override

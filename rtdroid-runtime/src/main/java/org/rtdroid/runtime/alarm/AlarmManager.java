@@ -4,14 +4,13 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.function.Function;
 import java.util.function.IntFunction;
 import org.rtdroid.runtime.channel.IntentConsumer;
 import org.rtdroid.runtime.event.HandlerDispatcher;
 import org.rtdroid.runtime.event.HandlerStrategy;
 import org.rtdroid.runtime.os.CpuSet;
-import org.rtdroid.runtime.os.Errno;
+import org.rtdroid.runtime.os.PartitionPins;
 import org.rtdroid.runtime.os.Linux;
 import org.rtdroid.runtime.os.PiCondition;
 import org.rtdroid.runtime.os.PiMutex;
@@ -65,8 +64,7 @@ public final class AlarmManager {
     private final IntFunction<RealtimePolicy> policyFor;
     private final CpuSet alarmThreadCpu;
     private final Function<String, CpuSet> cpuOfReceiver;
-    private final CountDownLatch pinned = new CountDownLatch(1);
-    private volatile String pinFailure;
+    private final PartitionPins pins;
     private volatile int tid;
     private final HandlerDispatcher dispatcher;
     private final PiMutex lock;
@@ -118,6 +116,7 @@ public final class AlarmManager {
         this.lock = new PiMutex(name + ".alarms");
         this.wake = lock.newCondition();
         this.heap = new PendingIntent[capacity];
+        this.pins = new PartitionPins("alarm manager '" + name + "'", 1);
     }
 
     // ------------------------------------------------------------------ set-up
@@ -179,14 +178,7 @@ public final class AlarmManager {
         Thread t = Thread.ofPlatform().name(name + "/alarms").daemon(true).unstarted(this::alarmLoop);
         thread = t;
         t.start();
-        try {
-            pinned.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        if (pinFailure != null) {
-            throw new IllegalStateException(pinFailure);
-        }
+        pins.await();
     }
 
     /** Stops the alarm thread and the handlers' threads; scheduled alarms are dropped. */
@@ -285,16 +277,9 @@ public final class AlarmManager {
             RealtimeThreads.applyToCurrentThread(policy);
         }
         tid = Linux.gettid();
-        if (alarmThreadCpu != null) {
-            int err = Linux.setAffinity(alarmThreadCpu);
-            if (err != 0) {
-                pinFailure = "alarm manager '" + name + "': the alarm thread cannot be pinned to CPU " + alarmThreadCpu
-                        + " as the cell's partition places it: sched_setaffinity: " + Errno.describe(err);
-                pinned.countDown();
-                return;
-            }
+        if (!pins.pinCurrentThread("the alarm thread", alarmThreadCpu)) {
+            return;
         }
-        pinned.countDown();
         lock.lock();
         try {
             while (running) {

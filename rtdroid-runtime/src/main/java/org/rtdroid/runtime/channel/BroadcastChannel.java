@@ -64,12 +64,10 @@ public final class BroadcastChannel {
         int priority = fifo ? 0 : sender.priority();
         lock.lock();
         try {
-            int slot = slots.take(sender, priority, reclaimer);
+            int slot = slots.takeFilled(sender, priority, reclaimer, pool, closure);
             if (slot < 0) {
                 return ChannelSender.DROPPED_FULL;
             }
-            slots.fill(slot, pool[slot], sender, closure);
-            slots.queued(slot, sender);
             remaining[slot] = subscribers.length;
             started[slot] = 0;
             long seq = Sequence.next();

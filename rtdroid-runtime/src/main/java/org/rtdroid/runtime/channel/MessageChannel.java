@@ -65,12 +65,10 @@ public final class MessageChannel implements InboundSource {
         int priority = fifo ? 0 : sender.priority();
         lock.lock();
         try {
-            int slot = slots.take(sender, priority, reclaimer);
+            int slot = slots.takeFilled(sender, priority, reclaimer, pool, closure);
             if (slot < 0) {
                 return ChannelSender.DROPPED_FULL;
             }
-            slots.fill(slot, pool[slot], sender, closure);
-            slots.queued(slot, sender);
             queue.insert(slot, priority, Sequence.next());
             sentCount++;
         } finally {

@@ -72,6 +72,20 @@ final class SlotPool {
         }
     }
 
+    /**
+     * The whole send of an intent channel up to queueing: {@link #take}, {@link #fill} the slot's
+     * intent of {@code intents}, {@link #queued}. @return the slot, or -1 when the drop policy refused
+     */
+    int takeFilled(ChannelSender sender, int priority, Reclaimer reclaimer, RealtimeIntent[] intents,
+                   MessageClosure closure) {
+        int slot = take(sender, priority, reclaimer);
+        if (slot >= 0) {
+            fill(slot, intents[slot], sender, closure);
+            queued(slot, sender);
+        }
+        return slot;
+    }
+
     /** The slot is queued on behalf of {@code sender}. */
     void queued(int slot, ChannelSender sender) {
         owners[slot] = sender;

@@ -26,21 +26,21 @@ public final class PiCondition {
     static final long COND_BYTES = 64;
 
     private static final FunctionDescriptor INT_OF_PTR = FunctionDescriptor.of(JAVA_INT, ADDRESS);
-    private static final MethodHandle CONDATTR_INIT = PiMutex.downcall("pthread_condattr_init", INT_OF_PTR);
-    private static final MethodHandle CONDATTR_SETCLOCK = PiMutex.downcall("pthread_condattr_setclock",
+    private static final MethodHandle CONDATTR_INIT = Linux.downcall("pthread_condattr_init", INT_OF_PTR);
+    private static final MethodHandle CONDATTR_SETCLOCK = Linux.downcall("pthread_condattr_setclock",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
-    private static final MethodHandle CONDATTR_DESTROY = PiMutex.downcall("pthread_condattr_destroy", INT_OF_PTR);
-    private static final MethodHandle COND_INIT = PiMutex.downcall("pthread_cond_init",
+    private static final MethodHandle CONDATTR_DESTROY = Linux.downcall("pthread_condattr_destroy", INT_OF_PTR);
+    private static final MethodHandle COND_INIT = Linux.downcall("pthread_cond_init",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
     // Block: not critical.
-    private static final MethodHandle COND_WAIT = PiMutex.downcall("pthread_cond_wait",
+    private static final MethodHandle COND_WAIT = Linux.downcall("pthread_cond_wait",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
-    private static final MethodHandle COND_TIMEDWAIT = PiMutex.downcall("pthread_cond_timedwait",
+    private static final MethodHandle COND_TIMEDWAIT = Linux.downcall("pthread_cond_timedwait",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
     // At most one futex wake: never block.
-    private static final MethodHandle COND_SIGNAL = PiMutex.downcall("pthread_cond_signal", INT_OF_PTR,
+    private static final MethodHandle COND_SIGNAL = Linux.downcall("pthread_cond_signal", INT_OF_PTR,
             Linker.Option.critical(false));
-    private static final MethodHandle COND_BROADCAST = PiMutex.downcall("pthread_cond_broadcast", INT_OF_PTR,
+    private static final MethodHandle COND_BROADCAST = Linux.downcall("pthread_cond_broadcast", INT_OF_PTR,
             Linker.Option.critical(false));
 
     private static final ThreadLocal<MemorySegment> TIMESPEC =
@@ -70,7 +70,7 @@ public final class PiCondition {
         try {
             rc = (int) COND_WAIT.invokeExact(cond, mutex.mutex);
         } catch (Throwable t) {
-            throw PiMutex.unexpected("pthread_cond_wait", t);
+            throw Linux.unexpected("pthread_cond_wait", t);
         }
         if (rc != 0) {
             throw mutex.failure("pthread_cond_wait", rc);
@@ -92,7 +92,7 @@ public final class PiCondition {
         try {
             rc = (int) COND_TIMEDWAIT.invokeExact(cond, mutex.mutex, ts);
         } catch (Throwable t) {
-            throw PiMutex.unexpected("pthread_cond_timedwait", t);
+            throw Linux.unexpected("pthread_cond_timedwait", t);
         }
         if (rc == Errno.ETIMEDOUT) {
             return false;
@@ -109,7 +109,7 @@ public final class PiCondition {
         try {
             rc = (int) COND_SIGNAL.invokeExact(cond);
         } catch (Throwable t) {
-            throw PiMutex.unexpected("pthread_cond_signal", t);
+            throw Linux.unexpected("pthread_cond_signal", t);
         }
         if (rc != 0) {
             throw mutex.failure("pthread_cond_signal", rc);
@@ -122,7 +122,7 @@ public final class PiCondition {
         try {
             rc = (int) COND_BROADCAST.invokeExact(cond);
         } catch (Throwable t) {
-            throw PiMutex.unexpected("pthread_cond_broadcast", t);
+            throw Linux.unexpected("pthread_cond_broadcast", t);
         }
         if (rc != 0) {
             throw mutex.failure("pthread_cond_broadcast", rc);

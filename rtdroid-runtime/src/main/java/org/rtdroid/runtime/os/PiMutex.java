@@ -7,7 +7,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
 
 /**
@@ -49,25 +48,23 @@ public final class PiMutex {
     /** Room for a mutexattr or condattr (4 B on glibc). */
     static final long ATTR_BYTES = 16;
 
-    private static final Linker LINKER = Linker.nativeLinker();
-    private static final SymbolLookup LIBC = LINKER.defaultLookup();
     private static final FunctionDescriptor INT_OF_PTR = FunctionDescriptor.of(JAVA_INT, ADDRESS);
     private static final FunctionDescriptor INT_OF_PTR_INT = FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT);
 
-    private static final MethodHandle MUTEXATTR_INIT = downcall("pthread_mutexattr_init", INT_OF_PTR);
-    private static final MethodHandle MUTEXATTR_SETPROTOCOL = downcall("pthread_mutexattr_setprotocol", INT_OF_PTR_INT);
-    private static final MethodHandle MUTEXATTR_GETPROTOCOL = downcall("pthread_mutexattr_getprotocol",
+    private static final MethodHandle MUTEXATTR_INIT = Linux.downcall("pthread_mutexattr_init", INT_OF_PTR);
+    private static final MethodHandle MUTEXATTR_SETPROTOCOL = Linux.downcall("pthread_mutexattr_setprotocol", INT_OF_PTR_INT);
+    private static final MethodHandle MUTEXATTR_GETPROTOCOL = Linux.downcall("pthread_mutexattr_getprotocol",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
-    private static final MethodHandle MUTEXATTR_SETTYPE = downcall("pthread_mutexattr_settype", INT_OF_PTR_INT);
-    private static final MethodHandle MUTEXATTR_DESTROY = downcall("pthread_mutexattr_destroy", INT_OF_PTR);
-    private static final MethodHandle MUTEX_INIT = downcall("pthread_mutex_init",
+    private static final MethodHandle MUTEXATTR_SETTYPE = Linux.downcall("pthread_mutexattr_settype", INT_OF_PTR_INT);
+    private static final MethodHandle MUTEXATTR_DESTROY = Linux.downcall("pthread_mutexattr_destroy", INT_OF_PTR);
+    private static final MethodHandle MUTEX_INIT = Linux.downcall("pthread_mutex_init",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
     // Blocks: must let safepoints proceed while this thread waits in the kernel.
-    private static final MethodHandle MUTEX_LOCK = downcall("pthread_mutex_lock", INT_OF_PTR);
+    private static final MethodHandle MUTEX_LOCK = Linux.downcall("pthread_mutex_lock", INT_OF_PTR);
     // Never block: critical saves the Java -> native -> Java transition on the hot path.
-    private static final MethodHandle MUTEX_TRYLOCK = downcall("pthread_mutex_trylock", INT_OF_PTR,
+    private static final MethodHandle MUTEX_TRYLOCK = Linux.downcall("pthread_mutex_trylock", INT_OF_PTR,
             Linker.Option.critical(false));
-    private static final MethodHandle MUTEX_UNLOCK = downcall("pthread_mutex_unlock", INT_OF_PTR,
+    private static final MethodHandle MUTEX_UNLOCK = Linux.downcall("pthread_mutex_unlock", INT_OF_PTR,
             Linker.Option.critical(false));
 
     private final String name;
@@ -114,7 +111,7 @@ public final class PiMutex {
         } catch (NativeCallException e) {
             throw e;
         } catch (Throwable t) {
-            throw unexpected("pthread_mutex_lock", t);
+            throw Linux.unexpected("pthread_mutex_lock", t);
         }
     }
 
@@ -124,7 +121,7 @@ public final class PiMutex {
         try {
             rc = (int) MUTEX_TRYLOCK.invokeExact(mutex);
         } catch (Throwable t) {
-            throw unexpected("pthread_mutex_trylock", t);
+            throw Linux.unexpected("pthread_mutex_trylock", t);
         }
         if (rc == Errno.EBUSY) {
             return false;
@@ -141,7 +138,7 @@ public final class PiMutex {
         try {
             rc = (int) MUTEX_UNLOCK.invokeExact(mutex);
         } catch (Throwable t) {
-            throw unexpected("pthread_mutex_unlock", t);
+            throw Linux.unexpected("pthread_mutex_unlock", t);
         }
         if (rc != 0) {
             throw failure("pthread_mutex_unlock", rc);
@@ -167,7 +164,7 @@ public final class PiMutex {
         } catch (NativeCallException e) {
             throw e;
         } catch (Throwable t) {
-            throw unexpected("pthread_mutexattr_getprotocol", t);
+            throw Linux.unexpected("pthread_mutexattr_getprotocol", t);
         }
     }
 
@@ -193,7 +190,7 @@ public final class PiMutex {
         try {
             return (int) h.invokeExact(a);
         } catch (Throwable t) {
-            throw unexpected("pthread call", t);
+            throw Linux.unexpected("pthread call", t);
         }
     }
 
@@ -201,7 +198,7 @@ public final class PiMutex {
         try {
             return (int) h.invokeExact(a, b);
         } catch (Throwable t) {
-            throw unexpected("pthread call", t);
+            throw Linux.unexpected("pthread call", t);
         }
     }
 
@@ -209,17 +206,7 @@ public final class PiMutex {
         try {
             return (int) h.invokeExact(a, b);
         } catch (Throwable t) {
-            throw unexpected("pthread call", t);
+            throw Linux.unexpected("pthread call", t);
         }
-    }
-
-    static MethodHandle downcall(String name, FunctionDescriptor fd, Linker.Option... options) {
-        MemorySegment symbol = LIBC.find(name).orElseThrow(
-                () -> new UnsatisfiedLinkError("libc has no symbol " + name + " (rtdroid needs Linux with glibc >= 2.30)"));
-        return LINKER.downcallHandle(symbol, fd, options);
-    }
-
-    static RuntimeException unexpected(String call, Throwable t) {
-        return new IllegalStateException("FFM call " + call + " failed to link or run", t);
     }
 }

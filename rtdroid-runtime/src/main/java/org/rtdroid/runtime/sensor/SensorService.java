@@ -1,13 +1,12 @@
 package org.rtdroid.runtime.sensor;
 
 import java.lang.foreign.Arena;
-import java.util.concurrent.CountDownLatch;
 import java.util.function.Function;
 import java.util.function.IntFunction;
 import org.rtdroid.runtime.event.HandlerDispatcher;
 import org.rtdroid.runtime.event.HandlerStrategy;
 import org.rtdroid.runtime.os.CpuSet;
-import org.rtdroid.runtime.os.Errno;
+import org.rtdroid.runtime.os.PartitionPins;
 import org.rtdroid.runtime.os.Linux;
 import org.rtdroid.runtime.os.RealtimePolicy;
 import org.rtdroid.runtime.os.RealtimeThreads;
@@ -44,7 +43,6 @@ public final class SensorService {
     public static final String POLLING_THREAD = "sensor-poll";
 
     private final Function<String, CpuSet> cpuOf;
-    private volatile String pinFailure;
 
     private final String name;
     private final int listenersPerSensor;
@@ -148,26 +146,18 @@ public final class SensorService {
      *     why; that thread has ended without handling anything: {@link #stop} the service)
      */
     public void start() {
-        CountDownLatch pinned = launch();  // the processing threads take this service's lock before pinning
-        if (!partitioned()) {
-            return;  // nothing to pin: the threads start as they come
-        }
-        try {
-            pinned.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        if (pinFailure != null) {
-            throw new IllegalStateException(pinFailure);
+        PartitionPins pins = launch();  // the processing threads take this service's lock before pinning
+        if (partitioned()) {  // else nothing to pin: the threads start as they come
+            pins.await();
         }
     }
 
-    private synchronized CountDownLatch launch() {
+    private synchronized PartitionPins launch() {
         if (started) {
             throw new IllegalStateException("sensors of '" + name + "' already started");
         }
         started = true;
-        CountDownLatch pinned = new CountDownLatch(channels.length + 1);
+        PartitionPins pinned = new PartitionPins("sensors of '" + name + "'", channels.length + 1);
         for (SensorChannel c : channels) {
             c.start(this, () -> pinCurrentThread(processingThreadName(c.sensor.getType()), pinned));
         }
@@ -197,20 +187,9 @@ public final class SensorService {
         return false;
     }
 
-    /** Pins the calling thread where {@code cpuOf} places {@code thread}; false (and why) if the kernel refused. */
-    private boolean pinCurrentThread(String thread, CountDownLatch pinned) {
-        try {
-            CpuSet cpu = cpuOf == null ? null : cpuOf.apply(thread);
-            int err = cpu == null ? 0 : Linux.setAffinity(cpu);
-            if (err != 0) {
-                pinFailure = "sensors of '" + name + "': " + thread + " cannot be pinned to CPU " + cpu
-                        + " as the cell's partition places it: sched_setaffinity: " + Errno.describe(err);
-                return false;
-            }
-            return true;
-        } finally {
-            pinned.countDown();
-        }
+    /** Pins the calling thread where {@code cpuOf} places {@code thread}; false if the kernel refused. */
+    private boolean pinCurrentThread(String thread, PartitionPins pins) {
+        return pins.pinCurrentThread(thread, cpuOf == null ? null : cpuOf.apply(thread));
     }
 
     /** Stops every thread of the service and closes the devices; pending events are dropped. */

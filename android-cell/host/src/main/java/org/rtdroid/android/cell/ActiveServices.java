@@ -74,7 +74,7 @@ final class ActiveServices {
                         && cn.getClassName().equals(CellPackageManager.PROXY_SERVICE) ? cn : null;
             }
             for (AppBundle.Component c : app.bundle.services) {
-                if (c.className.equals(cn.getClassName())) {
+                if (c.className().equals(cn.getClassName())) {
                     return cn;
                 }
             }
@@ -88,7 +88,7 @@ final class ActiveServices {
         if (app != null && app.bundle != null) {
             for (AppBundle.Component c : app.bundle.services) {
                 if (IntentResolver.matches(c, intent)) {
-                    return new ComponentName(pkg, c.className);
+                    return new ComponentName(pkg, c.className());
                 }
             }
         }

@@ -63,7 +63,7 @@ final class ActivityStack {
             throw new CellException(400, app.packageName + " is a system app without a launcher activity");
         }
         Intent intent = new Intent(Intent.ACTION_MAIN).addCategory(Intent.CATEGORY_LAUNCHER)
-                .setClassName(app.packageName, app.bundle.launcher.className);
+                .setClassName(app.packageName, app.bundle.launcher.className());
         return startActivity(app, intent);
     }
 
@@ -177,9 +177,9 @@ final class ActivityStack {
                 continue;
             }
             for (AppBundle.Component c : app.bundle.activities) {
-                boolean match = cn != null ? cn.getClassName().equals(c.className) : IntentResolver.matches(c, intent);
+                boolean match = cn != null ? cn.getClassName().equals(c.className()) : IntentResolver.matches(c, intent);
                 if (match) {
-                    Intent i = new Intent(intent).setClassName(app.packageName, c.className);
+                    Intent i = new Intent(intent).setClassName(app.packageName, c.className());
                     try {
                         startActivity(app, i);
                     } catch (CellException e) {

@@ -40,16 +40,8 @@ public final class AppBundle {
             Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0," + (ProxyContract.MAX_CHANNEL_BYTES - 1) + "}");
 
     /** A component declared in the manifest. */
-    public static final class Component {
-        public final String kind; // activity, service, receiver
-        public final String className;
-        public final List<Filter> filters;
-
-        Component(String kind, String className, List<Filter> filters) {
-            this.kind = kind;
-            this.className = className;
-            this.filters = filters;
-        }
+    public record Component(String kind, String className, List<Filter> filters) {
+        // kind: activity, service, receiver
 
         public boolean isLauncher() {
             for (Filter f : filters) {

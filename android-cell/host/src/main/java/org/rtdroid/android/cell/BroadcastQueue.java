@@ -420,11 +420,11 @@ final class BroadcastQueue {
             for (AppBundle.Component r : app.bundle.receivers) {
                 boolean match = onlyComponent != null
                         ? onlyComponent.getPackageName().equals(app.packageName)
-                        && onlyComponent.getClassName().equals(r.className)
+                        && onlyComponent.getClassName().equals(r.className())
                         : IntentResolver.matches(r, intent);
                 if (match) {
-                    int prio = r.filters.isEmpty() ? 0 : r.filters.get(0).priority;
-                    targets.add(new Target(app, null, application, r.className, prio));
+                    int prio = r.filters().isEmpty() ? 0 : r.filters().get(0).priority;
+                    targets.add(new Target(app, null, application, r.className(), prio));
                 }
             }
         }

@@ -16,25 +16,8 @@ public final class CellLog {
     public static final int CAPACITY = 20_000;
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("MM-dd HH:mm:ss.SSS");
 
-    public static final class Entry {
-        public final long seq;
-        public final long wallMillis;
-        public final String time;
-        public final char level;
-        public final String tag;
-        public final String app;
-        public final String message;
-
-        Entry(long seq, char level, String tag, String app, String message) {
-            this.seq = seq;
-            this.wallMillis = System.currentTimeMillis();
-            this.time = LocalDateTime.now().format(TIME);
-            this.level = level;
-            this.tag = tag;
-            this.app = app;
-            this.message = message;
-        }
-
+    /** One line of the log; {@link #log} stamps its wall-clock time. */
+    public record Entry(long seq, long wallMillis, String time, char level, String tag, String app, String message) {
         @Override
         public String toString() {
             return time + " " + level + "/" + tag + "(" + app + "): " + message;
@@ -57,7 +40,8 @@ public final class CellLog {
         }
         Entry e;
         synchronized (ring) {
-            e = new Entry(next, level, tag == null ? "" : tag, app, msg);
+            e = new Entry(next, System.currentTimeMillis(), LocalDateTime.now().format(TIME), level,
+                    tag == null ? "" : tag, app, msg);
             ring[(int) (next % CAPACITY)] = e;
             next++;
         }

@@ -196,12 +196,12 @@ final class CellPackageManager {
     private static void checkKind(ClassLoader loader, AppBundle.Component c, Class<?> kind) throws CellException {
         Class<?> cls;
         try {
-            cls = Class.forName(c.className, false, loader);
+            cls = Class.forName(c.className(), false, loader);
         } catch (ClassNotFoundException | LinkageError e) {
-            throw new CellException(400, "malformed bundle: " + c.kind + " " + c.className + " does not load: " + e);
+            throw new CellException(400, "malformed bundle: " + c.kind() + " " + c.className() + " does not load: " + e);
         }
         if (!kind.isAssignableFrom(cls)) {
-            throw new CellException(400, "malformed bundle: " + c.kind + " " + c.className + " is not a "
+            throw new CellException(400, "malformed bundle: " + c.kind() + " " + c.className() + " is not a "
                     + kind.getName());
         }
     }
@@ -209,7 +209,7 @@ final class CellPackageManager {
     private static List<String> names(List<AppBundle.Component> l) {
         List<String> out = new ArrayList<>();
         for (AppBundle.Component c : l) {
-            out.add(c.className);
+            out.add(c.className());
         }
         return out;
     }

@@ -314,7 +314,7 @@ final class ControlServer {
             w.field("versionCode", app.bundle.versionCode)
                     .field("label", app.bundle.label)
                     .field("versionName", app.bundle.versionName)
-                    .field("launcher", app.bundle.launcher.className)
+                    .field("launcher", app.bundle.launcher.className())
                     .name("channels").beginArray();
             for (String channel : app.bundle.channels) {
                 w.value(channel);
@@ -332,10 +332,10 @@ final class ControlServer {
         JsonWriter w = new JsonWriter(256 + 160 * entries.size()).beginObject().name("entries").beginArray();
         long last = since;
         for (CellLog.Entry e : entries) {
-            last = e.seq;
-            w.beginObject().field("seq", e.seq).field("time", e.time).field("wallMillis", e.wallMillis)
-                    .field("level", String.valueOf(e.level)).field("tag", e.tag).field("app", e.app)
-                    .field("message", e.message).endObject();
+            last = e.seq();
+            w.beginObject().field("seq", e.seq()).field("time", e.time()).field("wallMillis", e.wallMillis())
+                    .field("level", String.valueOf(e.level())).field("tag", e.tag()).field("app", e.app())
+                    .field("message", e.message()).endObject();
         }
         return w.endArray().field("next", last).endObject().toString();
     }

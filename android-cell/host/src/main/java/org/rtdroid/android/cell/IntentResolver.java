@@ -15,7 +15,7 @@ final class IntentResolver {
         String action = intent.getAction();
         Set<String> cats = intent.getCategories();
         Uri data = intent.getData();
-        for (AppBundle.Filter f : c.filters) {
+        for (AppBundle.Filter f : c.filters()) {
             if (action == null || !f.actions.contains(action)) {
                 continue;
             }

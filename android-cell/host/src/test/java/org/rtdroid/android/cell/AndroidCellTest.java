@@ -32,6 +32,7 @@ import org.rtdroid.bridge.codec.Frame;
 class AndroidCellTest {
     static final String UI = "org.rtdroid.cochlear.ui";
     static final String TEST_APP = "org.rtdroid.celltest";
+    static final String FALL = "org.rtdroid.fall.ui";
 
     @TempDir
     Path tmp;
@@ -397,6 +398,29 @@ class AndroidCellTest {
 
     @Test
     @Order(12)
+    void fallAlertShowsEachFallTheRtCellPublishes() throws Exception {
+        CellProcess.Reply r = cell.post("/apps/install", bundleJson(Bundles.fallAlert(Files.createDirectories(tmp.resolve("fall-alert")))));
+        assertEquals(200, r.status(), r.body());
+        assertTrue(r.body().contains("\"channels\":[\"fall.alert\"]"), r.body());
+        r = cell.post("/apps/" + FALL + "/launch", "");
+        assertEquals(200, r.status(), r.body());
+        assertTrue(r.body().contains("FallAlertActivity"), r.body());
+        cell.await("/ui/text?id=alert", b -> b.contains("\"text\":\"Monitoring: no fall\""), 10_000);
+        assertEquals("{\"id\":\"falls\",\"text\":\"0\"}", cell.get("/ui/text?id=falls").body());
+
+        // FALL record (bridge/docs/protocols.md): i64 impact_nanos, i64 falls, f32 peak_g, f32 free_fall_ms
+        ByteBuffer fall = ByteBuffer.allocate(24).order(ByteOrder.LITTLE_ENDIAN);
+        fall.putLong(123_456_789L).putLong(1).putFloat(4.3f).putFloat(210f);
+        rt.send("fall.alert", "org.rtdroid.fall.FALL", 95, fall.array(), 0);
+        cell.await("/ui/text?id=alert", b -> b.contains("\"text\":\"FALL DETECTED\""), 10_000);
+        assertEquals("{\"id\":\"falls\",\"text\":\"1\"}", cell.get("/ui/text?id=falls").body());
+        assertEquals("{\"id\":\"peak_g\",\"text\":\"4.3 g\"}", cell.get("/ui/text?id=peak_g").body());
+        assertEquals("{\"id\":\"free_fall\",\"text\":\"210 ms\"}", cell.get("/ui/text?id=free_fall").body());
+        assertEquals(200, cell.delete("/apps/" + FALL).status());
+    }
+
+    @Test
+    @Order(13)
     void uninstallRemovesTheApp() throws Exception {
         assertEquals(200, cell.delete("/apps/" + TEST_APP).status());
         assertFalse(cell.get("/apps").body().contains(TEST_APP));
@@ -405,7 +429,7 @@ class AndroidCellTest {
     }
 
     @Test
-    @Order(13)
+    @Order(14)
     void sigtermShutsTheCellDownCleanly() throws Exception {
         ProcessHandle h = cell.process.toHandle();
         assertTrue(h.isAlive());

@@ -95,12 +95,24 @@ final class Bundles {
         }
     }
 
-    /** The ConfigurationUI bundle made from the app module's compiled classes and manifest. */
+    /**
+     * The ConfigurationUI bundle made from the app module's compiled classes (the app's and the
+     * apps' library's it carries) and manifest.
+     */
     static Path configurationUi(Path dir) throws IOException {
         Path classes = Paths.get(System.getProperty("cell.app.classes", "../apps/configuration-ui/target/classes"));
-        jar(classes, "org/rtdroid/cochlear/ui", dir.resolve("classes.jar"));
+        jar(classes, "org/rtdroid", dir.resolve("classes.jar"));
         Files.copy(Paths.get(System.getProperty("cell.app.manifest",
                 "../apps/configuration-ui/src/main/AndroidManifest.xml")), dir.resolve("AndroidManifest.xml"));
+        return dir;
+    }
+
+    /** A copy in {@code dir} of the fall alert app's bundle as its module packs it (android-cell/target/apps/fall-alert). */
+    static Path fallAlert(Path dir) throws IOException {
+        Path packed = repo().resolve("android-cell/target/apps/fall-alert");
+        for (String f : new String[] {"AndroidManifest.xml", "classes.jar"}) {
+            Files.copy(packed.resolve(f), dir.resolve(f));
+        }
         return dir;
     }
 

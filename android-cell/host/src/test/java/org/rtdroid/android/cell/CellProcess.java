@@ -45,12 +45,17 @@ final class CellProcess implements AutoCloseable {
         return Paths.get(System.getProperty("cell.dist", "../target/dist"));
     }
 
-    /** The host's runtime classpath: this module's classes and dependencies, not the tests'. */
+    /**
+     * The host's runtime classpath: this module's classes and dependencies, not the tests' (nor
+     * the apps and the apps' library, which each app carries in its own jar: from the host's
+     * class path they would be loaded once for every app, as the host's).
+     */
     static String runtimeClasspath() {
         List<String> keep = new ArrayList<>();
         for (String e : System.getProperty("java.class.path").split(File.pathSeparator)) {
             String n = e.replace('\\', '/');
             if (n.endsWith("/test-classes") || n.contains("/android-all/") || n.contains("configuration-ui")
+                    || n.contains("fall-alert") || n.contains("/android-cell/content/") || n.contains("rtdroid-content")
                     || n.contains("junit-jupiter") || n.contains("junit-platform") || n.contains("surefire")
                     || n.contains("opentest4j") || n.contains("apiguardian")) {
                 continue;

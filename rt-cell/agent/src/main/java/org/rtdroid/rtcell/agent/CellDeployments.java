@@ -43,19 +43,7 @@ public final class CellDeployments implements Deployments {
     private final Admission admission;
     private int generation;
 
-    private static final class Deployed {
-        final Manifest manifest;
-        final long bytes;
-        final URLClassLoader loader;
-        final Path dir;
-
-        Deployed(Manifest manifest, long bytes, URLClassLoader loader, Path dir) {
-            this.manifest = manifest;
-            this.bytes = bytes;
-            this.loader = loader;
-            this.dir = dir;
-        }
-    }
+    private record Deployed(Manifest manifest, long bytes, URLClassLoader loader, Path dir) {}
 
     /**
      * @param workDir a private, writable directory (the agent's tmpfs); jars and scratch files go here
@@ -185,7 +173,7 @@ public final class CellDeployments implements Deployments {
         } finally {
             deployed.remove(name);
             admission.remove(name);
-            discard(d.loader, d.dir);
+            discard(d.loader(), d.dir());
         }
     }
 

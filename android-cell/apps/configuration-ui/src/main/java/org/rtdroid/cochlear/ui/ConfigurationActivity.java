@@ -1,19 +1,16 @@
 package org.rtdroid.cochlear.ui;
 
-import android.app.Activity;
-import android.content.BroadcastReceiver;
-import android.content.Context;
+import static org.rtdroid.android.app.LittleEndian.getI32;
+import static org.rtdroid.android.app.LittleEndian.getI64;
+import static org.rtdroid.android.app.LittleEndian.putI32;
+
 import android.content.Intent;
-import android.content.IntentFilter;
 import android.graphics.Color;
-import android.graphics.Typeface;
 import android.graphics.drawable.GradientDrawable;
-import android.os.Bundle;
 import android.util.Log;
 import android.util.TypedValue;
 import android.view.Gravity;
 import android.view.View;
-import android.view.Window;
 import android.view.ViewGroup;
 import android.widget.Button;
 import android.widget.CompoundButton;
@@ -22,6 +19,7 @@ import android.widget.ScrollView;
 import android.widget.SeekBar;
 import android.widget.Switch;
 import android.widget.TextView;
+import org.rtdroid.android.app.RtCellActivity;
 
 /**
  * The cochlear implant's ConfigurationUI (RTDroid dissertation, chapter on the cochlear implant):
@@ -30,16 +28,15 @@ import android.widget.TextView;
  *
  * <p>Everything goes through the Android-side proxy (RTsProxyService) with plain Intents, so the
  * same code runs in the emulated Android cell and on a real device. The UI is built in code (no
- * resources) and every view the tests drive carries its id name as its tag.
+ * resources, {@link RtCellActivity}) and every view the tests drive carries its id name as its tag.
  */
-public class ConfigurationActivity extends Activity {
+public class ConfigurationActivity extends RtCellActivity {
     static final String TAG = "ConfigurationUI";
 
     // The proxy's Intent contract (docs/android-cell.md, "Talking to the RT cell").
     static final String PROXY_PACKAGE = "org.rtdroid.proxy";
     static final String PROXY_SERVICE = "org.rtdroid.android.proxy.RTsProxyService";
     static final String ACTION_SEND = "org.rtdroid.proxy.SEND";
-    static final String ACTION_REFUSED = "org.rtdroid.proxy.REFUSED";
 
     static final String ACTION_PING = "org.rtdroid.echo.PING";
     static final String ACTION_PONG = "org.rtdroid.echo.PONG";
@@ -51,12 +48,7 @@ public class ConfigurationActivity extends Activity {
     static final int CONFIG_PRIORITY = 70;
     static final int STATUS_RECORD_BYTES = 40;
 
-    private static final int INK = Color.rgb(0x1d, 0x23, 0x33);
-    private static final int MUTED = Color.rgb(0x5f, 0x6b, 0x7a);
     private static final int ACCENT = Color.rgb(0x00, 0x7a, 0x87);
-    private static final int PAGE = Color.rgb(0xee, 0xf1, 0xf5);
-    private static final int CARD = Color.WHITE;
-    private static final int HEADER = Color.rgb(0x0f, 0x3d, 0x5c);
     private static final int WARN = Color.rgb(0xc6, 0x28, 0x28);
     private static final int CONNECTED = Color.rgb(0x8c, 0xe9, 0xb0);
 
@@ -81,37 +73,13 @@ public class ConfigurationActivity extends Activity {
     private int pingsSent;
     private int repliesSeen;
 
-    private final BroadcastReceiver fromRt = new BroadcastReceiver() {
-        @Override
-        public void onReceive(Context context, Intent intent) {
-            onRtIntent(intent);
-        }
-    };
-
-    @Override
-    protected void onCreate(Bundle savedInstanceState) {
-        super.onCreate(savedInstanceState);
-        // The header below carries the title; the window's own title bar would only take room.
-        requestWindowFeature(Window.FEATURE_NO_TITLE);
-        setContentView(buildUi());
-        Log.i(TAG, "ConfigurationUI created");
+    public ConfigurationActivity() {
+        super(TAG);
     }
 
     @Override
-    protected void onResume() {
-        super.onResume();
-        IntentFilter filter = new IntentFilter();
-        filter.addAction(ACTION_PONG);
-        filter.addAction(ACTION_CONFIG_ACK);
-        filter.addAction(ACTION_STATUS);
-        filter.addAction(ACTION_REFUSED);
-        registerReceiver(fromRt, filter);
-    }
-
-    @Override
-    protected void onPause() {
-        unregisterReceiver(fromRt);
-        super.onPause();
+    protected String[] rtActions() {
+        return new String[] {ACTION_PONG, ACTION_CONFIG_ACK, ACTION_STATUS, ACTION_REFUSED};
     }
 
     // ---- sending -------------------------------------------------------------------------
@@ -151,7 +119,8 @@ public class ConfigurationActivity extends Activity {
 
     // ---- receiving -----------------------------------------------------------------------
 
-    void onRtIntent(Intent intent) {
+    @Override
+    protected void onRtIntent(Intent intent) {
         String action = intent.getAction();
         long now = System.nanoTime();
         long correlationId = intent.getLongExtra("correlationId", 0);
@@ -223,7 +192,8 @@ public class ConfigurationActivity extends Activity {
 
     // ---- layout (in code: the bundle carries no resources) ---------------------------------
 
-    private View buildUi() {
+    @Override
+    protected View buildUi() {
         ScrollView scroll = new ScrollView(this);
         scroll.setBackgroundColor(PAGE);
         LinearLayout page = new LinearLayout(this);
@@ -231,15 +201,7 @@ public class ConfigurationActivity extends Activity {
         scroll.addView(page, new ViewGroup.LayoutParams(ViewGroup.LayoutParams.MATCH_PARENT,
                 ViewGroup.LayoutParams.WRAP_CONTENT));
 
-        LinearLayout header = new LinearLayout(this);
-        header.setOrientation(LinearLayout.VERTICAL);
-        header.setBackgroundColor(HEADER);
-        header.setPadding(dp(20), dp(16), dp(20), dp(16));
-        TextView title = text("Cochlear Implant", 22, Color.WHITE, true);
-        header.addView(title);
-        TextView subtitle = text("Configuration · RTDroid Android cell", 13,
-                Color.rgb(0xb8, 0xd4, 0xe6), false);
-        header.addView(subtitle);
+        LinearLayout header = header("Cochlear Implant", "Configuration · RTDroid Android cell");
         connection = text("Waiting for the RT cell…", 13, Color.rgb(0xff, 0xd5, 0x80), false);
         connection.setTag("connection");
         connection.setPadding(0, dp(6), 0, 0);
@@ -293,10 +255,10 @@ public class ConfigurationActivity extends Activity {
         settings.addView(applied);
 
         LinearLayout status = card(page, "RT cell status");
-        releases = statusRow(status, "Processing releases", "releases");
-        deadlineMisses = statusRow(status, "Deadline misses", "deadline_misses");
-        worstLateness = statusRow(status, "Worst lateness", "worst_lateness");
-        roundTrip = statusRow(status, "Last round trip", "round_trip");
+        releases = valueRow(status, "Processing releases", INK, "releases");
+        deadlineMisses = valueRow(status, "Deadline misses", INK, "deadline_misses");
+        worstLateness = valueRow(status, "Worst lateness", INK, "worst_lateness");
+        roundTrip = valueRow(status, "Last round trip", INK, "round_trip");
         levels = text("in – dBFS · out – dBFS", 14, MUTED, false);
         levels.setTag("levels");
         levels.setPadding(0, dp(8), 0, 0);
@@ -330,33 +292,11 @@ public class ConfigurationActivity extends Activity {
     }
 
     private LinearLayout card(LinearLayout page, String heading) {
-        LinearLayout card = new LinearLayout(this);
-        card.setOrientation(LinearLayout.VERTICAL);
-        GradientDrawable bg = new GradientDrawable();
-        bg.setColor(CARD);
-        bg.setCornerRadius(dp(12));
-        bg.setStroke(dp(1), Color.rgb(0xd9, 0xdf, 0xe7));
-        card.setBackground(bg);
-        card.setPadding(dp(16), dp(14), dp(16), dp(14));
+        LinearLayout card = card(page);
         TextView h = text(heading.toUpperCase(), 12, ACCENT, true);
         h.setPadding(0, 0, 0, dp(8));
         card.addView(h);
-        LinearLayout.LayoutParams lp = new LinearLayout.LayoutParams(
-                ViewGroup.LayoutParams.MATCH_PARENT, ViewGroup.LayoutParams.WRAP_CONTENT);
-        lp.setMargins(dp(12), dp(12), dp(12), 0);
-        page.addView(card, lp);
         return card;
-    }
-
-    private TextView statusRow(LinearLayout card, String label, String tag) {
-        LinearLayout r = row();
-        r.setPadding(0, dp(4), 0, dp(4));
-        r.addView(text(label, 15, INK, false), weight());
-        TextView value = text("–", 15, INK, true);
-        value.setTag(tag);
-        r.addView(value);
-        card.addView(r);
-        return value;
     }
 
     private LinearLayout row() {
@@ -368,38 +308,5 @@ public class ConfigurationActivity extends Activity {
 
     private static LinearLayout.LayoutParams weight() {
         return new LinearLayout.LayoutParams(0, ViewGroup.LayoutParams.WRAP_CONTENT, 1f);
-    }
-
-    private TextView text(String s, int sp, int color, boolean bold) {
-        TextView t = new TextView(this);
-        t.setText(s);
-        t.setTextSize(TypedValue.COMPLEX_UNIT_SP, sp);
-        t.setTextColor(color);
-        if (bold) {
-            t.setTypeface(Typeface.DEFAULT_BOLD);
-        }
-        return t;
-    }
-
-    private int dp(int v) {
-        return (int) (v * getResources().getDisplayMetrics().density + 0.5f);
-    }
-
-    // ---- little-endian payloads (bridge/docs/protocols.md) ---------------------------------
-
-    static void putI32(byte[] b, int off, int v) {
-        b[off] = (byte) v;
-        b[off + 1] = (byte) (v >>> 8);
-        b[off + 2] = (byte) (v >>> 16);
-        b[off + 3] = (byte) (v >>> 24);
-    }
-
-    static int getI32(byte[] b, int off) {
-        return (b[off] & 0xff) | (b[off + 1] & 0xff) << 8 | (b[off + 2] & 0xff) << 16
-                | (b[off + 3] & 0xff) << 24;
-    }
-
-    static long getI64(byte[] b, int off) {
-        return (getI32(b, off) & 0xffffffffL) | ((long) getI32(b, off + 4)) << 32;
     }
 }
