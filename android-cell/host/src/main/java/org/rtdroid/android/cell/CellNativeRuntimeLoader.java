@@ -64,6 +64,8 @@ public class CellNativeRuntimeLoader extends DefaultNativeRuntimeLoader {
         Path dir = Paths.get(p).toAbsolutePath();
         for (String part : new String[] {LIBRARY, ICU_DATA, "fonts/fonts.xml", "hyphen-data"}) {
             if (!Files.exists(dir.resolve(part))) {
+                CellLog.w(CellHost.TAG, "-D" + PROP_DIR + "=" + p + " has no " + part
+                        + " (rebuild the cell: mvn package): extracting the native graphics runtime instead");
                 return null;
             }
         }
