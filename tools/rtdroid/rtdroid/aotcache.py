@@ -1,11 +1,14 @@
-"""The Android cell's ahead-of-time cache (JDK 25 `-XX:AOTCache`, JEP 483/514).
+"""The Android cell's ahead-of-time cache (JDK 25 `-XX:AOTCache`, JEP 483/514/515).
 
-Most of the Android cell's start is class loading and linking of the AOSP framework host,
-Robolectric and their libraries. A training run (the cell started on a scratch region until it
-is ready, then stopped) records what it loaded into `android-cell/target/dist/android-cell.aot`;
-every later start maps that cache instead of loading those classes again. `board up` uses the
-cache only while it is newer than every jar of the cell and its JVM arguments (the JVM would
-refuse a stale one anyway, with errors in the log); `make build` and `make test` refresh it.
+Most of the Android cell's start is class loading, linking and early profiling of the AOSP
+framework host, Robolectric and their libraries (the framework's classes too: JDK 25 caches
+classes of custom class loaders such as Robolectric's sandbox). A training run records what the
+cell loads into `android-cell/target/dist/android-cell.aot`; every later start maps that cache
+instead of loading those classes again. The training run does what a board's cell does first: it
+starts the cell on a scratch region until it is ready (the widget warm-up included), installs and
+launches the ConfigurationUI (the first app launch after READY), then stops the cell. `board up`
+uses the cache only while it is newer than every jar of the cell and its JVM arguments (the JVM
+would refuse a stale one anyway, with errors in the log); `make build` and `make test` refresh it.
 
     build/venv/bin/python -m rtdroid.aotcache     # train if missing or stale
 """
@@ -21,9 +24,12 @@ import time
 from pathlib import Path
 
 from . import paths
+from .control import AndroidControl, ControlError
 from .render import ANDROID_CELL_MAIN
 
 CACHE_NAME = "android-cell.aot"
+# The app the training run installs and launches after READY (built with the cell).
+TRAINING_APP = "configuration-ui.apk"
 
 
 def cache_path() -> Path:
@@ -68,25 +74,39 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _first_launch(port: int, apk: Path, timeout_s: float) -> None:
+    """What a board's first deploy does after READY: install the app and launch it."""
+    android = AndroidControl(port, timeout_s)
+    pkg = android.install_apk(apk).get("package")
+    android.call("POST", f"/apps/{pkg}/launch", {})
+
+
 def train(timeout_s: float = 180.0, say=print) -> Path:
     """Starts the Android cell on a scratch region and port with -XX:AOTCacheOutput, waits for
-    ANDROID CELL READY, stops it (the JVM writes the cache as it exits) and installs the cache."""
+    ANDROID CELL READY, installs and launches the training app, stops the cell (the JVM writes
+    the cache as it exits) and installs the cache."""
     from xcc import region as xr
     dist = paths.android_cell_dist_dir()
     if not (dist / "lib").is_dir():
         raise SystemExit(f"aotcache: the Android cell is not built ({dist}/lib missing): run make build")
+    apk = dist.parent / "apps" / TRAINING_APP
+    if not apk.is_file():
+        raise SystemExit(f"aotcache: the training app {apk} is not built: run make build")
     cache = cache_path()
     partial = cache.with_suffix(".aot.partial")
     partial.unlink(missing_ok=True)
-    region = Path(f"/dev/shm/rtdroid-aot-training-{os.getpid()}.region")
+    # Scratch region and temp dir of the training run's own, under build/ (nothing in /dev/shm).
+    paths.build_dir().mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="aot-training-", dir=paths.build_dir()))
+    region = work / "training.region"
     xr.format(str(region))
-    work = Path(tempfile.mkdtemp(prefix="rtdroid-aot-"))
     log = work / "android.log"
+    port = _free_port()
     argv = [str(paths.java_home() / "bin" / "java"), f"@{dist / 'jvm.args'}",
             f"-XX:AOTCacheOutput={partial}", f"-Djava.io.tmpdir={work}",
             "-cp", f"{dist / 'lib'}/*", ANDROID_CELL_MAIN,
-            "--region", str(region), "--control-port", str(_free_port())]
-    say("aotcache: training run of the Android cell (started until ready, then stopped)")
+            "--region", str(region), "--control-port", str(port)]
+    say("aotcache: training run of the Android cell (started until ready, first app launch, then stopped)")
     started = time.monotonic()
     try:
         with open(log, "w") as out:
@@ -100,12 +120,17 @@ def train(timeout_s: float = 180.0, say=print) -> Path:
                 raise SystemExit(f"aotcache: the Android cell was not ready within {timeout_s:g} s; its log: {log}")
             time.sleep(0.1)
         ready_s = time.monotonic() - started
+        try:
+            _first_launch(port, apk, timeout_s)
+        except ControlError as e:
+            p.kill()
+            raise SystemExit(f"aotcache: the training app's first launch failed: {e}; the cell's log: {log}") from None
         p.terminate()  # the JVM assembles the cache on its way out
         p.wait(timeout=timeout_s)
         if not partial.is_file():
             raise SystemExit(f"aotcache: the JVM wrote no cache; its log: {log}")
         partial.replace(cache)
-        shutil.rmtree(work, ignore_errors=True)  # Robolectric's extracted runtime: ~200 MiB
+        shutil.rmtree(work, ignore_errors=True)
     finally:
         region.unlink(missing_ok=True)
         partial.unlink(missing_ok=True)

@@ -36,6 +36,10 @@ def test_up_then_down_leaves_nothing(private_board):
     state = lifecycle.up(str(private_board["file"]), out=lines.append)
     assert [l[:5] for l in lines[:7]] == [f"[{i}/7]" for i in range(1, 8)]
     assert any("region formatted" in l for l in lines)
+    # The Android cell (the longest start) is started first, so that a start of the RT cell that
+    # blocks (a qemu board's snapshot restore) runs while its JVM starts.
+    started = [l.split("] ", 1)[1].split(" cell started")[0] for l in lines if " cell started" in l]
+    assert started == ["android", "rt"]
     assert all(c["ready"] for c in state["cells"].values())
     pids = pids_of(state)
     assert all(lifecycle.process_alive(c) for c in state["cells"].values())

@@ -71,6 +71,11 @@ class AndroidCellTest {
         String stats = cell.get("/proxy/stats").body();
         assertTrue(stats.contains("\"attaches\":1"), stats);
         assertTrue(stats.contains("\"connected\":false"), "no RT peer yet: " + stats);
+        // The warm-up loaded the native graphics runtime in place from the build's unpacked copy,
+        // not by Robolectric's extraction into a temp directory.
+        String logs = cell.get("/logcat?since=0").body();
+        assertTrue(logs.contains("native graphics runtime loaded from "), logs);
+        assertTrue(logs.contains("nativeruntime in "), logs);
     }
 
     @Test
