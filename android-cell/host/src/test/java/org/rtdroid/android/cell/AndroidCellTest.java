@@ -329,11 +329,22 @@ class AndroidCellTest {
     @Test
     @Order(9)
     void aFloodIntoAFullRingIsRefusedAndCountedNotQueued() throws Exception {
-        // The test's RT side stops reading: 64 slots fill, the rest are refused to the app.
-        for (int i = 0; i < 90; i++) {
-            assertEquals(200, cell.post("/ui/seekbar", "{\"id\":\"volume\",\"progress\":" + (i % 100) + "}").status());
+        // The test's RT side stops reading: 64 slots fill, the rest are refused to the app. Each
+        // post moves the volume to a new value, so each makes exactly one send; the drain below
+        // starts once the proxy has written or refused all of them (a send still on its way would
+        // otherwise take a slot the drain frees, and count as if it had been queued).
+        int volume = Integer.parseInt(statText(cell.get("/ui/text?id=volume_value").body(), "text"));
+        String before = cell.get("/proxy/stats").body();
+        long out0 = statLong(before, "framesOut");
+        long full0 = statLong(before, "droppedFull");
+        int sends = 90;
+        for (int i = 0; i < sends; i++) {
+            int progress = (volume + 1 + i) % 100;
+            assertEquals(200, cell.post("/ui/seekbar", "{\"id\":\"volume\",\"progress\":" + progress + "}").status());
         }
-        String stats = cell.await("/proxy/stats", b -> !b.contains("\"droppedFull\":0,"), 10_000);
+        String stats = cell.await("/proxy/stats", b -> statLong(b, "framesOut") - out0
+                + statLong(b, "droppedFull") - full0 == sends, 10_000);
+        assertTrue(statLong(stats, "droppedFull") > full0, stats);
         assertTrue(stats.contains("\"frames_dropped_full\":"), stats);
         cell.await("/ui/text?id=connection", b -> b.contains("Refused: data ring for priority 70 is full"), 10_000);
         int drained = 0;
@@ -449,5 +460,19 @@ class AndroidCellTest {
         assertTrue(out.contains("I/AndroidCell(android): stopped"), out);
         rt.close();
         assertEquals(3, rt.region.peerState(org.rtdroid.bridge.Region.ANDROID_PEER), "Android peer STOPPING");
+    }
+
+    /** A number field of the proxy's stats JSON (top level). */
+    private static long statLong(String json, String field) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"" + field + "\":(-?\\d+)").matcher(json);
+        assertTrue(m.find(), "no " + field + " in " + json);
+        return Long.parseLong(m.group(1));
+    }
+
+    /** A string field of a control-port reply. */
+    private static String statText(String json, String field) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"" + field + "\":\"([^\"]*)\"").matcher(json);
+        assertTrue(m.find(), "no " + field + " in " + json);
+        return m.group(1);
     }
 }
