@@ -44,6 +44,7 @@ for apk in "$@"; do
       check "launchable activity AutopilotMonitorActivity" grep -q "launchable-activity: name='org.rtdroid.autopilot.monitor.AutopilotMonitorActivity'" <<<"$badging"
       check "uses-permission org.rtdroid.permission.CROSS_CONTEXT" grep -q "uses-permission: name='org.rtdroid.permission.CROSS_CONTEXT'" <<<"$perms"
       check "dex holds AutopilotMonitorActivity" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/autopilot/monitor/AutopilotMonitorActivity;'"
+      check "dex holds the apps' library (RtCellActivity)" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/android/app/RtCellActivity;'"
       ;;
     rtdroid-proxy.apk)
       check "package org.rtdroid.proxy, minSdk 33" grep -q "sdkVersion:'33'" <<<"$badging"

@@ -17,6 +17,10 @@ public final class LittleEndian {
                 | (b[off + 3] & 0xff) << 24;
     }
 
+    public static float getF32(byte[] b, int off) {
+        return Float.intBitsToFloat(getI32(b, off));
+    }
+
     public static long getI64(byte[] b, int off) {
         return (getI32(b, off) & 0xffffffffL) | ((long) getI32(b, off + 4)) << 32;
     }

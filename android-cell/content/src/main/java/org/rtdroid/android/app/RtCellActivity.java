@@ -21,10 +21,16 @@ import android.widget.TextView;
 /**
  * An activity of an app that talks to the RT cell through the Android-side proxy: it receives the
  * proxy's broadcasts of the actions it names while it is resumed (registered in {@code onResume},
- * unregistered in {@code onPause}, as Android apps do), and builds its UI in code (an app bundle of
- * the cell carries no resources) from the pieces below, in the apps' shared look.
+ * unregistered in {@code onPause}, as Android apps do), sends to the RT cell through the proxy
+ * ({@link #sendToRt}), and builds its UI in code (an app bundle of the cell carries no resources)
+ * from the pieces below, in the apps' shared look.
  */
 public abstract class RtCellActivity extends Activity {
+    // The proxy's Intent contract (docs/android-cell.md, "Talking to the RT cell").
+    static final String PROXY_PACKAGE = "org.rtdroid.proxy";
+    static final String PROXY_SERVICE = "org.rtdroid.android.proxy.RTsProxyService";
+    static final String ACTION_SEND = "org.rtdroid.proxy.SEND";
+
     /** What the proxy broadcasts when it refuses an app's send (extra {@code reason}). */
     public static final String ACTION_REFUSED = "org.rtdroid.proxy.REFUSED";
 
@@ -79,6 +85,27 @@ public abstract class RtCellActivity extends Activity {
     protected void onPause() {
         unregisterReceiver(fromRt);
         super.onPause();
+    }
+
+    /**
+     * Sends one message to the RT cell: the proxy writes it on {@code channel}; replies and
+     * refusals come back as its broadcasts, carrying {@code correlationId}.
+     *
+     * @param priority the message's priority class on the wire (0..99)
+     * @param sendNanos System.nanoTime() at send, the start of the round trip the proxy measures
+     */
+    protected void sendToRt(String channel, String action, byte[] payload, int priority,
+            long correlationId, long sendNanos) {
+        Intent intent = new Intent(ACTION_SEND);
+        intent.setClassName(PROXY_PACKAGE, PROXY_SERVICE);
+        intent.putExtra("channel", channel);
+        intent.putExtra("action", action);
+        intent.putExtra("payload", payload);
+        intent.putExtra("priority", priority);
+        intent.putExtra("correlationId", correlationId);
+        intent.putExtra("sender", getPackageName());
+        intent.putExtra("sendNanos", sendNanos);
+        startService(intent);
     }
 
     // ---- layout ----------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 package org.rtdroid.cochlear.ui;
 
+import static org.rtdroid.android.app.LittleEndian.getF32;
 import static org.rtdroid.android.app.LittleEndian.getI32;
 import static org.rtdroid.android.app.LittleEndian.getI64;
 import static org.rtdroid.android.app.LittleEndian.putI32;
@@ -32,11 +33,6 @@ import org.rtdroid.android.app.RtCellActivity;
  */
 public class ConfigurationActivity extends RtCellActivity {
     static final String TAG = "ConfigurationUI";
-
-    // The proxy's Intent contract (docs/android-cell.md, "Talking to the RT cell").
-    static final String PROXY_PACKAGE = "org.rtdroid.proxy";
-    static final String PROXY_SERVICE = "org.rtdroid.android.proxy.RTsProxyService";
-    static final String ACTION_SEND = "org.rtdroid.proxy.SEND";
 
     static final String ACTION_PING = "org.rtdroid.echo.PING";
     static final String ACTION_PONG = "org.rtdroid.echo.PONG";
@@ -105,16 +101,7 @@ public class ConfigurationActivity extends RtCellActivity {
         int slot = (int) (correlationId % pendingIds.length);
         pendingIds[slot] = correlationId;
         pendingSendNanos[slot] = sendNanos;
-        Intent intent = new Intent(ACTION_SEND);
-        intent.setClassName(PROXY_PACKAGE, PROXY_SERVICE);
-        intent.putExtra("channel", channel);
-        intent.putExtra("action", action);
-        intent.putExtra("payload", payload);
-        intent.putExtra("priority", priority);
-        intent.putExtra("correlationId", correlationId);
-        intent.putExtra("sender", getPackageName());
-        intent.putExtra("sendNanos", sendNanos);
-        startService(intent);
+        sendToRt(channel, action, payload, priority, correlationId, sendNanos);
     }
 
     // ---- receiving -----------------------------------------------------------------------
@@ -167,8 +154,8 @@ public class ConfigurationActivity extends RtCellActivity {
         long worst = getI64(s, 16);
         int vol = getI32(s, 24);
         int nr = getI32(s, 28);
-        float in = Float.intBitsToFloat(getI32(s, 32));
-        float out = Float.intBitsToFloat(getI32(s, 36));
+        float in = getF32(s, 32);
+        float out = getF32(s, 36);
         releases.setText(Long.toString(rel));
         deadlineMisses.setText(Long.toString(misses));
         deadlineMisses.setTextColor(misses == 0 ? INK : WARN);

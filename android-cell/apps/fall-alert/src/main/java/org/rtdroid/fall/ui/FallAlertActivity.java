@@ -1,6 +1,6 @@
 package org.rtdroid.fall.ui;
 
-import static org.rtdroid.android.app.LittleEndian.getI32;
+import static org.rtdroid.android.app.LittleEndian.getF32;
 import static org.rtdroid.android.app.LittleEndian.getI64;
 
 import android.content.Intent;
@@ -65,8 +65,8 @@ public class FallAlertActivity extends RtCellActivity {
             return;
         }
         long count = getI64(p, 8);
-        float peakG = Float.intBitsToFloat(getI32(p, 16));
-        float freeFallMs = Float.intBitsToFloat(getI32(p, 20));
+        float peakG = getF32(p, 16);
+        float freeFallMs = getF32(p, 20);
         String at = new SimpleDateFormat("HH:mm:ss", Locale.ROOT).format(new Date());
         alert.setText("FALL DETECTED");
         alertCard.setColor(ALARM);
