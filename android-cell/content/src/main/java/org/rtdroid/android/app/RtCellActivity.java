@@ -135,6 +135,59 @@ public abstract class RtCellActivity extends Activity {
         return card;
     }
 
+    /**
+     * A banner added to {@code page} below what is there: a rounded card in {@code color} whose
+     * headline (large, bold, white, centred) tells the app's state at a glance.
+     *
+     * @param padding dp above and below the banner's text
+     * @param tag the headline's id name, as the tests find it
+     */
+    protected Banner banner(LinearLayout page, int color, int padding, String headline, String tag) {
+        LinearLayout card = new LinearLayout(this);
+        card.setOrientation(LinearLayout.VERTICAL);
+        card.setGravity(Gravity.CENTER_HORIZONTAL);
+        GradientDrawable background = new GradientDrawable();
+        background.setColor(color);
+        background.setCornerRadius(dp(12));
+        card.setBackground(background);
+        card.setPadding(dp(16), dp(padding), dp(16), dp(padding));
+        page.addView(card, cardMargins());
+        return new Banner(card, background, text(headline, 24, Color.WHITE, true), tag);
+    }
+
+    /** A banner ({@link #banner}): its headline, further lines, and its colour. */
+    protected final class Banner {
+        private final LinearLayout card;
+        private final GradientDrawable background;
+        private final TextView headline;
+
+        private Banner(LinearLayout card, GradientDrawable background, TextView headline, String tag) {
+            this.card = card;
+            this.background = background;
+            this.headline = add(headline, tag);
+        }
+
+        public TextView headline() {
+            return headline;
+        }
+
+        /** A white, centred line below what the banner shows. */
+        public TextView line(String s, String tag) {
+            return add(text(s, 15, Color.WHITE, false), tag);
+        }
+
+        public void setColor(int color) {
+            background.setColor(color);
+        }
+
+        private TextView add(TextView t, String tag) {
+            t.setTag(tag);
+            t.setGravity(Gravity.CENTER_HORIZONTAL);
+            card.addView(t);
+            return t;
+        }
+    }
+
     /** How a card sits on the page: full width, 12 dp from the sides and from what is above. */
     protected LinearLayout.LayoutParams cardMargins() {
         LinearLayout.LayoutParams lp = new LinearLayout.LayoutParams(

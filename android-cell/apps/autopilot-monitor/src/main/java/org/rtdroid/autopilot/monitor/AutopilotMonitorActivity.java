@@ -7,9 +7,7 @@ import static org.rtdroid.android.app.LittleEndian.putI32;
 
 import android.content.Intent;
 import android.graphics.Color;
-import android.graphics.drawable.GradientDrawable;
 import android.util.Log;
-import android.view.Gravity;
 import android.view.View;
 import android.view.ViewGroup;
 import android.widget.Button;
@@ -52,7 +50,7 @@ public class AutopilotMonitorActivity extends RtCellActivity {
     private static final int PILOT = Color.rgb(0xef, 0x6c, 0x00);
 
     private TextView mode;
-    private GradientDrawable modeCard;
+    private Banner modeBanner;
     private TextView waypoint;
     private TextView position;
     private TextView altitude;
@@ -93,7 +91,7 @@ public class AutopilotMonitorActivity extends RtCellActivity {
         float dist = getF32(p, 36);
         String name = m >= 0 && m < MODES.length ? MODES[m] : "mode " + m;
         mode.setText(name);
-        modeCard.setColor(m >= 2 ? AUTO : PILOT);
+        modeBanner.setColor(m >= 2 ? AUTO : PILOT);
         waypoint.setText(wp >= 0 ? "waypoint " + wp : m == 3 ? "home" : "–");
         position.setText(String.format(Locale.ROOT, "%.0f m E, %.0f m N", east, north));
         altitude.setText(String.format(Locale.ROOT, "%.1f m", alt));
@@ -126,23 +124,9 @@ public class AutopilotMonitorActivity extends RtCellActivity {
         page.setBackgroundColor(PAGE);
         page.addView(header("Autopilot", "jPapaBench in the RT cell · RTDroid Android cell"));
 
-        LinearLayout card = new LinearLayout(this);
-        card.setOrientation(LinearLayout.VERTICAL);
-        card.setGravity(Gravity.CENTER_HORIZONTAL);
-        modeCard = new GradientDrawable();
-        modeCard.setColor(MUTED);
-        modeCard.setCornerRadius(dp(12));
-        card.setBackground(modeCard);
-        card.setPadding(dp(16), dp(20), dp(16), dp(20));
-        mode = text("Waiting for the autopilot", 24, Color.WHITE, true);
-        mode.setTag("mode");
-        mode.setGravity(Gravity.CENTER_HORIZONTAL);
-        card.addView(mode);
-        waypoint = text("–", 15, Color.WHITE, false);
-        waypoint.setTag("waypoint");
-        waypoint.setGravity(Gravity.CENTER_HORIZONTAL);
-        card.addView(waypoint);
-        page.addView(card, cardMargins());
+        modeBanner = banner(page, MUTED, 20, "Waiting for the autopilot", "mode");
+        mode = modeBanner.headline();
+        waypoint = modeBanner.line("–", "waypoint");
 
         LinearLayout details = card(page);
         position = valueRow(details, "Position", MUTED, "position");

@@ -5,9 +5,7 @@ import static org.rtdroid.android.app.LittleEndian.getI64;
 
 import android.content.Intent;
 import android.graphics.Color;
-import android.graphics.drawable.GradientDrawable;
 import android.util.Log;
-import android.view.Gravity;
 import android.view.View;
 import android.widget.LinearLayout;
 import android.widget.TextView;
@@ -38,7 +36,7 @@ public class FallAlertActivity extends RtCellActivity {
     private static final int ALARM = Color.rgb(0xc6, 0x28, 0x28);
 
     private TextView alert;
-    private GradientDrawable alertCard;
+    private Banner alertBanner;
     private TextView fallTime;
     private TextView peak;
     private TextView freeFall;
@@ -69,7 +67,7 @@ public class FallAlertActivity extends RtCellActivity {
         float freeFallMs = getF32(p, 20);
         String at = new SimpleDateFormat("HH:mm:ss", Locale.ROOT).format(new Date());
         alert.setText("FALL DETECTED");
-        alertCard.setColor(ALARM);
+        alertBanner.setColor(ALARM);
         fallTime.setText(at);
         peak.setText(String.format(Locale.ROOT, "%.1f g", peakG));
         freeFall.setText(String.format(Locale.ROOT, "%.0f ms", freeFallMs));
@@ -86,19 +84,8 @@ public class FallAlertActivity extends RtCellActivity {
         page.setBackgroundColor(PAGE);
         page.addView(header("Fall Detection", "Accelerometer in the RT cell · RTDroid Android cell"));
 
-        LinearLayout card = new LinearLayout(this);
-        card.setOrientation(LinearLayout.VERTICAL);
-        card.setGravity(Gravity.CENTER_HORIZONTAL);
-        alertCard = new GradientDrawable();
-        alertCard.setColor(CALM);
-        alertCard.setCornerRadius(dp(12));
-        card.setBackground(alertCard);
-        card.setPadding(dp(16), dp(24), dp(16), dp(24));
-        alert = text("Monitoring: no fall", 24, Color.WHITE, true);
-        alert.setTag("alert");
-        alert.setGravity(Gravity.CENTER_HORIZONTAL);
-        card.addView(alert);
-        page.addView(card, cardMargins());
+        alertBanner = banner(page, CALM, 24, "Monitoring: no fall", "alert");
+        alert = alertBanner.headline();
 
         LinearLayout details = card(page);
         fallTime = valueRow(details, "Last fall at", MUTED, "fall_time");
