@@ -50,6 +50,8 @@ public class RealtimeDeliveryAllocationSandbox {
     static final int WARM_UP = 3_000;
     static final int WINDOW = 1_000;
     static final int WINDOWS = 3;
+    /** Local broadcasts per window: within the LocalBroadcastManager's capacity (256) with the gate's. */
+    static final int LOCAL_WINDOW = 200;
     static final long HANG_NANOS = 60_000_000_000L;
 
     private Application app;
@@ -166,5 +168,113 @@ public class RealtimeDeliveryAllocationSandbox {
                 + java.util.Arrays.toString(handoverBytes) + ")", clean);
         System.out.println("broadcast-rt: hand-overs " + java.util.Arrays.toString(handovers) + ", own bytes "
                 + java.util.Arrays.toString(own) + ", bytes inside the framework's post " + java.util.Arrays.toString(handoverBytes));
+    }
+
+    /** Records the main looper's allocated bytes at the first and the last of {@code count} runs. */
+    static final class LooperMeter {
+        final int count;
+        final long[] firstAndLast = new long[2];
+        final AtomicLong seen = new AtomicLong();
+
+        LooperMeter(int count) {
+            this.count = count;
+        }
+
+        /** On the main looper; allocates nothing. */
+        void mark() {
+            long n = seen.get() + 1; // only the main looper writes it while a window runs
+            if (n == 1) {
+                firstAndLast[0] = allocatedBytes(Thread.currentThread());
+            } else if (n == count) {
+                firstAndLast[1] = allocatedBytes(Thread.currentThread());
+            }
+            seen.set(n); // after the reading, which the test thread then sees
+        }
+
+        long await(String what) {
+            long deadline = System.nanoTime() + HANG_NANOS;
+            while (seen.get() < count) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError(what + " not run: " + seen.get() + " of " + count);
+                }
+                Thread.yield();
+            }
+            return firstAndLast[1] - firstAndLast[0];
+        }
+    }
+
+    /**
+     * The app library's LocalBroadcastManager delivers its queued real-time broadcasts on the main
+     * looper allocating nothing of its own. The main looper's own message handling allocates in
+     * this sandbox (Robolectric's MessageQueue shadow: a few dozen bytes per message; a device's
+     * looper does not), so the window compares like with like: with the looper held by a gate, the
+     * looper's heap bytes from the first to the last of {@link #LOCAL_WINDOW} queued front-of-queue
+     * messages that only count, then the same for {@link #LOCAL_WINDOW} queued real-time local
+     * broadcasts (one front-of-queue message each, delivered to a receiver that only counts): equal
+     * bytes in one clean window of up to three. The sends (the sender's Intent, the matched
+     * receivers, the queued record) are the sender's thread's.
+     */
+    @Test
+    public void localBroadcastsAreDeliveredOnTheMainLooperAllocatingNothingOfTheirOwn() throws Exception {
+        org.rtdroid.android.content.LocalBroadcastManager lbm = org.rtdroid.android.content.LocalBroadcastManager.getInstance(app);
+        android.os.Handler main = new android.os.Handler(android.os.Looper.getMainLooper());
+        String gateAction = "org.rtdroid.test.LOCAL_ALLOC_GATE";
+        Intent rt = new Intent(RT).putExtra(org.rtdroid.android.content.LocalBroadcastManager.EXTRA_SENDER_PRIORITY, 80);
+        LooperMeter[] meter = new LooperMeter[1];
+        BroadcastReceiver counting = new BroadcastReceiver() {
+            @Override
+            public void onReceive(Context c, Intent i) {
+                meter[0].mark();
+            }
+        };
+        Runnable countingMessage = () -> meter[0].mark();
+        lbm.registerReceiver(counting, new IntentFilter(RT));
+        long[] looperOnly = new long[WINDOWS];
+        long[] local = new long[WINDOWS];
+        int ran = 0;
+        SandboxGate gate = null;
+        try {
+            for (int round = 0; round < 3 + WINDOWS; round++) { // three warm-up rounds, then the windows
+                long[] bytes = new long[2];
+                for (int kind = 0; kind < 2; kind++) {
+                    gate = new SandboxGate();
+                    lbm.registerReceiver(gate, new IntentFilter(gateAction));
+                    lbm.sendBroadcast(new Intent(gateAction));
+                    gate.entered.await();
+                    meter[0] = new LooperMeter(LOCAL_WINDOW);
+                    for (int k = 0; k < LOCAL_WINDOW; k++) {
+                        if (kind == 0) {
+                            main.postAtFrontOfQueue(countingMessage);
+                        } else {
+                            lbm.sendBroadcast(rt);
+                        }
+                    }
+                    gate.open.countDown();
+                    bytes[kind] = meter[0].await(kind == 0 ? "counting messages" : "local broadcasts");
+                    lbm.unregisterReceiver(gate);
+                }
+                if (round >= 3) {
+                    looperOnly[ran] = bytes[0];
+                    local[ran] = bytes[1];
+                    ran++;
+                    if (bytes[0] == bytes[1]) {
+                        break;
+                    }
+                }
+            }
+        } finally {
+            if (gate != null) {
+                gate.open.countDown();
+            }
+            lbm.unregisterReceiver(counting);
+        }
+        assertEquals(0, lbm.droppedCount());
+        looperOnly = java.util.Arrays.copyOf(looperOnly, ran);
+        local = java.util.Arrays.copyOf(local, ran);
+        System.out.println("main looper, " + LOCAL_WINDOW + " messages: counting only " + java.util.Arrays.toString(looperOnly)
+                + " bytes, local real-time broadcasts " + java.util.Arrays.toString(local) + " bytes");
+        assertEquals("main looper bytes over " + LOCAL_WINDOW + " local real-time broadcasts against as many messages that"
+                + " only count: " + java.util.Arrays.toString(local) + " vs " + java.util.Arrays.toString(looperOnly),
+                looperOnly[ran - 1], local[ran - 1]);
     }
 }
