@@ -35,13 +35,30 @@ RT_JIT_ARGS = ["-XX:PerMethodTrapLimit=0", "-XX:PerBytecodeTrapLimit=0", "-XX:-U
 # (every Android cell start writes Robolectric's ~200 MiB native runtime, flushed up to 30 s
 # later), a write to a mapped file page can block in the kernel, and the threads waiting on that
 # JVM thread with it: a known source of second-long JVM pauses. The RT cell needs no jstat/jps.
-# bench/run.sh passes both lists too, so the benchmarks measure the cell's JVM.
+# bench/run.sh passes these lists and RT_GC_ARGS too, so the benchmarks measure the cell's JVM
+# (tools/rtdroid/tests/test_render.py holds them equal).
 RT_PERF_ARGS = ["-XX:-UsePerfData"]
+
+
+# The JVM's own threads (VM thread, ZGC's director, drivers and workers, JIT compilers) at nice
+# -10: above the cell's ordinary (SCHED_OTHER, nice 0) Java threads, below every SCHED_FIFO one.
+# HotSpot maps Java priority 9 (NearMaxPriority, which it gives those threads) to this nice value
+# only under ThreadPriorityPolicy=1; ordinary Java threads (priority 5) stay at nice 0. A
+# safepoint (every ZGC pause is one) ends only when the VM thread has run, and a real-time thread
+# returning from poll(2) or park during one waits for that end: at nice 0 the VM thread got 1/31
+# of a CPU shared with 30 allocating threads, and the sensor benchmark's listener waited up to
+# milliseconds (p99 15.7x the unloaded one). Fiji VM's real-time collector is placed the same way
+# (below the real-time threads, above the rest). Not SCHED_FIFO: the VM thread waits for ordinary
+# threads to reach the safepoint, which a SCHED_FIFO VM thread would keep off its CPU. Needs root
+# (CAP_SYS_NICE); without it the JVM warns once and its threads stay at nice 0.
+RT_JVM_NICE = -10
+RT_GC_ARGS = ["-XX:ThreadPriorityPolicy=1", f"-XX:JavaPriority9_To_OSPriority={RT_JVM_NICE}"]
 
 
 def rt_jvm_args(heap_mib: int) -> list[str]:
     return (["--enable-native-access=ALL-UNNAMED", "-XX:+UseZGC",
-             f"-Xms{heap_mib}m", f"-Xmx{heap_mib}m", "-XX:+AlwaysPreTouch"] + RT_JIT_ARGS + RT_PERF_ARGS)
+             f"-Xms{heap_mib}m", f"-Xmx{heap_mib}m", "-XX:+AlwaysPreTouch"]
+            + RT_GC_ARGS + RT_JIT_ARGS + RT_PERF_ARGS)
 
 
 def cpu_list(cpus: list[int]) -> str:

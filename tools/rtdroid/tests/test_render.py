@@ -1,6 +1,7 @@
 """Rendering is deterministic and equals the committed golden files."""
 import copy
 import json
+from pathlib import Path
 
 import pytest
 import yaml
@@ -80,3 +81,11 @@ def test_the_state_disk_is_created_blank_once_and_then_left_to_the_cell(tmp_path
     disk.write_bytes(b"short")
     with pytest.raises(BoardError, match="state disk .* is not a file of at least 131072 bytes"):
         qemu.ensure_state_disk(disk)
+
+
+def test_the_benchmarks_run_the_rt_cells_jvm_flags():
+    # bench/run.sh measures what ships: every flag the RT cell's JVM gets on every board, but the heap size
+    run_sh = (Path(__file__).resolve().parents[3] / "bench" / "run.sh").read_text(encoding="utf-8")
+    for flag in render.rt_jvm_args(256):
+        if not flag.startswith(("-Xms", "-Xmx")):
+            assert flag in run_sh.split(), flag

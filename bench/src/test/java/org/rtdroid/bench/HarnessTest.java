@@ -79,4 +79,12 @@ class HarnessTest {
             assertTrue(json.contains(key), key + " missing in\n" + json);
         }
     }
+
+    @Test
+    void aThreadsNiceValueIsReadPastItsParenthesisedName() {
+        // /proc/[tid]/stat: pid (comm) state ppid ... priority nice; a name may hold spaces and ')'
+        String stat = "4242 (VM Thread) x) S 1 4240 4240 0 -1 4194368 12 0 0 0 5 3 0 0 10 -10 30 0 77 0";
+        assertEquals(-10, JvmThreads.niceOf(stat));
+        assertEquals(0, JvmThreads.niceOf("7 (java) R 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0"));
+    }
 }

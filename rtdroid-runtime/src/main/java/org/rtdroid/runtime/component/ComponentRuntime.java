@@ -427,7 +427,7 @@ public final class ComponentRuntime implements IntentConsumer {
     private SensorManager sensorManager;
 
     /**
-     * This component's SensorManager (its listeners run at its priority); created on first use
+     * This component's SensorManager (its listeners run at its priority, on its CPU); created on first use
      * (set-up); fails with the reason if the manifest declares no {@code <sensors>}.
      */
     synchronized SensorManager sensorManager() {
@@ -437,7 +437,7 @@ public final class ComponentRuntime implements IntentConsumer {
                 throw new IllegalStateException(app.appName() + "/" + decl.simpleName()
                         + ": the manifest declares no <sensors listeners queue strategy/>, so the application has no SensorManager");
             }
-            sensorManager = s.manager(decl.priority());
+            sensorManager = s.manager(decl.priority(), cpu());  // its listeners' lane on its CPU
         }
         return sensorManager;
     }

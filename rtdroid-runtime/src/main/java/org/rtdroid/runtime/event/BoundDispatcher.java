@@ -14,10 +14,12 @@ import org.rtdroid.runtime.os.RealtimePolicy;
 public final class BoundDispatcher extends HandlerDispatcher {
     private final int maxHandlers;
     private final List<Thread> threads = new ArrayList<>();
+    private final int[] tids;
 
     BoundDispatcher(String name, int maxHandlers, IntFunction<RealtimePolicy> policyFor) {
         super(name, policyFor);
         this.maxHandlers = maxHandlers;
+        this.tids = new int[maxHandlers];
     }
 
     @Override
@@ -25,15 +27,19 @@ public final class BoundDispatcher extends HandlerDispatcher {
         if (threads.size() == maxHandlers) {
             throw new IllegalStateException("dispatcher '" + name + "' already has its " + maxHandlers + " handlers");
         }
-        Thread t = Thread.ofPlatform().name(name + "/" + h.name()).daemon(true).unstarted(() -> handlerLoop(h));
+        int index = threads.size();
+        Thread t = Thread.ofPlatform().name(name + "/" + h.name()).daemon(true).unstarted(() -> handlerLoop(h, index));
         h.boundThread = t;
         threads.add(t);
         t.start();
     }
 
-    private void handlerLoop(AsyncEventHandler h) {
+    private void handlerLoop(AsyncEventHandler h, int index) {
         applyPolicy(h.priority());
         pinTo(h);
+        synchronized (this) {
+            tids[index] = org.rtdroid.runtime.os.Linux.gettid();
+        }
         while (running) {
             int n = h.fireCount.get();
             if (n == 0) {
@@ -70,4 +76,7 @@ public final class BoundDispatcher extends HandlerDispatcher {
 
     @Override
     public synchronized Thread[] threads() { return threads.toArray(new Thread[0]); }
+
+    @Override
+    public synchronized int[] tids() { return java.util.Arrays.copyOf(tids, threads.size()); }
 }

@@ -66,6 +66,9 @@ public abstract class HandlerDispatcher {
     /** The threads handlers run on (reports and tests). */
     public abstract Thread[] threads();
 
+    /** Kernel thread ids of {@link #threads()}, in the same order (0: not running yet). */
+    public abstract int[] tids();
+
     /** Releases that found every pool thread busy (always 0 for bound dispatch). */
     public long saturatedReleases() { return 0; }
 

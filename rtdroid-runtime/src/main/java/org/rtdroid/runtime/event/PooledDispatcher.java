@@ -34,6 +34,7 @@ public final class PooledDispatcher extends HandlerDispatcher {
     private int queueSize;
     private long nextSeq;
     private final Thread[] workers;
+    private final int[] workerTids;
     private final Thread[] idle;               // stack of parked workers
     private final boolean[] isIdle;
     private int idleCount;
@@ -53,6 +54,7 @@ public final class PooledDispatcher extends HandlerDispatcher {
         this.lock = new PiMutex(name + ".queue");
         this.queue = new AsyncEventHandler[maxHandlers];
         this.workers = new Thread[poolSize];
+        this.workerTids = new int[poolSize];
         this.idle = new Thread[poolSize];
         this.isIdle = new boolean[poolSize];
     }
@@ -109,6 +111,9 @@ public final class PooledDispatcher extends HandlerDispatcher {
     }
 
     private void workerLoop(int me) {
+        synchronized (workerTids) {
+            workerTids[me] = Linux.gettid();
+        }
         int top = topPriority;  // once: a handler attached in between would leave current above the kernel's
         boolean fifo = applyPolicy(top);
         int current = fifo ? top : 0;
@@ -238,4 +243,11 @@ public final class PooledDispatcher extends HandlerDispatcher {
 
     @Override
     public Thread[] threads() { return started ? workers.clone() : new Thread[0]; }
+
+    @Override
+    public int[] tids() {
+        synchronized (workerTids) {
+            return started ? workerTids.clone() : new int[0];
+        }
+    }
 }

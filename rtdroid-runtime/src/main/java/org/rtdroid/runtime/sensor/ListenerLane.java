@@ -4,11 +4,11 @@ import org.rtdroid.runtime.event.AsyncEvent;
 import org.rtdroid.runtime.event.AsyncEventHandler;
 
 /**
- * The listeners of one sensor at one priority: an {@link AsyncEventHandler} at that priority (so
- * their callbacks run at their component's priority, on a bound or pooled thread of the sensor's
- * dispatcher) with a single-producer, single-consumer ring of pre-allocated {@link SensorEvent}s
+ * The listeners of one sensor at one priority on one CPU: an {@link AsyncEventHandler} at that
+ * priority, pinned to that CPU (so their callbacks run at their component's priority and on its
+ * CPU, on a bound or pooled thread of the sensor's dispatcher) with a single-producer, single-consumer ring of pre-allocated {@link SensorEvent}s
  * filled by the sensor's processing thread. A run delivers one event to every listener of the
- * lane, in registration order. A lane exists from the first registration at its priority on;
+ * lane, in registration order. A lane exists from the first registration at its priority and CPU on;
  * its listeners change, its handler stays attached. Full ring: {@value SensorService#QUEUE_POLICY}, counted.
  */
 final class ListenerLane extends AsyncEventHandler {

@@ -2,9 +2,11 @@ package org.rtdroid.runtime.sensor;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntFunction;
 import org.rtdroid.runtime.event.HandlerDispatcher;
+import org.rtdroid.runtime.os.CpuSet;
 import org.rtdroid.runtime.os.Linux;
 import org.rtdroid.runtime.os.RealtimePolicy;
 import org.rtdroid.runtime.os.RealtimeThreads;
@@ -55,19 +57,24 @@ final class SensorChannel {
 
     // ---------------------------------------------------------------- set-up (under the service's lock)
 
-    /** The lane at {@code priority}, created (and its handler attached) on first use. */
-    ListenerLane lane(int priority) {
+    /**
+     * The lane at {@code priority} on {@code cpu} (null: not pinned), created on first use: pinned
+     * to that CPU, then its handler attached (a bound thread pins itself as it starts, a pool
+     * thread as it takes the lane's release).
+     */
+    ListenerLane lane(int priority, CpuSet cpu) {
         for (ListenerLane l : lanes) {
-            if (l.priority() == priority) {
+            if (l.priority() == priority && Objects.equals(l.cpu(), cpu)) {
                 return l;
             }
         }
         if (lanes.size() == maxLanes) {
             throw new IllegalStateException("sensor " + sensor.getName() + ": listeners at " + maxLanes
-                    + " different priorities already (<sensors listeners=\"" + maxLanes + "\"> bounds the listeners"
-                    + " per sensor and so the priorities they may have)");
+                    + " different priorities or CPUs already (<sensors listeners=\"" + maxLanes + "\"> bounds the"
+                    + " listeners per sensor and so the priorities and CPUs they may have)");
         }
-        ListenerLane l = new ListenerLane(name + "@" + priority, priority, depth);
+        ListenerLane l = new ListenerLane(name + "@" + priority + (cpu == null ? "" : "/cpu" + cpu), priority, depth);
+        l.pinTo(cpu);
         dispatcher.attach(l);
         l.event.addHandler(l);
         lanes.add(l);

@@ -1,8 +1,12 @@
 package org.rtdroid.runtime.sensor;
 
+import org.rtdroid.runtime.os.CpuSet;
+
 /**
  * Android's {@code android.hardware.SensorManager} for one component: its listeners run at the
- * component's priority ({@link #priority()}), and the processing thread of a sensor runs at the
+ * component's priority ({@link #priority()}) on the component's CPU ({@link #cpu()}: a partitioned
+ * cell pins the listeners' lane there, where the static validation counts their callbacks as the
+ * component's own work), and the processing thread of a sensor runs at the
  * highest priority among that sensor's listeners. Obtained with {@code sensorManager()} in a
  * component (the manifest must declare {@code <sensors>}). Registration is set-up: it allocates
  * and may change a processing thread's priority; delivery allocates nothing.
@@ -16,10 +20,12 @@ public final class SensorManager {
 
     private final SensorService service;
     private final int priority;
+    private final CpuSet cpu;
 
-    SensorManager(SensorService service, int priority) {
+    SensorManager(SensorService service, int priority, CpuSet cpu) {
         this.service = service;
         this.priority = priority;
+        this.cpu = cpu;
     }
 
     /** The sensor of {@code type} ({@link Sensor#TYPE_ACCELEROMETER}, {@code TYPE_GYROSCOPE}, {@code TYPE_ORIENTATION}), or null for another type. */
@@ -36,7 +42,7 @@ public final class SensorManager {
      * @throws IllegalStateException the sensor has its {@code <sensors listeners>} listeners already
      */
     public boolean registerListener(SensorEventListener listener, Sensor sensor, int samplingPeriodUs) {
-        service.register(listener, sensor, samplingPeriodUs, priority);
+        service.register(listener, sensor, samplingPeriodUs, priority, cpu);
         return true;
     }
 
@@ -52,4 +58,7 @@ public final class SensorManager {
 
     /** The priority this manager's listeners run at (its component's). */
     public int priority() { return priority; }
+
+    /** The CPU this manager's listeners run on (its component's in the cell's partition), or null: the cell's CPUs. */
+    public CpuSet cpu() { return cpu; }
 }

@@ -22,8 +22,8 @@ import org.rtdroid.runtime.os.RealtimeThreads;
  *           at the highest priority among that sensor's current listeners
  *                                        │ one SensorEvent per frame, to each lane, highest first
  *                                        ▼
- *        lane per (sensor, priority): an AsyncEventHandler at that priority, bound or pooled
- *           runs onSensorChanged of the lane's listeners
+ *        lane per (sensor, priority, CPU): an AsyncEventHandler at that priority, pinned to
+ *           that CPU, bound or pooled; runs onSensorChanged of the lane's listeners
  * </pre>
  *
  * Capacities come from the manifest's {@code <sensors listeners queue strategy pool-size>}: the
@@ -32,7 +32,9 @@ import org.rtdroid.runtime.os.RealtimeThreads;
  * Components reach it through a {@link SensorManager} bound to their priority. On a partitioned
  * cell the polling thread and each processing thread are pinned to the CPU the cell's partition
  * gives them ({@code cpuOf} by {@link #POLLING_THREAD} and {@link #processingThreadName}: the names
- * static validation models them under); the listeners' lanes run on the cell's CPUs.
+ * static validation models them under); the listeners' lanes run on their component's CPU
+ * ({@link #manager(int, CpuSet)}: one lane per priority and CPU, so components at one priority on
+ * two CPUs each keep their callbacks on their own), where the model counts the callbacks.
  * Registration allocates (set-up); reading, processing and dispatching a frame allocate nothing.
  */
 public final class SensorService {
@@ -130,12 +132,21 @@ public final class SensorService {
         return new SensorChannel(n, s, listenersPerSensor, depth, frameDepth, d, policyFor);
     }
 
-    /** The face a component at {@code priority} uses: its listeners run at that priority. */
+    /** The face a component at {@code priority} uses: its listeners run at that priority, on the dispatcher's CPUs. */
     public SensorManager manager(int priority) {
+        return manager(priority, null);
+    }
+
+    /**
+     * The face a component at {@code priority} on {@code cpu} uses: its listeners run at that
+     * priority, pinned to that CPU (the component's in the cell's partition; null: the
+     * dispatcher's CPUs, the cell's).
+     */
+    public SensorManager manager(int priority, CpuSet cpu) {
         if (priority < 1 || priority > 99) {
             throw new IllegalArgumentException("listener priority " + priority + " outside 1..99");
         }
-        return new SensorManager(this, priority);
+        return new SensorManager(this, priority, cpu);
     }
 
     /**
@@ -225,7 +236,7 @@ public final class SensorService {
         throw new IllegalArgumentException(s + " is not a sensor of '" + name + "' (get it from getDefaultSensor)");
     }
 
-    synchronized void register(SensorEventListener listener, Sensor sensor, int samplingPeriodUs, int priority) {
+    synchronized void register(SensorEventListener listener, Sensor sensor, int samplingPeriodUs, int priority, CpuSet cpu) {
         if (listener == null || sensor == null) {
             throw new IllegalArgumentException("registerListener needs a listener and a sensor");
         }
@@ -233,14 +244,20 @@ public final class SensorService {
             throw new IllegalArgumentException("sampling period " + samplingPeriodUs + " us is negative");
         }
         SensorChannel c = channelOf(sensor);
+        if (partitioned() && cpuOf.apply(processingThreadName(sensor.getType())) == null) {
+            // a listener would raise a thread the analysis never counted, on no CPU of the partition
+            throw new IllegalStateException("sensor " + sensor.getName() + " of '" + name + "': its processing thread is"
+                    + " not in the cell's partition; name '" + Sensor.typeName(sensor.getType())
+                    + "' in <sensors types> so that the analysis counts it");
+        }
         long periodNanos = samplingPeriodUs * 1_000L;
-        // Registering again replaces the registration (its period, its priority).
+        // Registering again replaces the registration (its period, its priority, its CPU).
         c.removeListener(listener);
         if (c.listenerCount() == listenersPerSensor) {
             throw new IllegalStateException("sensor " + sensor.getName() + " already has its " + listenersPerSensor
                     + " listeners (<sensors listeners=\"" + listenersPerSensor + "\">)");
         }
-        ListenerLane lane = c.lane(priority);
+        ListenerLane lane = c.lane(priority, cpu);
         ListenerLane.Registration[] old = lane.listeners;
         ListenerLane.Registration[] now = java.util.Arrays.copyOf(old, old.length + 1);
         now[old.length] = new ListenerLane.Registration(listener, periodNanos);

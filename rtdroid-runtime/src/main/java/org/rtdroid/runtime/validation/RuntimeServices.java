@@ -42,9 +42,12 @@ import org.rtdroid.runtime.os.RealtimePolicy;
  *       components. Cost = {@code processing-cost} per frame it takes ({@code <sensors>}, else
  *       {@link #SENSOR_PROCESSING_COST_NANOS}): one per window for the accelerometer and the gyroscope,
  *       two for orientation (it fuses frames of both devices); minimum inter-arrival time = deadline =
- *       {@code min-interarrival}.</li>
+ *       {@code min-interarrival}. On a partitioned cell the runtime refuses a listener of a type the
+ *       model has no processing thread for.</li>
  *   <li><b>Listener callbacks</b> run on the lanes' event-handler threads at the listening
- *       component's priority: they are that component's own work (its {@code cost} and
+ *       component's priority, on the listening component's CPU (the runtime keeps one lane per
+ *       priority and CPU and pins it there, a bound thread from its start, a pool thread as it takes
+ *       the lane's release): they are that component's own work (its {@code cost} and
  *       {@code min-interarrival} on its {@code <service>}/{@code <receiver>}), not tasks of their own.</li>
  * </ul>
  */

@@ -34,8 +34,9 @@ import org.rtdroid.runtime.validation.ValidationReport;
 /**
  * The partition the analysis assumes is the one the cell runs: on a two-CPU cell, two applications
  * of 6 ms every 10 ms cannot share a CPU, so the analysis places the second on CPU 1; the runtime
- * pins the threads of each component (its own thread and its periodic task's) to the CPU of its
- * component, read back from the kernel by thread id. A CPU the kernel refuses fails the deployment
+ * pins the threads of each component (its own thread and its periodic task's, its sensor listeners'
+ * lane) to the CPU of its component, and each service thread (alarm, sensor polling and processing)
+ * to its own, read back from the kernel by thread id. A CPU the kernel refuses fails the deployment
  * with the errno, before any release.
  */
 class PartitionEnforcementTest {
@@ -192,11 +193,20 @@ class PartitionEnforcementTest {
         assertEquals(CpuSet.of(1), PinnedRing.callbackCpus, "the alarm callback ran on the receiver's CPU");
     }
 
-    /** A service whose own work (declared 6 ms every 10 ms) is what the partition is computed from. */
-    public static final class Listening extends RealtimeService {}
+    /**
+     * A service whose own work (declared 6 ms every 10 ms) is what the partition is computed from,
+     * its accelerometer listener's callbacks included.
+     */
+    public static final class Listening extends RealtimeService {
+        @Override
+        public void onStartCommand() {
+            org.rtdroid.runtime.sensor.SensorManager sm = sensorManager();
+            sm.registerListener(e -> { }, sm.getDefaultSensor(Sensor.TYPE_ACCELEROMETER), 0);
+        }
+    }
 
     @Test
-    void theSensorPollingAndProcessingThreadsRunOnTheCpusTheAnalysisGivesThem() throws Exception {
+    void theSensorThreadsAndListenerLanesRunOnTheCpusTheAnalysisGivesThem() throws Exception {
         assumeTrue(twoCpus(), "needs CPUs 0 and 1");
         host = RuntimeHost.start(new CellConfig(CpuSet.of(0, 1), 64L << 20, 1, 90, true, false, 1024));
         deployHeavy("left");  // 6 ms every 10 ms on CPU 0
@@ -220,6 +230,18 @@ class PartitionEnforcementTest {
         assertEquals(CpuSet.of(0), Linux.affinityOf(s.pollingTid()), "the polling thread");
         assertEquals(CpuSet.of(0), Linux.affinityOf(s.processingTid(Sensor.TYPE_ACCELEROMETER)),
                 "the accelerometer's processing thread");
+        // The listener's callbacks are the service's own work, modelled on its CPU: its lane runs there.
+        Apps.await("the listener registered", 60_000, () -> s.listeners(Sensor.TYPE_ACCELEROMETER) == 1);
+        int[] lanes = s.dispatcher(Sensor.TYPE_ACCELEROMETER).tids();
+        assertEquals(1, lanes.length, "one lane: one listener");
+        Apps.await("the lane thread running", 60_000, () -> s.dispatcher(Sensor.TYPE_ACCELEROMETER).tids()[0] > 0);
+        assertEquals(CpuSet.of(1), Linux.affinityOf(s.dispatcher(Sensor.TYPE_ACCELEROMETER).tids()[0]),
+                "the listener's lane thread, on the listening service's CPU");
+        // The gyroscope is not among <sensors types>: the analysis has no processing thread for it.
+        org.rtdroid.runtime.sensor.SensorManager sm = s.manager(40, CpuSet.of(1));
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> sm.registerListener(ev -> { }, sm.getDefaultSensor(Sensor.TYPE_GYROSCOPE), 0));
+        assertTrue(e.getMessage().contains("name 'gyroscope' in <sensors types>"), e.getMessage());
     }
 
     @Test

@@ -19,6 +19,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.rtdroid.runtime.event.HandlerStrategy;
 import org.rtdroid.runtime.memory.HeapMeter;
+import org.rtdroid.runtime.os.CpuSet;
 import org.rtdroid.runtime.os.Linux;
 import org.rtdroid.runtime.os.RealtimePolicy;
 import org.rtdroid.runtime.os.RealtimeThreads;
@@ -272,6 +273,67 @@ class SensorServiceTest {
                 assertTrue(seenAt[2][i] < seenAt[1][i] && seenAt[1][i] < seenAt[0][i],
                         "event " + i + " reached priority 35 at " + seenAt[2][i] + ", 25 at " + seenAt[1][i] + ", 15 at " + seenAt[0][i]);
             }
+        }
+    }
+
+    /**
+     * Two components at one priority on two CPUs of a partitioned cell: each one's listener runs
+     * on its own component's CPU, as the kernel reports it from inside the callback (one lane per
+     * priority and CPU), for every event; bound lane threads are pinned from their start (read
+     * back by thread id), pool threads as they take a lane's release.
+     */
+    @ParameterizedTest
+    @EnumSource(HandlerStrategy.class)
+    void listenersRunOnTheirComponentsCpu(HandlerStrategy strategy) throws Exception {
+        CpuSet allowed = Linux.currentAffinity();
+        assumeTrue(allowed.contains(0) && allowed.contains(1), "needs CPUs 0 and 1 (this process may run on " + allowed + ")");
+        CpuSet cell = CpuSet.of(0, 1);
+        start(4, 256, strategy, 1, p -> new RealtimePolicy(fifoPermittedQuietly() ? p : 0, cell, 1));
+        int frames = 100;
+        int[] cpus = {0, 1};
+        CpuSet[][] seen = new CpuSet[2][frames];
+        AtomicInteger[] received = {new AtomicInteger(), new AtomicInteger()};
+        for (int k = 0; k < 2; k++) {
+            int me = k;
+            SensorManager sm = service.manager(30, CpuSet.of(cpus[k]));
+            sm.registerListener(e -> {
+                int i = received[me].get();
+                if (i < frames) {
+                    seen[me][i] = Linux.currentAffinity();
+                }
+                received[me].incrementAndGet();
+            }, sm.getDefaultSensor(Sensor.TYPE_ACCELEROMETER), 0);
+        }
+        fifos.openWriters();
+        for (int i = 0; i < frames; i++) {
+            fifos.accel.writeFrameAt(1_000_000_000L + i * 1_000_000L, i, 0, 0);
+        }
+        FifoDevices.await("every event delivered to both", HANG_MS,
+                () -> received[0].get() == frames && received[1].get() == frames, service::laneStates);
+        for (int k = 0; k < 2; k++) {
+            for (int i = 0; i < frames; i++) {
+                assertEquals(CpuSet.of(cpus[k]), seen[k][i], "CPU of the listener on CPU " + cpus[k] + ", event " + i);
+            }
+        }
+        if (strategy == HandlerStrategy.BOUND) {
+            int[] tids = service.dispatcher(Sensor.TYPE_ACCELEROMETER).tids();
+            assertEquals(2, tids.length, "one lane per CPU at the one priority");
+            java.util.Set<CpuSet> lanes = new java.util.HashSet<>();
+            for (int tid : tids) {
+                assertTrue(tid > 0);
+                lanes.add(Linux.affinityOf(tid));
+            }
+            assertEquals(java.util.Set.of(CpuSet.of(0), CpuSet.of(1)), lanes,
+                    "the lane threads' affinity as the kernel has it");
+        }
+    }
+
+    private static boolean fifoPermittedQuietly() {
+        try {
+            return fifoPermitted();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 

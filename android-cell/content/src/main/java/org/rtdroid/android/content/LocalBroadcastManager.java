@@ -13,7 +13,6 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
 
 /**
  * An app's in-process broadcasts with the support library's {@code LocalBroadcastManager} API,
@@ -29,6 +28,11 @@ import java.util.TreeSet;
  * the main looper's queue, so it waits at most for the message the looper is running. When the
  * queue is full the least urgent pending broadcast (the latest among equals, possibly the one just
  * sent) is dropped and counted: {@link #OVERFLOW_POLICY}.
+ *
+ * <p>What allocates where: {@link #sendBroadcast} (the sender's thread) matches the receivers
+ * into a list and queues a record of the broadcast; the main looper's delivery of a queued
+ * broadcast allocates nothing (a fixed, sorted array of pending broadcasts; receivers called by
+ * index), only the receivers themselves may.
  *
  * <p>Unlike the stock class, {@link #sendBroadcastSync} delivers only the intent it is given, in
  * the caller's thread: it never first runs every pending broadcast, which would make an urgent
@@ -89,7 +93,12 @@ public final class LocalBroadcastManager {
     // all guarded by registrations
     private final Map<BroadcastReceiver, List<Registration>> registrations = new HashMap<>();
     private final Map<String, List<Registration>> byAction = new HashMap<>();
-    private final TreeSet<Pending> pending = new TreeSet<>(MOST_URGENT_FIRST);
+    /**
+     * pending[0 .. pendingCount): most urgent first, one spare slot for the arrival that
+     * overflows; a fixed array, so that taking a broadcast on the main looper allocates nothing.
+     */
+    private final Pending[] pending = new Pending[CAPACITY + 1];
+    private int pendingCount;
     private long arrivals;
     private long dropped;
     private long delivered;
@@ -169,9 +178,10 @@ public final class LocalBroadcastManager {
                 return false;
             }
             Pending p = new Pending(intent, receivers, priority, arrivals++);
-            pending.add(p);
-            if (pending.size() > CAPACITY) {
-                Pending victim = pending.pollLast();
+            insert(p);
+            if (pendingCount > CAPACITY) {
+                Pending victim = pending[--pendingCount];
+                pending[pendingCount] = null;
                 dropped++;
                 android.util.Log.w("LocalBroadcastManager", "queue full (" + CAPACITY + "), " + OVERFLOW_POLICY
                         + ": dropped " + victim.intent.getAction() + " (sender priority " + victim.priority + ")");
@@ -208,8 +218,25 @@ public final class LocalBroadcastManager {
     /** Broadcasts queued and not yet delivered. */
     public int pendingCount() {
         synchronized (registrations) {
-            return pending.size();
+            return pendingCount;
         }
+    }
+
+    /** Queues p after every pending broadcast at least as urgent (guarded by registrations). */
+    private void insert(Pending p) {
+        int lo = 0;
+        int hi = pendingCount;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (MOST_URGENT_FIRST.compare(pending[mid], p) <= 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        System.arraycopy(pending, lo, pending, lo + 1, pendingCount - lo);
+        pending[lo] = p;
+        pendingCount++;
     }
 
     /** Broadcasts dropped by {@link #OVERFLOW_POLICY} since start. */
@@ -226,17 +253,21 @@ public final class LocalBroadcastManager {
         }
     }
 
+    /** On the main looper; allocates nothing (the receivers are app code). */
     private void deliverMostUrgent() {
         Pending p;
         synchronized (registrations) {
-            p = pending.pollFirst();
-            if (p == null) {
+            if (pendingCount == 0) {
                 return; // its broadcast was dropped; a later message took its place
             }
+            p = pending[0];
+            System.arraycopy(pending, 1, pending, 0, --pendingCount);
+            pending[pendingCount] = null;
             delivered++;
         }
-        for (BroadcastReceiver r : p.receivers) {
-            r.onReceive(appContext, p.intent);
+        List<BroadcastReceiver> receivers = p.receivers;
+        for (int i = 0; i < receivers.size(); i++) { // by index: no iterator
+            receivers.get(i).onReceive(appContext, p.intent);
         }
     }
 

@@ -13,7 +13,6 @@ import android.os.Looper;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.TreeSet;
 import java.util.concurrent.locks.LockSupport;
 
 import org.robolectric.shadows.ShadowApplication;
@@ -41,12 +40,25 @@ import org.rtdroid.json.JsonWriter;
  * in its process). When the slot is idle, a lane's delivery thread takes its most urgent
  * broadcast unless a more urgent one waits in the other lane; when a delivery ends, the main
  * looper itself takes the most urgent queued one. A high-priority broadcast therefore waits at
- * most for the one delivery already running (receivers are app code and are not preempted). A broadcast reaches the runtime-registered receivers and the
+ * most for the one delivery already running (receivers are app code and are not preempted).
+ *
+ * <p>What allocates where: the sender's thread copies the intent (Android's API hands the queue
+ * a mutable one) into a {@link Pending}, which is also the message the main looper runs; the main
+ * looper resolves each broadcast's receivers (a list of targets) and runs app code. The
+ * real-time delivery thread's own work allocates nothing after warm-up: the lanes are fixed
+ * arrays, the guard's waiter table is fixed and its bookkeeping lock a spin lock, and it posts the
+ * Pending itself. The post is the framework's ({@code Handler.postAtFrontOfQueue}): on a device it
+ * takes a pooled message and allocates nothing; in this cell Robolectric's MessageQueue shadow
+ * allocates a few dozen bytes per post, which the thread counts apart
+ * ({@link #realtimeHandoverBytes}). A broadcast reaches the runtime-registered receivers and the
  * manifest receivers (instantiated per broadcast, as on a device) whose filters match, in filter
  * priority order; an ordered broadcast's result receiver runs after the last one.
  */
 final class BroadcastQueue {
     static final String TAG = "BroadcastQueue";
+    /** Per-thread allocation counters (allocation-free to read for the current thread). */
+    private static final com.sun.management.ThreadMXBean THREADS =
+            (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
     /** Sender priorities from here up are real-time: their own lane and delivery thread. */
     static final int RT_THRESHOLD = 50;
     static final int MAX_SENDER_PRIORITY = 99;
@@ -181,8 +193,8 @@ final class BroadcastQueue {
             Pending p = null;
             guard.acquire(lane.guardPriority);
             try {
-                if (!delivering && !lane.queue.isEmpty() && lane.queue.first().priority >= other.headPriority()) {
-                    p = lane.queue.pollFirst();
+                if (!delivering && !lane.isEmpty() && lane.headPriority() >= other.headPriority()) {
+                    p = lane.pollFirst();
                     delivering = true;
                 }
             } finally {
@@ -191,7 +203,10 @@ final class BroadcastQueue {
             if (p == null) {
                 LockSupport.park(this); // woken by a send or stop
             } else {
+                long before = THREADS.getCurrentThreadAllocatedBytes();
                 dispatch(p);
+                lane.handoverBytes += THREADS.getCurrentThreadAllocatedBytes() - before;  // only this thread writes both
+                lane.handedOver++;
             }
         }
     }
@@ -202,28 +217,30 @@ final class BroadcastQueue {
      * delivery thread; only when nothing is queued does the slot go idle.
      */
     private void dispatch(Pending p) {
-        Runnable onMain = () -> {
-            Pending next;
-            try {
-                deliver(p);
-            } finally {
-                guard.acquire(MAX_SENDER_PRIORITY + 1);
-                try {
-                    p.lane.delivered++;
-                    Lane l = rt.queue.isEmpty() ? normal : rt; // every rt priority is above every normal one
-                    next = l.queue.pollFirst();
-                    delivering = next != null;
-                } finally {
-                    guard.release();
-                }
-            }
-            if (next != null) {
-                dispatch(next);
-            }
-        };
-        if (!(p.lane == rt ? main.postAtFrontOfQueue(onMain) : main.post(onMain))) {
+        if (!(p.lane == rt ? main.postAtFrontOfQueue(p) : main.post(p))) {
             CellLog.w(TAG, "main looper gone: " + p.intent.getAction() + " not delivered");
             running = false;
+        }
+    }
+
+    /** On the main looper: delivers p, then takes the most urgent queued broadcast and posts it. */
+    private void deliverAndContinue(Pending p) {
+        Pending next;
+        try {
+            deliver(p);
+        } finally {
+            guard.acquire(MAX_SENDER_PRIORITY + 1);
+            try {
+                p.lane.delivered++;
+                Lane l = rt.isEmpty() ? normal : rt; // every rt priority is above every normal one
+                next = l.pollFirst();
+                delivering = next != null;
+            } finally {
+                guard.release();
+            }
+        }
+        if (next != null) {
+            dispatch(next);
         }
     }
 
@@ -234,6 +251,21 @@ final class BroadcastQueue {
             p.intent.putExtra(ProxyContract.EXTRA_BROADCAST_DROPPED, true);
             main.post(() -> finish(p));
         }
+    }
+
+    /** The real-time lane's delivery thread ({@code broadcast-rt}; null before {@link #start}). */
+    Thread realtimeDeliveryThread() {
+        return rt.thread;
+    }
+
+    /** Broadcasts the real-time delivery thread handed to the main looper itself. */
+    long realtimeHandovers() {
+        return rt.handedOver;
+    }
+
+    /** Heap bytes the real-time delivery thread allocated inside the framework's post of those hand-overs. */
+    long realtimeHandoverBytes() {
+        return rt.handoverBytes;
     }
 
     /** Broadcasts dropped by the overflow policy, both lanes. */
@@ -250,7 +282,7 @@ final class BroadcastQueue {
     int queued() {
         guard.acquire(0);
         try {
-            return rt.queue.size() + normal.queue.size();
+            return rt.size + normal.size;
         } finally {
             guard.release();
         }
@@ -270,21 +302,37 @@ final class BroadcastQueue {
         }
     }
 
-    /** A bounded lane of queued broadcasts and its delivery thread. Fields guarded by the guard. */
+    /**
+     * A bounded lane of queued broadcasts and its delivery thread. The queue is a fixed array kept
+     * most urgent first (insertion by binary search, removal at either end by a copy of at most
+     * {@code capacity} references): taking a broadcast allocates nothing. Fields guarded by the guard.
+     */
     private static final class Lane {
         final String name;
         final int capacity;
         /** The delivery thread's priority at the guard: ahead of the senders it serves. */
         final int guardPriority;
-        final TreeSet<Pending> queue;
+        private final Comparator<Pending> order;
+        /** queue[0 .. size): most urgent first; one spare slot for the arrival that overflows. */
+        private final Pending[] queue;
+        int size;
         Thread thread;
         long enqueued;
+        /** Broadcasts this lane's delivery thread handed to the main looper (the rest went on from the looper itself). */
+        volatile long handedOver;
+        /**
+         * Heap bytes the delivery thread allocated inside those hand-overs, i.e. in the framework's
+         * {@code Handler.post}: none on a device (pooled messages); Robolectric's MessageQueue shadow
+         * allocates a few dozen bytes per message here.
+         */
+        volatile long handoverBytes;
         long delivered;
         long dropped;
         int maxQueued;
 
         Lane(String name, int capacity, int guardPriority, Comparator<Pending> order) {
-            this.queue = new TreeSet<>(order);
+            this.queue = new Pending[capacity + 1];
+            this.order = order;
             this.name = name;
             this.capacity = capacity;
             this.guardPriority = guardPriority;
@@ -299,28 +347,57 @@ final class BroadcastQueue {
 
         /** Queues p; when over capacity removes and returns the least urgent (maybe p). */
         Pending offer(Pending p) {
-            queue.add(p);
-            enqueued++;
-            if (queue.size() > capacity) {
-                dropped++;
-                return queue.pollLast();
+            int lo = 0;
+            int hi = size;
+            while (lo < hi) { // first queued entry that p goes before
+                int mid = (lo + hi) >>> 1;
+                if (order.compare(queue[mid], p) <= 0) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
             }
-            maxQueued = Math.max(maxQueued, queue.size());
+            System.arraycopy(queue, lo, queue, lo + 1, size - lo);
+            queue[lo] = p;
+            size++;
+            enqueued++;
+            if (size > capacity) {
+                dropped++;
+                Pending last = queue[--size];
+                queue[size] = null;
+                return last;
+            }
+            maxQueued = Math.max(maxQueued, size);
             return null;
         }
 
+        boolean isEmpty() {
+            return size == 0;
+        }
+
+        /** Removes and returns the most urgent, or null. */
+        Pending pollFirst() {
+            if (size == 0) {
+                return null;
+            }
+            Pending first = queue[0];
+            System.arraycopy(queue, 1, queue, 0, --size);
+            queue[size] = null;
+            return first;
+        }
+
         int headPriority() {
-            return queue.isEmpty() ? -1 : queue.first().priority;
+            return size == 0 ? -1 : queue[0].priority;
         }
 
         void write(JsonWriter w) {
-            w.beginObject().field("capacity", capacity).field("queued", queue.size()).field("maxQueued", maxQueued)
+            w.beginObject().field("capacity", capacity).field("queued", size).field("maxQueued", maxQueued)
                     .field("enqueued", enqueued).field("delivered", delivered).field("dropped", dropped).endObject();
         }
     }
 
-    /** A broadcast waiting for delivery. */
-    static final class Pending {
+    /** A broadcast waiting for delivery; run on the main looper, it is delivered. */
+    final class Pending implements Runnable {
         final Intent intent;
         final int priority;
         final BroadcastReceiver resultReceiver;
@@ -335,6 +412,11 @@ final class BroadcastQueue {
             this.resultReceiver = resultReceiver;
             this.scheduler = scheduler;
             this.caller = caller;
+        }
+
+        @Override
+        public void run() {
+            deliverAndContinue(this);
         }
     }
 

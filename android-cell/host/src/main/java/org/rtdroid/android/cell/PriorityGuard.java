@@ -1,7 +1,7 @@
 package org.rtdroid.android.cell;
 
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The guarded critical section of Kalkov et al. (seed 001): a lock whose waiters queue by
@@ -9,11 +9,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * the guard directly to the most urgent waiter (first come among equals), so a high-priority
  * sender or delivery thread never waits behind low-priority threads that asked earlier, only for
  * the one holder (critical sections here are queue bookkeeping: a few hundred nanoseconds).
- * Not reentrant. Waiters live in a fixed array sized at construction: acquiring allocates
- * nothing; more simultaneous waiters than that is a programming error.
+ * Not reentrant. Waiters live in a fixed array sized at construction, and the guard's own
+ * bookkeeping (tens of nanoseconds) is held with a spin lock, not a {@code ReentrantLock}, whose
+ * contended acquisition allocates a queue node: acquiring and releasing allocate nothing, also
+ * under contention. More simultaneous waiters than the table holds is a programming error.
  */
 final class PriorityGuard {
-    private final ReentrantLock meta = new ReentrantLock();
+    /** Held for the bookkeeping only (never while a thread parks). */
+    private final AtomicBoolean meta = new AtomicBoolean();
     private final Thread[] waiters;
     private final int[] priorities;
     private final long[] tickets;
@@ -29,7 +32,7 @@ final class PriorityGuard {
 
     void acquire(int priority) {
         Thread me = Thread.currentThread();
-        meta.lock();
+        lockMeta();
         try {
             if (holder == null) {
                 holder = me;
@@ -43,7 +46,7 @@ final class PriorityGuard {
             tickets[count] = nextTicket++;
             count++;
         } finally {
-            meta.unlock();
+            meta.set(false);
         }
         while (holder != me) { // spurious wake-ups park again
             LockSupport.park(this);
@@ -52,7 +55,7 @@ final class PriorityGuard {
 
     void release() {
         Thread next;
-        meta.lock();
+        lockMeta();
         try {
             if (holder != Thread.currentThread()) {
                 throw new IllegalMonitorStateException("the guard is not held by " + Thread.currentThread().getName());
@@ -76,18 +79,28 @@ final class PriorityGuard {
             waiters[count] = null;
             holder = next;
         } finally {
-            meta.unlock();
+            meta.set(false);
         }
         LockSupport.unpark(next);
     }
 
+    private void lockMeta() {
+        for (int spins = 0; !meta.compareAndSet(false, true); spins++) {
+            if (spins < 100) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield(); // the holder was preempted inside its few instructions: let it finish
+            }
+        }
+    }
+
     /** Threads parked waiting for the guard (for tests that line waiters up). */
     int waiting() {
-        meta.lock();
+        lockMeta();
         try {
             return count;
         } finally {
-            meta.unlock();
+            meta.set(false);
         }
     }
 }
