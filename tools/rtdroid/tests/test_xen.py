@@ -113,3 +113,41 @@ def test_a_missing_payload_names_the_script_that_builds_it(monkeypatch, tmp_path
     monkeypatch.setattr(xen, "build_dir", lambda: tmp_path / "xen")
     with pytest.raises(xen.BoardError, match=r"run tools/fetch-xen.sh"):
         xen.payload()
+
+
+def test_the_virtual_time_board_restores_from_a_boot_snapshot_and_formats_the_region_after_it():
+    b = bc.load_board("qemu-arm64-xen")
+    assert b.rt["boot"] == "snapshot"
+    hv = xen.Xen()
+    assert hv.region_after_start(b, cold=False)          # the restore rewrites the region file
+    assert not hv.region_after_start(b, cold=True)       # `board up --cold`
+    assert not hv.region_after_start(bc.load_board("qemu-arm64-xen-smp"), cold=False)
+    argv = xen.render_argv(b)
+    assert argv[argv.index("-qmp") + 1] == "unix:${RUN_DIR}/qmp.sock,server=on,wait=off"
+    # between the snapshot's boot and the restore the device tree stays (the restore loads it)
+    assert "board.dtb" not in xen.MACHINE_RUN_FILES and "qmp.sock" in xen.MACHINE_RUN_FILES
+
+
+def test_the_boot_snapshot_is_invalidated_by_any_of_its_inputs(tmp_path):
+    b = bc.load_board("qemu-arm64-xen")
+    files = {}
+    for name in ("XEN", "XEN_RT_KERNEL", "XEN_RT_INITRD"):
+        files[name] = tmp_path / name
+        files[name].write_bytes(name.encode())
+    dtb = tmp_path / "board.dtb"
+    dtb.write_bytes(b"tree")
+    values = {k: str(v) for k, v in files.items()}
+    argv = ["qemu-system-aarch64", "-m", "2052M"]
+    key = xen.snapshot_key(b, argv, values, dtb)
+    assert xen.snapshot_key(b, argv, values, dtb) == key
+    dtb.write_bytes(b"another tree")
+    assert xen.snapshot_key(b, argv, values, dtb) != key
+    dtb.write_bytes(b"tree")
+    data = copy.deepcopy(b.data)
+    data["cells"][0]["heap_mib"] = 96
+    assert xen.snapshot_key(bc.validate_board(data), argv, values, dtb) != key
+    assert xen.snapshot_key(b, argv + ["-s"], values, dtb) != key
+    for name in files:
+        files[name].write_bytes(b"rebuilt, longer than before")
+        assert xen.snapshot_key(b, argv, values, dtb) != key, name
+        key = xen.snapshot_key(b, argv, values, dtb)
