@@ -2,7 +2,8 @@
 
     python -m rtdroid.bootbench [--board qemu-x86_64] [--runs 3] [--cold]  ->  build/bench/boot-<board>[-cold].json
 
-A qemu board with `boot: snapshot` restores its RT cell from the boot snapshot (taken on the
+An emulated board with `boot: snapshot` (qemu-x86_64, qemu-arm64-xen) restores its RT cell from
+the boot snapshot (taken on the
 first run if there is none yet: that run's figures include the cold boot and are reported as
 such); --cold boots the RT cell cold every run.
 

@@ -20,6 +20,12 @@ The boot modules (each domU's kernel and initramfs) are put in RAM by QEMU's gen
 fixed slots from MODULES_BASE, so the rendered tree depends on the board file alone; only the
 module sizes are filled in at `up` (${XEN_<DOMAIN>_KERNEL_BYTES}, ${XEN_<DOMAIN>_INITRD_BYTES}).
 
+With `boot: snapshot` (the virtual-time machine) the whole machine, Xen and the RT cell's domU,
+is restored from a boot snapshot (snapshot.py) taken once when the agent awaits the region:
+QEMU migration of the machine's RAM, CPU (EL2 included), GICv3, PL011 and the icount clock, over
+the QMP socket. The region is migrated as the zero pages it was when the snapshot was taken, so it
+is formatted only after the restore, as on the qemu board. The SMP machine boots cold.
+
 Templates and golden rendering: hypervisor-cells/xen/ (golden/<board>.json with the QEMU command,
 golden/<board>.dtsi, golden/<board>.<domain>.init).
 """
