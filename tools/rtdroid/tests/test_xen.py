@@ -151,3 +151,26 @@ def test_the_boot_snapshot_is_invalidated_by_any_of_its_inputs(tmp_path):
         files[name].write_bytes(b"rebuilt, longer than before")
         assert xen.snapshot_key(b, argv, values, dtb) != key, name
         key = xen.snapshot_key(b, argv, values, dtb)
+
+
+def test_the_rt_initramfs_is_rebuilt_only_when_an_input_changes(tmp_path, monkeypatch):
+    monkeypatch.setattr(xen, "build_dir", lambda: tmp_path)
+    pay = {"busybox": tmp_path / "busybox", "jre": tmp_path / "jre", "glibc": tmp_path / "glibc"}
+    pay["busybox"].write_bytes(b"bb")
+    for d in ("jre/bin", "glibc"):
+        (tmp_path / d).mkdir(parents=True)
+    (tmp_path / "jre/bin/java").write_bytes(b"java")
+    (tmp_path / "glibc/libc.so.6").write_bytes(b"libc")
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "agent.jar").write_bytes(b"jar")
+    pub = tmp_path / "deploy.pub"
+    pub.write_bytes(b"key")
+    b = bc.load_board("qemu-arm64-xen")
+    rt = xen.domains(b)[0]
+    out = xen.build_initrd(b, rt, pay, lib, pub)
+    assert b"agent.jar" in out.read_bytes() and b"org.rtdroid.rtcell.agent.Main" in out.read_bytes()
+    out.write_bytes(b"marker: not rebuilt")
+    assert xen.build_initrd(b, rt, pay, lib, pub).read_bytes() == b"marker: not rebuilt"
+    (lib / "agent.jar").write_bytes(b"a rebuilt jar")
+    assert b"a rebuilt jar" in xen.build_initrd(b, rt, pay, lib, pub).read_bytes()
