@@ -134,15 +134,17 @@ def test_the_boot_snapshot_is_invalidated_by_any_of_its_inputs(tmp_path):
     for name in ("XEN", "XEN_RT_KERNEL", "XEN_RT_INITRD"):
         files[name] = tmp_path / name
         files[name].write_bytes(name.encode())
-    dtb = tmp_path / "board.dtb"
-    dtb.write_bytes(b"tree")
+    dtb = tmp_path / "board.dts"
+    tree = "/ {\n\tchosen {\n\t\trng-seed = <0x%x 0x2>;\n\t\tkaslr-seed = <0x%x 0x4>;\n\t};\n};\n"
+    dtb.write_text(tree % (1, 3))
     values = {k: str(v) for k, v in files.items()}
     argv = ["qemu-system-aarch64", "-m", "2052M"]
     key = xen.snapshot_key(b, argv, values, dtb)
+    dtb.write_text(tree % (5, 7))               # QEMU's dumpdtb: fresh random seeds every time
     assert xen.snapshot_key(b, argv, values, dtb) == key
-    dtb.write_bytes(b"another tree")
+    dtb.write_text(tree.replace("chosen", "chosen2") % (1, 3))
     assert xen.snapshot_key(b, argv, values, dtb) != key
-    dtb.write_bytes(b"tree")
+    dtb.write_text(tree % (1, 3))
     data = copy.deepcopy(b.data)
     data["cells"][0]["heap_mib"] = 96
     assert xen.snapshot_key(bc.validate_board(data), argv, values, dtb) != key

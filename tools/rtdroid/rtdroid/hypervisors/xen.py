@@ -424,13 +424,13 @@ class Xen(Hypervisor):
     def start(self, launch: Launch):
         board, run = launch.board, launch.run
         values = dict(launch.values, RUN_DIR=str(run))
-        dtb = build_dtb(board, run, values)
+        build_dtb(board, run, values)
         launch.state["accel"] = "tcg"
         argv = [_resolve(a, values) for a in launch.argv]
         n = len(domains(board))
         label = f"QEMU arm64 TCG, Xen dom0less ({n} domU{'s' if n > 1 else ''})"
         if self.region_after_start(board, launch.cold):
-            p, how = _restore(launch, argv, dtb, label)
+            p, how = _restore(launch, argv, label)
             launch.format_region()
         else:
             p = launch.start_process(argv, run / "rt.log")
@@ -445,22 +445,29 @@ class Xen(Hypervisor):
         return run / rendered["console"]
 
 
-def snapshot_key(board: Board, argv: list[str], values: dict[str, str], dtb: Path) -> dict:
+# Properties QEMU fills with fresh random bytes in every dumped tree (and again at every reset).
+_RANDOM_SEEDS = re.compile(r"^\s*(rng-seed|kaslr-seed) = [^;]*;\n", re.M)
+
+
+def snapshot_key(board: Board, argv: list[str], values: dict[str, str], dts: Path) -> dict:
     """What the boot snapshot is keyed by: the resolved QEMU argv, the RT cell's kernel and
-    initramfs, Xen, the device tree (rewritten at every `up`, so by content) and the board file's
-    content. Any change makes the next `board up` take a new snapshot."""
+    initramfs, Xen, the device tree source (rewritten at every `up`, so by content, without the
+    random seeds QEMU puts in /chosen) and the board file's content. Any change makes the next
+    `board up` take a new snapshot."""
     from .. import snapshot
     var = domains(board)[0]["var"]
+    tree = _RANDOM_SEEDS.sub("", dts.read_text(encoding="utf-8"))
     return snapshot.key_for(argv, Path(values[f"{var}_KERNEL"]), Path(values[f"{var}_INITRD"]),
-                            xen=image.file_key(Path(values["XEN"])), device_tree=_sha256(dtb.read_bytes()),
+                            xen=image.file_key(Path(values["XEN"])), device_tree=_sha256(tree.encode()),
                             board=_sha256(json.dumps(board.data, sort_keys=True).encode()))
 
 
-def _restore(launch: Launch, argv: list[str], dtb: Path, label: str):
+def _restore(launch: Launch, argv: list[str], label: str):
     """Starts the machine from its boot snapshot under build/xen/ (snapshot.boot_restored)."""
     from .. import snapshot
     return snapshot.boot_restored(launch, argv, snapshot.snapshot_file(launch.board.name, "tcg", build_dir()),
-                                  snapshot_key(launch.board, argv, launch.values, dtb), MACHINE_RUN_FILES, label,
+                                  snapshot_key(launch.board, argv, launch.values, launch.run / "board.dts"),
+                                  MACHINE_RUN_FILES, label,
                                   "~30-75 s under TCG")
 
 
