@@ -2,9 +2,9 @@
 
     python -m rtdroid.bootbench [--board qemu-x86_64] [--runs 3] [--cold]  ->  build/bench/boot-<board>[-cold].json
 
-A qemu board with `boot: snapshot` restores its RT cell from the boot snapshot (taken on the
-first run if there is none yet: that run's figures include the cold boot and are reported as
-such); --cold boots the RT cell cold every run.
+An emulated board with `boot: snapshot` (qemu-x86_64, qemu-arm64-xen) restores its RT cell from
+the boot snapshot (taken on the first run if there is none yet: that run's figures include the
+cold boot and are reported as such); --cold boots the RT cell cold every run.
 
 Each run: `board up --cells rt` (this process then plays the Android side's peer 1, as the
 integration test does), sign and deploy the echo bundle, one PING -> PONG, `board down`.

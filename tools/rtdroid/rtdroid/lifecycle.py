@@ -113,10 +113,14 @@ def _wait_ready(board: Board, state: dict, pending: dict, progress: Progress) ->
             m = re.search(pattern, text)
             role = cell["role"]
             if role == "rt":
-                # When each boot milestone first showed up (seconds since `up` began): kernel and
-                # /init, the agent's JVM running (its first line), the agent serving.
+                # When each boot milestone first showed up (seconds since `up` began): the
+                # hypervisor done booting and its domUs started (Xen), kernel and /init, the
+                # agent's runtime started and awaiting the region, attached to it, serving.
                 ms = cell.setdefault("milestones", {})
-                for key, rx in (("kernel_init", r"RTCELL realtime="), ("agent_jvm_started", r"rtcell: region"),
+                for key, rx in (("hypervisor_up", r"\(XEN\) Freed \d+kB init memory"),
+                                ("kernel_init", r"RTCELL realtime="),
+                                ("agent_awaiting_region", r"rtcell: runtime started; awaiting the region"),
+                                ("agent_jvm_started", r"rtcell: region"),
                                 ("agent_ready", r"RTCELL READY")):
                     if key not in ms and re.search(rx, text):
                         ms[key] = round(progress.elapsed(), 3)

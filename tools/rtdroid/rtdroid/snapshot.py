@@ -1,16 +1,18 @@
-"""The qemu RT cell's boot snapshot, the same idea as the Android emulator's Quick Boot.
+"""The boot snapshot of an emulated RT cell (the qemu VM, the Xen machine), the same idea as the
+Android emulator's Quick Boot.
 
-Under TCG a cold boot of the RT cell takes ~25 s, almost all of it the JVM starting under
-emulation (the translation of the JVM's own code, interpreted class loading, FFM linking). So the
-first `board up` of an image boots the cell cold once, lets the agent start its runtime and wait
-for the region (`--await-region`), then stops the VM and saves it with QEMU's migration
-(`migrate exec:zstd`) under build/rt-cell/. Later `board up`s restore that state
-(`-incoming exec:zstd -dc`) and format the region only after the restore, so the waiting agent
-attaches to the fresh region and reports ready.
+Under TCG a cold boot of the RT cell takes 25-35 s, most of it the JVM starting under emulation
+(the translation of the JVM's own code, interpreted class loading, FFM linking). So the first
+`board up` of an image boots the cell cold once, lets the agent start its runtime and wait for the
+region (`--await-region`), then stops the machine and saves it with QEMU's migration
+(`migrate exec:zstd`) under build/. Later `board up`s restore that state (`-incoming exec:zstd
+-dc`) and format the region only after the restore (the restore writes the snapshot's zero region
+into the shared file), so the waiting agent attaches to the fresh region and reports ready.
 
-The snapshot is keyed by everything that shapes the VM: the resolved QEMU argv, the kernel and
-initramfs files, and QEMU's version. Any change invalidates it; a restore that fails is
-deleted and the board boots cold. `board up --cold` (or `boot: cold` in the board file) skips it.
+The snapshot is keyed by everything that shapes the machine: the resolved QEMU argv, the files it
+boots (kernel, initramfs; for Xen also the hypervisor, the device tree and the board file), and
+QEMU's version. Any change invalidates it; a restore that fails is deleted and the board boots
+cold. `board up --cold` (or `boot: cold` in the board file) skips it.
 """
 from __future__ import annotations
 
@@ -21,7 +23,9 @@ import time
 from pathlib import Path
 
 from . import paths
+from .errors import BoardError
 from .image import file_key
+from .procs import TAIL_LINES, tail
 
 AWAITING_LINE = "rtcell: runtime started; awaiting the region"
 
@@ -79,8 +83,8 @@ class Qmp:
             pass
 
 
-def snapshot_file(board_name: str, accel: str) -> Path:
-    return paths.rt_cell_build_dir() / f"snapshot-{board_name}-{accel}.zst"
+def snapshot_file(board_name: str, accel: str, directory: Path | None = None) -> Path:
+    return (directory or paths.rt_cell_build_dir()) / f"snapshot-{board_name}-{accel}.zst"
 
 
 def _key_file(snap: Path) -> Path:
@@ -94,11 +98,14 @@ def _qemu_version(binary: str) -> str:
         return "unknown"
 
 
-def key_for(argv: list[str], kernel: Path, initrd: Path) -> dict:
+def key_for(argv: list[str], kernel: Path, initrd: Path, **more) -> dict:
+    """The snapshot's key: argv, kernel, initramfs, QEMU's version and `more` (name -> a value
+    that identifies another input)."""
     qemu = next((a for a in argv if a.startswith("qemu-system")), "qemu-system-x86_64")
     # The image builder rewrites a file whenever its inputs change, so its stamp identifies it;
     # hashing the ~100 MiB initramfs on every `board up` would only repeat that.
-    return {"argv": argv, "kernel": file_key(kernel), "initrd": file_key(initrd), "qemu": _qemu_version(qemu)}
+    return {"argv": argv, "kernel": file_key(kernel), "initrd": file_key(initrd), "qemu": _qemu_version(qemu),
+            **more}
 
 
 def usable(snap: Path, key: dict) -> bool:
@@ -200,3 +207,78 @@ def wait_restored(qmp_path: Path, proc: subprocess.Popen, timeout: float) -> Non
     finally:
         if q is not None:
             q.close()
+
+
+# ------------------------------------------------------------------ taking and restoring
+
+def boot_restored(launch, argv: list[str], snap: Path, key: dict, run_files: tuple[str, ...], label: str,
+                  cold_cost: str):
+    """Starts the RT cell's machine (argv, which has a QMP socket at ${RUN_DIR}/qmp.sock) from its
+    boot snapshot `snap`, first taking the snapshot with one cold boot when there is none for
+    `key`; a snapshot that does not restore is discarded and the cell boots cold. `launch` is the
+    hypervisor's Launch; run_files are what the machine leaves in the run directory (removed
+    between the snapshot's boot and the restore); label names the machine in the progress line,
+    cold_cost says what the one-time cold boot costs. Returns (process, how it started)."""
+    board, name, run, timeout, progress = launch.board, launch.name, launch.run, launch.timeout, launch.progress
+    snap.parent.mkdir(parents=True, exist_ok=True)
+    if not usable(snap, key):
+        discard(snap)
+        progress.note(f"{name} cell: no boot snapshot for this image yet: booting it cold once to take one "
+                      f"({cold_cost})")
+        t0 = time.monotonic()
+        p = launch.start_process(argv, run / "rt-snapshot.log")
+        _wait_console(p, run / "console.log", AWAITING_LINE, timeout, name)
+        booted = time.monotonic() - t0
+        try:
+            size = save(run / "qmp.sock", snap, key)
+        except SnapshotError as e:
+            raise BoardError(f"{name} cell: {e}") from None
+        try:
+            p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            launch.stop_process()
+        progress.note(f"{name} cell: boot snapshot taken after a {booted:.1f} s cold boot "
+                      f"({size / 2**20:.0f} MiB, {snap.name})")
+        _remove(run, run_files)
+    else:
+        booted = None
+    t0 = time.monotonic()
+    p = launch.start_process(restore_argv(argv, snap), run / "rt.log")
+    if booted is not None:
+        # The first `board up` of a new image pays this once (emulation timing); it is kept apart
+        # so that what every later `board up` costs can be told from it (`board status`). Set on
+        # the cell's entry of the process that runs (starting a process makes a new entry).
+        launch.state["cells"][name]["snapshot_cold_boot_seconds"] = round(booted, 3)
+    try:
+        wait_restored(run / "qmp.sock", p, timeout)
+    except SnapshotError as e:
+        launch.stop_process()
+        discard(snap)
+        progress.note(f"{name} cell: the boot snapshot did not restore ({e}); discarded, booting cold")
+        _remove(run, run_files)
+        return launch.start_process(argv, run / "rt.log"), f"{label}, cold boot"
+    launch.state["cells"][name]["restored_seconds"] = round(time.monotonic() - t0, 3)
+    return p, f"{label}, restored from the boot snapshot in {time.monotonic() - t0:.2f} s"
+
+
+def _remove(run: Path, names: tuple[str, ...]) -> None:
+    for n in names:
+        (run / n).unlink(missing_ok=True)
+
+
+def _wait_console(proc, console: Path, line: str, timeout: float, name: str) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if line in console.read_text(errors="replace"):
+                return
+        except OSError:
+            pass
+        if proc.poll() is not None:
+            raise BoardError(f"the {name} cell exited with status {proc.returncode} during its first boot; last "
+                             f"{TAIL_LINES} lines of {console}:\n{tail(console)}")
+        if time.monotonic() > deadline:
+            raise BoardError(f"the {name} cell did not report ready within {timeout:g} s (its first, cold "
+                             f"boot, for the boot snapshot: no '{line}' line); last "
+                             f"{TAIL_LINES} lines of {console}:\n{tail(console)}")
+        time.sleep(0.1)

@@ -75,3 +75,57 @@ def test_qmp_client_negotiates_and_reports_errors(tmp_path):
 def test_qmp_client_gives_up_on_a_missing_socket(tmp_path):
     with pytest.raises(snapshot.SnapshotError, match="cannot connect to QMP"):
         snapshot.Qmp(tmp_path / "none.sock", timeout=0.2)
+
+
+class _Launch:
+    """What boot_restored uses of a hypervisor's Launch; its processes are `sleep`s."""
+
+    def __init__(self, run):
+        from types import SimpleNamespace
+        self.board, self.name, self.run, self.timeout = SimpleNamespace(name="b"), "rt", run, 5
+        self.notes, self.started, self.state = [], [], {"cells": {}}
+        self.progress = SimpleNamespace(note=self.notes.append)
+
+    def start_process(self, argv, log):
+        import subprocess
+        self.started.append(argv)
+        self.state["cells"]["rt"] = {}
+        return subprocess.Popen(["sleep", "30"])
+
+    def stop_process(self):
+        pass
+
+
+def _key_and_snapshot(tmp_path):
+    kernel, initrd = tmp_path / "vmlinux", tmp_path / "initrd.cpio"
+    kernel.write_bytes(b"kernel")
+    initrd.write_bytes(b"initrd")
+    key = snapshot.key_for(["qemu-system-aarch64"], kernel, initrd, xen="x")
+    snap = tmp_path / "snapshot-b-tcg.zst"
+    snap.write_bytes(b"stream")
+    snap.with_suffix(".json").write_text(json.dumps(key))
+    return key, snap
+
+
+def test_a_usable_snapshot_is_restored_and_resumed(tmp_path):
+    key, snap = _key_and_snapshot(tmp_path)
+    seen = _fake_qemu(tmp_path / "qmp.sock", {"query-status": {"return": {"status": "running"}}})
+    launch = _Launch(tmp_path)
+    p, how = snapshot.boot_restored(launch, ["qemu-system-aarch64"], snap, key, ("qmp.sock",), "M", "~1 s")
+    p.kill()
+    assert launch.started == [["qemu-system-aarch64", "-incoming", f"exec:zstd -dc -q {snap}"]]
+    assert how.startswith("M, restored from the boot snapshot in ")
+    assert "restored_seconds" in launch.state["cells"]["rt"] and not launch.notes
+    assert [c["execute"] for c in seen] == ["qmp_capabilities", "query-status"]
+
+
+def test_a_snapshot_that_does_not_restore_is_discarded_and_the_cell_boots_cold(tmp_path):
+    key, snap = _key_and_snapshot(tmp_path)
+    _fake_qemu(tmp_path / "qmp.sock", {"query-status": {"return": {"status": "inmigrate"}},
+                                       "query-migrate": {"return": {"status": "failed"}}})
+    launch = _Launch(tmp_path)
+    p, how = snapshot.boot_restored(launch, ["qemu-system-aarch64"], snap, key, ("qmp.sock",), "M", "~1 s")
+    p.kill()
+    assert launch.started[-1] == ["qemu-system-aarch64"] and how == "M, cold boot"
+    assert not snap.exists() and "did not restore" in launch.notes[0]
+    assert not (tmp_path / "qmp.sock").exists()              # the failed machine's run files are gone

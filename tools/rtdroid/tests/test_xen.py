@@ -113,3 +113,66 @@ def test_a_missing_payload_names_the_script_that_builds_it(monkeypatch, tmp_path
     monkeypatch.setattr(xen, "build_dir", lambda: tmp_path / "xen")
     with pytest.raises(xen.BoardError, match=r"run tools/fetch-xen.sh"):
         xen.payload()
+
+
+def test_the_virtual_time_board_restores_from_a_boot_snapshot_and_formats_the_region_after_it():
+    b = bc.load_board("qemu-arm64-xen")
+    assert b.rt["boot"] == "snapshot"
+    hv = xen.Xen()
+    assert hv.region_after_start(b, cold=False)          # the restore rewrites the region file
+    assert not hv.region_after_start(b, cold=True)       # `board up --cold`
+    assert not hv.region_after_start(bc.load_board("qemu-arm64-xen-smp"), cold=False)
+    argv = xen.render_argv(b)
+    assert argv[argv.index("-qmp") + 1] == "unix:${RUN_DIR}/qmp.sock,server=on,wait=off"
+    # between the snapshot's boot and the restore the device tree stays (the restore loads it)
+    assert "board.dtb" not in xen.MACHINE_RUN_FILES and "qmp.sock" in xen.MACHINE_RUN_FILES
+
+
+def test_the_boot_snapshot_is_invalidated_by_any_of_its_inputs(tmp_path):
+    b = bc.load_board("qemu-arm64-xen")
+    files = {}
+    for name in ("XEN", "XEN_RT_KERNEL", "XEN_RT_INITRD"):
+        files[name] = tmp_path / name
+        files[name].write_bytes(name.encode())
+    dtb = tmp_path / "board.dts"
+    tree = "/ {\n\tchosen {\n\t\trng-seed = <0x%x 0x2>;\n\t\tkaslr-seed = <0x%x 0x4>;\n\t};\n};\n"
+    dtb.write_text(tree % (1, 3))
+    values = {k: str(v) for k, v in files.items()}
+    argv = ["qemu-system-aarch64", "-m", "2052M"]
+    key = xen.snapshot_key(b, argv, values, dtb)
+    dtb.write_text(tree % (5, 7))               # QEMU's dumpdtb: fresh random seeds every time
+    assert xen.snapshot_key(b, argv, values, dtb) == key
+    dtb.write_text(tree.replace("chosen", "chosen2") % (1, 3))
+    assert xen.snapshot_key(b, argv, values, dtb) != key
+    dtb.write_text(tree % (1, 3))
+    data = copy.deepcopy(b.data)
+    data["cells"][0]["heap_mib"] = 96
+    assert xen.snapshot_key(bc.validate_board(data), argv, values, dtb) != key
+    assert xen.snapshot_key(b, argv + ["-s"], values, dtb) != key
+    for name in files:
+        files[name].write_bytes(b"rebuilt, longer than before")
+        assert xen.snapshot_key(b, argv, values, dtb) != key, name
+        key = xen.snapshot_key(b, argv, values, dtb)
+
+
+def test_the_rt_initramfs_is_rebuilt_only_when_an_input_changes(tmp_path, monkeypatch):
+    monkeypatch.setattr(xen, "build_dir", lambda: tmp_path)
+    pay = {"busybox": tmp_path / "busybox", "jre": tmp_path / "jre", "glibc": tmp_path / "glibc"}
+    pay["busybox"].write_bytes(b"bb")
+    for d in ("jre/bin", "glibc"):
+        (tmp_path / d).mkdir(parents=True)
+    (tmp_path / "jre/bin/java").write_bytes(b"java")
+    (tmp_path / "glibc/libc.so.6").write_bytes(b"libc")
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "agent.jar").write_bytes(b"jar")
+    pub = tmp_path / "deploy.pub"
+    pub.write_bytes(b"key")
+    b = bc.load_board("qemu-arm64-xen")
+    rt = xen.domains(b)[0]
+    out = xen.build_initrd(b, rt, pay, lib, pub)
+    assert b"agent.jar" in out.read_bytes() and b"org.rtdroid.rtcell.agent.Main" in out.read_bytes()
+    out.write_bytes(b"marker: not rebuilt")
+    assert xen.build_initrd(b, rt, pay, lib, pub).read_bytes() == b"marker: not rebuilt"
+    (lib / "agent.jar").write_bytes(b"a rebuilt jar")
+    assert b"a rebuilt jar" in xen.build_initrd(b, rt, pay, lib, pub).read_bytes()

@@ -12,13 +12,11 @@ import json
 import os
 import re
 import subprocess
-import time
 from pathlib import Path
 
 from .. import paths
 from ..boardconfig import MIB, Board, parse_cpu_list
 from ..errors import BoardError
-from ..procs import TAIL_LINES, tail
 from ..render import cpu_list, resolve_argv, rt_jvm_args
 from . import icount
 from .base import Hypervisor, Launch, Problem
@@ -303,72 +301,10 @@ def choose_accel(board: Board) -> tuple[str, str, str]:
 
 # ------------------------------------------------------------------ boot snapshot
 
-def _remove_run_files(run: Path) -> None:
-    for name in VM_RUN_FILES:
-        (run / name).unlink(missing_ok=True)
-
-
 def _restore(launch: Launch, argv: list[str], accel: str):
-    """Starts the VM from its boot snapshot, creating the snapshot first if there is none for
-    this image; a snapshot that does not restore is discarded and the cell boots cold.
-    Returns (process, how it started)."""
+    """Starts the VM from its boot snapshot (snapshot.boot_restored), keyed by its argv, kernel,
+    initramfs and QEMU."""
     from .. import snapshot
-    board, name, run, timeout, progress = launch.board, launch.name, launch.run, launch.timeout, launch.progress
-    snap = snapshot.snapshot_file(board.name, accel)
     key = snapshot.key_for(argv, Path(launch.values["RT_KERNEL"]), paths.rt_cell_build_dir() / "initrd.cpio")
-    if not snapshot.usable(snap, key):
-        snapshot.discard(snap)
-        progress.note(f"{name} cell: no boot snapshot for this image yet: booting it cold once to take one "
-                      f"(~30 s under TCG)")
-        t0 = time.monotonic()
-        p = launch.start_process(argv, run / "rt-snapshot.log")
-        _wait_console(p, run / "console.log", snapshot.AWAITING_LINE, timeout, name)
-        booted = time.monotonic() - t0
-        try:
-            size = snapshot.save(run / "qmp.sock", snap, key)
-        except snapshot.SnapshotError as e:
-            raise BoardError(f"{name} cell: {e}") from None
-        try:
-            p.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            launch.stop_process()
-        progress.note(f"{name} cell: boot snapshot taken after a {booted:.1f} s cold boot "
-                      f"({size / MIB:.0f} MiB, {snap.name})")
-        _remove_run_files(run)
-    else:
-        booted = None
-    t0 = time.monotonic()
-    p = launch.start_process(snapshot.restore_argv(argv, snap), run / "rt.log")
-    if booted is not None:
-        # The first `board up` of a new image pays this once (emulation timing); it is kept apart
-        # so that what every later `board up` costs can be told from it (`board status`). Set on
-        # the cell's entry of the process that runs (starting a process makes a new entry).
-        launch.state["cells"][name]["snapshot_cold_boot_seconds"] = round(booted, 3)
-    try:
-        snapshot.wait_restored(run / "qmp.sock", p, timeout)
-    except snapshot.SnapshotError as e:
-        launch.stop_process()
-        snapshot.discard(snap)
-        progress.note(f"{name} cell: the boot snapshot did not restore ({e}); discarded, booting cold")
-        _remove_run_files(run)
-        return launch.start_process(argv, run / "rt.log"), f"QEMU {accel.upper()}, cold boot"
-    launch.state["cells"][name]["restored_seconds"] = round(time.monotonic() - t0, 3)
-    return p, f"QEMU {accel.upper()}, restored from the boot snapshot in {time.monotonic() - t0:.2f} s"
-
-
-def _wait_console(proc, console: Path, line: str, timeout: float, name: str) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            if line in console.read_text(errors="replace"):
-                return
-        except OSError:
-            pass
-        if proc.poll() is not None:
-            raise BoardError(f"the {name} cell exited with status {proc.returncode} during its first boot; last "
-                             f"{TAIL_LINES} lines of {console}:\n{tail(console)}")
-        if time.monotonic() > deadline:
-            raise BoardError(f"the {name} cell did not report ready within {timeout:g} s (its first, cold "
-                             f"boot, for the boot snapshot: no '{line}' line); last "
-                             f"{TAIL_LINES} lines of {console}:\n{tail(console)}")
-        time.sleep(0.1)
+    return snapshot.boot_restored(launch, argv, snapshot.snapshot_file(launch.board.name, accel), key,
+                                  VM_RUN_FILES, f"QEMU {accel.upper()}", "~30 s under TCG")

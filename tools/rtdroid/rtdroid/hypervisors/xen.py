@@ -20,12 +20,19 @@ The boot modules (each domU's kernel and initramfs) are put in RAM by QEMU's gen
 fixed slots from MODULES_BASE, so the rendered tree depends on the board file alone; only the
 module sizes are filled in at `up` (${XEN_<DOMAIN>_KERNEL_BYTES}, ${XEN_<DOMAIN>_INITRD_BYTES}).
 
+With `boot: snapshot` (the virtual-time machine) the whole machine, Xen and the RT cell's domU,
+is restored from a boot snapshot (snapshot.py) taken once when the agent awaits the region:
+QEMU migration of the machine's RAM, CPU (EL2 included), GICv3, PL011 and the icount clock, over
+the QMP socket. The region is migrated as the zero pages it was when the snapshot was taken, so it
+is formatted only after the restore, as on the qemu board. The SMP machine boots cold.
+
 Templates and golden rendering: hypervisor-cells/xen/ (golden/<board>.json with the QEMU command,
 golden/<board>.dtsi, golden/<board>.<domain>.init).
 """
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -49,7 +56,10 @@ PAGE = 4096
 # GUEST_VPCI_MEM (0x33000000) and GUEST_GNTTAB (0x38000000) is free.
 GUEST_HOLE = (0x33000000, 0x38000000)
 SHM_ID = "rtdroid-xcc"
-RUN_FILES = ("console.log", "console.sock", "board.dts", "board.dtb")
+# What the machine leaves in the run directory; MACHINE_RUN_FILES are removed between the boot
+# snapshot's cold boot and the restore (the device tree stays: the restore loads the same one).
+MACHINE_RUN_FILES = ("console.log", "console.sock", "qmp.sock")
+RUN_FILES = MACHINE_RUN_FILES + ("board.dts", "board.dtb", "rt-snapshot.log")
 
 
 def cells_dir() -> Path:
@@ -117,8 +127,6 @@ def check(data: dict) -> list[Problem]:
     for key in ("accel", "cpu_model"):
         if key in rt:
             probs.append((f"cells[{rt_i}].{key}", rt[key], f"a xen board sets the emulated CPU in xen: ({key} is qemu's)"))
-    if rt.get("boot", "cold") != "cold":
-        probs.append((f"cells[{rt_i}].boot", rt["boot"], "a xen board boots cold (no snapshot yet)"))
     for k, d in enumerate(x.get("domains", [])):
         if d["name"] in [c["name"] for c in data["cells"]]:
             probs.append((f"xen.domains[{k}].name", d["name"], "is already a cell's name"))
@@ -206,7 +214,9 @@ def render_argv(board: Board) -> list[str]:
     argv = ["taskset", "-c", cpu_list(host_cpus)] + machine_args(board) + [
         "-dtb", "${RUN_DIR}/board.dtb", "-kernel", "${XEN}",
         "-chardev", "socket,id=console,path=${RUN_DIR}/console.sock,server=on,wait=off,logfile=${RUN_DIR}/console.log",
-        "-serial", "chardev:console"]
+        "-serial", "chardev:console",
+        # QMP: the board tooling stops, snapshots and restores the machine through it.
+        "-qmp", "unix:${RUN_DIR}/qmp.sock,server=on,wait=off"]
     for d in domains(board):
         for what in ("kernel", "initrd"):
             argv += ["-device", f"loader,file=${{{d['var']}_{what.upper()}}},addr={d[what + '_address']:#x},force-raw=on"]
@@ -278,6 +288,17 @@ def build_initrd(board: Board, domain: dict, pay: dict[str, Path], agent_lib: Pa
     """build/xen/<board>-<domain>.cpio: busybox, /init and (RT cell) the Java runtime, glibc,
     the agent's jars and the deploy key under /rt."""
     out = build_dir() / f"{board.name}-{domain['name']}.cpio"
+    init = init_script(board, domain).encode()
+    # Its inputs' stamps: rebuilding the ~75 MiB image only to find it unchanged costs a second
+    # of every `board up`.
+    key = {"init": hashlib.sha256(init).hexdigest(), "busybox": image.file_key(pay["busybox"])}
+    if domain["kind"] == "rt":
+        key.update(jre=image._tree_key(pay["jre"]), glibc=image._tree_key(pay["glibc"]),
+                   jars=[image.file_key(j) for j in sorted(agent_lib.glob("*.jar"))],
+                   deploy_pub=image.file_key(deploy_pub))
+    stamp = out.with_suffix(".stamp")
+    if out.is_file() and image._stamp_ok(stamp, key):
+        return out
     c = image._Cpio()
     for d in ("bin", "sbin", "dev", "etc", "proc", "sys", "tmp", "lib"):
         c.dir(d)
@@ -286,7 +307,7 @@ def build_initrd(board: Board, domain: dict, pay: dict[str, Path], agent_lib: Pa
     c.file("bin/busybox", pay["busybox"].read_bytes(), 0o755)
     for applet in image.BUSYBOX_APPLETS + ["devmem"]:
         c.symlink(f"bin/{applet}", "busybox")
-    c.file("init", init_script(board, domain).encode(), 0o755)
+    c.file("init", init, 0o755)
     if domain["kind"] == "rt":
         root = GUEST_ROOT.lstrip("/")
         for d in (root, f"{root}/jdk", f"{root}/glibc", f"{root}/lib", f"{root}/keys"):
@@ -298,6 +319,7 @@ def build_initrd(board: Board, domain: dict, pay: dict[str, Path], agent_lib: Pa
             c.file(f"{root}/lib/{j.name}", j.read_bytes())
         c.file(f"{root}/keys/deploy.pub", deploy_pub.read_bytes())
     _write_if_changed(out, c.finish())
+    stamp.write_text(json.dumps(key))
     return out
 
 
@@ -357,6 +379,10 @@ class Xen(Hypervisor):
                         for d in domains(board)],
             "payload": "tools/fetch-xen.sh -> build/xen/ (Xen with STATIC_SHM, BOOT_TIME_CPUPOOLS, SCHED_NULL; "
                        "Debian arm64 PREEMPT_RT kernel, busybox, glibc; aarch64 Java runtime)",
+            "boot": board.rt.get("boot", "cold"),
+            **({"snapshot": "${RTDROID_HOME}/build/xen/snapshot-<board>-tcg.zst (QEMU migration stream of the "
+                            "whole machine: Xen and the RT cell's domU)"}
+               if board.rt.get("boot") == "snapshot" else {}),
         }}
 
     def golden_files(self, board: Board) -> dict[str, str]:
@@ -390,18 +416,60 @@ class Xen(Hypervisor):
                        f"initramfs {', '.join(sizes)})")
         return values
 
+    def region_after_start(self, board: Board, cold: bool) -> bool:
+        # A machine restored from its boot snapshot writes the snapshot's (zero) region into the
+        # region file while it loads, so then the region is formatted after the restore.
+        return not cold and board.rt.get("boot", "cold") == "snapshot"
+
     def start(self, launch: Launch):
         board, run = launch.board, launch.run
         values = dict(launch.values, RUN_DIR=str(run))
         build_dtb(board, run, values)
         launch.state["accel"] = "tcg"
-        p = launch.start_process([_resolve(a, values) for a in launch.argv], run / "rt.log")
+        argv = [_resolve(a, values) for a in launch.argv]
         n = len(domains(board))
-        return p, (f"QEMU arm64 TCG booting Xen dom0less ({n} domU{'s' if n > 1 else ''}), pid {p.pid}, "
-                   f"host CPUs {launch.argv[2]}, {machine(board.data).describe(board)}")
+        label = f"QEMU arm64 TCG, Xen dom0less ({n} domU{'s' if n > 1 else ''})"
+        if self.region_after_start(board, launch.cold):
+            p, how = _restore(launch, argv, label)
+            launch.format_region()
+        else:
+            p = launch.start_process(argv, run / "rt.log")
+            how = f"{label}, cold boot"
+        return p, f"{how}, pid {p.pid}, host CPUs {launch.argv[2]}, {machine(board.data).describe(board)}"
 
     def cell_entry(self, run: Path) -> dict:
-        return {"console": str(run / "console.log"), "console_socket": str(run / "console.sock")}
+        return {"console": str(run / "console.log"), "console_socket": str(run / "console.sock"),
+                "qmp_socket": str(run / "qmp.sock")}
 
     def ready_file(self, run: Path, rendered: dict) -> Path:
         return run / rendered["console"]
+
+
+# Properties QEMU fills with fresh random bytes in every dumped tree (and again at every reset).
+_RANDOM_SEEDS = re.compile(r"^\s*(rng-seed|kaslr-seed) = [^;]*;\n", re.M)
+
+
+def snapshot_key(board: Board, argv: list[str], values: dict[str, str], dts: Path) -> dict:
+    """What the boot snapshot is keyed by: the resolved QEMU argv, the RT cell's kernel and
+    initramfs, Xen, the device tree source (rewritten at every `up`, so by content, without the
+    random seeds QEMU puts in /chosen) and the board file's content. Any change makes the next
+    `board up` take a new snapshot."""
+    from .. import snapshot
+    var = domains(board)[0]["var"]
+    tree = _RANDOM_SEEDS.sub("", dts.read_text(encoding="utf-8"))
+    return snapshot.key_for(argv, Path(values[f"{var}_KERNEL"]), Path(values[f"{var}_INITRD"]),
+                            xen=image.file_key(Path(values["XEN"])), device_tree=_sha256(tree.encode()),
+                            board=_sha256(json.dumps(board.data, sort_keys=True).encode()))
+
+
+def _restore(launch: Launch, argv: list[str], label: str):
+    """Starts the machine from its boot snapshot under build/xen/ (snapshot.boot_restored)."""
+    from .. import snapshot
+    return snapshot.boot_restored(launch, argv, snapshot.snapshot_file(launch.board.name, "tcg", build_dir()),
+                                  snapshot_key(launch.board, argv, launch.values, launch.run / "board.dts"),
+                                  MACHINE_RUN_FILES, label,
+                                  "~30-75 s under TCG")
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
