@@ -13,7 +13,7 @@ export JAVA_HOME
 export PATH := $(JAVA_HOME)/bin:$(VENV)/bin:$(PATH)
 export RTDROID_HOME := $(ROOT)
 MVN       := mvn -B -q -Dstyle.color=never
-BOARD     ?= qemu-x86_64
+BOARD     ?= qemu-arm64-xen
 BENCH     ?=
 # Robot suites run on these boards in `make test`.
 TEST_BOARDS ?= host qemu-x86_64 qemu-arm64-xen
@@ -22,7 +22,7 @@ TEST_BOARDS ?= host qemu-x86_64 qemu-arm64-xen
         fuzz-short run bench fuzz soak clean
 
 help:
-	@echo "make run   [BOARD=qemu-x86_64|host]  boot the board, deploy the demo, measure, report"
+	@echo "make run   [BOARD=qemu-arm64-xen|qemu-x86_64|host]  boot the board, deploy the demo, measure, report"
 	@echo "make test                            every test: unit, integration, Robot (host, qemu-x86_64, qemu-arm64-xen)"
 	@echo "make bench [BENCH=looper|periodic|channels|alarm|sensor|broadcast|bridge]   benchmarks -> build/bench/*.json"
 	@echo "make apk                             signed APKs -> build/apk/"

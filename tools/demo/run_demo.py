@@ -41,7 +41,7 @@ def cli(*args: str, timeout: float = 600, capture: bool = False) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--board", default="qemu-x86_64")
+    ap.add_argument("--board", default="qemu-arm64-xen")
     ap.add_argument("--seconds", type=float, default=float(os.environ.get("DEMO_SECONDS", 20)),
                     help="how long to drive the UI (default 20)")
     ap.add_argument("--out", default=str(BUILD / "report"))
