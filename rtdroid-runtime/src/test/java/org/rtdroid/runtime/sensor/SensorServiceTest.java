@@ -140,6 +140,9 @@ class SensorServiceTest {
         fifos.accel.close();
         fifos.accel = null;
         FifoDevices.await("the short record is counted", HANG_MS, () -> service.shortRecords() == 1);
+        // The listener's callbacks run on its lane, after the processing thread has moved on to
+        // the short record: wait for them before counting.
+        FifoDevices.await("both good events delivered", HANG_MS, () -> acc.count.get() >= 2);
         assertEquals(2, acc.count.get());
         assertArrayEquals(new float[] {0.1f, 0f, 0f}, acc.values[0], 1e-6f);
         assertArrayEquals(new float[] {0.2f, 0.3f, 0.4f}, acc.values[1], 1e-6f);
