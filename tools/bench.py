@@ -69,13 +69,15 @@ def show(name: str) -> None:
         print(f"   (no {path})")
         return
     doc = json.loads(path.read_text())
-    rows = doc.get("rows", [])
-    keys = ["impl"] + [k for k in rows[0] if k not in ("impl", "count", "p50_us", "p99_us", "p999_us", "max_us")
-                       and not isinstance(rows[0][k], (list, dict))][:3] if rows else []
-    cols = keys + ["count", "p50_us", "p99_us", "p999_us", "max_us"]
-    print("   " + "".join(f"{c:>14}" for c in cols))
-    for r in rows:
-        print("   " + "".join(f"{str(r.get(c, '')):>14}" for c in cols))
+    header = None
+    for r in doc.get("rows", []):
+        # Rows of one kind share a header (a bench may write latency and throughput rows); the
+        # command line and nested values stay in the JSON.
+        cols = [k for k in r if k != "command" and not isinstance(r[k], (list, dict))]
+        if cols != header:
+            header = cols
+            print("   " + "".join(f"{c:>14}" for c in cols))
+        print("   " + "".join(f"{str(r[c]):>14}" for c in cols))
     for g in doc.get("goals", []):
         print(f"   goal: {g.get('text')}: measured {g.get('measured')} -> {'met' if g.get('met') else 'NOT met'}")
 

@@ -1,6 +1,7 @@
 """The xen hypervisor module: its board-file rules, its two machines (one CPU in virtual time, SMP
 with cpupools in host time), and a further domU added by the board file alone."""
 import copy
+import os
 import re
 
 import pytest
@@ -29,7 +30,7 @@ def test_the_virtual_time_board_is_one_cpu_under_icount_with_the_null_scheduler(
     assert argv[argv.index("-smp") + 1] == "1" and "node,nodeid=0,cpus=0-0,memdev=ram" in argv
     dtsi = xen.render_dtsi(b)
     # Xen's cpupool 0 (its one CPU) runs the null scheduler; no boot-time pools without a second CPU
-    assert "bootscrub=0 sched=null\"" in dtsi and "xen,cpupool" not in dtsi and "domain-cpupool" not in dtsi
+    assert "bootscrub=0 sched=null vwfi=native\"" in dtsi and "xen,cpupool" not in dtsi and "domain-cpupool" not in dtsi
     assert xen.Xen().clock(b)["kind"] == "virtual" and xen.Xen().clock(b)["ns_per_instruction"] == 1
     # the Android cell judges the RT peer's heartbeat (100 ms of virtual time) by the host's clock
     android = render.render(b)["cells"]["android"]["argv"]
@@ -180,3 +181,7 @@ def test_the_rt_initramfs_is_rebuilt_only_when_an_input_changes(tmp_path, monkey
     assert xen.build_initrd(b, rt, pay, lib, pub).read_bytes() == b"marker: not rebuilt"
     (lib / "agent.jar").write_bytes(b"a rebuilt jar")
     assert b"a rebuilt jar" in xen.build_initrd(b, rt, pay, lib, pub).read_bytes()
+    out.write_bytes(b"marker: not rebuilt")
+    (lib / "agent.jar").write_bytes(b"a rebuilt jar")  # a rebuild that wrote the same bytes again
+    os.utime(lib / "agent.jar", (2_000_000_000, 2_000_000_000))
+    assert xen.build_initrd(b, rt, pay, lib, pub).read_bytes() == b"marker: not rebuilt"

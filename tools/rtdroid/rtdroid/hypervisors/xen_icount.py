@@ -40,7 +40,13 @@ class Machine:
         return ["-accel", "tcg", *icount.args(board)]
 
     def xen_bootargs(self) -> str:
-        return "sched=null"
+        # vwfi=native: the RT cell's WFI halts the CPU it owns instead of trapping into Xen, as
+        # Xen advises when a vCPU owns its pCPU (null scheduler), so the cell's idle and wake-up
+        # go through its own virtual timer alone. That is also what a boot snapshot can restore:
+        # QEMU 7.2 migrates the EL1 timers but not EL2's, so a domU blocked in Xen waits for a
+        # hypervisor timer that is no longer armed after the restore ("icount sleep disabled and
+        # no active timers").
+        return "sched=null vwfi=native"
 
     def cpupools(self, board: Board) -> str:
         return ""
