@@ -51,8 +51,19 @@ RT_PERF_ARGS = ["-XX:-UsePerfData"]
 # (below the real-time threads, above the rest). Not SCHED_FIFO: the VM thread waits for ordinary
 # threads to reach the safepoint, which a SCHED_FIFO VM thread would keep off its CPU. Needs root
 # (CAP_SYS_NICE); without it the JVM warns once and its threads stay at nice 0.
+#
+# The JIT compilers stay at nice 0 (CompilerThreadPriority is a nice value under this policy), with
+# the ordinary threads whose code they compile. At nice -10 they starved those threads while they
+# held the JVM's compile-queue lock, which a real-time thread also takes when a method it runs
+# reaches a compile threshold, and that lock has no priority inheritance: traced in the
+# qemu-x86_64 cell (virtual time), the cochlear ProcessingTask (SCHED_FIFO 89) blocked 0.1 ms into
+# a release behind the agent's main thread (nice 0, preempted while queueing compilations) and
+# waited 3.8 ms while C2 (nice -10) had the CPU: responses of 5-9 ms against the 8 ms deadline
+# while the apps warm up; 2.6 ms at most with the compilers at nice 0 (docs/rtdroid-runtime.md).
 RT_JVM_NICE = -10
-RT_GC_ARGS = ["-XX:ThreadPriorityPolicy=1", f"-XX:JavaPriority9_To_OSPriority={RT_JVM_NICE}"]
+RT_COMPILER_NICE = 0
+RT_GC_ARGS = ["-XX:ThreadPriorityPolicy=1", f"-XX:JavaPriority9_To_OSPriority={RT_JVM_NICE}",
+              f"-XX:CompilerThreadPriority={RT_COMPILER_NICE}"]
 
 
 def rt_jvm_args(heap_mib: int) -> list[str]:

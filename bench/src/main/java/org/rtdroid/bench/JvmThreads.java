@@ -15,7 +15,7 @@ import java.util.stream.Stream;
 /**
  * The JVM's own threads that the RT cell's JVM flags lift above ordinary Java threads
  * ({@code -XX:ThreadPriorityPolicy=1 -XX:JavaPriority9_To_OSPriority=-10}, tools/rtdroid/rtdroid/render.py:
- * the VM thread, the GC's and the JIT's threads at nice -10), found as the threads of this process
+ * the VM thread and the GC's threads at nice -10; -XX:CompilerThreadPriority=0 keeps the JIT's at 0), found as the threads of this process
  * whose nice value is below 0 when the benchmark starts. A benchmark can put them back to nice 0
  * for some cases, which is the JVM as it ran without those flags, and lift them again: both
  * configurations in one run, facing the same machine.

@@ -354,7 +354,7 @@ final class SensorBench implements Benchmark {
         }
         report.note(jvm.any()
                 ? "gc=" + GC_LIFTED + ": the RT cell's JVM as every board starts it (render.py RT_GC_ARGS): ZGC, the"
-                        + " VM thread and the GC's and JIT's threads at nice " + jvm.liftedNice(true) + ", above the"
+                        + " VM thread and the GC's threads at nice " + jvm.liftedNice(true) + ", above the"
                         + " SCHED_OTHER noise threads (nice 0), below every SCHED_FIFO thread; gc=" + GC_PLAIN
                         + ": the same JVM with those threads set back to nice 0 for the case (setpriority), as without"
                         + " -XX:ThreadPriorityPolicy=1"
