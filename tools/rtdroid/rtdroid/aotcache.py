@@ -7,13 +7,15 @@ cell loads into `android-cell/target/dist/android-cell.aot`; every later start m
 instead of loading those classes again. The training run does what a board's cell does first: it
 starts the cell on a scratch region until it is ready (the widget warm-up included), installs and
 launches the ConfigurationUI (the first app launch after READY), then stops the cell. `board up`
-uses the cache only while it is newer than every jar of the cell and its JVM arguments (the JVM
-would refuse a stale one anyway, with errors in the log); `make build` and `make test` refresh it.
+uses the cache only while the cell's jars and JVM arguments hold the bytes it was trained with
+(their digests are kept beside it in android-cell.aot.key: `make build` rewrites unchanged jars,
+which must not cost a new training run); `make build` and `make test` refresh it.
 
     build/venv/bin/python -m rtdroid.aotcache     # train if missing or stale
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -24,6 +26,7 @@ import time
 from pathlib import Path
 
 from . import paths
+from .digest import file_digest
 from .control import AndroidControl, ControlError
 from .render import ANDROID_CELL_MAIN
 
@@ -41,13 +44,23 @@ def _inputs() -> list[Path]:
     return sorted((dist / "lib").glob("*.jar")) + [dist / "jvm.args"]
 
 
+def _key_path() -> Path:
+    return cache_path().with_name(CACHE_NAME + ".key")
+
+
+def _inputs_key() -> dict:
+    return {p.name: file_digest(p) for p in _inputs()}
+
+
 def fresh() -> bool:
-    """The cache exists and is newer than every jar of the cell and its JVM arguments."""
-    cache = cache_path()
+    """The cache exists and was trained on the cell's jars and JVM arguments as they are now."""
     inputs = _inputs()
-    if not cache.is_file() or not inputs or not all(p.exists() for p in inputs):
+    if not cache_path().is_file() or not inputs or not all(p.exists() for p in inputs):
         return False
-    return cache.stat().st_mtime >= max(p.stat().st_mtime for p in inputs)
+    try:
+        return json.loads(_key_path().read_text()) == _inputs_key()
+    except (OSError, ValueError):
+        return False
 
 
 def enabled() -> bool:
@@ -95,6 +108,8 @@ def train(timeout_s: float = 180.0, say=print) -> Path:
     cache = cache_path()
     partial = cache.with_suffix(".aot.partial")
     partial.unlink(missing_ok=True)
+    _key_path().unlink(missing_ok=True)
+    key = _inputs_key()  # what this run trains on
     # Scratch region and temp dir of the training run's own, under build/ (nothing in /dev/shm).
     paths.build_dir().mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="aot-training-", dir=paths.build_dir()))
@@ -130,6 +145,7 @@ def train(timeout_s: float = 180.0, say=print) -> Path:
         if not partial.is_file():
             raise SystemExit(f"aotcache: the JVM wrote no cache; its log: {log}")
         partial.replace(cache)
+        _key_path().write_text(json.dumps(key, indent=1, sort_keys=True))
         shutil.rmtree(work, ignore_errors=True)
     finally:
         region.unlink(missing_ok=True)

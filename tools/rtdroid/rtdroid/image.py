@@ -27,6 +27,7 @@ import subprocess
 from pathlib import Path
 
 from . import paths
+from .digest import file_digest, file_key
 from .boardconfig import Board
 from .hypervisors.qemu import GUEST_MODULES, GUEST_ROOT, init_script
 
@@ -136,11 +137,6 @@ def _stamp_ok(stamp: Path, key: dict) -> bool:
         return False
 
 
-def file_key(p: Path) -> list:
-    st = p.stat()
-    return [str(p), st.st_size, int(st.st_mtime)]
-
-
 def ensure_kernel() -> Path:
     """The kernel QEMU boots: the extracted ELF vmlinux (PVH) when possible, else the bzImage."""
     vmlinuz = check_kernel()
@@ -194,7 +190,8 @@ BUSYBOX_APPLETS = ["ln", "sh", "mount", "umount", "insmod", "cat", "echo", "mkdi
 
 
 def _tree_key(root: Path) -> list:
-    return [[str(p.relative_to(root)), p.lstat().st_size, int(p.lstat().st_mtime)]
+    return [[str(p.relative_to(root)), p.lstat().st_size,
+             file_digest(p) if p.is_file() and not p.is_symlink() else os.readlink(p) if p.is_symlink() else ""]
             for p in sorted(root.rglob("*"))]
 
 

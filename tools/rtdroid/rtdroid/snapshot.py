@@ -24,7 +24,7 @@ from pathlib import Path
 
 from . import paths
 from .errors import BoardError
-from .image import file_key
+from .digest import file_key
 from .procs import TAIL_LINES, tail
 
 AWAITING_LINE = "rtcell: runtime started; awaiting the region"

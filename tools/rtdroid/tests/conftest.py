@@ -17,6 +17,13 @@ JAVA_HOME = Path(os.environ.get("RTDROID_JAVA_HOME", "/usr/lib/jvm/temurin-25-jd
 HERE = Path(__file__).resolve().parent
 
 
+@pytest.fixture(autouse=True)
+def private_digest_memo(tmp_path, monkeypatch):
+    """Digests the tests compute are remembered in the test's directory, not in build/."""
+    from rtdroid import digest
+    monkeypatch.setattr(digest, "_memo_path", lambda: tmp_path / "digests.json")
+
+
 @pytest.fixture(scope="session")
 def fake_cells(tmp_path_factory) -> dict[str, Path]:
     """Compile the cell test doubles once: {'rt': lib dir, 'android': dist dir}."""

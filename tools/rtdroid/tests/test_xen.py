@@ -1,6 +1,7 @@
 """The xen hypervisor module: its board-file rules, its two machines (one CPU in virtual time, SMP
 with cpupools in host time), and a further domU added by the board file alone."""
 import copy
+import os
 import re
 
 import pytest
@@ -176,3 +177,7 @@ def test_the_rt_initramfs_is_rebuilt_only_when_an_input_changes(tmp_path, monkey
     assert xen.build_initrd(b, rt, pay, lib, pub).read_bytes() == b"marker: not rebuilt"
     (lib / "agent.jar").write_bytes(b"a rebuilt jar")
     assert b"a rebuilt jar" in xen.build_initrd(b, rt, pay, lib, pub).read_bytes()
+    out.write_bytes(b"marker: not rebuilt")
+    (lib / "agent.jar").write_bytes(b"a rebuilt jar")  # a rebuild that wrote the same bytes again
+    os.utime(lib / "agent.jar", (2_000_000_000, 2_000_000_000))
+    assert xen.build_initrd(b, rt, pay, lib, pub).read_bytes() == b"marker: not rebuilt"

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Protocol
 
 from .. import image, paths
+from ..digest import file_key
 from ..boardconfig import MIB, Board
 from ..errors import BoardError
 from ..render import cpu_list
@@ -291,11 +292,11 @@ def build_initrd(board: Board, domain: dict, pay: dict[str, Path], agent_lib: Pa
     init = init_script(board, domain).encode()
     # Its inputs' stamps: rebuilding the ~75 MiB image only to find it unchanged costs a second
     # of every `board up`.
-    key = {"init": hashlib.sha256(init).hexdigest(), "busybox": image.file_key(pay["busybox"])}
+    key = {"init": hashlib.sha256(init).hexdigest(), "busybox": file_key(pay["busybox"])}
     if domain["kind"] == "rt":
         key.update(jre=image._tree_key(pay["jre"]), glibc=image._tree_key(pay["glibc"]),
-                   jars=[image.file_key(j) for j in sorted(agent_lib.glob("*.jar"))],
-                   deploy_pub=image.file_key(deploy_pub))
+                   jars=[file_key(j) for j in sorted(agent_lib.glob("*.jar"))],
+                   deploy_pub=file_key(deploy_pub))
     stamp = out.with_suffix(".stamp")
     if out.is_file() and image._stamp_ok(stamp, key):
         return out
@@ -458,7 +459,7 @@ def snapshot_key(board: Board, argv: list[str], values: dict[str, str], dts: Pat
     var = domains(board)[0]["var"]
     tree = _RANDOM_SEEDS.sub("", dts.read_text(encoding="utf-8"))
     return snapshot.key_for(argv, Path(values[f"{var}_KERNEL"]), Path(values[f"{var}_INITRD"]),
-                            xen=image.file_key(Path(values["XEN"])), device_tree=_sha256(tree.encode()),
+                            xen=file_key(Path(values["XEN"])), device_tree=_sha256(tree.encode()),
                             board=_sha256(json.dumps(board.data, sort_keys=True).encode()))
 
 
