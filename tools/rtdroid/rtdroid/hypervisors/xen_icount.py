@@ -44,9 +44,9 @@ class Machine:
         # Xen advises when a vCPU owns its pCPU (null scheduler), so the cell's idle and wake-up
         # go through its own virtual timer alone. It is also what a boot snapshot can restore:
         # QEMU 7.2 migrates the EL1 timers but not EL2's, so a domU blocked in Xen would wait
-        # after a restore for a hypervisor timer no longer armed; the likely cause of the restore
-        # hang seen in fresh clones ("icount sleep disabled and no active timers"), not yet shown
-        # gone by a fresh-clone run with `boot: snapshot`.
+        # after a restore for a hypervisor timer no longer armed: the likely cause of the restore
+        # hang fresh clones saw before ("icount sleep disabled and no active timers"); with
+        # vwfi=native their restores run.
         return "sched=null vwfi=native"
 
     def cpupools(self, board: Board) -> str:
