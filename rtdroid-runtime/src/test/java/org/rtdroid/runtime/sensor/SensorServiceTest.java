@@ -190,7 +190,10 @@ class SensorServiceTest {
         assumeTrue(fifoPermitted(), "SCHED_FIFO not permitted here (needs root or CAP_SYS_NICE)");
         start(4, 8, HandlerStrategy.POOLED, 1, RealtimePolicy::fifo);
         int acc = Sensor.TYPE_ACCELEROMETER;
-        FifoDevices.await("processing thread started", HANG_MS, () -> service.processingTid(acc) != 0);
+        int gyro = Sensor.TYPE_GYROSCOPE;
+        // each sensor's processing thread starts on its own; its tid is 0 until it has run
+        FifoDevices.await("processing threads started", HANG_MS,
+                () -> service.processingTid(acc) != 0 && service.processingTid(gyro) != 0);
         int tid = service.processingTid(acc);
         assertEquals(Linux.SCHED_OTHER, Linux.policyOf(tid), "no listener yet");
         SensorManager low = service.manager(20);
@@ -207,9 +210,9 @@ class SensorServiceTest {
         high.unregisterListener(l2);
         assertKernelPriority(tid, 20);
         // another sensor's listeners do not move this thread
-        high.registerListener(l2, high.getDefaultSensor(Sensor.TYPE_GYROSCOPE), 0);
+        high.registerListener(l2, high.getDefaultSensor(gyro), 0);
         assertKernelPriority(tid, 20);
-        assertKernelPriority(service.processingTid(Sensor.TYPE_GYROSCOPE), 45);
+        assertKernelPriority(service.processingTid(gyro), 45);
         low.unregisterListener(l1);
         low.unregisterListener(l3, low.getDefaultSensor(acc));
         assertEquals(Linux.SCHED_OTHER, Linux.policyOf(tid), "no listener left");
