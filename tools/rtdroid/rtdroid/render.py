@@ -50,7 +50,10 @@ RT_PERF_ARGS = ["-XX:-UsePerfData"]
 # milliseconds (p99 15.7x the unloaded one). Fiji VM's real-time collector is placed the same way
 # (below the real-time threads, above the rest). Not SCHED_FIFO: the VM thread waits for ordinary
 # threads to reach the safepoint, which a SCHED_FIFO VM thread would keep off its CPU. Needs root
-# (CAP_SYS_NICE); without it the JVM warns once and its threads stay at nice 0.
+# (CAP_SYS_NICE); without it the JVM warns once and its threads stay at nice 0. Lifting the VM
+# thread alone (-XX:JavaPriority9_To_OSPriority=0 -XX:VMThreadPriority=-10: ZGC's threads at 0) was
+# no better: sensor benchmark, 30 memory-noise threads, p99 28.8x the unloaded one against 20.4x,
+# p99.9 28.6 ms against 8.2 ms (one --quick run each, 2026-11-24).
 #
 # The JIT compilers stay at nice 0 (CompilerThreadPriority is a nice value under this policy), with
 # the ordinary threads whose code they compile. At nice -10 they starved those threads while they
