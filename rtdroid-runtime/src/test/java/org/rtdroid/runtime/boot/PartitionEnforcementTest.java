@@ -119,12 +119,16 @@ class PartitionEnforcementTest {
         }
     }
 
-    private static void assertPinned(DeployedApp app, CpuSet cpu) {
+    private static void assertPinned(DeployedApp app, CpuSet cpu) throws InterruptedException {
         ComponentRuntime c = app.componentRuntimes().get(0);
         assertTrue(c.tid() > 0);
         assertEquals(cpu, Linux.affinityOf(c.tid()), app.name() + "'s component thread (tid " + c.tid() + ")");
         PeriodicTaskRuntime t = c.tasks().get(0);
-        assertTrue(t.tid() > 0 && t.tid() != c.tid());
+        // The deploy returns once the component has started its tasks' threads; each task thread
+        // records its tid and pins itself when it first runs, which on a loaded machine is later.
+        Apps.await(app.name() + "'s periodic task thread running and pinned", 60_000,
+                () -> t.tid() > 0 && cpu.equals(Linux.affinityOf(t.tid())));
+        assertTrue(t.tid() != c.tid());
         assertEquals(cpu, Linux.affinityOf(t.tid()), app.name() + "'s periodic task (tid " + t.tid() + ")");
     }
 
