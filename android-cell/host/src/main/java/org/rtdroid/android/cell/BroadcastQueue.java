@@ -42,12 +42,6 @@ import org.rtdroid.json.JsonWriter;
  * looper itself takes the most urgent queued one. A high-priority broadcast therefore waits at
  * most for the one delivery already running (receivers are app code and are not preempted).
  *
- * <p>Real-time scheduling ({@link RealtimeScheduling}, when the cell may set it): the real-time
- * lane's delivery thread runs at SCHED_FIFO, and the main looper is lifted to SCHED_FIFO while a
- * real-time broadcast waits for it or runs on it, dropping back to SCHED_OTHER when it takes a
- * normal one or none; so a receiver already running finishes, and the real-time one runs, ahead
- * of the cell's ordinary threads (the low-priority senders among them).
- *
  * <p>What allocates where: the sender's thread copies the intent (Android's API hands the queue
  * a mutable one) into a {@link Pending}, which is also the message the main looper runs; the main
  * looper resolves each broadcast's receivers (a list of targets) and runs app code. The
@@ -100,17 +94,7 @@ final class BroadcastQueue {
     // guarded by guard
     private long arrivals;
     private boolean delivering;
-    /** rt.size + normal.size, written under the guard whenever either changes. */
-    private volatile int queuedCount;
-    /** The main looper runs at {@link RealtimeScheduling#LOOPER_PRIORITY}: a real-time broadcast waits for it or runs on it. */
-    private boolean looperBoosted;
     private volatile boolean running;
-    /** The main looper's kernel thread id, recorded at its first delivery (0 before). */
-    private volatile int looperTid;
-    /** The real-time lane's delivery thread's kernel thread id (0 before it runs). */
-    private volatile int realtimeDeliveryTid;
-    /** Whether the real-time path runs at SCHED_FIFO: -1 not started, 0 yes, else the errno that refused it. */
-    private volatile int realtimeSchedulingErrno = -1;
 
     BroadcastQueue(Application application, Handler main, CellPackageManager packages, AppCrashes crashes) {
         this(application, main, packages, crashes, Discipline.PRIORITY);
@@ -128,25 +112,10 @@ final class BroadcastQueue {
         this.crashes = crashes;
     }
 
-    /**
-     * Starts both delivery threads; under the priority discipline the real-time lane's at
-     * SCHED_FIFO {@link RealtimeScheduling#DELIVERY_PRIORITY} when the cell may (stock Android's
-     * discipline has no real-time thread).
-     */
+    /** Starts both delivery threads. */
     void start() {
         running = true;
-        rt.start(Thread.MAX_PRIORITY, () -> {
-            realtimeDeliveryTid = RealtimeScheduling.tid();
-            if (discipline == Discipline.PRIORITY) {
-                int errno = RealtimeScheduling.set(0, RealtimeScheduling.SCHED_FIFO, RealtimeScheduling.DELIVERY_PRIORITY);
-                if (errno != 0) {
-                    CellLog.w(TAG, "SCHED_FIFO refused (errno " + errno + (errno == RealtimeScheduling.EPERM
-                            ? ", EPERM: the cell lacks CAP_SYS_NICE" : "") + "): real-time broadcasts are delivered at SCHED_OTHER");
-                }
-                realtimeSchedulingErrno = errno;
-            }
-            deliveryLoop(rt, normal);
-        });
+        rt.start(Thread.MAX_PRIORITY, () -> deliveryLoop(rt, normal));
         normal.start(Thread.NORM_PRIORITY, () -> deliveryLoop(normal, rt));
     }
 
@@ -171,7 +140,6 @@ final class BroadcastQueue {
         try {
             p.arrival = arrivals++;
             dropped = lane.offer(p);
-            queuedCount = rt.size + normal.size;
         } finally {
             guard.release();
         }
@@ -228,10 +196,6 @@ final class BroadcastQueue {
                 if (!delivering && !lane.isEmpty() && lane.headPriority() >= other.headPriority()) {
                     p = lane.pollFirst();
                     delivering = true;
-                    queuedCount = rt.size + normal.size;
-                }
-                if (lane == rt && (p != null || !lane.isEmpty())) {
-                    lendPriorityToLooper(); // it runs p, or what holds the slot before the waiting ones
                 }
             } finally {
                 guard.release();
@@ -261,9 +225,6 @@ final class BroadcastQueue {
 
     /** On the main looper: delivers p, then takes the most urgent queued broadcast and posts it. */
     private void deliverAndContinue(Pending p) {
-        if (looperTid == 0) {
-            looperTid = RealtimeScheduling.tid();
-        }
         Pending next;
         try {
             deliver(p);
@@ -274,14 +235,6 @@ final class BroadcastQueue {
                 Lane l = rt.isEmpty() ? normal : rt; // every rt priority is above every normal one
                 next = l.pollFirst();
                 delivering = next != null;
-                queuedCount = rt.size + normal.size;
-                boolean realtimeNext = next != null && next.lane == rt;
-                // at SCHED_FIFO exactly while it takes real-time broadcasts (tid 0: the looper itself)
-                if (realtimeNext != looperBoosted && realtimeSchedulingErrno == 0
-                        && RealtimeScheduling.set(0, realtimeNext ? RealtimeScheduling.SCHED_FIFO : RealtimeScheduling.SCHED_OTHER,
-                                realtimeNext ? RealtimeScheduling.LOOPER_PRIORITY : 0) == 0) {
-                    looperBoosted = realtimeNext;
-                }
             } finally {
                 guard.release();
             }
@@ -289,29 +242,6 @@ final class BroadcastQueue {
         if (next != null) {
             dispatch(next);
         }
-    }
-
-    /**
-     * Under the guard, on the real-time delivery thread: a real-time broadcast waits for the main
-     * looper or is handed to it, so the looper runs at SCHED_FIFO until it takes no more real-time
-     * ones (it drops back itself, {@link #deliverAndContinue}). Priority inheritance for the delivery
-     * slot: the looper may be running a low-priority receiver, which then finishes at the real-time
-     * priority instead of sharing the CPU with every runnable low-priority sender. Kept under the
-     * guard so that a boost and the looper's drop cannot cross.
-     */
-    private void lendPriorityToLooper() {
-        if (!looperBoosted && looperTid != 0 && realtimeSchedulingErrno == 0) {
-            looperBoosted = RealtimeScheduling.set(looperTid, RealtimeScheduling.SCHED_FIFO, RealtimeScheduling.LOOPER_PRIORITY) == 0;
-        }
-    }
-
-    /** What the real-time path runs at, for the cell's state: "SCHED_FIFO", "SCHED_OTHER (errno N)", "off" or "not started". */
-    String realtimeScheduling() {
-        int errno = realtimeSchedulingErrno;
-        if (discipline != Discipline.PRIORITY) {
-            return "off";
-        }
-        return errno < 0 ? "not started" : errno == 0 ? "SCHED_FIFO" : "SCHED_OTHER (errno " + errno + ")";
     }
 
     private void overflowed(Lane lane, Pending p) {
@@ -326,11 +256,6 @@ final class BroadcastQueue {
     /** The real-time lane's delivery thread ({@code broadcast-rt}; null before {@link #start}). */
     Thread realtimeDeliveryThread() {
         return rt.thread;
-    }
-
-    /** Kernel thread ids of the real-time delivery thread and the main looper (0 until they ran; for tests). */
-    int[] realtimeTids() {
-        return new int[] {realtimeDeliveryTid, looperTid};
     }
 
     /** Broadcasts the real-time delivery thread handed to the main looper itself. */
@@ -353,12 +278,14 @@ final class BroadcastQueue {
         }
     }
 
-    /**
-     * Broadcasts waiting in both lanes: read without the guard, so that a reader polling it (a
-     * test's or the benchmark's gate) never holds the guard when a real-time thread wants it.
-     */
+    /** Broadcasts waiting in both lanes. */
     int queued() {
-        return queuedCount;
+        guard.acquire(0);
+        try {
+            return rt.size + normal.size;
+        } finally {
+            guard.release();
+        }
     }
 
     /** Queue counters for the cell's state: {overflowPolicy, rtThreshold, lanes: {rt, normal}}. */
@@ -366,8 +293,7 @@ final class BroadcastQueue {
         guard.acquire(0);
         try {
             JsonWriter w = new JsonWriter().beginObject().field("overflowPolicy", OVERFLOW_POLICY)
-                    .field("rtThreshold", RT_THRESHOLD).field("realtimeScheduling", realtimeScheduling())
-                    .name("lanes").beginObject();
+                    .field("rtThreshold", RT_THRESHOLD).name("lanes").beginObject();
             rt.write(w.name("rt"));
             normal.write(w.name("normal"));
             return w.endObject().endObject().toString();

@@ -102,48 +102,6 @@ public class BroadcastOrderSandbox {
         SandboxGate.sendInParallel(priorities, perSender, app::sendBroadcast, ORDER);
     }
 
-    /**
-     * The real-time path's scheduling as the kernel reports it (/proc): the delivery thread at
-     * SCHED_FIFO; the main looper lifted to SCHED_FIFO as soon as a real-time broadcast waits
-     * behind the (low-priority) receiver it runs, running the real-time one so, and back at
-     * SCHED_OTHER for the normal one after it. Without CAP_SYS_NICE (the boards run the cell as
-     * root) the queue reports SCHED_OTHER and nothing is lifted: checked instead.
-     */
-    @Test
-    public void theRealtimePathRunsAtSchedFifoAndTheLooperDropsBackAfterIt() throws Exception {
-        List<String> policies = Collections.synchronizedList(new ArrayList<>());
-        CountDownLatch both = new CountDownLatch(2);
-        BroadcastReceiver policy = new BroadcastReceiver() {
-            @Override
-            public void onReceive(Context c, Intent i) {
-                policies.add(i.getStringExtra("label") + ": " + RealtimeScheduling.describe(RealtimeScheduling.tid()));
-                both.countDown();
-            }
-        };
-        app.registerReceiver(policy, new IntentFilter("org.rtdroid.test.POLICY"));
-        closeGateBehindOneDelivery();
-        long deadline = System.nanoTime() + 60_000_000_000L; // hang detector only
-        while (am.broadcasts.realtimeScheduling().equals("not started") && System.nanoTime() < deadline) {
-            Thread.sleep(1);
-        }
-        int[] tids = am.broadcasts.realtimeTids();
-        boolean fifo = am.broadcasts.realtimeScheduling().equals("SCHED_FIFO");
-        assertEquals(am.broadcasts.realtimeScheduling(), fifo ? "SCHED_FIFO 2" : "SCHED_OTHER", RealtimeScheduling.describe(tids[0]));
-        assertEquals("the main looper, in the gate", "SCHED_OTHER", RealtimeScheduling.describe(tids[1]));
-        app.sendBroadcast(new Intent("org.rtdroid.test.POLICY").putExtra("label", "normal")
-                .putExtra(ProxyContract.EXTRA_SENDER_PRIORITY, 10));
-        app.sendBroadcast(new Intent("org.rtdroid.test.POLICY").putExtra("label", "realtime")
-                .putExtra(ProxyContract.EXTRA_SENDER_PRIORITY, 80));
-        String lifted = fifo ? "SCHED_FIFO 1" : "SCHED_OTHER";
-        while (!RealtimeScheduling.describe(tids[1]).equals(lifted) && System.nanoTime() < deadline) {
-            Thread.sleep(1); // the delivery thread lends its priority when it wakes
-        }
-        assertEquals("the main looper, in the gate, with a real-time broadcast waiting", lifted, RealtimeScheduling.describe(tids[1]));
-        gate.open.countDown();
-        both.await();
-        assertEquals(List.of("realtime: " + lifted, "normal: SCHED_OTHER"), policies);
-    }
-
     @Test
     public void parallelSendersOfMixedPriorityAreDeliveredMostUrgentFirstFifoWithinAPriority() throws Exception {
         closeGateBehindOneDelivery();
