@@ -11,6 +11,12 @@ uses the cache only while the cell's jars and JVM arguments hold the bytes it wa
 (their digests are kept beside it in android-cell.aot.key: `make build` rewrites unchanged jars,
 which must not cost a new training run); `make build` and `make test` refresh it.
 
+The JVM itself refuses a cache whose class-path jars changed size or modification time since
+training ("timestamp has changed ... Unable to map shared spaces") and then starts without it.
+So the key also keeps each jar's training-time mtime, and a jar rewritten with the same bytes gets
+that mtime back before the cache is used (its content is what the cache was made from). Should the
+JVM still refuse the cache, `board up` says so on the Android cell's ready line (`refusal`).
+
     build/venv/bin/python -m rtdroid.aotcache     # train if missing or stale
 """
 from __future__ import annotations
@@ -49,7 +55,19 @@ def _key_path() -> Path:
 
 
 def _inputs_key() -> dict:
-    return {p.name: file_digest(p) for p in _inputs()}
+    """What a training run is made from: each input's digest, and the mtime the JVM will check."""
+    inputs = _inputs()
+    return {"digests": {p.name: file_digest(p) for p in inputs},
+            "mtimes_ns": {p.name: p.stat().st_mtime_ns for p in inputs}}
+
+
+def _trained_key() -> dict | None:
+    try:
+        key = json.loads(_key_path().read_text())
+    except (OSError, ValueError):
+        return None
+    ok = isinstance(key, dict) and isinstance(key.get("digests"), dict) and isinstance(key.get("mtimes_ns"), dict)
+    return key if ok else None  # a key of an older format: train again
 
 
 def fresh() -> bool:
@@ -57,10 +75,29 @@ def fresh() -> bool:
     inputs = _inputs()
     if not cache_path().is_file() or not inputs or not all(p.exists() for p in inputs):
         return False
-    try:
-        return json.loads(_key_path().read_text()) == _inputs_key()
-    except (OSError, ValueError):
-        return False
+    key = _trained_key()
+    return key is not None and key["digests"] == _inputs_key()["digests"]
+
+
+def _restore_training_mtimes() -> None:
+    """Gives jars that `make build` rewrote with unchanged bytes their training-time mtime back,
+    so that the JVM's own check (size and mtime of each class-path entry) accepts the cache."""
+    key = _trained_key()
+    if key is None:
+        return
+    for p in _inputs():
+        trained = key["mtimes_ns"].get(p.name)
+        st = p.stat()
+        if isinstance(trained, int) and st.st_mtime_ns != trained:
+            os.utime(p, ns=(st.st_atime_ns, trained))
+
+
+def refusal(log_text: str) -> str | None:
+    """The JVM's first complaint about the cache in a cell's log (it then ran without it)."""
+    for line in log_text.splitlines():
+        if "[aot]" in line and ("[error" in line or "[warning" in line):
+            return line.split("[aot]", 1)[1].strip()
+    return None
 
 
 def enabled() -> bool:
@@ -70,7 +107,10 @@ def enabled() -> bool:
 
 def jvm_flags() -> list[str]:
     """What the Android cell's JVM is started with: the cache, while it is fresh and enabled."""
-    return [f"-XX:AOTCache={cache_path()}"] if enabled() and fresh() else []
+    if not (enabled() and fresh()):
+        return []
+    _restore_training_mtimes()
+    return [f"-XX:AOTCache={cache_path()}"]
 
 
 def with_cache(argv: list[str]) -> list[str]:
@@ -157,6 +197,7 @@ def train(timeout_s: float = 180.0, say=print) -> Path:
 
 def main() -> int:
     if fresh():
+        _restore_training_mtimes()
         print(f"aotcache: {cache_path()} is up to date")
         return 0
     train()

@@ -147,6 +147,10 @@ def _wait_ready(board: Board, state: dict, pending: dict, progress: Progress) ->
                     if pm and int(pm.group(1)) != board.control_port:
                         raise BoardError(f"Android cell reports port {pm.group(1)}, board says "
                                          f"{board.control_port}")
+                    refused = aotcache.refusal(text)
+                    if refused:
+                        cell["aot_refused"] = refused
+                        detail += f"; its JVM refused the AOT cache and started without it: {refused}"
                 save_state(state)
                 progress.stage(f"{name} cell ready: {detail}")
                 del pending[name]
