@@ -17,6 +17,12 @@ final class MainThread {
     /** How long a control request waits for the main looper before it is answered 503. */
     static final long TIMEOUT_MILLIS = 20_000;
 
+    /**
+     * Start-up work that runs on the main looper after READY (the widget warm-up): a control
+     * request queues behind it, so its timeout starts once that work is done.
+     */
+    private static volatile CompletableFuture<?> afterReady = CompletableFuture.completedFuture(null);
+
     private MainThread() {
     }
 
@@ -26,12 +32,29 @@ final class MainThread {
     }
 
     /**
-     * Start-up work (installing the proxy, the warm-up): waits as long as it takes. How long the
+     * Start-up work before READY (installing the proxy): waits as long as it takes. How long the
      * cell may take to become ready is the board's boot timeout, judged from outside; a limit of
      * its own here only made a slow (loaded) machine look like a broken cell.
      */
     static <T> T callAtStartUp(Task<T> task) throws CellException {
         return call(task, 0);
+    }
+
+    /**
+     * Posts start-up work that need not hold READY back (the widget warm-up) to the main looper
+     * and returns at once; control requests wait for it before their own timeout starts.
+     */
+    static <T> CompletableFuture<T> postAfterReady(Task<T> task) {
+        CompletableFuture<T> f = new CompletableFuture<>();
+        afterReady = f;
+        new Handler(Looper.getMainLooper()).post(() -> {
+            try {
+                f.complete(task.run());
+            } catch (Throwable t) {
+                f.completeExceptionally(t);
+            }
+        });
+        return f;
     }
 
     private static <T> T call(Task<T> task, long timeoutMillis) throws CellException {
@@ -42,6 +65,16 @@ final class MainThread {
                 throw e;
             } catch (Exception e) {
                 throw new CellException(500, e.toString());
+            }
+        }
+        if (timeoutMillis > 0) {
+            try {
+                afterReady.handle((v, t) -> null).get(); // its failure is the cell's log's to tell
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new CellException(503, "interrupted");
+            } catch (ExecutionException e) {
+                throw new IllegalStateException(e); // handle() completes normally
             }
         }
         CompletableFuture<T> f = new CompletableFuture<>();

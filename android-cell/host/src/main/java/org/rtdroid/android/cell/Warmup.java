@@ -21,9 +21,9 @@ import org.robolectric.android.controller.ActivityController;
 
 /**
  * The first activity to inflate widgets pays for loading the native graphics runtime, fonts,
- * styles and linking thousands of call sites (seconds on this machine). The cell pays it once
- * before it reports READY, by building, drawing and encoding a throwaway view tree, so that the
- * first app launch is as fast as later ones.
+ * styles and linking thousands of call sites (seconds on this machine). The cell pays it once,
+ * as the main looper's first work after READY, by building, drawing and encoding a throwaway view
+ * tree, so that the first app launch (queued behind it) is as fast as later ones.
  */
 final class Warmup {
     private Warmup() {
