@@ -134,6 +134,9 @@ class AndroidCellLibrary(Keywords):
         for _ in range(count):
             self.click_view(view)
             done = self._wait_round_trips(done + 1, timeout_s=timeout_s)
+            # At a person's pace, not back to back: the next press would otherwise land while the
+            # app's main looper still draws the last reply, and measure that drawing too.
+            time.sleep(0.05)
         lat = self._latency()
         samples = [int(v) for v in lat["roundTrip"][-count:]]
         SESSION.latency.setdefault(name, []).extend(samples)
@@ -153,7 +156,7 @@ class AndroidCellLibrary(Keywords):
             c = self._latency()["count"]
             if c >= n:
                 return c
-            time.sleep(0.002)
+            time.sleep(0.02)  # each poll is an HTTP request served by the cell's CPU
         raise AssertionError(f"no round-trip reply within {timeout_s} s (wanted {n} replies in all)")
 
     @keyword

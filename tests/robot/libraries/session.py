@@ -53,6 +53,7 @@ class Session:
         self.failing_on_purpose: set[str] = set()          # components a test fails deliberately
         self.stress: list = []                              # rtdroid.faults.AndroidStress running
         self.witness: subprocess.Popen | None = None        # the stall witness (cyclictest) running
+        self.android_ports: dict[str | None, int] = {}     # each board's Android control port
 
 
 def end_witness() -> None:
@@ -107,7 +108,13 @@ class Keywords:
         return mgmt
 
     def _android_port(self) -> int:
-        return int(self.board_status()["control_port"])
+        # The port is the board file's (`board status` reports it): fixed for a board, so it is
+        # asked once per board rather than on every call. Asking costs a new `rtdroid` process
+        # (0.3-0.5 s of CPU), and the keywords that poll the Android cell call every few ms.
+        port = SESSION.android_ports.get(self.board)
+        if port is None:
+            port = SESSION.android_ports[self.board] = int(self.board_status()["control_port"])
+        return port
 
     def _android(self, method: str, path: str, body: dict | None = None, raw: bool = False,
                  timeout: float = 30):

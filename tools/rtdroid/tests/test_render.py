@@ -47,7 +47,7 @@ def test_qemu_rt_argv_carries_the_board():
     assert r["rt_image"]["boot"] == "snapshot"
     assert argv[argv.index("-append") + 1].startswith("console=ttyS0")
     android = r["cells"]["android"]["argv"]
-    assert android[:3] == ["taskset", "-c", "0"] and android[-2:] == ["--control-port", "7411"]
+    assert android[:3] == ["taskset", "-c", "0"] and android[-4:] == ["--control-port", "7411", "--peer-timeout-ms", "5000"]
 
 
 def test_init_script_runs_the_agent_from_the_initramfs_root():

@@ -35,7 +35,7 @@ def test_the_virtual_time_board_is_one_cpu_under_icount_with_the_null_scheduler(
     # the Android cell judges the RT peer's heartbeat (100 ms of virtual time) by the host's clock
     android = render.render(b)["cells"]["android"]["argv"]
     assert android[-2:] == ["--peer-timeout-ms", "5000"]
-    assert "--peer-timeout-ms" not in render.render(bc.load_board("qemu-x86_64"))["cells"]["android"]["argv"]
+    assert "--peer-timeout-ms" not in render.render(bc.load_board("host"))["cells"]["android"]["argv"]
 
 
 def test_the_smp_board_runs_in_host_time_with_the_rt_cell_alone_in_a_null_scheduler_pool():
