@@ -143,7 +143,10 @@ final class BroadcastQueue {
             realtimeDeliveryTid = RealtimeScheduling.tid();
             if (discipline == Discipline.PRIORITY) {
                 int errno = RealtimeScheduling.set(0, RealtimeScheduling.SCHED_FIFO, RealtimeScheduling.DELIVERY_PRIORITY);
-                if (errno != 0) {
+                if (errno == RealtimeScheduling.OFF_BY_BOARD) {
+                    CellLog.i(TAG, "real-time broadcasts are delivered at SCHED_OTHER: the board keeps the cell's threads there"
+                            + " (realtime_threads: false)");
+                } else if (errno != 0) {
                     CellLog.w(TAG, "SCHED_FIFO refused (errno " + errno + (errno == RealtimeScheduling.EPERM
                             ? ", EPERM: the cell lacks CAP_SYS_NICE" : "") + "): real-time broadcasts are delivered at SCHED_OTHER");
                 }
@@ -337,7 +340,8 @@ final class BroadcastQueue {
         if (discipline != Discipline.PRIORITY) {
             return "off";
         }
-        return errno < 0 ? "not started" : errno == 0 ? "SCHED_FIFO" : "SCHED_OTHER (errno " + errno + ")";
+        return errno == RealtimeScheduling.OFF_BY_BOARD ? "SCHED_OTHER (board: realtime_threads false)"
+                : errno < 0 ? "not started" : errno == 0 ? "SCHED_FIFO" : "SCHED_OTHER (errno " + errno + ")";
     }
 
     private void overflowed(Lane lane, Pending p) {

@@ -31,8 +31,18 @@ final class RealtimeScheduling {
     static final int EPERM = 1;
     /** The real-time lane's delivery thread ({@code broadcast-rt}). */
     static final int DELIVERY_PRIORITY = 2;
-    /** The main looper while a real-time broadcast waits for it or runs on it. */
+    /** The main looper while it runs real-time receivers or receivers a real-time broadcast waits for. */
     static final int LOOPER_PRIORITY = 1;
+    /**
+     * "off" (the board file's {@code realtime_threads: false}, passed as {@code --realtime-threads
+     * off}): no thread of the cell is set to SCHED_FIFO. Where the Android cell shares a kernel with
+     * the RT cell (the host board), a SCHED_FIFO thread of the Android cell that keeps its CPU (a
+     * long receiver; a killed cell's last thread tearing down its memory) also holds back the
+     * kernel's per-CPU work there, which the RT cell's threads may wait for.
+     */
+    static final String PROP_REALTIME_THREADS = "org.rtdroid.cell.realtimeThreads";
+    /** What {@link #set} returns when the board keeps the cell's threads at SCHED_OTHER. */
+    static final int OFF_BY_BOARD = -2;
 
     private static final Linker LINKER = Linker.nativeLinker();
     private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
@@ -75,9 +85,13 @@ final class RealtimeScheduling {
     /**
      * sched_setscheduler(tid, policy, {priority}); tid 0 is the calling thread.
      *
-     * @return 0 or the errno value (EPERM without CAP_SYS_NICE, ESRCH once the thread has ended)
+     * @return 0, the errno value (EPERM without CAP_SYS_NICE, ESRCH once the thread has ended), or
+     *     {@link #OFF_BY_BOARD} for a real-time policy when the board keeps the cell at SCHED_OTHER
      */
     static int set(int tid, int policy, int priority) {
+        if (policy != SCHED_OTHER && "off".equals(System.getProperty(PROP_REALTIME_THREADS))) {
+            return OFF_BY_BOARD;
+        }
         Scratch s = SCRATCH.get();
         s.param.set(JAVA_INT, 0, priority);
         try {
