@@ -70,21 +70,24 @@ def _trained_key() -> dict | None:
     return key if ok else None  # a key of an older format: train again
 
 
-def fresh() -> bool:
-    """The cache exists and was trained on the cell's jars and JVM arguments as they are now."""
+def _fresh_key() -> dict | None:
+    """The training run's key, while the cache exists and was trained on the cell's jars and JVM
+    arguments as they are now (else None)."""
     inputs = _inputs()
     if not cache_path().is_file() or not inputs or not all(p.exists() for p in inputs):
-        return False
+        return None
     key = _trained_key()
-    return key is not None and key["digests"] == _inputs_key()["digests"]
+    return key if key is not None and key["digests"] == {p.name: file_digest(p) for p in inputs} else None
 
 
-def _restore_training_mtimes() -> None:
+def fresh() -> bool:
+    """The cache exists and was trained on the cell's jars and JVM arguments as they are now."""
+    return _fresh_key() is not None
+
+
+def _restore_training_mtimes(key: dict) -> None:
     """Gives jars that `make build` rewrote with unchanged bytes their training-time mtime back,
     so that the JVM's own check (size and mtime of each class-path entry) accepts the cache."""
-    key = _trained_key()
-    if key is None:
-        return
     for p in _inputs():
         trained = key["mtimes_ns"].get(p.name)
         st = p.stat()
@@ -107,9 +110,10 @@ def enabled() -> bool:
 
 def jvm_flags() -> list[str]:
     """What the Android cell's JVM is started with: the cache, while it is fresh and enabled."""
-    if not (enabled() and fresh()):
+    key = _fresh_key() if enabled() else None
+    if key is None:
         return []
-    _restore_training_mtimes()
+    _restore_training_mtimes(key)
     return [f"-XX:AOTCache={cache_path()}"]
 
 
@@ -196,8 +200,9 @@ def train(timeout_s: float = 180.0, say=print) -> Path:
 
 
 def main() -> int:
-    if fresh():
-        _restore_training_mtimes()
+    key = _fresh_key()
+    if key is not None:
+        _restore_training_mtimes(key)
         print(f"aotcache: {cache_path()} is up to date")
         return 0
     train()

@@ -290,7 +290,8 @@ def _up_started(board, cells, state, progress, run, hv_values, boot_timeout, col
             p = _start_cell(state, cell_name, argv, log)
             state["cells"][cell_name]["role"] = role
             how = (f"Android cell host, pid {p.pid}, CPUs {board.cell(role)['cpus']}, "
-                   + ("AOT cache" if aotcache.jvm_flags() else "no AOT cache" if not aotcache.enabled()
+                   + ("AOT cache" if any(a.startswith("-XX:AOTCache=") for a in argv)
+                      else "no AOT cache" if not aotcache.enabled()
                       else "no AOT cache (make build makes one)"))
             ready_file = log
         progress.stage(f"{cell_name} cell started: {how}")

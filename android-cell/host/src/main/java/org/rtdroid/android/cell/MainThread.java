@@ -45,8 +45,14 @@ final class MainThread {
      * and returns at once; control requests wait for it before their own timeout starts.
      */
     static <T> CompletableFuture<T> postAfterReady(Task<T> task) {
-        CompletableFuture<T> f = new CompletableFuture<>();
+        CompletableFuture<T> f = post(task);
         afterReady = f;
+        return f;
+    }
+
+    /** Runs task on the main looper; its result or failure completes the future. */
+    private static <T> CompletableFuture<T> post(Task<T> task) {
+        CompletableFuture<T> f = new CompletableFuture<>();
         new Handler(Looper.getMainLooper()).post(() -> {
             try {
                 f.complete(task.run());
@@ -77,14 +83,7 @@ final class MainThread {
                 throw new IllegalStateException(e); // handle() completes normally
             }
         }
-        CompletableFuture<T> f = new CompletableFuture<>();
-        new Handler(Looper.getMainLooper()).post(() -> {
-            try {
-                f.complete(task.run());
-            } catch (Throwable t) {
-                f.completeExceptionally(t);
-            }
-        });
+        CompletableFuture<T> f = post(task);
         try {
             return timeoutMillis > 0 ? f.get(timeoutMillis, TimeUnit.MILLISECONDS) : f.get();
         } catch (ExecutionException e) {
