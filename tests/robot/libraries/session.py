@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from robot.api import logger
@@ -66,6 +67,54 @@ def end_witness() -> None:
         except subprocess.TimeoutExpired:
             w.kill()
             w.wait()
+
+
+
+# A process board's cells are processes of this kernel and share its CPUs with whatever else runs
+# on this machine (a neighbour's build): how long they take by the wall clock depends on that. The
+# keywords that judge a wall-clock figure on such a board read the CPU time other work took from
+# the board's CPUs meanwhile, and scale the budget to the CPU left to the cells.
+
+def board_cpu_use(status: dict | None, board: str | None = None) -> dict:
+    """CPU time so far, in seconds: all of the board's CPUs busy, the cells' processes (those
+    ``status`` names; none before `board up`), this test process and the commands it waited for;
+    with the wall clock. ``board`` names the board when there is no status yet."""
+    from rtdroid.boardconfig import load_board
+    cpus = {f"cpu{c}" for c in load_board((status or {}).get("board") or board).data["cpus"]}
+    hz = os.sysconf("SC_CLK_TCK")
+    busy = 0
+    for line in Path("/proc/stat").read_text().splitlines():
+        f = line.split()
+        if f and f[0] in cpus:  # user nice system idle iowait irq softirq steal: all but idle, iowait
+            busy += sum(int(v) for i, v in enumerate(f[1:9]) if i not in (3, 4))
+    cells = 0
+    for cell in ((status or {}).get("cells") or {}).values():
+        try:
+            f = Path(f"/proc/{int(cell['pid'])}/stat").read_text().rsplit(")", 1)[1].split()
+            cells += int(f[11]) + int(f[12])  # utime, stime: every thread's, ended ones too
+        except (OSError, KeyError, TypeError, ValueError):
+            pass  # a cell that is down used nothing since
+    t = os.times()
+    return {"wall": time.monotonic(), "cpus": len(cpus), "busy": busy / hz, "cells": cells / hz,
+            "ours": t.user + t.system + t.children_user + t.children_system}
+
+
+def others_share(before: dict, after: dict) -> float:
+    """The share of the board's CPU time between two `board_cpu_use` reads that went to work other
+    than the cells and this test (clamped to 0..1: the reads are not atomic)."""
+    total = (after["wall"] - before["wall"]) * after["cpus"]
+    others = ((after["busy"] - before["busy"]) - (after["cells"] - before["cells"])
+              - (after["ours"] - before["ours"]))
+    return round(min(1.0, max(0.0, others / total)), 3) if total > 0 else 0.0
+
+
+def budget_left_to_the_cells(budget: float, share: float | None) -> float:
+    """``budget`` scaled to the CPU other work left to the cells: with a share s of the CPUs taken,
+    the cells may take 1 / (1 - s) as long (s counted up to 0.9: a machine busier than that still
+    gets a verdict, at 10 times the budget)."""
+    if not share:
+        return budget
+    return budget / (1.0 - min(float(share), 0.9))
 
 
 SESSION = Session()
