@@ -59,7 +59,14 @@ public final class Linux {
     // Blocks for up to a period: must NOT be critical, or a safepoint would wait on a sleeping thread.
     private static final MethodHandle CLOCK_NANOSLEEP = downcall("clock_nanosleep",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
+    // Changed on real-time paths (a pooled handler's thread taking the handler's priority, an RT
+    // looper following its most urgent message), so called without errno capture: JDK 25 allocates
+    // ~40 bytes per call that captures call state until the JIT compiles the caller with escape
+    // analysis, which a path run a few hundred times may never be. A failed call (rc -1) is repeated
+    // with capture to learn its errno: the call is idempotent and fails the same way again.
     private static final MethodHandle SCHED_SETSCHEDULER = downcall("sched_setscheduler",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS));
+    private static final MethodHandle SCHED_SETSCHEDULER_ERRNO = downcall("sched_setscheduler",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS), ERRNO);
     private static final MethodHandle SCHED_GETSCHEDULER = downcall("sched_getscheduler",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT), ERRNO);
@@ -69,7 +76,10 @@ public final class Linux {
             FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     private static final MethodHandle SCHED_GET_PRIORITY_MAX = downcall("sched_get_priority_max",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    // Also on a real-time path (a pooled handler's thread moving to the handler's CPU): as above.
     private static final MethodHandle SCHED_SETAFFINITY = downcall("sched_setaffinity",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS));
+    private static final MethodHandle SCHED_SETAFFINITY_ERRNO = downcall("sched_setaffinity",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS), ERRNO);
     private static final MethodHandle SCHED_GETAFFINITY = downcall("sched_getaffinity",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS), ERRNO);
@@ -190,14 +200,7 @@ public final class Linux {
      * @return 0 or errno (EPERM without CAP_SYS_NICE and with RLIMIT_RTPRIO below the priority)
      */
     public static int setScheduler(int policy, int priority) {
-        Scratch s = SCRATCH.get();
-        s.param.set(JAVA_INT, 0, priority);
-        try {
-            int rc = (int) SCHED_SETSCHEDULER.invokeExact(s.capture, 0, policy, s.param);
-            return rc == 0 ? 0 : errno(s);
-        } catch (Throwable t) {
-            throw unexpected("sched_setscheduler", t);
-        }
+        return setSchedulerOf(0, policy, priority);
     }
 
     /**
@@ -210,7 +213,10 @@ public final class Linux {
         Scratch s = SCRATCH.get();
         s.param.set(JAVA_INT, 0, priority);
         try {
-            int rc = (int) SCHED_SETSCHEDULER.invokeExact(s.capture, tid, policy, s.param);
+            if ((int) SCHED_SETSCHEDULER.invokeExact(tid, policy, s.param) == 0) {
+                return 0;
+            }
+            int rc = (int) SCHED_SETSCHEDULER_ERRNO.invokeExact(s.capture, tid, policy, s.param);
             return rc == 0 ? 0 : errno(s);
         } catch (Throwable t) {
             throw unexpected("sched_setscheduler", t);
@@ -299,7 +305,10 @@ public final class Linux {
             s.cpuset.set(JAVA_LONG, (long) i * Long.BYTES, cpus.word(i));
         }
         try {
-            int rc = (int) SCHED_SETAFFINITY.invokeExact(s.capture, 0, (long) CPUSET_BYTES, s.cpuset);
+            if ((int) SCHED_SETAFFINITY.invokeExact(0, (long) CPUSET_BYTES, s.cpuset) == 0) {
+                return 0;
+            }
+            int rc = (int) SCHED_SETAFFINITY_ERRNO.invokeExact(s.capture, 0, (long) CPUSET_BYTES, s.cpuset);
             return rc == 0 ? 0 : errno(s);
         } catch (Throwable t) {
             throw unexpected("sched_setaffinity", t);
