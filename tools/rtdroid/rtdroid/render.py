@@ -93,7 +93,9 @@ def _android_argv(board: Board) -> list[str]:
             "--region", str(board.region_path),
             "--control-port", str(board.control_port),
             # the region spec's peer_timeout (default 1 s), when the board sets its own
-            *(["--peer-timeout-ms", str(a["peer_timeout_ms"])] if "peer_timeout_ms" in a else [])]
+            *(["--peer-timeout-ms", str(a["peer_timeout_ms"])] if "peer_timeout_ms" in a else []),
+            # its real-time broadcast path at SCHED_OTHER, when the board says so
+            *(["--realtime-threads", "off"] if a.get("realtime_threads") is False else [])]
 
 
 def render(board: Board) -> dict:

@@ -89,3 +89,12 @@ def test_the_benchmarks_run_the_rt_cells_jvm_flags():
     for flag in render.rt_jvm_args(256):
         if not flag.startswith(("-Xms", "-Xmx")):
             assert flag in run_sh.split(), flag
+
+
+def test_the_host_board_keeps_the_android_cells_threads_at_sched_other():
+    """The host board's cells share a kernel: its Android cell is started with --realtime-threads
+    off; the emulated boards' are not (their RT cell has a kernel of its own)."""
+    host = render.render(bc.load_board("host"))["cells"]["android"]["argv"]
+    assert host[host.index("--realtime-threads") + 1] == "off"
+    for name in ("qemu-x86_64", "qemu-arm64-xen"):
+        assert "--realtime-threads" not in render.render(bc.load_board(name))["cells"]["android"]["argv"]

@@ -20,6 +20,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.HdrHistogram.Histogram;
@@ -41,9 +42,10 @@ import org.rtdroid.json.JsonWriter;
  * framework sandbox through the cell's broadcast queue, from Context.sendBroadcast to the
  * registered receiver's onReceive on the main looper. Each round: a gate broadcast's receiver
  * holds the delivery slot while N sender threads (priority 0) send one broadcast each at once;
- * when the N are queued the high sender (priority 90) sends, and once that one is queued too the
- * gate returns: the high intent meets N queued low ones and is measured from its sendBroadcast
- * (on its own thread) to its receiver. Each low one's receiver works LOW_WORK_NANOS. The round
+ * when the N are queued the high sender (priority 90, a SCHED_FIFO thread when the cell may set
+ * one, as seed 001's "real-time thread") sends, and once that one is queued too the gate returns:
+ * the high intent meets N queued low ones and is measured from its sendBroadcast (on its own
+ * thread) to its receiver. Each low one's receiver works LOW_WORK_NANOS. The round
  * ends when all N + 2 arrived. impl "priority" is the cell's queue, "fifo" the same
  * queue with stock Android's discipline (one FIFO lane), in the same run, round by round in turn. Percentiles from
  * HdrHistogram; writes &lt;out&gt;/broadcast.json (rows: impl, low_intents, count, p50_us,
@@ -70,6 +72,9 @@ public class BroadcastBench {
     private static final String PROP_OUT = "org.rtdroid.bench.broadcast.out";
     private final int rounds = Integer.getInteger(PROP_ROUNDS, 2000);
     private final Path out = Path.of(System.getProperty(PROP_OUT, "build/bench"));
+    /** Whether the high sender ran at SCHED_FIFO (the cell may set it). */
+    private volatile boolean senderFifo;
+    private String realtimeScheduling = "?";
 
     public static void main(String[] args) throws Exception {
         for (int i = 0; i < args.length; i++) {
@@ -111,6 +116,9 @@ public class BroadcastBench {
         }
         try {
             measure(app, cells, impls, 100, WARMUP_ROUNDS, null); // JIT warm-up of both
+            realtimeScheduling = cells[0].broadcasts.realtimeScheduling();
+            System.out.println("BroadcastBench: priority queue's real-time path " + realtimeScheduling
+                    + ", high sender " + (senderFifo ? "SCHED_FIFO" : "SCHED_OTHER (not permitted)"));
             for (int n : LOW_INTENTS) {
                 measure(app, cells, impls, n, rounds, rows);
             }
@@ -191,7 +199,28 @@ public class BroadcastBench {
             senders.add(t);
             t.start();
         }
-        Thread.currentThread().setPriority(Thread.MAX_PRIORITY);
+        // The high sender is a thread of its own and a real-time one, as in seed 001's evaluation
+        // ("1 real-time thread & k regular threads"), for both impls; the low senders are
+        // ordinary threads. It stamps the send time itself, just before its sendBroadcast.
+        Semaphore highGo = new Semaphore(0);
+        Thread highSender = new Thread(() -> {
+            senderFifo = RealtimeScheduling.set(0, RealtimeScheduling.SCHED_FIFO, RealtimeScheduling.DELIVERY_PRIORITY) == 0;
+            try {
+                while (true) {
+                    highGo.acquire();
+                    if (stop[0]) {
+                        return;
+                    }
+                    highSent.set(System.nanoTime());
+                    app.sendBroadcast(high);
+                }
+            } catch (InterruptedException e) {
+                // the run is over
+            }
+        }, "high-sender");
+        highSender.setDaemon(true);
+        highSender.setPriority(Thread.MAX_PRIORITY);
+        highSender.start();
         for (int r = 0; r < rounds * impls.length; r++) {
             int impl = r % impls.length;
             CellContextImplShadow.attach(cells[impl]);
@@ -207,11 +236,12 @@ public class BroadcastBench {
             lowsSent[0].await();
             lowsQueued[0].await();
             queuedAtSend[impl] += queue[0].queued();
-            highSent.set(System.nanoTime());
-            app.sendBroadcast(high);
+            highGo.release();
             roundDone[0].await();
         }
         stop[0] = true;
+        highGo.release();
+        highSender.join();
         go.await();
         for (Thread t : senders) {
             t.join();
@@ -250,7 +280,7 @@ public class BroadcastBench {
         host.put("cpus", Runtime.getRuntime().availableProcessors());
         host.put("kernel", firstLine("/proc/sys/kernel/osrelease"));
         host.put("java", Runtime.version().toString());
-        host.put("sched_fifo_permitted", false);
+        host.put("sched_fifo_permitted", senderFifo);
         root.put("host", host);
         root.put("case_fields", List.of("low_intents"));
         List<Object> rs = new ArrayList<>();
@@ -280,8 +310,9 @@ public class BroadcastBench {
                         String.format(Locale.ROOT, "%.1f us vs %.1f us (%.1fx)", f100.p(99), p100.p(99), fifoWorse), fifoWorse >= 10)));
         root.put("notes", List.of("rounds " + rounds + " per case after " + WARMUP_ROUNDS
                 + " warm-up rounds of each impl at N=100; the impls' rounds alternate; each low intent's receiver works "
-                + LOW_WORK_NANOS / 1000 + " us; queued_at_send_mean: broadcasts queued when the high one is sent; the high sender at priority " + HIGH_PRIORITY + ", N low senders at 0; JVM threads"
-                + " (no SCHED_FIFO): the Android cell is not a real-time partition"));
+                + LOW_WORK_NANOS / 1000 + " us; queued_at_send_mean: broadcasts queued when the high one is sent; the high sender at priority " + HIGH_PRIORITY
+                + (senderFifo ? " (a SCHED_FIFO thread)" : " (SCHED_OTHER: SCHED_FIFO not permitted)") + ", N low senders at 0 (SCHED_OTHER);"
+                + " the priority queue's real-time path (delivery thread, main looper while a real-time broadcast waits): " + realtimeScheduling));
         Files.createDirectories(out);
         Path file = out.resolve("broadcast.json");
         Files.writeString(file, JsonWriter.write(root));

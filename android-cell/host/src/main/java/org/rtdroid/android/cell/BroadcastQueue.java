@@ -42,6 +42,14 @@ import org.rtdroid.json.JsonWriter;
  * looper itself takes the most urgent queued one. A high-priority broadcast therefore waits at
  * most for the one delivery already running (receivers are app code and are not preempted).
  *
+ * <p>Real-time scheduling ({@link RealtimeScheduling}, when the cell may set it): the real-time
+ * lane's delivery thread runs at SCHED_FIFO, and the main looper runs at SCHED_FIFO only inside
+ * deliveries: a real-time broadcast's, and a normal one's that a real-time broadcast waits for
+ * (lent by the delivery thread). It drops back to SCHED_OTHER as it leaves a delivery unless a
+ * real-time broadcast is its very next message. So a receiver already running finishes, and the
+ * real-time one runs, ahead of the cell's ordinary threads (the low-priority senders among them),
+ * while nothing else the looper runs (layout, app launches) ever runs at SCHED_FIFO.
+ *
  * <p>What allocates where: the sender's thread copies the intent (Android's API hands the queue
  * a mutable one) into a {@link Pending}, which is also the message the main looper runs; the main
  * looper resolves each broadcast's receivers (a list of targets) and runs app code. The
@@ -94,7 +102,19 @@ final class BroadcastQueue {
     // guarded by guard
     private long arrivals;
     private boolean delivering;
+    /** rt.size + normal.size, written under the guard whenever either changes. */
+    private volatile int queuedCount;
+    /** The main looper runs at {@link RealtimeScheduling#LOOPER_PRIORITY}: a real-time broadcast waits for it or runs on it. */
+    private boolean looperBoosted;
+    /** The main looper is inside {@link #deliverAndContinue}: running a broadcast's receivers. */
+    private boolean looperInDelivery;
     private volatile boolean running;
+    /** The main looper's kernel thread id, recorded at its first delivery (0 before). */
+    private volatile int looperTid;
+    /** The real-time lane's delivery thread's kernel thread id (0 before it runs). */
+    private volatile int realtimeDeliveryTid;
+    /** Whether the real-time path runs at SCHED_FIFO: -1 not started, 0 yes, else the errno that refused it. */
+    private volatile int realtimeSchedulingErrno = -1;
 
     BroadcastQueue(Application application, Handler main, CellPackageManager packages, AppCrashes crashes) {
         this(application, main, packages, crashes, Discipline.PRIORITY);
@@ -112,10 +132,28 @@ final class BroadcastQueue {
         this.crashes = crashes;
     }
 
-    /** Starts both delivery threads. */
+    /**
+     * Starts both delivery threads; under the priority discipline the real-time lane's at
+     * SCHED_FIFO {@link RealtimeScheduling#DELIVERY_PRIORITY} when the cell may (stock Android's
+     * discipline has no real-time thread).
+     */
     void start() {
         running = true;
-        rt.start(Thread.MAX_PRIORITY, () -> deliveryLoop(rt, normal));
+        rt.start(Thread.MAX_PRIORITY, () -> {
+            realtimeDeliveryTid = RealtimeScheduling.tid();
+            if (discipline == Discipline.PRIORITY) {
+                int errno = RealtimeScheduling.set(0, RealtimeScheduling.SCHED_FIFO, RealtimeScheduling.DELIVERY_PRIORITY);
+                if (errno == RealtimeScheduling.OFF_BY_BOARD) {
+                    CellLog.i(TAG, "real-time broadcasts are delivered at SCHED_OTHER: the board keeps the cell's threads there"
+                            + " (realtime_threads: false)");
+                } else if (errno != 0) {
+                    CellLog.w(TAG, "SCHED_FIFO refused (errno " + errno + (errno == RealtimeScheduling.EPERM
+                            ? ", EPERM: the cell lacks CAP_SYS_NICE" : "") + "): real-time broadcasts are delivered at SCHED_OTHER");
+                }
+                realtimeSchedulingErrno = errno;
+            }
+            deliveryLoop(rt, normal);
+        });
         normal.start(Thread.NORM_PRIORITY, () -> deliveryLoop(normal, rt));
     }
 
@@ -140,6 +178,7 @@ final class BroadcastQueue {
         try {
             p.arrival = arrivals++;
             dropped = lane.offer(p);
+            queuedCount = rt.size + normal.size;
         } finally {
             guard.release();
         }
@@ -196,6 +235,10 @@ final class BroadcastQueue {
                 if (!delivering && !lane.isEmpty() && lane.headPriority() >= other.headPriority()) {
                     p = lane.pollFirst();
                     delivering = true;
+                    queuedCount = rt.size + normal.size;
+                }
+                if (lane == rt && !lane.isEmpty() && looperInDelivery) {
+                    lendPriorityToLooper(); // the receivers it runs hold the slot the waiting one needs
                 }
             } finally {
                 guard.release();
@@ -225,16 +268,35 @@ final class BroadcastQueue {
 
     /** On the main looper: delivers p, then takes the most urgent queued broadcast and posts it. */
     private void deliverAndContinue(Pending p) {
+        if (looperTid == 0) {
+            looperTid = RealtimeScheduling.tid();
+        }
+        guard.acquire(MAX_SENDER_PRIORITY + 1);
+        try {
+            looperInDelivery = true;
+            if (p.lane == rt) {
+                boostLooper(true);
+            }
+        } finally {
+            guard.release();
+        }
         Pending next;
         try {
             deliver(p);
         } finally {
             guard.acquire(MAX_SENDER_PRIORITY + 1);
             try {
+                looperInDelivery = false;
                 p.lane.delivered++;
                 Lane l = rt.isEmpty() ? normal : rt; // every rt priority is above every normal one
                 next = l.pollFirst();
                 delivering = next != null;
+                queuedCount = rt.size + normal.size;
+                // A real-time next one is posted at the front of the queue, so it is the looper's
+                // very next message: the looper stays at SCHED_FIFO for it. Otherwise it drops back
+                // before it leaves the delivery, so that nothing else it runs (layout, app
+                // launches, other apps' messages) ever runs at SCHED_FIFO.
+                boostLooper(next != null && next.lane == rt);
             } finally {
                 guard.release();
             }
@@ -242,6 +304,44 @@ final class BroadcastQueue {
         if (next != null) {
             dispatch(next);
         }
+    }
+
+    /**
+     * Under the guard, on the main looper: at SCHED_FIFO exactly while it runs a real-time
+     * broadcast's receivers, or has one posted as its very next message.
+     */
+    private void boostLooper(boolean boost) {
+        if (boost != looperBoosted && realtimeSchedulingErrno == 0
+                && RealtimeScheduling.set(0, boost ? RealtimeScheduling.SCHED_FIFO : RealtimeScheduling.SCHED_OTHER,
+                        boost ? RealtimeScheduling.LOOPER_PRIORITY : 0) == 0) {
+            looperBoosted = boost;
+        }
+    }
+
+    /**
+     * Under the guard, on the real-time delivery thread, while the main looper is running a
+     * normal broadcast's receivers and a real-time broadcast waits for the slot they hold:
+     * priority inheritance for the slot. The receivers finish at the real-time priority instead of
+     * sharing the CPU with every runnable low-priority sender, and the looper drops back as it
+     * leaves that delivery ({@link #deliverAndContinue}), unless the waiting real-time broadcast
+     * is its next message. Never lent to a looper that is not inside a delivery: it would run
+     * whatever else is queued on it (layout, app launches) at SCHED_FIFO, starving the cell's
+     * other threads and, on a board where the cells share a CPU, the RT cell's non-real-time ones.
+     */
+    private void lendPriorityToLooper() {
+        if (!looperBoosted && looperTid != 0 && realtimeSchedulingErrno == 0) {
+            looperBoosted = RealtimeScheduling.set(looperTid, RealtimeScheduling.SCHED_FIFO, RealtimeScheduling.LOOPER_PRIORITY) == 0;
+        }
+    }
+
+    /** What the real-time path runs at, for the cell's state: "SCHED_FIFO", "SCHED_OTHER (errno N)", "off" or "not started". */
+    String realtimeScheduling() {
+        int errno = realtimeSchedulingErrno;
+        if (discipline != Discipline.PRIORITY) {
+            return "off";
+        }
+        return errno == RealtimeScheduling.OFF_BY_BOARD ? "SCHED_OTHER (board: realtime_threads false)"
+                : errno < 0 ? "not started" : errno == 0 ? "SCHED_FIFO" : "SCHED_OTHER (errno " + errno + ")";
     }
 
     private void overflowed(Lane lane, Pending p) {
@@ -256,6 +356,11 @@ final class BroadcastQueue {
     /** The real-time lane's delivery thread ({@code broadcast-rt}; null before {@link #start}). */
     Thread realtimeDeliveryThread() {
         return rt.thread;
+    }
+
+    /** Kernel thread ids of the real-time delivery thread and the main looper (0 until they ran; for tests). */
+    int[] realtimeTids() {
+        return new int[] {realtimeDeliveryTid, looperTid};
     }
 
     /** Broadcasts the real-time delivery thread handed to the main looper itself. */
@@ -278,14 +383,12 @@ final class BroadcastQueue {
         }
     }
 
-    /** Broadcasts waiting in both lanes. */
+    /**
+     * Broadcasts waiting in both lanes: read without the guard, so that a reader polling it (a
+     * test's or the benchmark's gate) never holds the guard when a real-time thread wants it.
+     */
     int queued() {
-        guard.acquire(0);
-        try {
-            return rt.size + normal.size;
-        } finally {
-            guard.release();
-        }
+        return queuedCount;
     }
 
     /** Queue counters for the cell's state: {overflowPolicy, rtThreshold, lanes: {rt, normal}}. */
@@ -293,7 +396,8 @@ final class BroadcastQueue {
         guard.acquire(0);
         try {
             JsonWriter w = new JsonWriter().beginObject().field("overflowPolicy", OVERFLOW_POLICY)
-                    .field("rtThreshold", RT_THRESHOLD).name("lanes").beginObject();
+                    .field("rtThreshold", RT_THRESHOLD).field("realtimeScheduling", realtimeScheduling())
+                    .name("lanes").beginObject();
             rt.write(w.name("rt"));
             normal.write(w.name("normal"));
             return w.endObject().endObject().toString();

@@ -19,7 +19,7 @@ import org.junit.runner.notification.Failure;
 
 /**
  * The Android cell host's entry point:
- * {@code Main --region PATH --control-port PORT [--sdk 34] [--peer-timeout-ms MS]}.
+ * {@code Main --region PATH --control-port PORT [--sdk 34] [--peer-timeout-ms MS] [--realtime-threads on|off]}.
  *
  * <p>Robolectric builds its sandbox (the AOSP framework classes, instrumented, in their own class
  * loader) around a JUnit test; the host's life is therefore one "test", {@link CellSandbox#serve},
@@ -66,6 +66,14 @@ public final class Main {
                         // the proxy reads it (ProxyContract.PROP_PEER_TIMEOUT_MS)
                         System.setProperty("org.rtdroid.peerTimeoutMs",
                                 Integer.toString(parseInt(value(args, ++i, a), a, 100, 600_000)));
+                        break;
+                    case "--realtime-threads":
+                        // RealtimeScheduling reads it: off keeps every thread of the cell at SCHED_OTHER
+                        String rt = value(args, ++i, a);
+                        if (!rt.equals("on") && !rt.equals("off")) {
+                            throw new IllegalArgumentException("--realtime-threads must be on or off, got '" + rt + "'");
+                        }
+                        System.setProperty(RealtimeScheduling.PROP_REALTIME_THREADS, rt);
                         break;
                     case "-h":
                     case "--help":
@@ -169,6 +177,6 @@ public final class Main {
         }
         System.err.println("usage: java @android-cell/target/dist/jvm.args -cp 'android-cell/target/dist/lib/*' "
                 + "org.rtdroid.android.cell.Main --region PATH --control-port PORT [--sdk 34] [--platform-cert CERT.pem] "
-                + "[--peer-timeout-ms MS]");
+                + "[--peer-timeout-ms MS] [--realtime-threads on|off]");
     }
 }

@@ -88,8 +88,12 @@ final class PriorityGuard {
         for (int spins = 0; !meta.compareAndSet(false, true); spins++) {
             if (spins < 100) {
                 Thread.onSpinWait();
-            } else {
+            } else if (spins < 110) {
                 Thread.yield(); // the holder was preempted inside its few instructions: let it finish
+            } else {
+                // A SCHED_FIFO thread's yield does not give its CPU to a SCHED_OTHER holder
+                // preempted there (the real-time broadcast path runs at SCHED_FIFO): sleeping does.
+                LockSupport.parkNanos(1_000);
             }
         }
     }

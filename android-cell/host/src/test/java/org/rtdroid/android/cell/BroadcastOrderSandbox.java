@@ -102,6 +102,107 @@ public class BroadcastOrderSandbox {
         SandboxGate.sendInParallel(priorities, perSender, app::sendBroadcast, ORDER);
     }
 
+    /**
+     * The real-time path's scheduling as the kernel reports it (/proc): the delivery thread at
+     * SCHED_FIFO; the main looper lifted to SCHED_FIFO as soon as a real-time broadcast waits
+     * behind the (low-priority) receiver it runs, running the real-time one so, and back at
+     * SCHED_OTHER for the normal one after it. Without CAP_SYS_NICE (the boards run the cell as
+     * root) the queue reports SCHED_OTHER and nothing is lifted: checked instead.
+     */
+    @Test
+    public void theRealtimePathRunsAtSchedFifoAndTheLooperDropsBackAfterIt() throws Exception {
+        List<String> policies = Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch both = new CountDownLatch(2);
+        BroadcastReceiver policy = new BroadcastReceiver() {
+            @Override
+            public void onReceive(Context c, Intent i) {
+                policies.add(i.getStringExtra("label") + ": " + RealtimeScheduling.describe(RealtimeScheduling.tid()));
+                both.countDown();
+            }
+        };
+        app.registerReceiver(policy, new IntentFilter("org.rtdroid.test.POLICY"));
+        closeGateBehindOneDelivery();
+        long deadline = System.nanoTime() + 60_000_000_000L; // hang detector only
+        while (am.broadcasts.realtimeScheduling().equals("not started") && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        int[] tids = am.broadcasts.realtimeTids();
+        boolean fifo = am.broadcasts.realtimeScheduling().equals("SCHED_FIFO");
+        assertEquals(am.broadcasts.realtimeScheduling(), fifo ? "SCHED_FIFO 2" : "SCHED_OTHER", RealtimeScheduling.describe(tids[0]));
+        assertEquals("the main looper, in the gate", "SCHED_OTHER", RealtimeScheduling.describe(tids[1]));
+        app.sendBroadcast(new Intent("org.rtdroid.test.POLICY").putExtra("label", "normal")
+                .putExtra(ProxyContract.EXTRA_SENDER_PRIORITY, 10));
+        app.sendBroadcast(new Intent("org.rtdroid.test.POLICY").putExtra("label", "realtime")
+                .putExtra(ProxyContract.EXTRA_SENDER_PRIORITY, 80));
+        String lifted = fifo ? "SCHED_FIFO 1" : "SCHED_OTHER";
+        while (!RealtimeScheduling.describe(tids[1]).equals(lifted) && System.nanoTime() < deadline) {
+            Thread.sleep(1); // the delivery thread lends its priority when it wakes
+        }
+        assertEquals("the main looper, in the gate, with a real-time broadcast waiting", lifted, RealtimeScheduling.describe(tids[1]));
+        gate.open.countDown();
+        both.await();
+        assertEquals(List.of("realtime: " + lifted, "normal: SCHED_OTHER"), policies);
+    }
+
+    /**
+     * The looper is lifted only inside deliveries: while it runs any other message (here one that
+     * stands for a long layout or app launch) with a normal broadcast posted behind it and a
+     * real-time one waiting, it stays at SCHED_OTHER, and so does every message it runs after a
+     * real-time delivery. (At SCHED_FIFO such work would starve every SCHED_OTHER thread on its CPU,
+     * the RT cell's non-real-time threads among them on a board whose cells share one.)
+     */
+    @Test
+    public void theLooperIsNeverLiftedOutsideADelivery() throws Exception {
+        CountDownLatch busy = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        String[] inBusy = new String[1];
+        CountDownLatch realtimeDelivered = new CountDownLatch(1);
+        app.registerReceiver(new BroadcastReceiver() {
+            @Override
+            public void onReceive(Context c, Intent i) {
+                realtimeDelivered.countDown();
+            }
+        }, new IntentFilter("org.rtdroid.test.RT_AFTER_BUSY"));
+        long deadline = System.nanoTime() + 60_000_000_000L; // hang detector only
+        while (am.broadcasts.realtimeScheduling().equals("not started") && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        app.sendBroadcast(order("first", 0)); // the looper's first delivery records its tid
+        while (am.broadcasts.realtimeTids()[1] == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        int looper = am.broadcasts.realtimeTids()[1];
+        new android.os.Handler(Looper.getMainLooper()).post(() -> {
+            busy.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            inBusy[0] = RealtimeScheduling.describe(RealtimeScheduling.tid());
+        });
+        busy.await();
+        app.sendBroadcast(order("normal", 10)); // takes the slot, posted behind the busy message
+        app.sendBroadcast(new Intent("org.rtdroid.test.RT_AFTER_BUSY").putExtra(ProxyContract.EXTRA_SENDER_PRIORITY, 80));
+        while (am.broadcasts.queued() < 1 && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        Thread.sleep(20); // (the delivery thread's chance to lend, which it must not take)
+        assertEquals("the looper in a non-broadcast message, a real-time broadcast waiting", "SCHED_OTHER",
+                RealtimeScheduling.describe(looper));
+        release.countDown();
+        realtimeDelivered.await();
+        String[] after = new String[1];
+        CountDownLatch ran = new CountDownLatch(1);
+        new android.os.Handler(Looper.getMainLooper()).post(() -> {
+            after[0] = RealtimeScheduling.describe(RealtimeScheduling.tid());
+            ran.countDown();
+        });
+        ran.await();
+        assertEquals("SCHED_OTHER", inBusy[0]);
+        assertEquals("a message the looper runs after the real-time delivery", "SCHED_OTHER", after[0]);
+    }
+
     @Test
     public void parallelSendersOfMixedPriorityAreDeliveredMostUrgentFirstFifoWithinAPriority() throws Exception {
         closeGateBehindOneDelivery();

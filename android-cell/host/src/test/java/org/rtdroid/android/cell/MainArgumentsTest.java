@@ -52,6 +52,9 @@ class MainArgumentsTest {
         r = run("--region", "/dev/shm/x", "--control-port", "0", "--peer-timeout-ms", "50");
         assertEquals("2", r[0], r[1]);
         assertTrue(r[1].contains("--peer-timeout-ms 50 must be 100..600000"), r[1]);
+        r = run("--region", "/dev/shm/x", "--control-port", "0", "--realtime-threads", "maybe");
+        assertEquals("2", r[0], r[1]);
+        assertTrue(r[1].contains("--realtime-threads must be on or off, got 'maybe'"), r[1]);
         r = run("--region", "/dev/shm/x", "--control-port", "0", "--platform-cert", "/no/such/cert.pem");
         assertEquals("2", r[0], r[1]);
         assertTrue(r[1].contains("--platform-cert /no/such/cert.pem: cannot read it"), r[1]);
