@@ -95,7 +95,7 @@ robot: setup
 	  echo "== Robot suites on board $$b"; \
 	  $(PY) -m robot --outputdir $(BUILD)/robot/$$b --variablefile tests/robot/variables/$$b.py \
 	    --include board:$$b --include any --listener tests/robot/libraries/LatencyListener.py \
-	    tests/robot/suites || exit 1; \
+	    tests/robot/suites || { $(PY) tests/robot/failed.py $(BUILD)/robot/$$b/output.xml; exit 1; }; \
 	done
 
 # --- the main job -----------------------------------------------------------------------------
