@@ -201,4 +201,3 @@ class AndroidCellLibrary(Keywords):
         out.mkdir(parents=True, exist_ok=True)
         (out / "latency-samples.json").write_text(json.dumps(SESSION.latency))
         return str(out / "latency-samples.json")
-
