@@ -19,10 +19,11 @@ import java.util.zip.ZipFile;
 /**
  * An app's signed APK (docs/android-cell.md, "App packages"): a zip holding the app bundle's
  * {@code AndroidManifest.xml} and {@code classes.jar}, signed with APK Signature Scheme v2 or v3.
- * The cell copies it into its own directory first (what is verified is what is unpacked), unpacks
- * the two files there (any other entry is refused), has {@code apksigner verify} check the
- * signature over the whole copy and takes the one signer's certificate digest; only then is the
- * unpacked bundle read. The package and versionCode come from that signed manifest.
+ * The cell copies it into its own directory first (what is verified is what is unpacked), checks
+ * from the zip's central directory that it holds the two files and nothing else, has {@code
+ * apksigner verify} check the signature over the whole copy and takes the one signer's certificate
+ * digest; only then does it unpack (inflate) the two files there and read the bundle. The package
+ * and versionCode come from that signed manifest.
  */
 final class SignedApk {
     static final long MAX_APK_BYTES = AppBundle.MAX_CLASSES_BYTES + AppBundle.MAX_MANIFEST_BYTES + 1024 * 1024;
@@ -68,11 +69,14 @@ final class SignedApk {
         Files.createDirectories(work);
         Path copy = work.resolve("app.apk");
         Files.copy(apk, copy, StandardCopyOption.REPLACE_EXISTING);
-        // The zip's shape first (apksigner needs the manifest to be there), into the cell's own
-        // directory only; nothing unpacked is read before the signature verifies.
+        // The zip's shape from its central directory (apksigner needs the manifest to be there),
+        // then the signature, and only then anything inflated: its v2/v3 digests cover every byte
+        // of the entries, so a changed byte is refused as such wherever it falls, not as whatever
+        // the inflater makes of it.
+        checkShape(apk, copy);
+        String cert = verify(apk, copy);
         Path dir = Files.createDirectories(work.resolve("bundle"));
         unpack(apk, copy, dir);
-        String cert = verify(apk, copy);
         try {
             return new SignedApk(AppBundle.read(dir), cert);
         } catch (AppBundle.BadBundleException e) {
@@ -131,20 +135,44 @@ final class SignedApk {
         return s.length() > 400 ? s.substring(0, 400) + "..." : s;
     }
 
+    /** The entries' names, from the central directory (nothing inflated): the two files, nothing else. */
+    private static void checkShape(Path apk, Path copy) throws BadApkException, IOException {
+        boolean manifest = false;
+        boolean classes = false;
+        try (ZipFile zip = new ZipFile(copy.toFile())) {
+            for (ZipEntry e : java.util.Collections.list(zip.entries())) {
+                maxBytes(apk, e.getName());
+                manifest |= e.getName().equals(AppBundle.MANIFEST);
+                classes |= e.getName().equals(AppBundle.CLASSES);
+            }
+        } catch (java.util.zip.ZipException e) {
+            throw new BadApkException("APK " + apk + " is not a valid zip: " + e.getMessage());
+        }
+        if (!manifest) {
+            throw new BadApkException("APK " + apk + " has no " + AppBundle.MANIFEST);
+        }
+        if (!classes) {
+            throw new BadApkException("APK " + apk + " has no " + AppBundle.CLASSES);
+        }
+    }
+
+    /** How large entry {@code name} may be unpacked; any entry but the two files is refused. */
+    private static long maxBytes(Path apk, String name) throws BadApkException {
+        if (name.equals(AppBundle.MANIFEST)) {
+            return AppBundle.MAX_MANIFEST_BYTES;
+        } else if (name.equals(AppBundle.CLASSES)) {
+            return AppBundle.MAX_CLASSES_BYTES;
+        }
+        throw new BadApkException("APK " + apk + " carries '" + name + "': an APK for this cell holds "
+                + AppBundle.MANIFEST + " and " + AppBundle.CLASSES + " only (resources and dex go into "
+                + "the device's APK)");
+    }
+
     private static void unpack(Path apk, Path copy, Path dir) throws BadApkException, IOException {
         try (ZipFile zip = new ZipFile(copy.toFile())) {
             for (ZipEntry e : java.util.Collections.list(zip.entries())) {
                 String name = e.getName();
-                long max;
-                if (name.equals(AppBundle.MANIFEST)) {
-                    max = AppBundle.MAX_MANIFEST_BYTES;
-                } else if (name.equals(AppBundle.CLASSES)) {
-                    max = AppBundle.MAX_CLASSES_BYTES;
-                } else {
-                    throw new BadApkException("APK " + apk + " carries '" + name + "': an APK for this cell holds "
-                            + AppBundle.MANIFEST + " and " + AppBundle.CLASSES + " only (resources and dex go into "
-                            + "the device's APK)");
-                }
+                long max = maxBytes(apk, name);
                 try (InputStream in = zip.getInputStream(e); OutputStream out = Files.newOutputStream(dir.resolve(name))) {
                     // bounded by what is read, not by what the zip header claims
                     in.transferTo(new BoundedOutput(out, max));
@@ -154,12 +182,6 @@ final class SignedApk {
             }
         } catch (java.util.zip.ZipException e) {
             throw new BadApkException("APK " + apk + " is not a valid zip: " + e.getMessage());
-        }
-        if (!Files.isRegularFile(dir.resolve(AppBundle.MANIFEST))) {
-            throw new BadApkException("APK " + apk + " has no " + AppBundle.MANIFEST);
-        }
-        if (!Files.isRegularFile(dir.resolve(AppBundle.CLASSES))) {
-            throw new BadApkException("APK " + apk + " has no " + AppBundle.CLASSES);
         }
     }
 
