@@ -129,8 +129,13 @@ class BudgetEnforcerTest {
                 "the starved thread ran while the spinner was still policy " + flags.spinnerPolicyWhenHelped
                         + " (it ran " + flags.runsBesideFifoSpinner + " times beside a SCHED_FIFO spinner)");
         assertTrue(stats.get(ProxyStats.BUDGET_DEMOTIONS) >= 1, "no demotion counted");
-        assertTrue(e.lastDemotionUsedNanos() >= BudgetEnforcer.DEFAULT_DEMOTE_NANOS * 9 / 10,
-                "demoted after only " + e.lastDemotionUsedNanos() + " ns of CPU");
+        // Demoted for its share of the look that demoted it, 4.5 ms of CPU per 5 ms: a look is
+        // shorter than 5 ms after one the enforcer itself took late (a fresh clone's run saw
+        // 1.9 ms used in a short look), so the share is what holds, not the 4.5 ms.
+        long used = e.lastDemotionUsedNanos();
+        long elapsed = e.lastDemotionElapsedNanos();
+        assertTrue(elapsed > 0 && used * BudgetEnforcer.DEFAULT_INTERVAL_NANOS >= BudgetEnforcer.DEFAULT_DEMOTE_NANOS * elapsed,
+                "demoted after only " + used + " ns of CPU in " + elapsed + " ns");
         assertEquals(Linux.SCHED_FIFO, policyAfterSleeping[0], "not restored to SCHED_FIFO after it slept");
     }
 
