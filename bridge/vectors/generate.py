@@ -131,6 +131,12 @@ def frame_vectors() -> list[dict]:
               "name": "cochlear/ProcessingService/processingTask", "state": "RUNNING", "releases": 1250,
               "worst_lateness_nanos": 61000, "index": 1, "count": 5, "worst_response_nanos": 412000,
               "analysed_wcrt_nanos": 2000000}}})
+    valid("control_service_info_execution", "SERVICE_INFO of a task whose releases used more CPU time than its WCET",
+          {"seq": 20, "control": {"kind": "SERVICE_INFO", "service": {
+              "name": "cochlear/RecordingService/recordingTask", "state": "RUNNING", "releases": 3000,
+              "worst_lateness_nanos": 450000, "index": 0, "count": 5, "worst_response_nanos": 1800000,
+              "analysed_wcrt_nanos": 1000000, "cpu_plus_one": 1, "worst_execution_nanos": 1250000,
+              "analysed_cost_nanos": 1000000, "cost_overruns": 17, "last_cost_overrun": 140}}})
     valid("control_service_info_none", "LIST_SERVICES answer with count 0: an empty ServiceInfo is written",
           {"seq": 16, "control": {"kind": "SERVICE_INFO", "service": {}}})
     valid("control_deploy_result_refused", "DEPLOY_RESULT BAD_SIGNATURE with subject and text",

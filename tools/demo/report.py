@@ -103,25 +103,40 @@ def _table(rows: list[dict], columns: list[str]) -> str:
 def with_response_times(services: list[dict]) -> list[dict]:
     """The rows of `rt services --json` with the figures in µs the report shows: worst lateness,
     the measured worst response and beside it the admission analysis's WCRT ("not analysed" when
-    the component declares no cost, or is a service whose periodic tasks carry its work)."""
+    the component declares no cost, or is a service whose periodic tasks carry its work); the most
+    CPU time one release or callback used beside the cost the analysis assumed for one ("none
+    declared"), and how many used more."""
     out = []
     for s in services:
         wcrt = s.get("analysed_wcrt_nanos")
+        cost = s.get("analysed_cost_nanos")
         out.append({**s, "worst_lateness_us": round(int(s.get("worst_lateness_nanos", 0)) / 1000.0, 1),
                     "worst_response_us": round(int(s.get("worst_response_nanos", 0)) / 1000.0, 1),
-                    "analysed_wcrt_us": round(int(wcrt) / 1000.0, 1) if wcrt else "not analysed"})
+                    "analysed_wcrt_us": round(int(wcrt) / 1000.0, 1) if wcrt else "not analysed",
+                    "worst_execution_us": round(int(s.get("worst_execution_nanos") or 0) / 1000.0, 1),
+                    "analysed_cost_us": round(int(cost) / 1000.0, 1) if cost else "none declared",
+                    "cost_overruns": int(s.get("cost_overruns") or 0),
+                    "last_cost_overrun": int(s.get("last_cost_overrun") or 0) or "-"})
     return out
 
 
 def response_lines(services: list[dict]) -> list[str]:
     """One summary line per periodic task and per analysed component: measured worst response
-    beside the analysed WCRT (rows of with_response_times)."""
+    beside the analysed WCRT, and the worst CPU time of one release or callback beside the cost the
+    analysis assumed, with the overruns that make the WCRT no bound (rows of with_response_times)."""
     lines = []
     for s in services:
         if s["name"].count("/") == 2 or s["analysed_wcrt_us"] != "not analysed":
             wcrt = s["analysed_wcrt_us"]
-            lines.append(f"{s['name']}: worst response {s['worst_response_us']} µs, analysed WCRT "
-                         + (f"{wcrt} µs" if wcrt != "not analysed" else wcrt))
+            line = (f"{s['name']}: worst response {s['worst_response_us']} µs, analysed WCRT "
+                    + (f"{wcrt} µs" if wcrt != "not analysed" else wcrt)
+                    + f"; worst execution {s['worst_execution_us']} µs")
+            if s["analysed_cost_us"] != "none declared":
+                line += f" of a {s['analysed_cost_us']} µs cost"
+                if s["cost_overruns"]:
+                    line += (f", {s['cost_overruns']} over it (the last at release {s['last_cost_overrun']}):"
+                             " the analysed WCRT did not bound those")
+            lines.append(line)
     return lines
 
 
@@ -176,9 +191,14 @@ img{{max-width:48%;margin:.3em}}img.shot{{max-width:320px;border:1px solid #999}
 <h2>RT services</h2>
 <p>Worst response: measured, release (or an intent's send) to completion. Analysed WCRT: the
 worst-case response time the RT cell's admission analysis gave the task (<code>rtdroid validate</code>'s
-response-time analysis over every deployed app).</p>
+response-time analysis over every deployed app). Worst execution: the most CPU time one release or
+callback used (the thread's CPU clock around the app's code), beside the cost (WCET) the analysis
+assumed for one; a cost overrun is a release that used more, which the analysed WCRT did not bound
+(the last one's number tells the JIT's cold code in the first releases after a deploy from an app
+too slow for its declared cost).</p>
 {_table(result.get('services', []), ['name', 'state', 'releases', 'deadline_misses', 'worst_lateness_us',
-                                     'worst_response_us', 'analysed_wcrt_us'])}
+                                     'worst_response_us', 'analysed_wcrt_us', 'worst_execution_us',
+                                     'analysed_cost_us', 'cost_overruns', 'last_cost_overrun'])}
 {failures_html(result.get('services', []))}
 <h2>Notes</h2><ul>{notes}</ul>
 <h2>Latency distributions</h2>{''.join(sections)}

@@ -82,6 +82,8 @@ static const fdesc service_f[] = {{1, F_STRING, -1, 63, "ServiceInfo.name"}, {2,
     {5, F_U64, -1, 0, "ServiceInfo.worst_lateness_nanos"}, {6, F_U32, -1, 0, "ServiceInfo.index"},
     {7, F_U32, -1, 0, "ServiceInfo.count"}, {8, F_U64, -1, 0, "ServiceInfo.worst_response_nanos"},
     {9, F_U64, -1, 0, "ServiceInfo.analysed_wcrt_nanos"}, {10, F_U32, -1, 0, "ServiceInfo.cpu_plus_one"},
+    {11, F_U64, -1, 0, "ServiceInfo.worst_execution_nanos"}, {12, F_U64, -1, 0, "ServiceInfo.analysed_cost_nanos"},
+    {13, F_U64, -1, 0, "ServiceInfo.cost_overruns"}, {14, F_U64, -1, 0, "ServiceInfo.last_cost_overrun"},
     {0, 0, 0, 0, 0}};
 static const fdesc deploy_f[] = {{1, F_STRING, -1, 63, "DeployChunk.bundle"}, {2, F_U32, -1, 0, "DeployChunk.index"},
     {3, F_U32, -1, 0, "DeployChunk.count"}, {4, F_U32, -1, 0, "DeployChunk.total_bytes"},

@@ -75,6 +75,8 @@ class FakeAgent(threading.Thread):
                     self.send(kind=K.SERVICE_INFO, service=F.ServiceInfo(
                         name=name, state="FAILED" if failed else "RUNNING", releases=10 * i, deadline_misses=i,
                         worst_response_nanos=300_000 * i, analysed_wcrt_nanos=2_000_000 * i, cpu_plus_one=i,
+                        worst_execution_nanos=120_000 * i, analysed_cost_nanos=1_000_000 * i, cost_overruns=3 * i,
+                        last_cost_overrun=7 * i,
                         index=i, count=len(services)), **cause)
             elif c.kind == K.SENSOR_STATUS:
                 if self.behaviour == "no_uinput":
@@ -146,6 +148,10 @@ def test_hello_stats_list_undeploy(small_region, agent):
     # the model beside reality: 0 on the wire is "not analysed", None here, never a WCRT of 0
     assert (services[1]["worst_response_nanos"], services[1]["analysed_wcrt_nanos"]) == (300_000, 2_000_000)
     assert services[0]["analysed_wcrt_nanos"] is None
+    # the CPU time a release used beside the cost the analysis assumed; 0 on the wire is "none declared"
+    assert (services[1]["worst_execution_nanos"], services[1]["analysed_cost_nanos"],
+            services[1]["cost_overruns"], services[1]["last_cost_overrun"]) == (120_000, 1_000_000, 3, 7)
+    assert services[0]["analysed_cost_nanos"] is None and services[0]["last_cost_overrun"] is None
     # the partition's CPU: 0 on the wire is "not pinned", None here; CPU 0 travels as 1
     assert (services[0]["cpu"], services[1]["cpu"]) == (None, 0)
     assert M.undeploy(small_region, "echo").ok

@@ -260,6 +260,12 @@ class ManagementClient:
             row["analysed_wcrt_nanos"] = info.analysed_wcrt_nanos or None
             # the CPU the RT cell's partition pins its threads to; None: not pinned
             row["cpu"] = info.cpu_plus_one - 1 if info.cpu_plus_one else None
+            # the most CPU time one release or callback used, and the cost (WCET) the analysis
+            # assumed for one (None: none declared); overruns: how many used more than it
+            row["worst_execution_nanos"] = info.worst_execution_nanos
+            row["analysed_cost_nanos"] = info.analysed_cost_nanos or None
+            row["cost_overruns"] = info.cost_overruns
+            row["last_cost_overrun"] = info.last_cost_overrun or None
             row["failure"] = failure_cause(answer.control)
             services.append(row)
             if len(services) == info.count:

@@ -199,7 +199,7 @@ def test_rt_services_shows_a_failed_components_cause_once():
     assert out[3] == "    at a.B.d(B.java:2)"
     assert out[4].startswith("cochlear/ProcessingService/process"), "the task's row does not repeat it"
     assert out[5].startswith("echo/Echo") and len(out) == 7
-    assert out[6] == "(releases, misses and lateness in the RT cell's host clock)"
+    assert out[6] == "(releases, misses, lateness and execution in the RT cell's host clock)"
 
 
 def test_rt_services_shows_the_analysed_wcrt_beside_the_measured_worst_response():
@@ -209,10 +209,26 @@ def test_rt_services_shows_the_analysed_wcrt_beside_the_measured_worst_response(
             {"name": "cochlear/ProcessingService", "state": "RUNNING", "releases": 0, "deadline_misses": 0,
              "worst_lateness_nanos": 0, "worst_response_nanos": 0, "analysed_wcrt_nanos": None, "failure": None}]
     out = cli.render_services(rows).splitlines()
-    assert out[0].split()[-4:] == ["worst", "response", "analysed", "WCRT"]
-    assert out[1].endswith(" 61.0 us         412.3 us        2000.0 us"), out[1]
-    assert out[2].endswith(" 0.0 us     not analysed"), "no declared cost: said, not shown as 0"
+    assert out[0].split()[-7:] == ["worst", "response", "analysed", "WCRT", "worst", "exec", "cost"]
+    assert " 61.0 us         412.3 us        2000.0 us " in out[1], out[1]
+    assert " 0.0 us     not analysed " in out[2], "no declared cost: said, not shown as 0"
     assert len({len(line) for line in out[:3]}) == 1, "the columns line up under their headings"
+
+
+def test_rt_services_shows_the_cpu_time_of_a_release_beside_its_declared_cost():
+    rows = [{"name": "cochlear/RecordingService/recordingTask", "state": "RUNNING", "releases": 3000,
+             "deadline_misses": 0, "worst_lateness_nanos": 450_000, "worst_response_nanos": 1_800_000,
+             "analysed_wcrt_nanos": 1_000_000, "worst_execution_nanos": 1_250_000,
+             "analysed_cost_nanos": 1_000_000, "cost_overruns": 17, "last_cost_overrun": 140, "failure": None},
+            {"name": "cochlear/OutputReceiver", "state": "RUNNING", "releases": 40, "deadline_misses": 0,
+             "worst_lateness_nanos": 0, "worst_response_nanos": 90_000, "analysed_wcrt_nanos": None,
+             "worst_execution_nanos": 52_400, "analysed_cost_nanos": None, "cost_overruns": 0, "failure": None}]
+    out = cli.render_services(rows).splitlines()
+    assert out[1].endswith("    1250.0 us     1000.0 us"), out[1]
+    assert out[2] == ("  over its cost: 17 of 3000 releases used more CPU time than the 1000.0 us the analysis "
+                      "assumed (worst 1250.0 us), the last at release 140: the analysed WCRT did not bound them")
+    assert out[3].endswith("      52.4 us             -"), "no declared cost: '-', and no overrun line"
+    assert len(out) == 5 and len({len(line) for line in (out[0], out[1], out[3])}) == 1
 
 
 def test_rt_services_shows_the_cpu_the_partition_pins_each_row_to():
@@ -229,7 +245,8 @@ def test_rt_services_shows_the_cpu_the_partition_pins_each_row_to():
 def test_rt_services_says_when_its_figures_are_in_virtual_time():
     clock = {"kind": "virtual", "label": "virtual time (QEMU icount shift=3: 125 M instructions/s)"}
     assert cli.render_services(SERVICES, clock).splitlines()[-1] == (
-        "(releases, misses and lateness in the RT cell's virtual time (QEMU icount shift=3: 125 M instructions/s))")
+        "(releases, misses, lateness and execution in the RT cell's virtual time (QEMU icount shift=3: 125 M "
+        "instructions/s))")
 
 
 @pytest.mark.parametrize("as_json", [True, False])

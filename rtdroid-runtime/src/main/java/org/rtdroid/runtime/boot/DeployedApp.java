@@ -121,6 +121,21 @@ public final class DeployedApp {
         return e == null ? null : e.inbound();
     }
 
+    /**
+     * Sets the cost (WCET) the admission analysis assumed for each component's callbacks and each
+     * periodic task, keyed as the analysis keys its tasks ({@code Task#key}: {@code app/task},
+     * {@code app/Component}); a key it lacks keeps the task's declared wcet, or none. Each release or
+     * callback that then uses more CPU time is counted as a cost overrun.
+     */
+    void assumeCosts(Map<String, Long> costOfKey) {
+        for (ComponentRuntime c : components) {
+            c.costNanos(costOfKey.getOrDefault(name() + "/" + c.decl().simpleName(), 0L));
+            for (PeriodicTaskRuntime t : c.tasks()) {
+                t.costNanos(costOfKey.getOrDefault(name() + "/" + t.decl().name(), t.decl().wcetNanos()));
+            }
+        }
+    }
+
     /** The component and task status lines of this application. */
     public List<ServiceStatus> statuses() {
         List<ServiceStatus> out = new ArrayList<>();
@@ -130,13 +145,14 @@ public final class DeployedApp {
             FailureCause cause = failure == null ? null : FailureCause.of(failure, c.failureTask(), c.failureRelease());
             int cpu = c.cpu() == null ? -1 : c.cpu().first();
             out.add(new ServiceStatus(base, c.state().name(), c.callbacks(), 0, c.worstDeliveryNanos(),
-                    c.worstResponseNanos(), 0, c.failures(), c.decl().priority(), cause, cpu));
+                    c.worstResponseNanos(), 0, c.failures(), c.decl().priority(), cause, cpu,
+                    new ServiceStatus.Execution(c.worstExecutionNanos(), c.costNanos(), c.costOverruns(), c.lastCostOverrun())));
             for (PeriodicTaskRuntime t : c.tasks()) {
                 String st = c.state() == org.rtdroid.runtime.component.ComponentState.RUNNING && !t.isRunning()
                         ? "STOPPED" : c.state().name();
                 out.add(new ServiceStatus(base + "/" + t.decl().name(), st, t.releases(), t.deadlineMisses(),
                         t.worstLatenessNanos(), t.worstResponseNanos(), t.overruns(), c.failures(), t.decl().priority(),
-                        cause, cpu));
+                        cause, cpu, new ServiceStatus.Execution(t.worstExecutionNanos(), t.costNanos(), t.costOverruns(), t.lastCostOverrun())));
             }
         }
         return out;

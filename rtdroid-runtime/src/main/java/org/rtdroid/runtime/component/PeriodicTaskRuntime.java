@@ -5,6 +5,7 @@ import org.rtdroid.runtime.manifest.PeriodicTaskDecl;
 import org.rtdroid.runtime.memory.HeapBoundExceededError;
 import org.rtdroid.runtime.memory.HeapMeter;
 import org.rtdroid.runtime.memory.Scope;
+import org.rtdroid.runtime.os.CpuClock;
 import org.rtdroid.runtime.os.Linux;
 
 /**
@@ -18,7 +19,10 @@ import org.rtdroid.runtime.os.Linux;
  * <ul>
  *   <li>lateness: wake-up time − scheduled release time (worst kept);</li>
  *   <li>deadline miss: completion − release time &gt; deadline;</li>
- *   <li>overrun: completion − release time &gt; period (the next release is already due).</li>
+ *   <li>overrun: completion − release time &gt; period (the next release is already due);</li>
+ *   <li>execution: the CPU time the release's code used ({@link CpuClock}, worst kept), and a cost
+ *       overrun when it exceeds the cost the admission analysis assumed for the task (its declared
+ *       wcet): the analysed response time is then no bound on this board.</li>
  * </ul>
  */
 public final class PeriodicTaskRuntime {
@@ -40,6 +44,10 @@ public final class PeriodicTaskRuntime {
     private volatile long worstLatenessNanos;
     private volatile long lastLatenessNanos;
     private volatile long worstResponseNanos;
+    private volatile long worstExecutionNanos;
+    private volatile long costOverruns;
+    private volatile long lastCostOverrun;
+    private volatile long costNanos;
     private volatile long heapViolations;
     private volatile long lastHeapBytes;
 
@@ -49,6 +57,7 @@ public final class PeriodicTaskRuntime {
         this.task = task;
         this.releaseScope = releaseScope;
         this.heapError = new HeapBoundExceededError(service.decl().simpleName() + "/" + decl.name(), decl.releaseBytes());
+        this.costNanos = decl.wcetNanos();
         task.runtime = this;
     }
 
@@ -65,6 +74,17 @@ public final class PeriodicTaskRuntime {
     public long worstLatenessNanos() { return worstLatenessNanos; }
     public long lastLatenessNanos() { return lastLatenessNanos; }
     public long worstResponseNanos() { return worstResponseNanos; }
+    /** The most CPU time one release's code used (0 before the first, or without a CPU clock). */
+    public long worstExecutionNanos() { return worstExecutionNanos; }
+    /** Releases whose code used more CPU time than {@link #costNanos()} (0 when no cost is known). */
+    public long costOverruns() { return costOverruns; }
+    /** The release (from 1) that overran its cost last; 0: none did. Early ones only: cold code. */
+    public long lastCostOverrun() { return lastCostOverrun; }
+    /** The cost (WCET) the admission analysis assumed for the task; 0: none declared. */
+    public long costNanos() { return costNanos; }
+
+    /** Sets the cost the analysis assumed (the deployed model's, which may come from {@code <time>}). */
+    public void costNanos(long nanos) { costNanos = nanos; }
     public long heapViolations() { return heapViolations; }
     public long lastHeapBytes() { return lastHeapBytes; }
     public Thread thread() { return thread; }
@@ -112,6 +132,7 @@ public final class PeriodicTaskRuntime {
             // Link the FFM downcalls and create this thread's native scratch now, not in the first release.
             Linux.sleepUntilNanos(Linux.monotonicNanos());
             HeapMeter.currentThreadAllocatedBytes();
+            CpuClock.currentThreadNanos();
             service.applyPolicy(decl.priority());
         } catch (IllegalStateException e) {
             startFailure = e;
@@ -163,10 +184,20 @@ public final class PeriodicTaskRuntime {
         }
         currentReleaseNanos = next;
         long before = HeapMeter.currentThreadAllocatedBytes();
+        long cpuBefore = CpuClock.currentThreadNanos();
         try {
             task.onRelease();
         } catch (Throwable t) {
             service.fail(t, decl.name(), releases + 1);
+        }
+        long execution = CpuClock.currentThreadNanos() - cpuBefore;
+        if (execution > worstExecutionNanos) {
+            worstExecutionNanos = execution;
+        }
+        long cost = costNanos;
+        if (cost > 0 && execution > cost) {
+            costOverruns++;
+            lastCostOverrun = releases + 1;
         }
         long used = HeapMeter.currentThreadAllocatedBytes() - before;
         lastHeapBytes = used;

@@ -51,7 +51,9 @@ final class ProtoConvert {
                             .setStateBytes(bytes(s.state())).setReleases(s.releases())
                             .setDeadlineMisses(s.deadlineMisses()).setWorstLatenessNanos(s.worstLatenessNanos())
                             .setIndex(s.index()).setCount(s.count()).setWorstResponseNanos(s.worstResponseNanos())
-                            .setAnalysedWcrtNanos(s.analysedWcrtNanos()).setCpuPlusOne(s.cpuPlusOne()));
+                            .setAnalysedWcrtNanos(s.analysedWcrtNanos()).setCpuPlusOne(s.cpuPlusOne())
+                            .setWorstExecutionNanos(s.worstExecutionNanos()).setAnalysedCostNanos(s.analysedCostNanos())
+                            .setCostOverruns(s.costOverruns()).setLastCostOverrun(s.lastCostOverrun()));
                 }
                 b.setControl(cb);
                 break;
@@ -187,7 +189,9 @@ final class ProtoConvert {
                     randomString(r, s.state());
                     s.releases(randomLong(r)).deadlineMisses(randomLong(r)).worstLatenessNanos(randomLong(r))
                             .index(randomInt(r)).count(randomInt(r)).worstResponseNanos(randomLong(r))
-                            .analysedWcrtNanos(randomLong(r)).cpuPlusOne(randomInt(r));
+                            .analysedWcrtNanos(randomLong(r)).cpuPlusOne(randomInt(r)).worstExecutionNanos(randomLong(r))
+                            .analysedCostNanos(randomLong(r)).costOverruns(randomLong(r))
+                            .lastCostOverrun(randomLong(r));
                 }
                 break;
             }

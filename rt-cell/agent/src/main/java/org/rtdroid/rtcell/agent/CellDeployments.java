@@ -199,7 +199,7 @@ public final class CellDeployments implements Deployments {
         List<ServiceRow> rows = new ArrayList<>();
         for (ServiceStatus s : host.services()) {
             rows.add(new ServiceRow(s.name(), s.state(), s.releases(), s.deadlineMisses(), s.worstLatenessNanos(),
-                    s.worstResponseNanos(), admission.wcrtNanos(taskKey(s.name())), s.cause(), s.cpu()));
+                    s.worstResponseNanos(), admission.wcrtNanos(taskKey(s.name())), s.cause(), s.cpu(), s.execution()));
         }
         return rows;
     }

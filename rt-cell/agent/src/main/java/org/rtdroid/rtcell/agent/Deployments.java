@@ -2,6 +2,7 @@ package org.rtdroid.rtcell.agent;
 
 import java.util.List;
 import org.rtdroid.runtime.boot.FailureCause;
+import org.rtdroid.runtime.boot.ServiceStatus;
 
 /** What the management loop asks of the cell: deploy, undeploy, list. Called from one thread. */
 public interface Deployments {
@@ -9,10 +10,18 @@ public interface Deployments {
      * One row of LIST_SERVICES; {@code worstResponseNanos} is measured, {@code analysedWcrtNanos} the
      * admission analysis's worst-case response time (0: not analysed); {@code cause} is null unless
      * the component failed; {@code cpu} is the CPU the cell's partition pins the component's threads
-     * to (-1: not pinned).
+     * to (-1: not pinned); {@code execution} the CPU time its releases or callbacks used against the
+     * cost the analysis assumed.
      */
     record ServiceRow(String name, String state, long releases, long deadlineMisses, long worstLatenessNanos,
-                      long worstResponseNanos, long analysedWcrtNanos, FailureCause cause, int cpu) {
+                      long worstResponseNanos, long analysedWcrtNanos, FailureCause cause, int cpu,
+                      ServiceStatus.Execution execution) {
+
+        ServiceRow(String name, String state, long releases, long deadlineMisses, long worstLatenessNanos,
+                   long worstResponseNanos, long analysedWcrtNanos, FailureCause cause, int cpu) {
+            this(name, state, releases, deadlineMisses, worstLatenessNanos, worstResponseNanos, analysedWcrtNanos, cause,
+                    cpu, ServiceStatus.Execution.NONE);
+        }
 
         ServiceRow(String name, String state, long releases, long deadlineMisses, long worstLatenessNanos,
                    long worstResponseNanos, long analysedWcrtNanos, FailureCause cause) {

@@ -244,7 +244,10 @@ public final class ManagementLoop {
             setBounded(s.state(), row.state());
             s.releases(row.releases()).deadlineMisses(row.deadlineMisses())
                     .worstLatenessNanos(row.worstLatenessNanos()).worstResponseNanos(row.worstResponseNanos())
-                    .analysedWcrtNanos(row.analysedWcrtNanos()).cpuPlusOne(row.cpu() + 1).index(i).count(count);
+                    .analysedWcrtNanos(row.analysedWcrtNanos()).cpuPlusOne(row.cpu() + 1)
+                    .worstExecutionNanos(row.execution().worstNanos()).analysedCostNanos(row.execution().costNanos())
+                    .costOverruns(row.execution().overruns()).lastCostOverrun(row.execution().lastOverrun())
+                    .index(i).count(count);
             if (cause != null) {
                 // send() adds seq and send_time (up to 11 bytes each); the text adds its tag, a 2-byte
                 // length and may lengthen the control's own length by a byte

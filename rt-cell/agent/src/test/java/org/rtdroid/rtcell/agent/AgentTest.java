@@ -290,6 +290,13 @@ class AgentTest {
         assertEquals(0L, row("base/Ticker").service().analysedWcrtNanos(), "not analysed");
         awaitReleases("base/Ticker/tick", 1);
         assertTrue(row("base/Ticker/tick").service().worstResponseNanos() > 0, "measured");
+        // and the CPU time a release used beside the cost the analysis assumed (the tick's wcet), which
+        // the ticker's near-empty release stays far below
+        Frame.ServiceInfo tick = row("base/Ticker/tick").service();
+        assertEquals(5_000_000L, tick.analysedCostNanos());
+        assertTrue(tick.worstExecutionNanos() > 0 && tick.worstExecutionNanos() < 5_000_000L, "measured: " + tick);
+        assertEquals(0L, tick.costOverruns());
+        assertEquals(0L, row("base/Ticker").service().analysedCostNanos(), "none declared");
         Map<String, byte[]> third = signed(TestApps.tickerManifest("third", 50, "5ms", "20ms"), ticker, board);
         assertResult(ResultCode.UNSCHEDULABLE, "UNSCHEDULABLE: base/tick WCRT 12 ms > deadline 10 ms", deploy("third", third));
         assertEquals(Frame.Control.ACK, client.request(Frame.Control.UNDEPLOY, "second", T).kind());
