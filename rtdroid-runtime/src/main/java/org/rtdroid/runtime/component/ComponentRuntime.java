@@ -29,7 +29,6 @@ import org.rtdroid.runtime.manifest.PeriodicTaskDecl;
 import org.rtdroid.runtime.memory.HeapBoundExceededError;
 import org.rtdroid.runtime.memory.HeapMeter;
 import org.rtdroid.runtime.memory.Scope;
-import org.rtdroid.runtime.os.CpuClock;
 import org.rtdroid.runtime.os.CpuSet;
 import org.rtdroid.runtime.os.Errno;
 import org.rtdroid.runtime.os.Linux;
@@ -81,10 +80,7 @@ public final class ComponentRuntime implements IntentConsumer {
     private volatile long heapViolations;
     private volatile long worstDeliveryNanos;
     private volatile long worstResponseNanos;
-    private volatile long worstExecutionNanos;
-    private volatile long costOverruns;
-    private volatile long lastCostOverrun;
-    private volatile long costNanos;
+    private final ExecutionMeter execution = new ExecutionMeter(0);
     private volatile long lastHeapBytes;
 
     public ComponentRuntime(ComponentDecl decl, RealtimeComponent instance, AppContext app, Scope persistent,
@@ -126,17 +122,17 @@ public final class ComponentRuntime implements IntentConsumer {
     /** Worst send-to-completion time of a callback (onReceive + onClean, or the handler): the
      *  measured counterpart of a sporadic component's analysed worst-case response time. */
     public long worstResponseNanos() { return worstResponseNanos; }
-    /** The most CPU time one callback's code used ({@link CpuClock}; 0 before the first). */
-    public long worstExecutionNanos() { return worstExecutionNanos; }
+    /** The most CPU time one callback's code used (its thread's CPU clock; 0 before the first). */
+    public long worstExecutionNanos() { return execution.worstNanos(); }
     /** Callbacks whose code used more CPU time than {@link #costNanos()} (0 when no cost is known). */
-    public long costOverruns() { return costOverruns; }
+    public long costOverruns() { return execution.overruns(); }
     /** The callback (from 1) that overran its cost last; 0: none did. */
-    public long lastCostOverrun() { return lastCostOverrun; }
-    /** The cost per callback the admission analysis assumed (declared in {@code <time>}); 0: none. */
-    public long costNanos() { return costNanos; }
+    public long lastCostOverrun() { return execution.lastOverrun(); }
+    /** The cost per callback the admission analysis assumed (its declared {@code cost}); 0: none. */
+    public long costNanos() { return execution.costNanos(); }
 
     /** Sets the cost the analysis assumed for one callback (the deployed model's). */
-    public void costNanos(long nanos) { costNanos = nanos; }
+    public void costNanos(long nanos) { execution.costNanos(nanos); }
     public long lastHeapBytes() { return lastHeapBytes; }
     /** The failure that made this component FAILED, else the latest one; null if none. */
     public Throwable lastFailure() { return lastFailure; }
@@ -489,7 +485,7 @@ public final class ComponentRuntime implements IntentConsumer {
             worstDeliveryNanos = delivery;
         }
         long before = HeapMeter.currentThreadAllocatedBytes();
-        long cpuBefore = CpuClock.currentThreadNanos();
+        long cpu = ExecutionMeter.start();
         try {
             if (instance instanceof RealtimeReceiver r) {
                 try {
@@ -503,15 +499,7 @@ public final class ComponentRuntime implements IntentConsumer {
         } catch (Throwable t) {
             fail(t, null, callbacks + 1);
         }
-        long execution = CpuClock.currentThreadNanos() - cpuBefore;
-        if (execution > worstExecutionNanos) {
-            worstExecutionNanos = execution;
-        }
-        long cost = costNanos;
-        if (cost > 0 && execution > cost) {
-            costOverruns++;
-            lastCostOverrun = callbacks + 1;
-        }
+        execution.end(cpu, callbacks + 1);
         long used = HeapMeter.currentThreadAllocatedBytes() - before;
         lastHeapBytes = used;
         release.reset();

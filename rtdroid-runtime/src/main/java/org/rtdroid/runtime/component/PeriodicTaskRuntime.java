@@ -44,10 +44,7 @@ public final class PeriodicTaskRuntime {
     private volatile long worstLatenessNanos;
     private volatile long lastLatenessNanos;
     private volatile long worstResponseNanos;
-    private volatile long worstExecutionNanos;
-    private volatile long costOverruns;
-    private volatile long lastCostOverrun;
-    private volatile long costNanos;
+    private final ExecutionMeter execution;
     private volatile long heapViolations;
     private volatile long lastHeapBytes;
 
@@ -57,7 +54,7 @@ public final class PeriodicTaskRuntime {
         this.task = task;
         this.releaseScope = releaseScope;
         this.heapError = new HeapBoundExceededError(service.decl().simpleName() + "/" + decl.name(), decl.releaseBytes());
-        this.costNanos = decl.wcetNanos();
+        this.execution = new ExecutionMeter(decl.wcetNanos());
         task.runtime = this;
     }
 
@@ -75,16 +72,16 @@ public final class PeriodicTaskRuntime {
     public long lastLatenessNanos() { return lastLatenessNanos; }
     public long worstResponseNanos() { return worstResponseNanos; }
     /** The most CPU time one release's code used (0 before the first, or without a CPU clock). */
-    public long worstExecutionNanos() { return worstExecutionNanos; }
+    public long worstExecutionNanos() { return execution.worstNanos(); }
     /** Releases whose code used more CPU time than {@link #costNanos()} (0 when no cost is known). */
-    public long costOverruns() { return costOverruns; }
+    public long costOverruns() { return execution.overruns(); }
     /** The release (from 1) that overran its cost last; 0: none did. Early ones only: cold code. */
-    public long lastCostOverrun() { return lastCostOverrun; }
+    public long lastCostOverrun() { return execution.lastOverrun(); }
     /** The cost (WCET) the admission analysis assumed for the task; 0: none declared. */
-    public long costNanos() { return costNanos; }
+    public long costNanos() { return execution.costNanos(); }
 
     /** Sets the cost the analysis assumed (the deployed model's, which may come from {@code <time>}). */
-    public void costNanos(long nanos) { costNanos = nanos; }
+    public void costNanos(long nanos) { execution.costNanos(nanos); }
     public long heapViolations() { return heapViolations; }
     public long lastHeapBytes() { return lastHeapBytes; }
     public Thread thread() { return thread; }
@@ -184,21 +181,13 @@ public final class PeriodicTaskRuntime {
         }
         currentReleaseNanos = next;
         long before = HeapMeter.currentThreadAllocatedBytes();
-        long cpuBefore = CpuClock.currentThreadNanos();
+        long cpu = ExecutionMeter.start();
         try {
             task.onRelease();
         } catch (Throwable t) {
             service.fail(t, decl.name(), releases + 1);
         }
-        long execution = CpuClock.currentThreadNanos() - cpuBefore;
-        if (execution > worstExecutionNanos) {
-            worstExecutionNanos = execution;
-        }
-        long cost = costNanos;
-        if (cost > 0 && execution > cost) {
-            costOverruns++;
-            lastCostOverrun = releases + 1;
-        }
+        execution.end(cpu, releases + 1);
         long used = HeapMeter.currentThreadAllocatedBytes() - before;
         lastHeapBytes = used;
         releaseScope.reset();

@@ -57,6 +57,12 @@ public final class RecordingService extends RealtimeService {
     @Override
     public void onCreate() {
         audio = bulkPublisher(AUDIO_CHANNEL);
+        // The microphone's synthesis run on a source of its own before the first release, so the
+        // JIT has compiled it (ProcessingService.WARMUP_BLOCKS): the real source is untouched.
+        SpeechSource warmUp = new SpeechSource(SAMPLE_RATE_HZ, 0.01);
+        for (int k = 0; k < ProcessingService.WARMUP_BLOCKS; k++) {
+            warmUp.next(block, SAMPLES_PER_BLOCK);
+        }
     }
 
     @Override
