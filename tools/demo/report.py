@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hdrh.histogram import HdrHistogram
+from rtdroid.servicerows import wcrt_exceeded_text
 from xcc.mgmt import failure_where
 
 # 1 ns .. 60 s at 3 significant digits: wide enough for TCG's millisecond tails.
@@ -136,6 +137,9 @@ def response_lines(services: list[dict]) -> list[str]:
                 if s["cost_overruns"]:
                     line += (f", {s['cost_overruns']} over it (the last at release {s['last_cost_overrun']}):"
                              " the analysed WCRT did not bound those")
+            exceeded = wcrt_exceeded_text(s, unit="µs")
+            if exceeded:
+                line += f"; {exceeded}"
             lines.append(line)
     return lines
 

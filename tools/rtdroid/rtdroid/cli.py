@@ -20,6 +20,7 @@ from pathlib import Path
 from . import keys, lifecycle, paths, render, validate
 from .boardconfig import BoardConfigError, BoardNotFound, available_boards, load_board, resolve_board_file
 from .control import AndroidControl
+from .servicerows import cost_overrun_text, wcrt_exceeded_text
 
 DEFAULT_BOARD = "qemu-x86_64"
 
@@ -377,27 +378,13 @@ def wcrt_text(analysed_nanos) -> str:
     return f"{int(analysed_nanos) / 1000:.1f} us" if analysed_nanos else "not analysed"
 
 
-def cost_overrun_text(s: dict) -> str | None:
-    """What a row's cost overruns mean, or None when it has none: its releases (a task) or callbacks
-    used more CPU time than the cost the admission analysis assumed, so its analysed WCRT did not
-    bound them; which one did so last tells cold code after a deploy from an app too slow for it."""
-    over = int(s.get("cost_overruns") or 0)
-    if not over or not s.get("analysed_cost_nanos"):
-        return None
-    what = "releases" if s.get("name", "").count("/") == 2 else "callbacks"
-    last = f", the last at {what[:-1]} {int(s['last_cost_overrun'])}" if s.get("last_cost_overrun") else ""
-    return (f"{over} of {int(s.get('releases', 0))} {what} used more CPU time than the "
-            f"{int(s['analysed_cost_nanos']) / 1000:.1f} us the analysis assumed (worst "
-            f"{int(s.get('worst_execution_nanos', 0)) / 1000:.1f} us){last}: the analysed WCRT did not bound them")
-
-
 def render_services(services: list[dict], clock: dict | None = None) -> str:
     """The table of `rt services`: the CPU the RT cell's partition pins each row's threads to ("-"
     when not pinned: a cell of one CPU, or a component the analysis has no task for); each row's
     measured worst response beside the worst-case response time the RT cell's admission analysis
     gives it ("not analysed" for a component that declares no cost); the most CPU time one release
     or callback used beside the cost the analysis assumed for one ("-": none declared), with a line
-    under a row that used more; a failed component's cause under its row (once for the component
+    under a row that used more, and one under a row whose worst response exceeds its WCRT; a failed component's cause under its row (once for the component
     and its tasks, which carry the same cause); the clock the figures are in last."""
     from xcc.mgmt import describe_failure
     w = max([24] + [len(s.get("name", "")) for s in services])  # the columns stay aligned
@@ -416,6 +403,9 @@ def render_services(services: list[dict], clock: dict | None = None) -> str:
         over = cost_overrun_text(s)
         if over:
             lines.append(f"  over its cost: {over}")
+        exceeded = wcrt_exceeded_text(s)
+        if exceeded:
+            lines.append(f"  over its WCRT: {exceeded}")
         cause = s.get("failure")
         if cause and cause != shown:
             lines.append(f"  failed: {describe_failure(cause)}")
