@@ -17,6 +17,7 @@ import org.rtdroid.bridge.rtproxy.ProxyWarmup;
 import org.rtdroid.bridge.rtproxy.RtProxy;
 import org.rtdroid.runtime.boot.CellConfig;
 import org.rtdroid.runtime.boot.RuntimeHost;
+import org.rtdroid.runtime.boot.RuntimeWarmup;
 import org.rtdroid.runtime.os.CpuSet;
 import org.rtdroid.runtime.sensor.sim.UinputDevice;
 
@@ -98,6 +99,7 @@ public final class Main {
             host = RuntimeHost.start(new CellConfig(cpus, options.budgetBytes, RtProxy.PROXY_FIFO_PRIORITY, 98));
             host.setLog(console);
             deployments = new CellDeployments(host, key, workDir, versions);
+            console.accept(RuntimeWarmup.run(host, RuntimeWarmup.DEFAULT_RELEASES));
             console.accept(Warmup.deployPath(workDir));
             console.accept(ProxyWarmup.run(host.crossContext(), ProxyWarmup.DEFAULT_PASSES));
             // The simulator's devices exist before any app looks for them (and, on the QEMU board,
