@@ -161,21 +161,25 @@ class RtCellLibrary(Keywords):
     @keyword
     def rt_app_should_hold_its_analysis(self, app: str):
         """Every analysed row of ``app`` (its periodic tasks, and components that declare a cost)
-        stayed within the admission analysis since its first release: no release used more CPU
-        time than the declared cost, and the worst response stayed within the analysed WCRT. Judged
-        on a board whose RT cell runs in virtual time, where nothing outside the board stalls it; on
-        a host-clock board a breach is a warning (a machine stall delays a release there, and a VM
-        without steal-time accounting even counts it as the release's CPU time)."""
+        kept within the cost the admission analysis assumed since its first release: no release
+        used more CPU time than declared. On a board whose RT cell runs in virtual time that is a
+        verdict: CPU time there counts the release's own instructions, whatever the host does. In
+        the host's clock an overrun is a warning (a VM without steal-time accounting counts a machine
+        stall as the running release's CPU time). A worst response over the analysed WCRT is a
+        warning on every board: the JVM's safepoints, which a lower-priority thread can lengthen
+        (the VM thread is SCHED_OTHER), are outside the analysis (docs/rtdroid-runtime.md, "Honest
+        limits"), and in virtual time they still depend on how much the host lets the Android cell
+        send per virtual millisecond."""
         rows = [s for s in self.rt_services() if _belongs_to(s["name"], app)]
         logger.info(run([RTDROID, "rt", "services"]).stdout, also_console=True)
-        breaches = analysis_breaches(rows)
         if not any(s.get("analysed_wcrt_nanos") for s in rows):
             raise AssertionError(f"{app} has no analysed row to hold: {rows}")
-        clock = self.board_status().get("rt_clock") or {"kind": "host"}
-        if breaches and clock.get("kind") == "virtual":
-            raise AssertionError(f"{app} broke its analysis in virtual time: " + "; ".join(breaches))
-        for b in breaches:
-            logger.warn(f"{b} (host clock: a machine stall may explain it)")
+        virtual = (self.board_status().get("rt_clock") or {"kind": "host"}).get("kind") == "virtual"
+        overruns, late = analysis_breaches(rows)
+        if overruns and virtual:
+            raise AssertionError(f"{app} overran its declared cost in virtual time: " + "; ".join(overruns))
+        for b in overruns + late:
+            logger.warn(b + ("" if virtual else " (host clock: a machine stall may explain it)"))
 
     @keyword("RT Window Should Stay Within The Board's Budget")
     def rt_window_should_stay_within_the_boards_budget(self, window: dict):
@@ -381,20 +385,20 @@ class RtCellLibrary(Keywords):
 
 
 
-def analysis_breaches(rows: list[dict]) -> list[str]:
-    """What in these `rt services` rows broke the admission analysis: a cost overrun, or a worst
-    response over the analysed WCRT (rows the analysis does not cover are not judged)."""
-    out = []
+def analysis_breaches(rows: list[dict]) -> tuple[list[str], list[str]]:
+    """What in these `rt services` rows broke the admission analysis: the cost overruns, and the
+    worst responses over the analysed WCRT (rows the analysis does not cover are not judged)."""
+    overruns, late = [], []
     for s in rows:
         wcrt, cost = s.get("analysed_wcrt_nanos"), s.get("analysed_cost_nanos")
         if cost and int(s.get("cost_overruns") or 0):
-            out.append(f"{s['name']}: {s['cost_overruns']} releases over its {int(cost) / 1000:.1f} us cost (worst "
+            overruns.append(f"{s['name']}: {s['cost_overruns']} releases over its {int(cost) / 1000:.1f} us cost (worst "
                        f"{int(s.get('worst_execution_nanos') or 0) / 1000:.1f} us, the last at "
                        f"{s.get('last_cost_overrun')})")
         if wcrt and int(s.get("worst_response_nanos") or 0) > int(wcrt):
-            out.append(f"{s['name']}: worst response {int(s['worst_response_nanos']) / 1000:.1f} us > analysed WCRT "
-                       f"{int(wcrt) / 1000:.1f} us (worst lateness {int(s.get('worst_lateness_nanos') or 0) / 1000:.1f} us)")
-    return out
+            late.append(f"{s['name']}: worst response {int(s['worst_response_nanos']) / 1000:.1f} us > analysed WCRT "
+                        f"{int(wcrt) / 1000:.1f} us (worst lateness {int(s.get('worst_lateness_nanos') or 0) / 1000:.1f} us)")
+    return overruns, late
 
 
 def _belongs_to(service: str, name: str) -> bool:

@@ -26,10 +26,11 @@ Periodic Tasks Keep Their Deadlines While The Android Cell Is Stressed
     RT Window Should Stay Within The Board's Budget    ${window}
     Take Screenshot    latency-after-stress
 
-The Cochlear Implant Holds Its Analysed WCRTs From Its First Release
+The Cochlear Implant Keeps Within Its Declared Costs From Its First Release
     [Documentation]    Since it was deployed (in the suite set-up, its code cold until the app's and
-    ...    the runtime's warm-ups) and through the Android-side stress above: no release used more
-    ...    CPU time than its declared 1 ms cost and no worst response exceeded the admission
-    ...    analysis's WCRT. A failure on a virtual-time board; a warning in the host's clock.
+    ...    the runtime's warm-ups) and through the Android-side stress above, no release used more
+    ...    CPU time than its declared 1 ms cost: a failure on a virtual-time board, a warning in the
+    ...    host's clock. A worst response over the admission analysis's WCRT is logged as a warning
+    ...    (JVM safepoints are outside the analysis).
     [Tags]    cell:rt
     RT App Should Hold Its Analysis    cochlear

@@ -13,13 +13,13 @@ TASK = {"name": "cochlear/RecordingService/recordingTask", "worst_lateness_nanos
 def test_rows_within_their_analysis_break_nothing():
     unanalysed = {"name": "cochlear/RecordingService", "worst_response_nanos": 9_000_000,
                   "analysed_wcrt_nanos": None, "analysed_cost_nanos": None, "cost_overruns": 0}
-    assert lib.analysis_breaches([TASK, unanalysed]) == []
+    assert lib.analysis_breaches([TASK, unanalysed]) == ([], [])
 
 
 def test_a_cost_overrun_and_a_response_over_the_wcrt_are_each_named():
     row = {**TASK, "worst_response_nanos": 1_843_200, "worst_lateness_nanos": 451_100,
            "worst_execution_nanos": 1_806_300, "cost_overruns": 17, "last_cost_overrun": 17}
-    assert lib.analysis_breaches([row]) == [
-        "cochlear/RecordingService/recordingTask: 17 releases over its 1000.0 us cost (worst 1806.3 us, the last at 17)",
-        "cochlear/RecordingService/recordingTask: worst response 1843.2 us > analysed WCRT 1000.0 us "
-        "(worst lateness 451.1 us)"]
+    assert lib.analysis_breaches([row]) == (
+        ["cochlear/RecordingService/recordingTask: 17 releases over its 1000.0 us cost (worst 1806.3 us, the last at 17)"],
+        ["cochlear/RecordingService/recordingTask: worst response 1843.2 us > analysed WCRT 1000.0 us "
+         "(worst lateness 451.1 us)"])
