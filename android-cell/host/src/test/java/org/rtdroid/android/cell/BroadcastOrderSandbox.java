@@ -136,7 +136,7 @@ public class BroadcastOrderSandbox {
                 .putExtra(ProxyContract.EXTRA_SENDER_PRIORITY, 80));
         String lifted = fifo ? "SCHED_FIFO 1" : "SCHED_OTHER";
         while (!RealtimeScheduling.describe(tids[1]).equals(lifted) && System.nanoTime() < deadline) {
-            Thread.sleep(1); // the delivery thread lends its priority when it wakes
+            Thread.sleep(1); // the real-time sender lends its priority under the guard
         }
         assertEquals("the main looper, in the gate, with a real-time broadcast waiting", lifted, RealtimeScheduling.describe(tids[1]));
         gate.open.countDown();
@@ -148,7 +148,8 @@ public class BroadcastOrderSandbox {
      * The looper is lifted only inside deliveries: while it runs any other message (here one that
      * stands for a long layout or app launch) with a normal broadcast posted behind it and a
      * real-time one waiting, it stays at SCHED_OTHER, and so does every message it runs after a
-     * real-time delivery. (At SCHED_FIFO such work would starve every SCHED_OTHER thread on its CPU,
+     * real-time delivery. The normal broadcast's receivers, which the real-time one waits for, run
+     * lifted (inheritance from the moment the looper enters their delivery). (At SCHED_FIFO such work would starve every SCHED_OTHER thread on its CPU,
      * the RT cell's non-real-time threads among them on a board whose cells share one.)
      */
     @Test
@@ -157,6 +158,13 @@ public class BroadcastOrderSandbox {
         CountDownLatch release = new CountDownLatch(1);
         String[] inBusy = new String[1];
         CountDownLatch realtimeDelivered = new CountDownLatch(1);
+        String[] inNormal = new String[1];
+        app.registerReceiver(new BroadcastReceiver() {
+            @Override
+            public void onReceive(Context c, Intent i) {
+                inNormal[0] = RealtimeScheduling.describe(RealtimeScheduling.tid());
+            }
+        }, new IntentFilter("org.rtdroid.test.NORMAL_BEHIND_BUSY"));
         app.registerReceiver(new BroadcastReceiver() {
             @Override
             public void onReceive(Context c, Intent i) {
@@ -182,7 +190,8 @@ public class BroadcastOrderSandbox {
             inBusy[0] = RealtimeScheduling.describe(RealtimeScheduling.tid());
         });
         busy.await();
-        app.sendBroadcast(order("normal", 10)); // takes the slot, posted behind the busy message
+        // takes the slot, posted behind the busy message
+        app.sendBroadcast(new Intent("org.rtdroid.test.NORMAL_BEHIND_BUSY").putExtra(ProxyContract.EXTRA_SENDER_PRIORITY, 10));
         app.sendBroadcast(new Intent("org.rtdroid.test.RT_AFTER_BUSY").putExtra(ProxyContract.EXTRA_SENDER_PRIORITY, 80));
         while (am.broadcasts.queued() < 1 && System.nanoTime() < deadline) {
             Thread.sleep(1);
@@ -200,6 +209,10 @@ public class BroadcastOrderSandbox {
         });
         ran.await();
         assertEquals("SCHED_OTHER", inBusy[0]);
+        // Entered with the real-time broadcast waiting for its slot: inheritance, as when one is
+        // sent while the receivers already run.
+        assertEquals("a normal delivery a real-time broadcast waits for",
+                am.broadcasts.realtimeScheduling().equals("SCHED_FIFO") ? "SCHED_FIFO 1" : "SCHED_OTHER", inNormal[0]);
         assertEquals("a message the looper runs after the real-time delivery", "SCHED_OTHER", after[0]);
     }
 
