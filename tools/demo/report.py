@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hdrh.histogram import HdrHistogram
-from rtdroid.servicerows import wcrt_exceeded_text
+from rtdroid.servicerows import cost_overrun_text, wcrt_exceeded_text
 from xcc.mgmt import failure_where
 
 # 1 ns .. 60 s at 3 significant digits: wide enough for TCG's millisecond tails.
@@ -134,9 +134,9 @@ def response_lines(services: list[dict]) -> list[str]:
                     + f"; worst execution {s['worst_execution_us']} µs")
             if s["analysed_cost_us"] != "none declared":
                 line += f" of a {s['analysed_cost_us']} µs cost"
-                if s["cost_overruns"]:
-                    line += (f", {s['cost_overruns']} over it (the last at release {s['last_cost_overrun']}):"
-                             " the analysed WCRT did not bound those")
+            over = cost_overrun_text(s, unit="µs")
+            if over:
+                line += f"; {over}"
             exceeded = wcrt_exceeded_text(s, unit="µs")
             if exceeded:
                 line += f"; {exceeded}"

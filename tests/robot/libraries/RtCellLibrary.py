@@ -20,6 +20,7 @@ from robot.api.deco import keyword, library
 from robot.libraries.BuiltIn import BuiltIn
 
 from rtdroid import stallwitness
+from rtdroid.servicerows import cost_overrun_text, wcrt_exceeded_text
 from session import EXAMPLE_APPS, KEYS, ROOT, RTDROID, SESSION, Keywords, end_witness, run
 from xcc.mgmt import describe_failure
 
@@ -152,11 +153,9 @@ class RtCellLibrary(Keywords):
             raise AssertionError(f"{service} has released but shows no measured worst response: {row}")
         if int(row.get("releases", 0)) > 0 and int(row.get("worst_execution_nanos") or 0) <= 0:
             raise AssertionError(f"{service} has released but shows no measured execution (CPU time): {row}")
-        if row.get("cost_overruns"):
-            logger.warn(f"{service}: {row['cost_overruns']} of {row['releases']} releases used more CPU time than "
-                        f"the {int(row['analysed_cost_nanos']) / 1000:.1f} us the analysis assumed (worst "
-                        f"{int(row['worst_execution_nanos']) / 1000:.1f} us, the last at release "
-                        f"{row.get('last_cost_overrun')})")
+        over = cost_overrun_text(row)
+        if over:
+            logger.warn(f"{service}: {over}")
 
     @keyword
     def rt_app_should_hold_its_analysis(self, app: str):
@@ -388,16 +387,8 @@ class RtCellLibrary(Keywords):
 def analysis_breaches(rows: list[dict]) -> tuple[list[str], list[str]]:
     """What in these `rt services` rows broke the admission analysis: the cost overruns, and the
     worst responses over the analysed WCRT (rows the analysis does not cover are not judged)."""
-    overruns, late = [], []
-    for s in rows:
-        wcrt, cost = s.get("analysed_wcrt_nanos"), s.get("analysed_cost_nanos")
-        if cost and int(s.get("cost_overruns") or 0):
-            overruns.append(f"{s['name']}: {s['cost_overruns']} releases over its {int(cost) / 1000:.1f} us cost (worst "
-                       f"{int(s.get('worst_execution_nanos') or 0) / 1000:.1f} us, the last at "
-                       f"{s.get('last_cost_overrun')})")
-        if wcrt and int(s.get("worst_response_nanos") or 0) > int(wcrt):
-            late.append(f"{s['name']}: worst response {int(s['worst_response_nanos']) / 1000:.1f} us > analysed WCRT "
-                        f"{int(wcrt) / 1000:.1f} us (worst lateness {int(s.get('worst_lateness_nanos') or 0) / 1000:.1f} us)")
+    overruns = [f"{s['name']}: {text}" for s in rows if (text := cost_overrun_text(s))]
+    late = [f"{s['name']}: {text}" for s in rows if (text := wcrt_exceeded_text(s))]
     return overruns, late
 
 

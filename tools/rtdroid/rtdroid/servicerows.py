@@ -4,7 +4,7 @@ WCRT, each with its reason. Used by `rtdroid rt services` and the `make run` rep
 from __future__ import annotations
 
 
-def cost_overrun_text(s: dict) -> str | None:
+def cost_overrun_text(s: dict, unit: str = "us") -> str | None:
     """What a row's cost overruns mean, or None when it has none: its releases (a task) or callbacks
     used more CPU time than the cost the admission analysis assumed, so its analysed WCRT did not
     bound them; which one did so last tells cold code after a deploy from an app too slow for it."""
@@ -14,8 +14,8 @@ def cost_overrun_text(s: dict) -> str | None:
     what = "releases" if s.get("name", "").count("/") == 2 else "callbacks"
     last = f", the last at {what[:-1]} {int(s['last_cost_overrun'])}" if s.get("last_cost_overrun") else ""
     return (f"{over} of {int(s.get('releases', 0))} {what} used more CPU time than the "
-            f"{int(s['analysed_cost_nanos']) / 1000:.1f} us the analysis assumed (worst "
-            f"{int(s.get('worst_execution_nanos', 0)) / 1000:.1f} us){last}: the analysed WCRT did not bound them")
+            f"{int(s['analysed_cost_nanos']) / 1000:.1f} {unit} the analysis assumed (worst "
+            f"{int(s.get('worst_execution_nanos') or 0) / 1000:.1f} {unit}){last}: the analysed WCRT did not bound them")
 
 
 def wcrt_exceeded_text(s: dict, unit: str = "us") -> str | None:

@@ -9,7 +9,7 @@ import report  # noqa: E402
 
 ROWS = [
     {"name": "cochlear/RecordingService", "worst_response_nanos": 0, "analysed_wcrt_nanos": None},
-    {"name": "cochlear/RecordingService/recordingTask", "worst_lateness_nanos": 61000,
+    {"name": "cochlear/RecordingService/recordingTask", "releases": 3000, "worst_lateness_nanos": 61000,
      "worst_response_nanos": 1_254_456, "analysed_wcrt_nanos": 1_000_000, "worst_execution_nanos": 1_204_000,
      "analysed_cost_nanos": 1_000_000, "cost_overruns": 4, "last_cost_overrun": 31},
     {"name": "cochlear/OutputReceiver", "worst_response_nanos": 23456, "analysed_wcrt_nanos": 3_000_000,
@@ -25,8 +25,8 @@ def test_each_task_shows_its_measured_worst_response_beside_the_analysed_wcrt():
     assert rows[0]["analysed_wcrt_us"] == "not analysed"
     assert report.response_lines(rows) == [
         "cochlear/RecordingService/recordingTask: worst response 1254.5 µs, analysed WCRT 1000.0 µs; worst "
-        "execution 1204.0 µs of a 1000.0 µs cost, 4 over it (the last at release 31): the analysed WCRT did not "
-        "bound those; worst response 1254.5 µs > analysed WCRT 1000.0 µs: its release lateness (worst 61.0 µs, the "
+        "execution 1204.0 µs of a 1000.0 µs cost; 4 of 3000 releases used more CPU time than the 1000.0 µs the "
+        "analysis assumed (worst 1204.0 µs), the last at release 31: the analysed WCRT did not bound them; worst response 1254.5 µs > analysed WCRT 1000.0 µs: its release lateness (worst 61.0 µs, the "
         "kernel's wake-up included) counts in the analysis only as the jitter its manifest declares; some releases "
         "used more CPU time than the declared cost",
         "cochlear/OutputReceiver: worst response 23.5 µs, analysed WCRT 3000.0 µs; worst execution 20.1 µs of a "

@@ -24,6 +24,8 @@ import org.rtdroid.runtime.manifest.ComponentDecl;
 import org.rtdroid.runtime.manifest.DropPolicy;
 import org.rtdroid.runtime.manifest.Manifest;
 import org.rtdroid.runtime.manifest.PeriodicTaskDecl;
+import org.rtdroid.runtime.validation.SystemModel;
+import org.rtdroid.runtime.validation.Task;
 import org.rtdroid.runtime.memory.Scope;
 import org.rtdroid.runtime.memory.ScopeKind;
 import org.rtdroid.runtime.os.CpuSet;
@@ -122,16 +124,22 @@ public final class DeployedApp {
     }
 
     /**
-     * Sets the cost (WCET) the admission analysis assumed for each component's callbacks and each
-     * periodic task, keyed as the analysis keys its tasks ({@code Task#key}: {@code app/task},
-     * {@code app/Component}); a key it lacks keeps the task's declared wcet, or none. Each release or
-     * callback that then uses more CPU time is counted as a cost overrun.
+     * Sets the cost (WCET) the admission analysis ({@code model}) assumed for each component's
+     * callbacks and each periodic task of this application; one the model gives no cost keeps
+     * what it has (a task its declared wcet, a component none). Each release or callback that then
+     * uses more CPU time is counted as a cost overrun.
      */
-    void assumeCosts(Map<String, Long> costOfKey) {
+    void assumeCosts(SystemModel model) {
+        Map<String, Long> costOfKey = new HashMap<>();
+        for (Task t : model.tasks()) {
+            if (t.app().equals(name()) && t.costNanos() > 0) {
+                costOfKey.put(t.key(), t.costNanos());
+            }
+        }
         for (ComponentRuntime c : components) {
-            c.costNanos(costOfKey.getOrDefault(name() + "/" + c.decl().simpleName(), 0L));
+            c.costNanos(costOfKey.getOrDefault(Task.key(name(), c.decl().simpleName()), c.costNanos()));
             for (PeriodicTaskRuntime t : c.tasks()) {
-                t.costNanos(costOfKey.getOrDefault(name() + "/" + t.decl().name(), t.decl().wcetNanos()));
+                t.costNanos(costOfKey.getOrDefault(Task.key(name(), t.decl().name()), t.costNanos()));
             }
         }
     }

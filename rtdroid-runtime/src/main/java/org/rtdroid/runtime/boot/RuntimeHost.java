@@ -1,7 +1,6 @@
 package org.rtdroid.runtime.boot;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +21,6 @@ import org.rtdroid.runtime.os.RealtimeThreads;
 import org.rtdroid.runtime.validation.ModelBuilder;
 import org.rtdroid.runtime.validation.Partition;
 import org.rtdroid.runtime.validation.SystemModel;
-import org.rtdroid.runtime.validation.Task;
 import org.rtdroid.runtime.xcc.CrossContextEndpoint;
 import org.rtdroid.runtime.xcc.CrossContextRouter;
 
@@ -147,13 +145,7 @@ public final class RuntimeHost {
         }
         DeployedApp app = new DeployedApp(manifest, config, router, line -> log.accept(line), cpuOfComponent);
         app.allocate(instances);
-        Map<String, Long> costs = new HashMap<>();
-        for (Task t : model.tasks()) {
-            if (t.app().equals(manifest.name()) && t.costNanos() > 0) {
-                costs.put(t.key(), t.costNanos());
-            }
-        }
-        app.assumeCosts(costs);
+        app.assumeCosts(model);
         app.start(START_TIMEOUT_MILLIS);
         apps.put(manifest.name(), app);
         models.put(manifest.name(), model);

@@ -1,5 +1,7 @@
 package org.rtdroid.runtime.boot;
 
+import org.rtdroid.runtime.validation.Task;
+
 /**
  * One line of {@link RuntimeHost#services()}: a component or a periodic task of a deployed app.
  *
@@ -37,6 +39,17 @@ public record ServiceStatus(String name, String state, long releases, long deadl
     public record Execution(long worstNanos, long costNanos, long overruns, long lastOverrun) {
         /** Nothing measured, no cost declared. */
         public static final Execution NONE = new Execution(0, 0, 0, 0);
+    }
+
+    /**
+     * The admission analysis's key ({@link Task#key}) of what this line reports on: the line
+     * {@code app/Component/task} is the periodic task {@code app/task}, the line {@code app/Component}
+     * the component's own work (callbacks, server).
+     */
+    public String analysisKey() {
+        int first = name.indexOf('/');
+        int last = name.lastIndexOf('/');
+        return first == last ? name : Task.key(name.substring(0, first), name.substring(last + 1));
     }
 
     /** A line of a partitioned component without execution figures. */

@@ -28,7 +28,13 @@ public record Task(String app, String name, Kind kind, int priority, long period
     }
 
     /** Unique in the cell: the application's name and the task's. */
-    public String key() { return app + "/" + name; }
+    public String key() { return key(app, name); }
+
+    /**
+     * The key of task {@code name} of application {@code app}: a periodic task's name, or the
+     * simple name of the component whose own work (callbacks, server) the task stands for.
+     */
+    public static String key(String app, String name) { return app + "/" + name; }
 
     /** The placement unit's key, as {@link Partition} assigns it: the application's name and the component's. */
     public String componentKey() { return app + "/" + component; }

@@ -199,19 +199,9 @@ public final class CellDeployments implements Deployments {
         List<ServiceRow> rows = new ArrayList<>();
         for (ServiceStatus s : host.services()) {
             rows.add(new ServiceRow(s.name(), s.state(), s.releases(), s.deadlineMisses(), s.worstLatenessNanos(),
-                    s.worstResponseNanos(), admission.wcrtNanos(taskKey(s.name())), s.cause(), s.cpu(), s.execution()));
+                    s.worstResponseNanos(), admission.wcrtNanos(s.analysisKey()), s.cause(), s.cpu(), s.execution()));
         }
         return rows;
-    }
-
-    /**
-     * The analysis's key of a status line: {@code app/Component/task} is the periodic task
-     * {@code app/task}; {@code app/Component} is the component's own work (receiver, handler, server).
-     */
-    static String taskKey(String statusName) {
-        int first = statusName.indexOf('/');
-        int last = statusName.lastIndexOf('/');
-        return first == last ? statusName : statusName.substring(0, first) + statusName.substring(last);
     }
 
     private static void discard(URLClassLoader loader, Path dir) {

@@ -17,15 +17,11 @@ public interface Deployments {
                       long worstResponseNanos, long analysedWcrtNanos, FailureCause cause, int cpu,
                       ServiceStatus.Execution execution) {
 
-        ServiceRow(String name, String state, long releases, long deadlineMisses, long worstLatenessNanos,
-                   long worstResponseNanos, long analysedWcrtNanos, FailureCause cause, int cpu) {
-            this(name, state, releases, deadlineMisses, worstLatenessNanos, worstResponseNanos, analysedWcrtNanos, cause,
-                    cpu, ServiceStatus.Execution.NONE);
-        }
-
+        /** A row not pinned to a CPU and without execution figures. */
         ServiceRow(String name, String state, long releases, long deadlineMisses, long worstLatenessNanos,
                    long worstResponseNanos, long analysedWcrtNanos, FailureCause cause) {
-            this(name, state, releases, deadlineMisses, worstLatenessNanos, worstResponseNanos, analysedWcrtNanos, cause, -1);
+            this(name, state, releases, deadlineMisses, worstLatenessNanos, worstResponseNanos, analysedWcrtNanos, cause,
+                    -1, ServiceStatus.Execution.NONE);
         }
     }
 
