@@ -250,7 +250,8 @@ public final class RtProxy implements Runnable {
                     loggedDemotions = demotions;
                     log.accept("xcc-rt-proxy: ran " + e.lastDemotionUsedNanos() / 1_000 + " us of the last "
                             + e.lastDemotionElapsedNanos() / 1_000 + " us at SCHED_FIFO: demoted to SCHED_OTHER by "
-                            + "its budget enforcer until it sleeps again (demotion " + demotions + ")");
+                            + "its budget enforcer until it sleeps again (demotion " + demotions + "; its CPU time "
+                            + "since it started: " + cpuSplitOfThisThread() + ")");
                 }
             }
             long now = System.nanoTime();
@@ -268,6 +269,29 @@ public final class RtProxy implements Runnable {
                 budget.restart(System.nanoTime(), Linux.threadCpuNanos());
             }
         }
+    }
+
+    /**
+     * This thread's CPU time so far, split into user and kernel time, for the log of a demotion:
+     * a demotion after a pass that never ended (a block of ~1 s, rare, cause not found) tells by it
+     * whether the proxy spun in user space (in the JVM or the JDK) or in the kernel.
+     */
+    static String cpuSplitOfThisThread() {
+        try {
+            return cpuSplit(java.nio.file.Files.readString(java.nio.file.Path.of("/proc/thread-self/stat")));
+        } catch (java.io.IOException | RuntimeException e) {
+            return "user/system split unknown (" + e + ")";
+        }
+    }
+
+    /**
+     * "user N ms, system M ms" from a {@code /proc/<pid>/task/<tid>/stat} line: fields 14 (utime)
+     * and 15 (stime), in clock ticks of 10 ms (USER_HZ is 100 in Linux's ABI on x86 and arm64).
+     */
+    static String cpuSplit(String stat) {
+        // The fields after the command name's closing parenthesis start at field 3 (state).
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+        return "user " + Long.parseLong(f[14 - 3]) * 10 + " ms, system " + Long.parseLong(f[15 - 3]) * 10 + " ms";
     }
 
     /**
