@@ -173,12 +173,17 @@ class RtCellLibrary(Keywords):
         logger.info(run([RTDROID, "rt", "services"]).stdout, also_console=True)
         if not any(s.get("analysed_wcrt_nanos") for s in rows):
             raise AssertionError(f"{app} has no analysed row to hold: {rows}")
-        virtual = (self.board_status().get("rt_clock") or {"kind": "host"}).get("kind") == "virtual"
+        virtual = self.rt_clock()["kind"] == "virtual"
         overruns, late = analysis_breaches(rows)
         if overruns and virtual:
             raise AssertionError(f"{app} overran its declared cost in virtual time: " + "; ".join(overruns))
         for b in overruns + late:
             logger.warn(b + ("" if virtual else " (host clock: a machine stall may explain it)"))
+
+    def rt_clock(self) -> dict:
+        """The clock the RT cell's figures are in, as `board status` describes it: {"kind": "virtual",
+        "label": ...} on an emulated board in virtual time, {"kind": "host"} otherwise."""
+        return self.board_status().get("rt_clock") or {"kind": "host"}
 
     @keyword("RT Window Should Stay Within The Board's Budget")
     def rt_window_should_stay_within_the_boards_budget(self, window: dict):
@@ -196,7 +201,7 @@ class RtCellLibrary(Keywords):
         budget = int(variable("${MAX_DEADLINE_MISSES}"))
         stall_floor_us = float(variable("${MACHINE_STALL_US}"))
         lateness_budget_us = float(variable("${WORST_LATENESS_BUDGET_US}"))
-        clock = self.board_status().get("rt_clock") or {"kind": "host"}
+        clock = self.rt_clock()
         clock_label = clock.get("label") or ("virtual time" if clock["kind"] == "virtual" else "host clock")
         new = self.deadline_misses(app) - int(misses_before)
         logger.info(f"deadline misses during the window: {new} (budget {budget}; {clock_label})", also_console=True)
