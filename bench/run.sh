@@ -30,13 +30,15 @@ shift
 # Defaults first, so a --out given on the command line wins.
 mkdir -p "$ROOT/build/bench"
 # The RT cell's JVM-thread priority, JIT and perf-data flags (tools/rtdroid/rtdroid/render.py,
-# RT_GC_ARGS, RT_JIT_ARGS and RT_PERF_ARGS; its test_render.py holds this file to them): the VM
+# RT_GC_ARGS, RT_JIT_ARGS, RT_PERF_ARGS and RT_DIAG_ARGS; its test_render.py holds this file to them): the VM
 # thread and the GC's threads at nice -10, above ordinary Java threads and below the real-time
 # ones, the JIT's at nice 0 with the ordinary threads; no uncommon traps, so a real-time thread never falls back to the interpreter
-# mid-run; no memory-mapped perf-data file, whose page writes can block behind disk write-back.
+# mid-run; no memory-mapped perf-data file, whose page writes can block behind disk write-back; a
+# safepoint that waits 200 ms for a thread names the threads that have not reached it.
 # shellcheck disable=SC2086
 exec "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED ${BENCH_JAVA_OPTS:-} \
   -XX:+UseZGC -Xms1g -Xmx1g -XX:+AlwaysPreTouch -XX:ThreadPriorityPolicy=1 -XX:JavaPriority9_To_OSPriority=-10 -XX:CompilerThreadPriority=0 \
   -XX:PerMethodTrapLimit=0 -XX:PerBytecodeTrapLimit=0 -XX:-UseTypeSpeculation -XX:-UsePerfData \
+  -XX:+SafepointTimeout -XX:SafepointTimeoutDelay=200 \
   -Xlog:async -Xlog:safepoint=info,handshake=info,gc=info:file="$ROOT/build/bench/$NAME-jvm.log":uptime,tid \
   -cp "$JAR:$ROOT/bench/target/lib/*" org.rtdroid.bench.Main "$NAME" --out "$ROOT/build/bench" $PLOT "$@"

@@ -44,6 +44,23 @@ class RtCellLibrary(Keywords):
         if "realtime=1" not in text:
             raise AssertionError(f"the RT cell does not report a PREEMPT_RT kernel: {text!r}")
 
+    @keyword("RT Cell Kernel Should Throttle Real-Time Tasks As Its Board File Says")
+    def rt_cell_kernel_should_throttle_real_time_tasks_as_its_board_file_says(self):
+        """The RT cell's kernel reports (through the agent, from /proc) the real-time throttle the
+        board file's command line sets: a kernel that ignored a word would leave a real-time
+        thread that spins on a SCHED_OTHER one holding its CPU for Linux's ~1 s."""
+        from rtdroid import boardconfig
+        board = boardconfig.load_board(self.board)
+        runtime, period = boardconfig.rt_throttle_us(board.data["tuning"]["rt_cmdline"])
+        text = self._mgmt().hello(self.region_path())
+        m = re.search(r"rt throttle (\d+)/(\d+) us", text)
+        if not m:
+            raise AssertionError(f"the RT cell agent does not report its kernel's real-time throttle: {text!r}")
+        logger.info(f"RT cell kernel: real-time tasks may run {m.group(1)} us of every {m.group(2)} us", also_console=True)
+        if (int(m.group(1)), int(m.group(2))) != (runtime, period):
+            raise AssertionError(f"the RT cell's kernel throttles real-time tasks to {m.group(1)}/{m.group(2)} us, "
+                                 f"its board file ({board.source}) to {runtime}/{period} us")
+
     @keyword
     def rt_services(self) -> list[dict]:
         """The RT cell's services (`rt services --json`); every failed component's cause is logged."""

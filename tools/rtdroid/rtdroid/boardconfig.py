@@ -237,6 +237,46 @@ def parse_cpu_list(text: str) -> list[int]:
     return cpus
 
 
+# The real-time throttle of an RT cell's kernel (kernel.sched_rt_runtime_us of every
+# sched_rt_period_us may go to SCHED_FIFO/RR tasks), set on the kernel command line as
+# sysctl.kernel.sched_rt_*=N words, and Linux's values when it sets none. HotSpot has spin-waits
+# (ZGC's live-map reset is one) where a thread waits for another without yielding: a SCHED_FIFO
+# thread spinning on a SCHED_OTHER one of its CPU holds that CPU until the throttle stops it, and
+# a safepoint pending meanwhile holds every other Java thread as long.
+LINUX_RT_THROTTLE_US = (950_000, 1_000_000)
+RT_RUNTIME_SYSCTL = "sysctl.kernel.sched_rt_runtime_us"
+RT_PERIOD_SYSCTL = "sysctl.kernel.sched_rt_period_us"
+
+
+def rt_throttle_us(cmdline: str) -> tuple[int, int]:
+    """(runtime, period) in us the kernel booted with ``cmdline`` throttles real-time tasks to."""
+    words = dict(w.partition("=")[::2] for w in cmdline.split())
+    runtime, period = LINUX_RT_THROTTLE_US
+    return (int(words.get(RT_RUNTIME_SYSCTL, runtime)), int(words.get(RT_PERIOD_SYSCTL, period)))
+
+
+def _rt_throttle_problems(cmdline: str) -> list[tuple[str, Any, str]]:
+    words = cmdline.split()
+    keys = [w.partition("=")[0] for w in words]
+    for w in words:
+        key, _, val = w.partition("=")
+        if key in (RT_RUNTIME_SYSCTL, RT_PERIOD_SYSCTL) and not re.fullmatch(r"[1-9]\d{0,9}", val):
+            return [("tuning.rt_cmdline", w, "must be a positive number of microseconds (-1, no throttle, "
+                     "lets a real-time thread that spins on a SCHED_OTHER one hold its CPU forever)")]
+    given = " ".join(w for w in words if w.partition("=")[0] in (RT_RUNTIME_SYSCTL, RT_PERIOD_SYSCTL))
+    runtime, period = rt_throttle_us(cmdline)
+    if runtime > period:
+        return [("tuning.rt_cmdline", given, f"the runtime ({runtime} us) must not exceed the period ({period} us)")]
+    # The kernel applies the words in order and refuses a period shorter than the runtime in
+    # force (Linux's 950000 until the runtime word has been applied).
+    if (period < LINUX_RT_THROTTLE_US[0] and RT_RUNTIME_SYSCTL in keys
+            and keys.index(RT_RUNTIME_SYSCTL) > keys.index(RT_PERIOD_SYSCTL)):
+        return [("tuning.rt_cmdline", given,
+                 f"a period under Linux's runtime of {LINUX_RT_THROTTLE_US[0]} us needs "
+                 f"{RT_RUNTIME_SYSCTL} before it (the kernel applies them in order)")]
+    return []
+
+
 def _semantic_problems(d: dict) -> list[tuple[str, Any, str]]:
     probs: list[tuple[str, Any, str]] = []
     board_cpus = set(d["cpus"])
@@ -299,6 +339,7 @@ def _semantic_problems(d: dict) -> list[tuple[str, Any, str]]:
         if dev["type"] == "ivshmem-plain" and dev.get("region") not in region_names:
             probs.append((f"devices[{k}].region", dev.get("region"),
                           f"names no region (regions: {region_names})"))
+    probs += _rt_throttle_problems(d["tuning"]["rt_cmdline"])
     # What only the board's hypervisor knows (the schema already refused an unknown one).
     from . import hypervisors
     if d["hypervisor"] in hypervisors.names():

@@ -62,6 +62,16 @@ CASES = [
     ("qemu-x86_64", "tuning.rt_cmdline", "console=ttyS0 isolcpus=0", "tuning.rt_cmdline", "housekeeping"),
     ("qemu-x86_64", "tuning.rt_cmdline", "console=ttyS0 nohz_full=3", "tuning.rt_cmdline", "1 vCPU"),
     ("qemu-x86_64", "tuning.rt_cmdline", "quiet", "tuning.rt_cmdline", "console=ttyS0"),
+    ("qemu-x86_64", "tuning.rt_cmdline", "console=ttyS0 sysctl.kernel.sched_rt_runtime_us=-1",
+     "tuning.rt_cmdline", "positive number of microseconds"),
+    ("qemu-x86_64", "tuning.rt_cmdline",
+     "console=ttyS0 sysctl.kernel.sched_rt_runtime_us=20000 sysctl.kernel.sched_rt_period_us=10000",
+     "tuning.rt_cmdline", "must not exceed the period"),
+    ("qemu-x86_64", "tuning.rt_cmdline",
+     "console=ttyS0 sysctl.kernel.sched_rt_period_us=10000 sysctl.kernel.sched_rt_runtime_us=9500",
+     "tuning.rt_cmdline", "before it (the kernel applies them in order)"),
+    ("qemu-arm64-xen", "tuning.rt_cmdline", "console=ttyAMA0 sysctl.kernel.sched_rt_period_us=500000",
+     "tuning.rt_cmdline", "the runtime (950000 us) must not exceed the period (500000 us)"),
     ("qemu-x86_64", "cells.0.kernel", _DELETE, "cells[0].kernel", "boots a kernel"),
     ("qemu-x86_64", "cells.0.vcpus", 2, "cells[0].vcpus", "more vCPUs"),
     ("qemu-x86_64", "cells.0.accel", "hvf", "cells[0].accel", "must be one of"),
@@ -190,3 +200,11 @@ def test_overlapping_memory_windows_are_named():
                                 ("c", 0x5000_0000, 0x100_0000)])
     assert [(p, r.split(" overlaps ")[1].split()[0]) for p, _, r in probs] == [("b", "a")]
     assert bc.memory_overlaps([("a", 0, 0x1000), ("b", 0x1000, 0x1000)]) == []
+
+
+def test_the_rt_throttle_is_the_command_lines_or_linuxs():
+    assert bc.rt_throttle_us("console=ttyS0 quiet") == bc.LINUX_RT_THROTTLE_US
+    assert bc.rt_throttle_us("a sysctl.kernel.sched_rt_runtime_us=9500 sysctl.kernel.sched_rt_period_us=10000") \
+        == (9500, 10000)
+    for name in ("qemu-x86_64", "qemu-arm64-xen"):  # the boards that boot their RT kernel bound it to 2 ms
+        assert bc.rt_throttle_us(shipped(name)["tuning"]["rt_cmdline"]) == (1900, 2000)

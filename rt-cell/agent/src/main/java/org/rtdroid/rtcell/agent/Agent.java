@@ -127,7 +127,7 @@ public final class Agent {
 
     private String helloText() {
         return "rt-cell-agent " + VERSION + "; kernel realtime=" + (kernelRealtime() ? 1 : 0) + " " + kernelRelease()
-                + "; peer 0 epoch " + region.peerEpoch(Region.RT_PEER) + "; proxy " + proxy.schedulingNow();
+                + "; rt throttle " + kernelRtThrottle() + "; peer 0 epoch " + region.peerEpoch(Region.RT_PEER) + "; proxy " + proxy.schedulingNow();
     }
 
     /** /sys/kernel/realtime = 1 on a PREEMPT_RT kernel; absent elsewhere. */
@@ -136,6 +136,32 @@ public final class Agent {
             return Files.readString(Path.of("/sys/kernel/realtime"), StandardCharsets.US_ASCII).trim().equals("1");
         } catch (Exception e) {
             return false;
+        }
+    }
+
+    /**
+     * "runtime/period us": how much of each period the kernel lets SCHED_FIFO/RR tasks run
+     * (kernel.sched_rt_runtime_us, kernel.sched_rt_period_us), which bounds how long a real-time
+     * thread spinning on a SCHED_OTHER one can hold its CPU; "unknown" where /proc does not say.
+     */
+    public static String kernelRtThrottle() {
+        try {
+            return sysctl("sched_rt_runtime_us") + "/" + sysctl("sched_rt_period_us") + " us";
+        } catch (Exception e) {
+            return "unknown";
+        }
+    }
+
+    /**
+     * A numeric /proc/sys/kernel entry, read in one call: the kernel answers a read of one at an
+     * offset other than 0 with end-of-file, so Files.readString (which reads a file /proc sizes
+     * at 0 a byte at a time at first) returned "9" for 9500.
+     */
+    private static String sysctl(String name) throws java.io.IOException {
+        try (var in = Files.newInputStream(Path.of("/proc/sys/kernel", name))) {
+            byte[] b = new byte[32];
+            int n = in.read(b);
+            return new String(b, 0, Math.max(n, 0), StandardCharsets.US_ASCII).trim();
         }
     }
 
