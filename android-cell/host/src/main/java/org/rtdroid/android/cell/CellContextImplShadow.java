@@ -12,7 +12,6 @@ import org.robolectric.annotation.Implementation;
 import org.robolectric.annotation.Implements;
 import org.robolectric.annotation.RealObject;
 import org.robolectric.shadows.ShadowContextImpl;
-import org.robolectric.util.ReflectionHelpers;
 import org.robolectric.util.reflector.Direct;
 import org.robolectric.util.reflector.ForType;
 import org.robolectric.util.reflector.Reflector;
@@ -30,8 +29,8 @@ public class CellContextImplShadow extends ShadowContextImpl {
 
     private Context caller() {
         try {
-            Object outer = ReflectionHelpers.callInstanceMethod(self, "getOuterContext");
-            return outer instanceof Context ? (Context) outer : self;
+            Context outer = Reflector.reflector(ContextImplReflector.class, self).getOuterContext();
+            return outer != null ? outer : self;
         } catch (RuntimeException e) {
             return self;
         }
@@ -41,6 +40,10 @@ public class CellContextImplShadow extends ShadowContextImpl {
     interface ContextImplReflector {
         @Direct
         String getPackageName();
+
+        // A generated accessor, bound once: ReflectionHelpers looked the method up on every
+        // service and broadcast call.
+        Context getOuterContext();
     }
 
     /**
