@@ -23,7 +23,8 @@ RT Cell Runs A PREEMPT_RT Kernel
 RT Cell Kernel Bounds How Long A Real-Time Thread Holds Its CPU
     [Documentation]    The throttle the board file sets (1.9 ms of every 2 ms): a real-time thread
     ...                that spins waiting on one of the JVM's SCHED_OTHER threads lets it run within
-    ...                2 ms, not Linux's ~1 s. Read from the cell's kernel.
+    ...                tens of ms, not Linux's ~1 s. Read from the cell's kernel, and measured there
+    ...                by the agent at start-up (a SCHED_FIFO spin until a starved thread ran).
     [Tags]    board:qemu-x86_64    board:qemu-arm64-xen    board:qemu-arm64-xen-smp    cell:rt
     Skip If    '${BOARD}' == 'host'    the host board boots no kernel of its own
     RT Cell Kernel Should Throttle Real-Time Tasks As Its Board File Says

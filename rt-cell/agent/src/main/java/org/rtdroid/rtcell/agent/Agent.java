@@ -127,7 +127,7 @@ public final class Agent {
 
     private String helloText() {
         return "rt-cell-agent " + VERSION + "; kernel realtime=" + (kernelRealtime() ? 1 : 0) + " " + kernelRelease()
-                + "; rt throttle " + kernelRtThrottle() + "; peer 0 epoch " + region.peerEpoch(Region.RT_PEER) + "; proxy " + proxy.schedulingNow();
+                + "; rt throttle " + kernelRtThrottle() + " (" + ThrottleProbe.result() + "); peer 0 epoch " + region.peerEpoch(Region.RT_PEER) + "; proxy " + proxy.schedulingNow();
     }
 
     /** /sys/kernel/realtime = 1 on a PREEMPT_RT kernel; absent elsewhere. */
@@ -145,10 +145,16 @@ public final class Agent {
      * thread spinning on a SCHED_OTHER one can hold its CPU; "unknown" where /proc does not say.
      */
     public static String kernelRtThrottle() {
+        long[] t = kernelRtThrottleUs();
+        return t == null ? "unknown" : t[0] + "/" + t[1] + " us";
+    }
+
+    /** {runtime, period} in us, or null where /proc does not say. */
+    static long[] kernelRtThrottleUs() {
         try {
-            return sysctl("sched_rt_runtime_us") + "/" + sysctl("sched_rt_period_us") + " us";
+            return new long[] {Long.parseLong(sysctl("sched_rt_runtime_us")), Long.parseLong(sysctl("sched_rt_period_us"))};
         } catch (Exception e) {
-            return "unknown";
+            return null;
         }
     }
 

@@ -102,6 +102,7 @@ public final class Main {
             console.accept(RuntimeWarmup.run(host, RuntimeWarmup.DEFAULT_RELEASES));
             console.accept(Warmup.deployPath(workDir));
             console.accept(ProxyWarmup.run(host.crossContext(), ProxyWarmup.DEFAULT_PASSES));
+            console.accept(ThrottleProbe.run(cpus));
             // The simulator's devices exist before any app looks for them (and, on the QEMU board,
             // in the boot snapshot); a kernel without uinput leaves the cell without sensors.
             sensors = CellSensors.open(Path.of(UinputDevice.UINPUT), console);

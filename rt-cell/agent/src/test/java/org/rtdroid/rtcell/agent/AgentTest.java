@@ -508,7 +508,7 @@ class AgentTest {
         assertTrue(h.textString().matches(".*realtime=[01].*"), h.textString());
         // the kernel's real-time throttle, whole numbers as /proc has them (not their first digits)
         String throttle = Agent.kernelRtThrottle();
-        assertTrue(h.textString().contains("; rt throttle " + throttle + ";"), h.textString());
+        assertTrue(h.textString().contains("; rt throttle " + throttle + " (" + ThrottleProbe.result() + ");"), h.textString());
         assertEquals(readWhole("sched_rt_runtime_us") + "/" + readWhole("sched_rt_period_us") + " us", throttle);
         // the proxy's scheduling as it is when asked, not as it was meant to be
         assertTrue(h.textString().matches(".*; proxy (starting \\(SCHED_OTHER\\)|SCHED_FIFO 1|SCHED_OTHER), budget demotions \\d+"),
