@@ -190,8 +190,13 @@ public class BroadcastOrderSandbox {
             inBusy[0] = RealtimeScheduling.describe(RealtimeScheduling.tid());
         });
         busy.await();
-        // takes the slot, posted behind the busy message
+        // takes the slot, posted behind the busy message. Its lane's delivery thread takes it:
+        // wait for that before the real-time one is sent, or that one finds the slot idle, goes
+        // first, and the normal one is delivered after this test has looked (fresh-ci saw null).
         app.sendBroadcast(new Intent("org.rtdroid.test.NORMAL_BEHIND_BUSY").putExtra(ProxyContract.EXTRA_SENDER_PRIORITY, 10));
+        while (am.broadcasts.queued() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
         app.sendBroadcast(new Intent("org.rtdroid.test.RT_AFTER_BUSY").putExtra(ProxyContract.EXTRA_SENDER_PRIORITY, 80));
         while (am.broadcasts.queued() < 1 && System.nanoTime() < deadline) {
             Thread.sleep(1);
