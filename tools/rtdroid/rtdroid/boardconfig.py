@@ -256,21 +256,18 @@ def rt_throttle_us(cmdline: str) -> tuple[int, int]:
 
 
 def _rt_throttle_problems(cmdline: str) -> list[tuple[str, Any, str]]:
-    words = cmdline.split()
-    keys = [w.partition("=")[0] for w in words]
-    for w in words:
-        key, _, val = w.partition("=")
-        if key in (RT_RUNTIME_SYSCTL, RT_PERIOD_SYSCTL) and not re.fullmatch(r"[1-9]\d{0,9}", val):
+    throttle_words = [w for w in cmdline.split() if w.partition("=")[0] in (RT_RUNTIME_SYSCTL, RT_PERIOD_SYSCTL)]
+    for w in throttle_words:
+        if not re.fullmatch(r"[1-9]\d{0,9}", w.partition("=")[2]):
             return [("tuning.rt_cmdline", w, "must be a positive number of microseconds (-1, no throttle, "
                      "lets a real-time thread that spins on a SCHED_OTHER one hold its CPU forever)")]
-    given = " ".join(w for w in words if w.partition("=")[0] in (RT_RUNTIME_SYSCTL, RT_PERIOD_SYSCTL))
+    given = " ".join(throttle_words)
     runtime, period = rt_throttle_us(cmdline)
     if runtime > period:
         return [("tuning.rt_cmdline", given, f"the runtime ({runtime} us) must not exceed the period ({period} us)")]
     # The kernel applies the words in order and refuses a period shorter than the runtime in
     # force (Linux's 950000 until the runtime word has been applied).
-    if (period < LINUX_RT_THROTTLE_US[0] and RT_RUNTIME_SYSCTL in keys
-            and keys.index(RT_RUNTIME_SYSCTL) > keys.index(RT_PERIOD_SYSCTL)):
+    if period < LINUX_RT_THROTTLE_US[0] and throttle_words[0].startswith(RT_PERIOD_SYSCTL) and len(throttle_words) > 1:
         return [("tuning.rt_cmdline", given,
                  f"a period under Linux's runtime of {LINUX_RT_THROTTLE_US[0]} us needs "
                  f"{RT_RUNTIME_SYSCTL} before it (the kernel applies them in order)")]

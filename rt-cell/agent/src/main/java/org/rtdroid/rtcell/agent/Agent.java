@@ -145,8 +145,12 @@ public final class Agent {
      * thread spinning on a SCHED_OTHER one can hold its CPU; "unknown" where /proc does not say.
      */
     public static String kernelRtThrottle() {
-        long[] t = kernelRtThrottleUs();
-        return t == null ? "unknown" : t[0] + "/" + t[1] + " us";
+        return throttleText(kernelRtThrottleUs());
+    }
+
+    /** {runtime, period} as "runtime/period us"; "unknown" for null. */
+    static String throttleText(long[] throttle) {
+        return throttle == null ? "unknown" : throttle[0] + "/" + throttle[1] + " us";
     }
 
     /** {runtime, period} in us, or null where /proc does not say. */
@@ -159,13 +163,13 @@ public final class Agent {
     }
 
     /**
-     * A numeric /proc/sys/kernel entry, read in one call: the kernel answers a read of one at an
+     * A /proc/sys/kernel entry, read in one call: the kernel answers a read of a numeric one at an
      * offset other than 0 with end-of-file, so Files.readString (which reads a file /proc sizes
      * at 0 a byte at a time at first) returned "9" for 9500.
      */
     private static String sysctl(String name) throws java.io.IOException {
         try (var in = Files.newInputStream(Path.of("/proc/sys/kernel", name))) {
-            byte[] b = new byte[32];
+            byte[] b = new byte[128];
             int n = in.read(b);
             return new String(b, 0, Math.max(n, 0), StandardCharsets.US_ASCII).trim();
         }
@@ -173,7 +177,7 @@ public final class Agent {
 
     public static String kernelRelease() {
         try {
-            return Files.readString(Path.of("/proc/sys/kernel/osrelease"), StandardCharsets.US_ASCII).trim();
+            return sysctl("osrelease");
         } catch (Exception e) {
             return System.getProperty("os.version");
         }

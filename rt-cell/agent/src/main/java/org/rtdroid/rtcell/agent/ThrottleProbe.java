@@ -45,7 +45,7 @@ final class ThrottleProbe {
         } else {
             result = new ThrottleProbe().probe(cpus.first(), throttle);
         }
-        return "rtcell: real-time throttle " + Agent.kernelRtThrottle() + ": " + result;
+        return "rtcell: real-time throttle " + Agent.throttleText(throttle) + ": " + result;
     }
 
     private String probe(int cpu, long[] throttle) {
