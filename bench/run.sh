@@ -27,7 +27,8 @@ shift
 # The JVM's safepoints, handshakes and GC pauses are logged (asynchronously, by the VM's own
 # threads, never the measuring ones) to build/bench/<name>-jvm.log: stalls of the Java participants
 # can be matched against them.
-# Defaults first, so a --out given on the command line wins.
+# Defaults first, so a --out given on the command line wins, and BENCH_JAVA_OPTS after the fixed
+# flags, so an option given there (e.g. -XX:SafepointTimeoutDelay=20) wins over the default.
 mkdir -p "$ROOT/build/bench"
 # The RT cell's JVM-thread priority, JIT and perf-data flags (tools/rtdroid/rtdroid/render.py,
 # RT_GC_ARGS, RT_JIT_ARGS, RT_PERF_ARGS and RT_DIAG_ARGS; its test_render.py holds this file to them): the VM
@@ -36,9 +37,10 @@ mkdir -p "$ROOT/build/bench"
 # mid-run; no memory-mapped perf-data file, whose page writes can block behind disk write-back; a
 # safepoint that waits 200 ms for a thread names the threads that have not reached it.
 # shellcheck disable=SC2086
-exec "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED ${BENCH_JAVA_OPTS:-} \
+exec "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED \
   -XX:+UseZGC -Xms1g -Xmx1g -XX:+AlwaysPreTouch -XX:ThreadPriorityPolicy=1 -XX:JavaPriority9_To_OSPriority=-10 -XX:CompilerThreadPriority=0 \
   -XX:PerMethodTrapLimit=0 -XX:PerBytecodeTrapLimit=0 -XX:-UseTypeSpeculation -XX:-UsePerfData \
   -XX:+SafepointTimeout -XX:SafepointTimeoutDelay=200 \
   -Xlog:async -Xlog:safepoint=info,handshake=info,gc=info:file="$ROOT/build/bench/$NAME-jvm.log":uptime,tid \
+  ${BENCH_JAVA_OPTS:-} \
   -cp "$JAR:$ROOT/bench/target/lib/*" org.rtdroid.bench.Main "$NAME" --out "$ROOT/build/bench" $PLOT "$@"
