@@ -30,6 +30,10 @@ TRACES = {"fall": ROOT / "rtdroid-runtime" / "traces" / "fall.trace",
           "no-fall": ROOT / "rtdroid-runtime" / "examples" / "traces" / "no-fall.trace"}
 
 
+# One lane of `rtdroid rt sensors status`'s device-to-listener latencies (SensorService.deliveryLatencies).
+_SENSOR_LANE = re.compile(r"(\S+ \w+@\d+(?:/cpu[0-9,-]+)?) n=(\d+) p50<=([0-9.]+)us p99<=([0-9.]+)us max=([0-9.]+)us")
+
+
 @library(scope="GLOBAL", auto_keywords=False)
 class RtCellLibrary(Keywords):
     def __init__(self):
@@ -396,6 +400,29 @@ class RtCellLibrary(Keywords):
             if time.monotonic() > deadline:
                 raise AssertionError(f"the replay has not ended after {timeout_s} s: {p.stdout.strip()}")
             time.sleep(1)
+
+    @keyword
+    def sensor_delivery_should_stay_within(self, budget_us: float):
+        """Reads the RT cell's own measurement of its sensor lanes (`rtdroid rt sensors status`:
+        per lane, each event from the kernel's time stamp of the frame written into the input
+        device to the start of the lane's first listener, in the RT cell's clock) and fails when no
+        lane delivered or a lane's worst latency exceeds ``budget_us``. On an emulated board the
+        figures are the cell's virtual time and are labelled so."""
+        p = run([RTDROID, "rt", "sensors", "status"], timeout=60)
+        text = p.stdout.strip()
+        lanes = _SENSOR_LANE.findall(text)
+        if not lanes:
+            raise AssertionError(f"no sensor lane of the RT cell has delivered an event: {text}")
+        clock = self.rt_clock()
+        where = f" ({clock.get('label', 'virtual time')})" if clock["kind"] == "virtual" else " (host clock)"
+        late = []
+        for lane, n, p50, p99, worst in lanes:
+            logger.info(f"sensor lane {lane}: {n} events, device to listener p50 <= {p50} us, p99 <= {p99} us, "
+                        f"worst {worst} us{where}", also_console=True)
+            if float(worst) > float(budget_us):
+                late.append(f"{lane}: worst {worst} us > {float(budget_us):g} us")
+        if late:
+            raise AssertionError("sensor events reached their listeners late" + where + ": " + "; ".join(late))
 
     @keyword
     def deploy_rt_bundle(self, path: str):

@@ -17,6 +17,10 @@ Test Tags         board:qemu-x86_64    board:host    cell:rt    cell:android
 # Under TCG the replay runs in the RT cell's virtual time and the alert crosses the emulated CPU
 # and both proxies on the host's clock: a generous wait, judged on function, not latency.
 ${ALERT_TIMEOUT_S}    90
+# Every accelerometer frame reaches the fall listener before the next one is written (the trace's
+# 100 Hz: 10 ms), in the RT cell's clock (virtual time on emulated boards), measured by the cell
+# from the kernel's time stamp of each frame.
+${SENSOR_DELIVERY_BUDGET_US}    10000
 
 
 *** Test Cases ***
@@ -34,6 +38,7 @@ A Replayed Fall Raises The Alert In The Android App
     Should Match Regexp    ${peak}    ^[3-5]\\.\\d g$    the fall trace's impact peaks near 4.3 g
     Take Screenshot    fall-alert
     Motion Trace Replay Should End
+    Sensor Delivery Should Stay Within    ${SENSOR_DELIVERY_BUDGET_US}
     RT Service Should Be Running    fall
 
 A Replayed Walk, A Hard Sit And A Stumble Raise No Alert

@@ -45,6 +45,13 @@ final class ListenerLane extends AsyncEventHandler {
     private volatile long delivered;
     private volatile long failures;
     private volatile Throwable lastFailure;
+    /**
+     * Per event, from the frame's time stamp to the start of the lane's first due listener: with
+     * the evdev reader's CLOCK_MONOTONIC stamps (taken by the kernel's input core as the frame
+     * was written into the device), the write into the device to the callback. Written by the
+     * lane's handler only (one run at a time).
+     */
+    final LatencyHistogram latency = new LatencyHistogram();
 
     ListenerLane(String name, int priority, int depth) {
         super(name, priority);
@@ -83,10 +90,16 @@ final class ListenerLane extends AsyncEventHandler {
         SensorEvent e = ring[(int) (h % ring.length)];
         try {
             Registration[] ls = listeners;
+            boolean timed = false;
             for (int i = 0; i < ls.length; i++) {
                 Registration r = ls[i];
                 if (!r.due(e.timestamp)) {
                     continue;
+                }
+                if (!timed) {
+                    // System.nanoTime is clock_gettime(CLOCK_MONOTONIC) on Linux: evdev's clock here
+                    latency.record(System.nanoTime() - e.timestamp);
+                    timed = true;
                 }
                 try {
                     r.listener.onSensorChanged(e);

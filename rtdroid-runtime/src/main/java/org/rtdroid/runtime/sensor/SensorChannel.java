@@ -232,6 +232,33 @@ final class SensorChannel {
         return sb.toString();
     }
 
+    /**
+     * Per lane that delivered, "{app} accelerometer@80/cpu1 n=1180 p50<=150.2us p99<=380.0us
+     * max=512.7us": {@link ListenerLane#latency} (reports; allocates).
+     */
+    void appendLatencies(String app, StringBuilder sb) {
+        for (ListenerLane l : lanesSnapshot()) {
+            LatencyHistogram h = l.latency;
+            long n = h.count();
+            if (n == 0) {
+                continue;
+            }
+            if (!sb.isEmpty()) {
+                sb.append("; ");
+            }
+            sb.append(app).append(' ').append(Sensor.typeName(sensor.getType())).append('@').append(l.priority());
+            if (l.cpu() != null) {
+                sb.append("/cpu").append(l.cpu());
+            }
+            sb.append(" n=").append(n).append(" p50<=").append(micros(h.percentile(0.5))).append("us p99<=")
+                    .append(micros(h.percentile(0.99))).append("us max=").append(micros(h.max())).append("us");
+        }
+    }
+
+    private static String micros(long nanos) {
+        return String.format(java.util.Locale.ROOT, "%.1f", nanos / 1e3);
+    }
+
     long droppedEvents() {
         long n = 0;
         for (ListenerLane l : lanesSnapshot()) {

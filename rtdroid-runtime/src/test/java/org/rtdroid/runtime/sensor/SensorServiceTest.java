@@ -108,6 +108,33 @@ class SensorServiceTest {
         assertArrayEquals(new float[] {1.0f, 4.0f, 9.807f}, acc.values[1], 1e-6f);
     }
 
+    /**
+     * Each lane times its events from the frame's own stamp (the kernel's, as the frame was
+     * written) to its first listener: frames stamped 5 ms before they are written are at least
+     * 5 ms late at the listener, whatever this machine's load (only that lower bound is checked).
+     */
+    @Test
+    void eachLaneTimesItsEventsFromTheFramesStamp() throws Exception {
+        start(4, 64, HandlerStrategy.BOUND, 0, null);
+        assertEquals("", service.deliveryLatencies());
+        SensorManager sm = service.manager(40);
+        Recorder acc = new Recorder();
+        sm.registerListener(acc, sm.getDefaultSensor(Sensor.TYPE_ACCELEROMETER), 0);
+        fifos.openWriters();
+        for (int i = 0; i < 20; i++) {
+            fifos.accel.writeFrameAt(System.nanoTime() - 5_000_000L, i, 0, 9_807);
+        }
+        FifoDevices.await("20 events", HANG_MS, () -> acc.count.get() == 20);
+        String d = service.deliveryLatencies();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                "t accelerometer@40 n=20 p50<=([0-9.]+)us p99<=([0-9.]+)us max=([0-9.]+)us").matcher(d);
+        assertTrue(m.matches(), d);
+        double p50 = Double.parseDouble(m.group(1));
+        double p99 = Double.parseDouble(m.group(2));
+        double max = Double.parseDouble(m.group(3));
+        assertTrue(p50 >= 5_000 && p50 <= p99 && p99 <= max, d);
+    }
+
     /** Malformed, unknown and short input is counted and skipped; the path keeps delivering. */
     @Test
     void badRecordsAreCountedNotFatal() throws Exception {

@@ -14,11 +14,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.rtdroid.runtime.boot.DeploymentException;
+import org.rtdroid.runtime.boot.DeployedApp;
 import org.rtdroid.runtime.boot.RuntimeHost;
 import org.rtdroid.runtime.boot.ServiceStatus;
 import org.rtdroid.runtime.manifest.Manifest;
 import org.rtdroid.runtime.manifest.ManifestException;
 import org.rtdroid.runtime.manifest.ManifestParser;
+import org.rtdroid.runtime.sensor.SensorService;
 import org.rtdroid.runtime.validation.SystemModel;
 
 /**
@@ -202,6 +204,19 @@ public final class CellDeployments implements Deployments {
                     s.worstResponseNanos(), admission.wcrtNanos(s.analysisKey()), s.cause(), s.cpu(), s.execution()));
         }
         return rows;
+    }
+
+    @Override
+    public String sensorDelivery() {
+        StringBuilder sb = new StringBuilder();
+        for (DeployedApp app : host.apps()) {
+            SensorService s = app.sensorService();
+            String d = s == null ? "" : s.deliveryLatencies();
+            if (!d.isEmpty()) {
+                sb.append(sb.isEmpty() ? "" : "; ").append(d);
+            }
+        }
+        return sb.toString();
     }
 
     private static void discard(URLClassLoader loader, Path dir) {

@@ -142,16 +142,20 @@ public class CellSensors implements AutoCloseable {
 
         @Override
         String describe() {
-            return "sensors: accelerometer " + accelerometer.label() + ", gyroscope " + gyroscope.label()
-                    + " (uinput, the runtime's sensor simulator)";
+            return devices() + " (uinput, the runtime's sensor simulator)";
         }
 
+        private String devices() {
+            return "sensors: accelerometer " + accelerometer.label() + ", gyroscope " + gyroscope.label();
+        }
+
+        /** Short, so that the lanes' latencies after it fit in the answer (ManagementLoop.withDelivery). */
         @Override
         public synchronized String status() {
             String now = replaying != null && replaying.isAlive()
                     ? "replaying " + replayName + " (" + replayer.written() + " of " + replayTrace.size() + " samples)"
                     : "idle; " + last;
-            return describe() + "; " + now;
+            return devices() + "; " + now;
         }
 
         @Override

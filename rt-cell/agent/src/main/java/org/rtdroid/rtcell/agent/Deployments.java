@@ -58,4 +58,12 @@ public interface Deployments {
     void undeployAll();
 
     List<ServiceRow> services();
+
+    /**
+     * Each running application's sensor lanes that delivered, device to listener
+     * ({@code SensorService.deliveryLatencies}), "; "-separated; "" when none did.
+     */
+    default String sensorDelivery() {
+        return "";
+    }
 }

@@ -185,7 +185,8 @@ public final class ManagementLoop {
         switch (c.kind()) {
             case Frame.Control.SENSOR_STATUS:
                 try {
-                    answerControl(Frame.Control.ACK, ResultCode.OK, "", sensors.status());
+                    answerControl(Frame.Control.ACK, ResultCode.OK, "", withDelivery(sensors.status(),
+                            deployments.sensorDelivery(), out));
                 } catch (DeployRefusal r) {
                     answerControl(Frame.Control.ERROR, r.code(), "", r.reason());
                 }
@@ -342,6 +343,37 @@ public final class ManagementLoop {
         if (Long.bitCount(dropped) == 1) {
             out.accept("rtcell: management ring: dropped " + why + " (" + dropped + " dropped so far)");
         }
+    }
+
+    /**
+     * The sensors' status followed by the lanes' device-to-listener latencies, as many whole lanes
+     * as fit in one answer's text; the rest are counted there and go to the console in full.
+     */
+    static String withDelivery(String status, String delivery, Consumer<String> console) {
+        if (delivery.isEmpty()) {
+            return status;
+        }
+        String[] lanes = delivery.split("; ");
+        StringBuilder sb = new StringBuilder(status).append("; device to listener: ");
+        int fitted = 0;
+        while (fitted < lanes.length) {
+            String next = (fitted == 0 ? "" : ", ") + lanes[fitted];
+            if (utf8Length(sb) + utf8Length(next) + utf8Length(onTheConsole(lanes.length - fitted - 1))
+                    > XccBounds.MAX_CONTROL_TEXT_BYTES) {
+                break;
+            }
+            sb.append(next);
+            fitted++;
+        }
+        if (fitted < lanes.length) {
+            sb.append(onTheConsole(lanes.length - fitted));
+            console.accept("rtcell: sensor delivery, device to listener: " + delivery);
+        }
+        return sb.toString();
+    }
+
+    private static String onTheConsole(int lanes) {
+        return lanes == 0 ? "" : " (+" + lanes + (lanes == 1 ? " lane" : " lanes") + " on the console)";
     }
 
     /** Copies {@code text} as UTF-8 into a bounded field, cut at a character boundary if too long. */

@@ -552,4 +552,26 @@ class AgentTest {
         assertResult(ResultCode.OK, "", deploy("echo", signed(TestApps.manifest("echo"), echoJar, board)));
         assertTrue(Files.isDirectory(work));
     }
+
+    /**
+     * SENSOR_STATUS carries the lanes' device-to-listener latencies after the sensors' status, as
+     * many whole lanes as one answer's 255 bytes hold; the rest are counted and go to the console.
+     */
+    @Test
+    void sensorStatusCarriesTheLanesThatFitAndTheRestGoToTheConsole() {
+        String status = "sensors: accelerometer rtdroid-accelerometer, gyroscope rtdroid-gyroscope; idle; last replay"
+                + " no-fall.trace: 1400 samples written";
+        List<String> console = new CopyOnWriteArrayList<>();
+        assertEquals(status, ManagementLoop.withDelivery(status, "", console::add));
+        String lane = "fall accelerometer@95/cpu0 n=1402 p50<=1049.2us p99<=1106.5us max=12117.8us";
+        assertEquals(status + "; device to listener: " + lane, ManagementLoop.withDelivery(status, lane, console::add));
+        assertEquals(List.of(), console);
+        String three = lane + "; autopilot gyroscope@80/cpu1 n=9000 p50<=90.1us p99<=200.0us max=300.5us; "
+                + "autopilot orientation@70/cpu1 n=9000 p50<=95.0us p99<=210.0us max=330.5us";
+        String text = ManagementLoop.withDelivery(status, three, console::add);
+        assertTrue(text.getBytes(StandardCharsets.UTF_8).length <= 255, text);
+        assertTrue(text.startsWith(status + "; device to listener: "), text);
+        assertTrue(text.endsWith(" lanes on the console)"), text);
+        assertEquals(List.of("rtcell: sensor delivery, device to listener: " + three), console);
+    }
 }
