@@ -98,3 +98,11 @@ def test_the_host_board_keeps_the_android_cells_threads_at_sched_other():
     assert host[host.index("--realtime-threads") + 1] == "off"
     for name in ("qemu-x86_64", "qemu-arm64-xen"):
         assert "--realtime-threads" not in render.render(bc.load_board(name))["cells"]["android"]["argv"]
+
+
+def test_host_rt_jvm_may_use_the_board_cpus_its_realtime_threads_only_the_cells():
+    # The JVM's own threads must not be stuck behind a real-time thread on the cell's CPU
+    # (process.py); the real-time threads pin themselves to the cell's CPUs (--cpus).
+    argv = render.render(bc.load_board("host"))["cells"]["rt"]["argv"]
+    assert argv[:3] == ["taskset", "-c", "0,1"]
+    assert argv[argv.index("--cpus") + 1] == "1"
