@@ -44,6 +44,8 @@ public final class ManagementLoop {
     private long seq;
     private long dropped;
     private long answersDropped;
+    /** The lanes' latencies as last printed in full (withDelivery): a status poll repeats them only when they changed. */
+    private String deliveryPrinted = "";
     private volatile boolean running = true;
 
     /**
@@ -186,7 +188,7 @@ public final class ManagementLoop {
             case Frame.Control.SENSOR_STATUS:
                 try {
                     answerControl(Frame.Control.ACK, ResultCode.OK, "", withDelivery(sensors.status(),
-                            deployments.sensorDelivery(), out));
+                            deployments.sensorDelivery(), this::printDelivery));
                 } catch (DeployRefusal r) {
                     answerControl(Frame.Control.ERROR, r.code(), "", r.reason());
                 }
@@ -370,6 +372,13 @@ public final class ManagementLoop {
             console.accept("rtcell: sensor delivery, device to listener: " + delivery);
         }
         return sb.toString();
+    }
+
+    private void printDelivery(String line) {
+        if (!line.equals(deliveryPrinted)) {
+            deliveryPrinted = line;
+            out.accept(line);
+        }
     }
 
     private static String onTheConsole(int lanes) {
