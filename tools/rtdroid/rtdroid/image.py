@@ -64,19 +64,29 @@ def vmlinuz_path() -> Path:
     return kernel_dir() / "boot" / f"vmlinuz-{kernel_version()}"
 
 
-def kernel_modules() -> dict[str, Path]:
-    """The modules /init loads (GUEST_MODULES), found in the unpacked kernel package's
-    lib/modules/<VERSION>/ (plain `.ko`, or `.ko.xz` as newer Debian kernels ship them)."""
-    version = kernel_version()
-    base = kernel_dir() / "lib" / "modules" / version
+def kernel_modules(modules_dir: Path | None = None, names=GUEST_MODULES) -> dict[str, Path]:
+    """The modules an /init loads (names, by default the qemu cell's GUEST_MODULES), found in an
+    unpacked kernel package's lib/modules/<version>/ (modules_dir; by default the qemu cell's
+    kernel), as plain `.ko` or `.ko.xz` as newer Debian kernels ship them."""
+    base = modules_dir or kernel_dir() / "lib" / "modules" / kernel_version()
     found = {}
-    for name in GUEST_MODULES:
+    for name in names:
         hits = sorted(base.rglob(f"{name}.ko")) + sorted(base.rglob(f"{name}.ko.xz"))
         if not hits:
-            raise ImageError(f"kernel module {name}.ko of {version} not found under {base} "
-                             "(the RT cell's state disk or sensor path needs it; run tools/fetch-kernel.sh)")
+            raise ImageError(f"kernel module {name}.ko of {base.name} not found under {base} "
+                             "(the RT cell's state disk or sensor path needs it; fetch the kernel again: "
+                             "tools/fetch-kernel.sh or tools/fetch-xen.sh)")
         found[name] = hits[0]
     return found
+
+
+def add_modules(c: "_Cpio", version: str, modules: dict[str, Path]) -> None:
+    """The modules as /lib/modules/<version>/<name>.ko, where /init's insmod looks for them."""
+    module_dir = f"lib/modules/{version}"
+    c.dir("lib/modules")
+    c.dir(module_dir)
+    for name, p in modules.items():
+        c.file(f"{module_dir}/{name}.ko", _module_bytes(p))
 
 
 def _module_bytes(p: Path) -> bytes:
@@ -231,11 +241,7 @@ def ensure_initramfs(board: Board, busybox: Path = Path("/bin/busybox"), root: P
     for applet in BUSYBOX_APPLETS:
         c.symlink(f"bin/{applet}", "busybox")
     c.file("init", init, 0o755)
-    module_dir = f"lib/modules/{kernel_version()}"
-    c.dir("lib/modules")
-    c.dir(module_dir)
-    for name, p in modules.items():
-        c.file(f"{module_dir}/{name}.ko", _module_bytes(p))
+    add_modules(c, kernel_version(), modules)
     c.dir(GUEST_ROOT.lstrip("/"))
     _add_tree(c, root, GUEST_ROOT.lstrip("/"))
     raw = c.finish()

@@ -156,12 +156,17 @@ def test_the_boot_snapshot_is_invalidated_by_any_of_its_inputs(tmp_path):
         key = xen.snapshot_key(b, argv, values, dtb)
 
 
-def test_the_rt_initramfs_is_rebuilt_only_when_an_input_changes(tmp_path, monkeypatch):
-    monkeypatch.setattr(xen, "build_dir", lambda: tmp_path)
-    pay = {"busybox": tmp_path / "busybox", "jre": tmp_path / "jre", "glibc": tmp_path / "glibc"}
-    pay["busybox"].write_bytes(b"bb")
-    for d in ("jre/bin", "glibc"):
+def _rt_payload(tmp_path):
+    """A stand-in payload (busybox, Java runtime, glibc, the arm64 kernel with its input modules),
+    the agent's jars and the deploy key, as tools/fetch-xen.sh and the build lay them out."""
+    pay = {"busybox": tmp_path / "busybox", "jre": tmp_path / "jre", "glibc": tmp_path / "glibc",
+           "kernel": tmp_path / "kernel/boot/vmlinuz-6.1.0-99-rt-arm64"}
+    for d in ("jre/bin", "glibc", "kernel/boot", "kernel/lib/modules/6.1.0-99-rt-arm64/kernel"):
         (tmp_path / d).mkdir(parents=True)
+    pay["busybox"].write_bytes(b"bb")
+    pay["kernel"].write_bytes(b"vmlinuz")
+    for m in ("evdev", "uinput"):
+        (tmp_path / f"kernel/lib/modules/6.1.0-99-rt-arm64/kernel/{m}.ko").write_bytes(b"\x7fELF " + m.encode())
     (tmp_path / "jre/bin/java").write_bytes(b"java")
     (tmp_path / "glibc/libc.so.6").write_bytes(b"libc")
     lib = tmp_path / "lib"
@@ -169,10 +174,31 @@ def test_the_rt_initramfs_is_rebuilt_only_when_an_input_changes(tmp_path, monkey
     (lib / "agent.jar").write_bytes(b"jar")
     pub = tmp_path / "deploy.pub"
     pub.write_bytes(b"key")
+    return pay, lib, pub
+
+
+def test_an_rt_initramfs_without_the_input_modules_is_refused_naming_the_module(tmp_path, monkeypatch):
+    monkeypatch.setattr(xen, "build_dir", lambda: tmp_path)
+    pay, lib, pub = _rt_payload(tmp_path)
+    (tmp_path / "kernel/lib/modules/6.1.0-99-rt-arm64/kernel/uinput.ko").unlink()
+    b = bc.load_board("qemu-arm64-xen")
+    with pytest.raises(xen.BoardError, match=r"kernel module uinput\.ko of 6\.1\.0-99-rt-arm64 not found"):
+        xen.build_initrd(b, xen.domains(b)[0], pay, lib, pub)
+
+
+def test_the_rt_initramfs_is_rebuilt_only_when_an_input_changes(tmp_path, monkeypatch):
+    monkeypatch.setattr(xen, "build_dir", lambda: tmp_path)
+    pay, lib, pub = _rt_payload(tmp_path)
     b = bc.load_board("qemu-arm64-xen")
     rt = xen.domains(b)[0]
     out = xen.build_initrd(b, rt, pay, lib, pub)
-    assert b"agent.jar" in out.read_bytes() and b"org.rtdroid.rtcell.agent.Main" in out.read_bytes()
+    data = out.read_bytes()
+    assert b"agent.jar" in data and b"org.rtdroid.rtcell.agent.Main" in data
+    assert b"lib/modules/6.1.0-99-rt-arm64/uinput.ko" in data and b"\x7fELF uinput" in data
+    out.write_bytes(b"marker: not rebuilt")
+    assert xen.build_initrd(b, rt, pay, lib, pub).read_bytes() == b"marker: not rebuilt"
+    (tmp_path / "kernel/lib/modules/6.1.0-99-rt-arm64/kernel/evdev.ko").write_bytes(b"\x7fELF evdev, new")
+    assert b"\x7fELF evdev, new" in xen.build_initrd(b, rt, pay, lib, pub).read_bytes()
     out.write_bytes(b"marker: not rebuilt")
     assert xen.build_initrd(b, rt, pay, lib, pub).read_bytes() == b"marker: not rebuilt"
     (lib / "agent.jar").write_bytes(b"a rebuilt jar")

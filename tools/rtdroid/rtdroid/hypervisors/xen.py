@@ -45,7 +45,7 @@ from ..errors import BoardError
 from ..render import cpu_list
 from . import xen_icount, xen_pooled
 from .base import Hypervisor, Launch, Problem
-from .qemu import GUEST_ROOT, guest_agent_values
+from .qemu import GUEST_ROOT, INPUT_MODULES, guest_agent_values
 
 RAM_BASE = 0x40000000            # QEMU virt: RAM starts at 1 GiB
 MODULES_BASE = 0x50000000        # above Xen (loaded near RAM_BASE) and QEMU's DTB (RAM_BASE + 128 MiB)
@@ -231,7 +231,7 @@ def init_script(board: Board, domain: dict) -> str:
     if domain["kind"] == "borrower":
         return _fill((cells_dir() / "init-borrower.sh.in").read_text(encoding="utf-8"), common)
     return _fill((cells_dir() / "init-rt.sh.in").read_text(encoding="utf-8"),
-                 {**common, **guest_agent_values(board)})
+                 {**common, **guest_agent_values(board), "MODULES": " ".join(INPUT_MODULES)})
 
 
 # ------------------------------------------------------------------ images
@@ -287,16 +287,22 @@ def _write_if_changed(out: Path, data: bytes) -> bool:
 
 def build_initrd(board: Board, domain: dict, pay: dict[str, Path], agent_lib: Path, deploy_pub: Path) -> Path:
     """build/xen/<board>-<domain>.cpio: busybox, /init and (RT cell) the Java runtime, glibc,
-    the agent's jars and the deploy key under /rt."""
+    the agent's jars and the deploy key under /rt, and the input path's modules (evdev, uinput)."""
     out = build_dir() / f"{board.name}-{domain['name']}.cpio"
     init = init_script(board, domain).encode()
     # Its inputs' stamps: rebuilding the ~75 MiB image only to find it unchanged costs a second
     # of every `board up`.
     key = {"init": hashlib.sha256(init).hexdigest(), "busybox": file_key(pay["busybox"])}
     if domain["kind"] == "rt":
+        # The SensorManager's kernel path (evdev, uinput), from the kernel package the domU boots.
+        version = pay["kernel"].name.removeprefix("vmlinuz-")
+        try:
+            modules = image.kernel_modules(pay["kernel"].parent.parent / "lib" / "modules" / version, INPUT_MODULES)
+        except image.ImageError as e:
+            raise BoardError(str(e)) from None
         key.update(jre=image._tree_key(pay["jre"]), glibc=image._tree_key(pay["glibc"]),
                    jars=[file_key(j) for j in sorted(agent_lib.glob("*.jar"))],
-                   deploy_pub=file_key(deploy_pub))
+                   deploy_pub=file_key(deploy_pub), modules=[file_key(p) for p in modules.values()])
     stamp = out.with_suffix(".stamp")
     if out.is_file() and image._stamp_ok(stamp, key):
         return out
@@ -319,6 +325,7 @@ def build_initrd(board: Board, domain: dict, pay: dict[str, Path], agent_lib: Pa
         for j in sorted(agent_lib.glob("*.jar")):
             c.file(f"{root}/lib/{j.name}", j.read_bytes())
         c.file(f"{root}/keys/deploy.pub", deploy_pub.read_bytes())
+        image.add_modules(c, version, modules)
     _write_if_changed(out, c.finish())
     stamp.write_text(json.dumps(key))
     return out
