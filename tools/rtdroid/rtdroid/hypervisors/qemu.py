@@ -219,8 +219,24 @@ def guest_jvm_args(board: Board) -> list[str]:
     return rt_jvm_args(board.rt["heap_mib"]) + ["-Djava.io.tmpdir=/tmp"]
 
 
-def guest_agent_values(board: Board) -> dict[str, str]:
-    """The /init template values that start the agent inside a guest (qemu VM or Xen domU)."""
+def load_modules(modules) -> str:
+    """/init's lines that insmod each module (from /lib/modules/<version>/ of the initramfs) and
+    say whether it loaded; a module that does not load leaves the cell running without its device.
+    Then whether /dev/uinput, the sensor simulator's, is there."""
+    return "\n".join([
+        f"for m in {' '.join(modules)}; do",
+        '    if err=$(insmod "/lib/modules/$(uname -r)/$m.ko" 2>&1); then',
+        '        echo "RTCELL module $m loaded"',
+        "    else",
+        '        echo "RTCELL module $m NOT loaded: $err"',
+        "    fi",
+        "done",
+        'echo "RTCELL input: $([ -c /dev/uinput ] && echo /dev/uinput present || echo no /dev/uinput)"'])
+
+
+def guest_agent_values(board: Board, modules=GUEST_MODULES) -> dict[str, str]:
+    """The /init template values that start the agent inside a guest (qemu VM or Xen domU), the
+    kernel modules it loads first among them."""
     rt = board.rt
     # Inside the guest the cell's CPUs are its vCPUs 0..n-1; the host (or Xen) places them.
     guest_cpus = cpu_list(list(range(rt.get("vcpus", 1))))
@@ -228,7 +244,7 @@ def guest_agent_values(board: Board) -> dict[str, str]:
              "--budget-bytes", str(rt["rt_budget_bytes"]), "--await-region"]
     tmpfs_mib = max(16, (rt["memory_mib"] * MIB - rt["heap_mib"] * MIB - rt["rt_budget_bytes"]) // MIB // 4)
     return {"BOARD": board.name, "GUEST_ROOT": GUEST_ROOT, "TMPFS_MIB": str(tmpfs_mib),
-            "MODULES": " ".join(GUEST_MODULES),
+            "LOAD_MODULES": load_modules(modules),
             "JVM_ARGS": " ".join(guest_jvm_args(board)), "AGENT_ARGS": " ".join(agent)}
 
 

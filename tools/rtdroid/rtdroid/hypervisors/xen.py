@@ -231,7 +231,7 @@ def init_script(board: Board, domain: dict) -> str:
     if domain["kind"] == "borrower":
         return _fill((cells_dir() / "init-borrower.sh.in").read_text(encoding="utf-8"), common)
     return _fill((cells_dir() / "init-rt.sh.in").read_text(encoding="utf-8"),
-                 {**common, **guest_agent_values(board), "MODULES": " ".join(INPUT_MODULES)})
+                 {**common, **guest_agent_values(board, INPUT_MODULES)})
 
 
 # ------------------------------------------------------------------ images
