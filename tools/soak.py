@@ -11,8 +11,9 @@ Per minute (OSADL-style: the maximum of each minute, then the maximum of the max
 - the bridge's drops (region counters) and each cell's resources: RSS, file descriptors, threads.
 
 Schedule, by minute mod 4: quiet, Android stress, Android cell killed + hostile flood + restart,
-Android stress. Goal: 0 deadline misses the machine's stalls do not explain, no failed component,
-flat RT cell resources. Exit 1 when the goal is not met.
+Android stress. Goal: 0 deadline misses the machine's stalls do not explain (on a board in
+virtual time they explain none), no failed component, flat RT cell resources. Exit 1 when the goal
+is not met.
 
     build/venv/bin/python tools/soak.py --minutes 60 [--board host] [--out build/soak]
 """
