@@ -69,9 +69,14 @@ def kernel_modules(modules_dir: Path | None = None, names=GUEST_MODULES) -> dict
     unpacked kernel package's lib/modules/<version>/ (modules_dir; by default the qemu cell's
     kernel), as plain `.ko` or `.ko.xz` as newer Debian kernels ship them."""
     base = modules_dir or kernel_dir() / "lib" / "modules" / kernel_version()
+    # One walk of the package's ~3,700 modules for all names (a walk per name and suffix cost
+    # 0.2-0.6 s of every `board up`).
+    by_file: dict[str, list[Path]] = {}
+    for p in base.rglob("*.ko*"):
+        by_file.setdefault(p.name, []).append(p)
     found = {}
     for name in names:
-        hits = sorted(base.rglob(f"{name}.ko")) + sorted(base.rglob(f"{name}.ko.xz"))
+        hits = sorted(by_file.get(f"{name}.ko", [])) + sorted(by_file.get(f"{name}.ko.xz", []))
         if not hits:
             raise ImageError(f"kernel module {name}.ko of {base.name} not found under {base} "
                              "(the RT cell's state disk or sensor path needs it; fetch the kernel again: "
