@@ -26,8 +26,8 @@ ALL = RUNTIME + ("bridge", "broadcast")
 # The looper's goal also compares p99s, over one high message per 10 ms: 800 at 8 s (p99 = the 8th
 # worst; three runs gave 0.09x to 5.4x), 3,000 at 30 s.
 # The alarm benchmark's goals compare p99s of one high alarm per 10 ms, as the looper's do.
-# The sensor benchmark's goals compare p99s of one frame per 5 ms: 15 s gives 3,000 per case (28 cases:
-# 7 noise cases x 2 impls x 2 JVM configurations, about 9 min).
+# The sensor benchmark's goals compare p99s of one frame per 5 ms: 15 s gives 3,000 per case (36 cases:
+# 9 noise cases x 2 impls x 2 JVM configurations, about 12 min).
 SECONDS = {"periodic": 30, "looper": 30, "alarm": 30, "sensor": 15}
 
 
