@@ -8,6 +8,7 @@ import pytest
 from pathlib import Path
 
 from rtdroid import snapshot
+from rtdroid.errors import BoardError
 
 
 def test_restore_and_cold_argv_are_inverse():
@@ -129,3 +130,46 @@ def test_a_snapshot_that_does_not_restore_is_discarded_and_the_cell_boots_cold(t
     assert launch.started[-1] == ["qemu-system-aarch64"] and how == "M, cold boot"
     assert not snap.exists() and "did not restore" in launch.notes[0]
     assert not (tmp_path / "qmp.sock").exists()              # the failed machine's run files are gone
+
+
+class _Running:
+    returncode = None
+
+    def poll(self):
+        return None
+
+
+def test_a_guest_stopped_by_kvm_fails_the_first_boot_at_once_naming_qemus_words(tmp_path):
+    console, log = tmp_path / "console.log", tmp_path / "rt-snapshot.log"
+    console.write_text("")
+    log.write_text("KVM internal error. Suberror: 1\nemulation failure\n")
+    # QEMU keeps running with the guest stopped: the wait must not run into its timeout
+    with pytest.raises(BoardError) as e:
+        snapshot._wait_console(_Running(), console, "ready", 3600, "rt", log)
+    assert "KVM stopped the rt cell during its first boot" in str(e.value)
+    assert "emulation failure" in str(e.value) and f"{console} is empty" in str(e.value)
+
+
+def test_a_first_boot_that_times_out_shows_the_machine_log_beside_the_console(tmp_path):
+    console, log = tmp_path / "console.log", tmp_path / "rt-snapshot.log"
+    console.write_text("booting\n")
+    log.write_text("qemu-system-x86_64: warning: something the guest never printed\n")
+    with pytest.raises(BoardError) as e:
+        snapshot._wait_console(_Running(), console, "ready", 0.2, "rt", log)
+    assert "did not report ready within 0.2 s" in str(e.value)
+    assert "booting" in str(e.value) and "something the guest never printed" in str(e.value)
+
+
+def test_an_earlier_boots_kvm_failure_in_the_log_does_not_fail_this_boot(tmp_path):
+    console, log = tmp_path / "console.log", tmp_path / "rt-snapshot.log"
+    log.write_text("--- earlier boot\nKVM internal error. Suberror: 1\n")
+    from_byte = log.stat().st_size
+    with log.open("a") as f:
+        f.write("--- this boot, under TCG\n")
+    console.write_text("... ready\n")
+    snapshot._wait_console(_Running(), console, "ready", 3600, "rt", log, from_byte)   # returns: ready
+    console.write_text("")
+    with pytest.raises(BoardError) as e:
+        snapshot._wait_console(_Running(), console, "ready", 0.2, "rt", log, from_byte)
+    assert "did not report ready" in str(e.value) and "this boot, under TCG" in str(e.value)
+    assert "KVM" not in str(e.value)

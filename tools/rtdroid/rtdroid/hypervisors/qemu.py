@@ -303,10 +303,15 @@ def probe_kvm() -> tuple[bool, str]:
 
 
 def choose_accel(board: Board) -> tuple[str, str, str]:
-    """(accel, qemu cpu model, why)."""
+    """(accel, qemu cpu model, why). `auto` is KVM only for a cell on the host's clock: a cell
+    in virtual time needs TCG (icount), and the probe cannot vouch for a guest kernel (on a
+    machine whose /dev/kvm passes it, nested KVM stopped Debian's RT kernel early in its boot
+    with "KVM internal error ... emulation failure" on a `lock cmpxchg16b`)."""
     want = board.rt.get("accel", "auto")
     if want == "tcg":
         return "tcg", board.rt.get("cpu_model", "max"), "board asks for tcg"
+    if want == "auto" and icount.is_virtual(board):
+        return "tcg", board.rt.get("cpu_model", "max"), "the cell runs in virtual time, which needs TCG"
     usable, reason = probe_kvm()
     if usable:
         return "kvm", "host", reason
