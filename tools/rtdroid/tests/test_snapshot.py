@@ -139,25 +139,28 @@ class _Running:
         return None
 
 
-def test_a_guest_stopped_by_kvm_fails_the_first_boot_at_once_naming_qemus_words(tmp_path):
+def _first_boot_failure(tmp_path, console_text, log_text, timeout):
+    """The error of a first boot whose console says console_text and QEMU's log log_text."""
     console, log = tmp_path / "console.log", tmp_path / "rt-snapshot.log"
-    console.write_text("")
-    log.write_text("KVM internal error. Suberror: 1\nemulation failure\n")
-    # QEMU keeps running with the guest stopped: the wait must not run into its timeout
+    console.write_text(console_text)
+    log.write_text(log_text)
     with pytest.raises(BoardError) as e:
-        snapshot._wait_console(_Running(), console, "ready", 3600, "rt", log)
-    assert "KVM stopped the rt cell during its first boot" in str(e.value)
-    assert "emulation failure" in str(e.value) and f"{console} is empty" in str(e.value)
+        snapshot._wait_console(_Running(), console, "ready", timeout, "rt", log)
+    return str(e.value), console
+
+
+def test_a_guest_stopped_by_kvm_fails_the_first_boot_at_once_naming_qemus_words(tmp_path):
+    # QEMU keeps running with the guest stopped: the wait must not run into its timeout
+    error, console = _first_boot_failure(tmp_path, "", "KVM internal error. Suberror: 1\nemulation failure\n", 3600)
+    assert "KVM stopped the rt cell during its first boot" in error
+    assert "emulation failure" in error and f"{console} is empty" in error
 
 
 def test_a_first_boot_that_times_out_shows_the_machine_log_beside_the_console(tmp_path):
-    console, log = tmp_path / "console.log", tmp_path / "rt-snapshot.log"
-    console.write_text("booting\n")
-    log.write_text("qemu-system-x86_64: warning: something the guest never printed\n")
-    with pytest.raises(BoardError) as e:
-        snapshot._wait_console(_Running(), console, "ready", 0.2, "rt", log)
-    assert "did not report ready within 0.2 s" in str(e.value)
-    assert "booting" in str(e.value) and "something the guest never printed" in str(e.value)
+    error, _ = _first_boot_failure(tmp_path, "booting\n",
+                                   "qemu-system-x86_64: warning: something the guest never printed\n", 0.2)
+    assert "did not report ready within 0.2 s" in error
+    assert "booting" in error and "something the guest never printed" in error
 
 
 def test_an_earlier_boots_kvm_failure_in_the_log_does_not_fail_this_boot(tmp_path):
