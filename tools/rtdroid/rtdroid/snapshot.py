@@ -292,16 +292,17 @@ def _wait_console(proc, console: Path, line: str, timeout: float, name: str, log
         except OSError:
             pass
         why = None
+        own = _read(log, log_from)
         if proc.poll() is not None:
             why = f"the {name} cell exited with status {proc.returncode} during its first boot"
-        elif KVM_FAILURE in _read(log, log_from):
+        elif KVM_FAILURE in own:
             # QEMU stops the guest and keeps running: nothing more will come
             why = f"KVM stopped the {name} cell during its first boot (set `accel: tcg` in the board file)"
         elif time.monotonic() > deadline:
             why = (f"the {name} cell did not report ready within {timeout:g} s (its first, cold boot, for the "
                    f"boot snapshot: no '{line}' line)")
         if why:
-            own = _read(log, log_from).strip().splitlines()
-            machine = f"\nlast {TAIL_LINES} lines of {log}:\n" + "\n".join(own[-TAIL_LINES:]) if own else ""
+            lines = own.strip().splitlines()
+            machine = f"\nlast {TAIL_LINES} lines of {log}:\n" + "\n".join(lines[-TAIL_LINES:]) if lines else ""
             raise BoardError(f"{why}; last {TAIL_LINES} lines of {console}:\n{tail(console)}{machine}")
         time.sleep(0.1)

@@ -151,7 +151,7 @@ def _first_boot_failure(tmp_path, console_text, log_text, timeout):
 
 def test_a_guest_stopped_by_kvm_fails_the_first_boot_at_once_naming_qemus_words(tmp_path):
     # QEMU keeps running with the guest stopped: the wait must not run into its timeout
-    error, console = _first_boot_failure(tmp_path, "", "KVM internal error. Suberror: 1\nemulation failure\n", 3600)
+    error, console = _first_boot_failure(tmp_path, "", "KVM internal error. Suberror: 1\nemulation failure\n", 30)
     assert "KVM stopped the rt cell during its first boot" in error
     assert "emulation failure" in error and f"{console} is empty" in error
 
@@ -170,7 +170,7 @@ def test_an_earlier_boots_kvm_failure_in_the_log_does_not_fail_this_boot(tmp_pat
     with log.open("a") as f:
         f.write("--- this boot, under TCG\n")
     console.write_text("... ready\n")
-    snapshot._wait_console(_Running(), console, "ready", 3600, "rt", log, from_byte)   # returns: ready
+    snapshot._wait_console(_Running(), console, "ready", 30, "rt", log, from_byte)   # returns: ready
     console.write_text("")
     with pytest.raises(BoardError) as e:
         snapshot._wait_console(_Running(), console, "ready", 0.2, "rt", log, from_byte)
