@@ -24,7 +24,7 @@ from . import aotcache, hypervisors, keys, paths
 from .boardconfig import MIB, Board, check_host_cpus, load_board
 from .errors import BoardError
 from .hypervisors.base import Launch
-from .procs import TAIL_LINES, port_in_use, process_alive, processes_mapping, start_ticks, stop_process, tail
+from .procs import TAIL_LINES, port_in_use, process_alive, processes_mapping, start_problem, start_ticks, stop_process, tail
 from .progress import Progress
 from .render import ANDROID_TMP_DIR, render, resolve_argv
 from .runstate import (Interrupted, load_state, running_boards, save_state, signals_raise, state_path,
@@ -155,13 +155,15 @@ def _wait_ready(board: Board, state: dict, pending: dict, progress: Progress) ->
                 progress.stage(f"{name} cell ready: {detail}")
                 del pending[name]
                 continue
+            stopped, shown = start_problem(Path(cell["log"]), ready_file)
             rc = proc.poll()
-            if rc is not None:
-                raise BoardError(f"the {name} cell exited with status {rc} before it was ready; last "
-                                 f"{TAIL_LINES} lines of {ready_file}:\n{tail(ready_file)}")
-            if time.monotonic() > deadlines[name]:
-                raise BoardError(f"the {name} cell did not report ready within {timeout:g} s; last "
-                                 f"{TAIL_LINES} lines of {ready_file}:\n{tail(ready_file)}")
+            why = (f"the {name} cell exited with status {rc} before it was ready" if rc is not None
+                   else f"KVM stopped the {name} cell before it was ready (set `accel: tcg` in the board file)"
+                   if stopped
+                   else f"the {name} cell did not report ready within {timeout:g} s"
+                   if time.monotonic() > deadlines[name] else None)
+            if why:
+                raise BoardError(f"{why}; last {TAIL_LINES} lines of {ready_file}:\n{tail(ready_file)}{shown}")
         time.sleep(0.05)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import signal
 import socket
 import time
@@ -12,6 +13,11 @@ from pathlib import Path
 from .errors import BoardError
 
 TAIL_LINES = 30
+
+# Each start of a cell appends "--- <time> rtdroid: <argv>" to its log (lifecycle._start_cell).
+START_LINE = re.compile(r"^--- \S+ rtdroid: ", re.M)
+# What QEMU prints when KVM stops the guest: QEMU keeps running, the guest never goes on.
+GUEST_STOPPED_BY_KVM = "KVM internal error"
 
 
 def start_ticks(pid: int) -> int | None:
@@ -102,3 +108,26 @@ def tail(path: Path, n: int = TAIL_LINES) -> str:
     except OSError:
         return f"({path} does not exist)"
     return "\n".join(lines[-n:]) if lines else f"({path} is empty)"
+
+
+def this_start(log: Path) -> str:
+    """What a cell's log holds since the cell's latest start (the log keeps earlier starts)."""
+    try:
+        text = log.read_text(errors="replace")
+    except OSError:
+        return ""
+    starts = [m.start() for m in START_LINE.finditer(text)]
+    return text[starts[-1]:] if starts else text
+
+
+def start_problem(log: Path, ready_file: Path) -> tuple[bool, str]:
+    """(whether KVM stopped the cell's guest, so its start cannot succeed; the tail of its own log
+    for an error, or "").
+    Only for a cell whose ready line comes elsewhere (a QEMU console): its log is then the
+    machine's own (QEMU's stderr), which a failing guest may never echo on the console."""
+    if log == ready_file:
+        return False, ""
+    text = this_start(log)
+    lines = text.strip().splitlines()
+    shown = f"\nlast {TAIL_LINES} lines of {log} (this start):\n" + "\n".join(lines[-TAIL_LINES:]) if lines else ""
+    return GUEST_STOPPED_BY_KVM in text, shown

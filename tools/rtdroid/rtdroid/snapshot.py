@@ -25,7 +25,7 @@ from pathlib import Path
 from . import paths
 from .errors import BoardError
 from .digest import file_key
-from .procs import TAIL_LINES, tail
+from .procs import TAIL_LINES, start_problem, tail
 
 AWAITING_LINE = "rtcell: runtime started; awaiting the region"
 
@@ -226,10 +226,8 @@ def boot_restored(launch, argv: list[str], snap: Path, key: dict, run_files: tup
         progress.note(f"{name} cell: no boot snapshot for this image yet: booting it cold once to take one "
                       f"({cold_cost})")
         t0 = time.monotonic()
-        log = run / "rt-snapshot.log"
-        log_from = log.stat().st_size if log.exists() else 0   # the log keeps earlier boots' lines
-        p = launch.start_process(argv, log)
-        _wait_console(p, run / "console.log", AWAITING_LINE, timeout, name, log, log_from)
+        p = launch.start_process(argv, run / "rt-snapshot.log")
+        _wait_console(p, run / "console.log", AWAITING_LINE, timeout, name, run / "rt-snapshot.log")
         booted = time.monotonic() - t0
         try:
             size = save(run / "qmp.sock", snap, key)
@@ -263,27 +261,14 @@ def boot_restored(launch, argv: list[str], snap: Path, key: dict, run_files: tup
     return p, f"{label}, restored from the boot snapshot in {time.monotonic() - t0:.2f} s"
 
 
-KVM_FAILURE = "KVM internal error"
-
-
-def _read(path: Path, offset: int = 0) -> str:
-    try:
-        with path.open("rb") as f:
-            f.seek(offset)
-            return f.read().decode(errors="replace")
-    except OSError:
-        return ""
-
-
 def _remove(run: Path, names: tuple[str, ...]) -> None:
     for n in names:
         (run / n).unlink(missing_ok=True)
 
 
-def _wait_console(proc, console: Path, line: str, timeout: float, name: str, log: Path, log_from: int = 0) -> None:
-    """Waits for the ready line on the console. A failure names what the machine's own log
-    (QEMU's stderr, from byte log_from: this boot's part) says too: a guest stopped by KVM
-    prints nothing on its console."""
+def _wait_console(proc, console: Path, line: str, timeout: float, name: str, log: Path) -> None:
+    """Waits for the ready line on the console; a failure shows the machine's own log of this
+    start (QEMU's stderr) too: a guest stopped by KVM prints nothing on its console."""
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -291,18 +276,15 @@ def _wait_console(proc, console: Path, line: str, timeout: float, name: str, log
                 return
         except OSError:
             pass
+        stopped, shown = start_problem(log, console)
         why = None
-        own = _read(log, log_from)
         if proc.poll() is not None:
             why = f"the {name} cell exited with status {proc.returncode} during its first boot"
-        elif KVM_FAILURE in own:
-            # QEMU stops the guest and keeps running: nothing more will come
+        elif stopped:
             why = f"KVM stopped the {name} cell during its first boot (set `accel: tcg` in the board file)"
         elif time.monotonic() > deadline:
             why = (f"the {name} cell did not report ready within {timeout:g} s (its first, cold boot, for the "
                    f"boot snapshot: no '{line}' line)")
         if why:
-            lines = own.strip().splitlines()
-            machine = f"\nlast {TAIL_LINES} lines of {log}:\n" + "\n".join(lines[-TAIL_LINES:]) if lines else ""
-            raise BoardError(f"{why}; last {TAIL_LINES} lines of {console}:\n{tail(console)}{machine}")
+            raise BoardError(f"{why}; last {TAIL_LINES} lines of {console}:\n{tail(console)}{shown}")
         time.sleep(0.1)
