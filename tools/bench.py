@@ -74,10 +74,12 @@ def show(name: str) -> None:
         # Rows of one kind share a header (a bench may write latency and throughput rows); the
         # command line and nested values stay in the JSON.
         cols = [k for k in r if k != "command" and not isinstance(r[k], (list, dict))]
+        # A column is as wide as its name and a gap, at least 14.
+        widths = [max(14, len(c) + 2) for c in cols]
         if cols != header:
             header = cols
-            print("   " + "".join(f"{c:>14}" for c in cols))
-        print("   " + "".join(f"{str(r[c]):>14}" for c in cols))
+            print("   " + "".join(f"{c:>{w}}" for c, w in zip(cols, widths)))
+        print("   " + "".join(f"{str(r[c]):>{w}}" for c, w in zip(cols, widths)))
     for g in doc.get("goals", []):
         print(f"   goal: {g.get('text')}: measured {g.get('measured')} -> {'met' if g.get('met') else 'NOT met'}")
 

@@ -49,7 +49,9 @@ import org.rtdroid.json.JsonWriter;
  * ends when all N + 2 arrived. impl "priority" is the cell's queue, "fifo" the same
  * queue with stock Android's discipline (one FIFO lane), in the same run, round by round in turn. Percentiles from
  * HdrHistogram; writes &lt;out&gt;/broadcast.json (rows: impl, low_intents, count, p50_us,
- * p99_us, p999_us, max_us) in the bench/ format, for bench/plot.py.
+ * p99_us, p999_us, max_us; the priority rows also sender_check_p50_us and _p99_us, the part of
+ * the high intent's path spent in the queue's sender-identity check) in the bench/ format, for
+ * bench/plot.py.
  *
  * <pre>java @android-cell/target/dist/jvm.args -cp 'android-cell/target/dist/lib/*' \
  *     org.rtdroid.android.cell.BroadcastBench [--rounds R] [--out DIR]</pre>
@@ -96,10 +98,17 @@ public class BroadcastBench {
         System.exit(r.wasSuccessful() ? 0 : 1);
     }
 
-    /** One measured (impl, N). */
-    private record Row(String impl, int lowIntents, Histogram high, long dropped, double queuedAtSend) {
+    /**
+     * One measured (impl, N); {@code check}: the time of the high sender's identity check within
+     * its send (the priority queue's; null for fifo, which has no real-time lane to guard).
+     */
+    private record Row(String impl, int lowIntents, Histogram high, Histogram check, long dropped, double queuedAtSend) {
         double p(double percentile) {
             return high.getValueAtPercentile(percentile) / 1000.0;
+        }
+
+        double checkP(double percentile) {
+            return check.getValueAtPercentile(percentile) / 1000.0;
         }
     }
 
@@ -138,8 +147,10 @@ public class BroadcastBench {
     private void measure(Application app, CellActivityManager[] cells, BroadcastQueue.Discipline[] impls, int n,
             int rounds, List<Row> rows) throws Exception {
         Histogram[] hs = new Histogram[impls.length];
+        Histogram[] checks = new Histogram[impls.length];
         for (int i = 0; i < hs.length; i++) {
             hs[i] = new Histogram(3_600_000_000_000L, 3);
+            checks[i] = new Histogram(3_600_000_000_000L, 3);
         }
         Histogram[] current = new Histogram[1];
         long[] queuedAtSend = new long[impls.length];
@@ -236,8 +247,13 @@ public class BroadcastBench {
             lowsSent[0].await();
             lowsQueued[0].await();
             queuedAtSend[impl] += queue[0].queued();
+            long checked = queue[0].senderCheckNanos();
             highGo.release();
             roundDone[0].await();
+            if (impls[impl] == BroadcastQueue.Discipline.PRIORITY) {
+                // the round's one real-time send; the check ends before it queues, so before its delivery
+                checks[impl].recordValue(queue[0].senderCheckNanos() - checked);
+            }
         }
         stop[0] = true;
         highGo.release();
@@ -257,12 +273,15 @@ public class BroadcastBench {
             return;
         }
         for (int i = 0; i < impls.length; i++) {
-            String impl = impls[i] == BroadcastQueue.Discipline.PRIORITY ? "priority" : "fifo";
+            boolean priority = impls[i] == BroadcastQueue.Discipline.PRIORITY;
+            String impl = priority ? "priority" : "fifo";
             Histogram h = hs[i];
-            Row row = new Row(impl, n, h, cells[i].broadcasts.dropped(), (double) queuedAtSend[i] / rounds);
+            Row row = new Row(impl, n, h, priority ? checks[i] : null, cells[i].broadcasts.dropped(),
+                    (double) queuedAtSend[i] / rounds);
             rows.add(row);
-                System.out.printf(Locale.ROOT, "  %-9s low_intents %4d  count %6d  p50 %9.1f us  p99 %9.1f us  p99.9 %9.1f us  max %9.1f us  queued at send %5.1f%n",
-                    impl, n, h.getTotalCount(), row.p(50), row.p(99), row.p(99.9), h.getMaxValue() / 1000.0, row.queuedAtSend());
+            System.out.printf(Locale.ROOT, "  %-9s low_intents %4d  count %6d  p50 %9.1f us  p99 %9.1f us  p99.9 %9.1f us  max %9.1f us  queued at send %5.1f%s%n",
+                    impl, n, h.getTotalCount(), row.p(50), row.p(99), row.p(99.9), h.getMaxValue() / 1000.0, row.queuedAtSend(),
+                    priority ? String.format(Locale.ROOT, "  of it the sender check p50 %.1f us p99 %.1f us", row.checkP(50), row.checkP(99)) : "");
         }
     }
 
@@ -295,6 +314,10 @@ public class BroadcastBench {
             m.put("max_us", rounded(r.high().getMaxValue() / 1000.0, 100));
             m.put("dropped", r.dropped());
             m.put("queued_at_send_mean", rounded(r.queuedAtSend(), 10));
+            if (r.check() != null) {
+                m.put("sender_check_p50_us", rounded(r.checkP(50), 100));
+                m.put("sender_check_p99_us", rounded(r.checkP(99), 100));
+            }
             rs.add(m);
         }
         root.put("rows", rs);
@@ -312,7 +335,9 @@ public class BroadcastBench {
                 + " warm-up rounds of each impl at N=100; the impls' rounds alternate; each low intent's receiver works "
                 + LOW_WORK_NANOS / 1000 + " us; queued_at_send_mean: broadcasts queued when the high one is sent; the high sender at priority " + HIGH_PRIORITY
                 + (senderFifo ? " (a SCHED_FIFO thread)" : " (SCHED_OTHER: SCHED_FIFO not permitted)") + ", N low senders at 0 (SCHED_OTHER);"
-                + " the priority queue's real-time path (delivery thread, main looper while a real-time broadcast waits): " + realtimeScheduling));
+                + " the priority queue's real-time path (delivery thread, main looper while a real-time broadcast waits): " + realtimeScheduling
+                + "; sender_check_*: the part of the high intent's latency spent in the queue's check that a real-time sender holds"
+                + " REALTIME_BROADCAST (a walk of the sender's stack for the nearest app frame, the one-JVM cell's stand-in for Binder's calling uid)"));
         Files.createDirectories(out);
         Path file = out.resolve("broadcast.json");
         Files.writeString(file, JsonWriter.write(root));

@@ -13,6 +13,7 @@ import android.os.Looper;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 import org.robolectric.shadows.ShadowApplication;
@@ -108,6 +109,14 @@ final class BroadcastQueue {
     private boolean looperBoosted;
     /** The main looper is inside {@link #deliverAndContinue}: running a broadcast's receivers. */
     private boolean looperInDelivery;
+    /**
+     * The real-time senders' identity check ({@link #enforceRealtimeSender}, a stack walk): how
+     * many passed, their total and their worst time, on the sender's path before it queues. The
+     * cell's state shows them; the broadcast benchmark reports the check apart from the queue.
+     */
+    private final AtomicLong senderChecks = new AtomicLong();
+    private final AtomicLong senderCheckNanos = new AtomicLong();
+    private final AtomicLong senderCheckWorstNanos = new AtomicLong();
     private volatile boolean running;
     /** The main looper's kernel thread id, recorded at its first delivery (0 before). */
     private volatile int looperTid;
@@ -167,7 +176,12 @@ final class BroadcastQueue {
             Handler scheduler) {
         int priority = senderPriority(intent);
         if (priority >= RT_THRESHOLD && discipline != Discipline.FIFO) {
+            long start = System.nanoTime();
             enforceRealtimeSender(priority);
+            long took = System.nanoTime() - start;
+            senderChecks.incrementAndGet();
+            senderCheckNanos.addAndGet(took);
+            senderCheckWorstNanos.accumulateAndGet(took, Math::max);
         }
         Pending p = new Pending(new Intent(intent), priority, resultReceiver, scheduler, caller);
         boolean fifo = discipline == Discipline.FIFO;
@@ -399,12 +413,24 @@ final class BroadcastQueue {
         return queuedCount;
     }
 
-    /** Queue counters for the cell's state: {overflowPolicy, rtThreshold, lanes: {rt, normal}}. */
+    /** The real-time senders' identity checks so far: their total time (ns). */
+    long senderCheckNanos() {
+        return senderCheckNanos.get();
+    }
+
+    /**
+     * Queue counters for the cell's state: {overflowPolicy, rtThreshold, realtimeScheduling,
+     * senderCheck: {checks, meanMicros, worstMicros}, lanes: {rt, normal}}.
+     */
     String statsJson() {
+        long checks = senderChecks.get();
+        double mean = checks == 0 ? 0 : senderCheckNanos.get() / 1000.0 / checks;
         guard.acquire(0);
         try {
             JsonWriter w = new JsonWriter().beginObject().field("overflowPolicy", OVERFLOW_POLICY)
                     .field("rtThreshold", RT_THRESHOLD).field("realtimeScheduling", realtimeScheduling())
+                    .name("senderCheck").beginObject().field("checks", checks).field("meanMicros", mean, 1)
+                    .field("worstMicros", senderCheckWorstNanos.get() / 1000.0, 1).endObject()
                     .name("lanes").beginObject();
             rt.write(w.name("rt"));
             normal.write(w.name("normal"));

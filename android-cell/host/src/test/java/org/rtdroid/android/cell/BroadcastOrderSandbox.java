@@ -347,6 +347,9 @@ public class BroadcastOrderSandbox {
             expected.await();
             assertEquals(List.of("rt:0@90", "s1#0@60", "s1#1@60", "rt:2@60", "rt:1@20", "s2#0@20",
                     "s0#0@0", "s0#1@0", "rt:3@0"), delivered);
+            // the four real-time sends (two of the apps' senders, two of the proxy) passed the check
+            String stats = am.broadcasts.statsJson();
+            assertTrue(stats, stats.contains("\"senderCheck\":{\"checks\":4,\"meanMicros\":"));
             while (proxy.delivered() < 4) { // the proxy's bookkeeping follows on its thread
                 Thread.onSpinWait();
             }
