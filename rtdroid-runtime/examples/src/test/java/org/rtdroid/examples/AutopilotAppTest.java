@@ -22,6 +22,7 @@ import org.rtdroid.examples.autopilot.FlightSimulatorService;
 import org.rtdroid.examples.autopilot.FlyByWireService;
 import org.rtdroid.examples.autopilot.Navigator;
 import org.rtdroid.runtime.boot.DeployedApp;
+import org.rtdroid.runtime.boot.ServiceStatus;
 import org.rtdroid.runtime.boot.RuntimeHost;
 import org.rtdroid.runtime.sensor.InputDeviceLocator;
 import org.rtdroid.runtime.sensor.Sensor;
@@ -167,6 +168,11 @@ class AutopilotAppTest {
         assertEquals(100, home.altitude(), 10, "climbed 20 m and holds the flight plan's altitude: " + home);
         assertTrue(track.stream().allMatch(p -> p.mode() == MODE_AUTO2 || p.mode() == MODE_HOME), "no other mode on the way");
         assertTrue(fbw.attitudeEvents() > 100, "the fly-by-wire flew on the orientation sensor: " + fbw.attitudeEvents());
+        // its listener callbacks are its own in its status (`rt services`), measured beside its analysis
+        ServiceStatus fbwRow = app.statuses().stream().filter(r -> r.name().equals("autopilot/FlyByWireService"))
+                .findFirst().orElseThrow();
+        assertTrue(fbwRow.releases() >= fbw.attitudeEvents(), fbwRow + " counts the listener's callbacks");
+        assertTrue(fbwRow.worstResponseNanos() > 0 && fbwRow.execution().worstNanos() > 0, fbwRow.toString());
         assertTrue(app.sensorService().framesRead() > 200, "frames through the input devices: " + app.sensorService().framesRead());
         assertTrue(!fbw.failsafe() && !autopilot.fbwFailsafe(), "the link between autopilot and fly-by-wire held");
         assertEquals(100, sim.altitude(), 10, "the simulated aircraft itself is on altitude");

@@ -8,6 +8,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.rtdroid.runtime.alarm.AlarmManager;
+import org.rtdroid.runtime.sensor.ListenerStats;
 import org.rtdroid.runtime.sensor.SensorManager;
 import org.rtdroid.runtime.sensor.SensorService;
 import org.rtdroid.runtime.channel.BroadcastPublisher;
@@ -114,25 +115,71 @@ public final class ComponentRuntime implements IntentConsumer {
     public Scope persistentScope() { return persistent; }
     public Scope releaseScope() { return release; }
     public ComponentState state() { return state; }
-    public long callbacks() { return callbacks; }
+    /** Its callbacks: delivered intents (or alarms), and its sensor listeners' callbacks. */
+    public long callbacks() {
+        long n = callbacks;
+        for (ListenerStats s : listenerStats()) {
+            n += s.callbacks();
+        }
+        return n;
+    }
     public long failures() { return failures; }
     public long heapViolations() { return heapViolations; }
-    /** Worst time from a message's send to the start of its callback. */
-    public long worstDeliveryNanos() { return worstDeliveryNanos; }
-    /** Worst send-to-completion time of a callback (onReceive + onClean, or the handler): the
-     *  measured counterpart of a sporadic component's analysed worst-case response time. */
-    public long worstResponseNanos() { return worstResponseNanos; }
+    /** Worst time from a message's send (a sensor frame's time stamp) to the start of its callback. */
+    public long worstDeliveryNanos() {
+        long w = worstDeliveryNanos;
+        for (ListenerStats s : listenerStats()) {
+            w = Math.max(w, s.worstDeliveryNanos());
+        }
+        return w;
+    }
+    /** Worst send-to-completion time of a callback (onReceive + onClean, or the handler; a sensor
+     *  listener's from its frame's time stamp): the measured counterpart of a sporadic component's
+     *  analysed worst-case response time. */
+    public long worstResponseNanos() {
+        long w = worstResponseNanos;
+        for (ListenerStats s : listenerStats()) {
+            w = Math.max(w, s.worstResponseNanos());
+        }
+        return w;
+    }
     /** The most CPU time one callback's code used (its thread's CPU clock; 0 before the first). */
-    public long worstExecutionNanos() { return execution.worstNanos(); }
+    public long worstExecutionNanos() {
+        long w = execution.worstNanos();
+        for (ListenerStats s : listenerStats()) {
+            w = Math.max(w, s.worstCpuNanos());
+        }
+        return w;
+    }
     /** Callbacks whose code used more CPU time than {@link #costNanos()} (0 when no cost is known). */
-    public long costOverruns() { return execution.overruns(); }
-    /** The callback (from 1) that overran its cost last; 0: none did. */
-    public long lastCostOverrun() { return execution.lastOverrun(); }
+    public long costOverruns() {
+        long n = execution.overruns();
+        for (ListenerStats s : listenerStats()) {
+            n += s.overruns();
+        }
+        return n;
+    }
+    /** The callback (from 1) that overran its cost last; 0: none did. Intents and each sensor's
+     *  listener callbacks are numbered apart: the latest-numbered overrun of them. */
+    public long lastCostOverrun() {
+        long last = execution.lastOverrun();
+        for (ListenerStats s : listenerStats()) {
+            last = Math.max(last, s.lastOverrun());
+        }
+        return last;
+    }
     /** The cost per callback the admission analysis assumed (its declared {@code cost}); 0: none. */
     public long costNanos() { return execution.costNanos(); }
 
-    /** Sets the cost the analysis assumed for one callback (the deployed model's). */
-    public void costNanos(long nanos) { execution.costNanos(nanos); }
+    /** Sets the cost the analysis assumed for one callback (the deployed model's), sensor listeners' included. */
+    public void costNanos(long nanos) {
+        synchronized (this) {
+            execution.costNanos(nanos);
+            if (sensorManager != null) {
+                sensorManager.costNanos(nanos);
+            }
+        }
+    }
     public long lastHeapBytes() { return lastHeapBytes; }
     /** The failure that made this component FAILED, else the latest one; null if none. */
     public Throwable lastFailure() { return lastFailure; }
@@ -436,7 +483,14 @@ public final class ComponentRuntime implements IntentConsumer {
         }
     }
 
-    private SensorManager sensorManager;
+    private volatile SensorManager sensorManager;
+    private static final ListenerStats[] NO_LISTENERS = new ListenerStats[0];
+
+    /** Its sensor listeners' callbacks, one entry per sensor (none before it used its SensorManager). */
+    private ListenerStats[] listenerStats() {
+        SensorManager sm = sensorManager;
+        return sm == null ? NO_LISTENERS : sm.listenerStats();
+    }
 
     /**
      * This component's SensorManager (its listeners run at its priority, on its CPU); created on first use
@@ -449,7 +503,9 @@ public final class ComponentRuntime implements IntentConsumer {
                 throw new IllegalStateException(app.appName() + "/" + decl.simpleName()
                         + ": the manifest declares no <sensors listeners queue strategy/>, so the application has no SensorManager");
             }
-            sensorManager = s.manager(decl.priority(), cpu());  // its listeners' lane on its CPU
+            SensorManager sm = s.manager(decl.priority(), cpu());  // its listeners' lane on its CPU
+            sm.costNanos(execution.costNanos());  // their callbacks are its own: counted against its cost
+            sensorManager = sm;
         }
         return sensorManager;
     }

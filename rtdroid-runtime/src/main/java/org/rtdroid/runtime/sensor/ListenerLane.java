@@ -2,6 +2,7 @@ package org.rtdroid.runtime.sensor;
 
 import org.rtdroid.runtime.event.AsyncEvent;
 import org.rtdroid.runtime.event.AsyncEventHandler;
+import org.rtdroid.runtime.os.CpuClock;
 
 /**
  * The listeners of one sensor at one priority on one CPU: an {@link AsyncEventHandler} at that
@@ -12,15 +13,20 @@ import org.rtdroid.runtime.event.AsyncEventHandler;
  * its listeners change, its handler stays attached. Full ring: {@value SensorService#QUEUE_POLICY}, counted.
  */
 final class ListenerLane extends AsyncEventHandler {
-    /** One registered listener and its sampling period (a hint, as in Android). */
+    /**
+     * One registered listener, its sampling period (a hint, as in Android) and where its
+     * callbacks are counted (its component's {@link ListenerStats}; null: nowhere).
+     */
     static final class Registration {
         final SensorEventListener listener;
         final long periodNanos;
+        final ListenerStats stats;
         long lastTimestamp = Long.MIN_VALUE;
 
-        Registration(SensorEventListener listener, long periodNanos) {
+        Registration(SensorEventListener listener, long periodNanos, ListenerStats stats) {
             this.listener = listener;
             this.periodNanos = periodNanos;
+            this.stats = stats;
         }
 
         /** Due when at least 7/8 of the period passed since the last delivered event (frames jitter). */
@@ -96,11 +102,14 @@ final class ListenerLane extends AsyncEventHandler {
                 if (!r.due(e.timestamp)) {
                     continue;
                 }
+                // System.nanoTime is clock_gettime(CLOCK_MONOTONIC) on Linux: evdev's clock here
+                long start = System.nanoTime();
                 if (!timed) {
-                    // System.nanoTime is clock_gettime(CLOCK_MONOTONIC) on Linux: evdev's clock here
-                    latency.record(System.nanoTime() - e.timestamp);
+                    latency.record(start - e.timestamp);
                     timed = true;
                 }
+                ListenerStats stats = r.stats;
+                long cpu = stats == null ? 0 : CpuClock.currentThreadNanos();
                 try {
                     r.listener.onSensorChanged(e);
                     delivered++;
@@ -108,6 +117,10 @@ final class ListenerLane extends AsyncEventHandler {
                     // one failing listener neither stops the others nor the lane
                     failures++;
                     lastFailure = t;
+                }
+                if (stats != null) {
+                    long end = System.nanoTime();
+                    stats.record(e.timestamp, start, end, cpu < 0 ? -1 : CpuClock.currentThreadNanos() - cpu);
                 }
             }
         } finally {

@@ -21,6 +21,10 @@ public final class SensorManager {
     private final SensorService service;
     private final int priority;
     private final CpuSet cpu;
+    /** Per sensor this manager's listeners registered on, where their callbacks are counted (copy on write). */
+    private volatile Sensor[] statsSensors = new Sensor[0];
+    private volatile ListenerStats[] stats = new ListenerStats[0];
+    private long costNanos;
 
     SensorManager(SensorService service, int priority, CpuSet cpu) {
         this.service = service;
@@ -42,8 +46,41 @@ public final class SensorManager {
      * @throws IllegalStateException the sensor has its {@code <sensors listeners>} listeners already
      */
     public boolean registerListener(SensorEventListener listener, Sensor sensor, int samplingPeriodUs) {
-        service.register(listener, sensor, samplingPeriodUs, priority, cpu);
+        service.register(listener, sensor, samplingPeriodUs, priority, cpu, sensor == null ? null : statsFor(sensor));
         return true;
+    }
+
+    /** The callbacks of this manager's listeners on {@code sensor} (created at its first registration: set-up). */
+    private synchronized ListenerStats statsFor(Sensor sensor) {
+        Sensor[] ss = statsSensors;
+        for (int i = 0; i < ss.length; i++) {
+            if (ss[i] == sensor) {
+                return stats[i];
+            }
+        }
+        ListenerStats s = new ListenerStats();
+        s.costNanos(costNanos);
+        ListenerStats[] now = java.util.Arrays.copyOf(stats, ss.length + 1);
+        now[ss.length] = s;
+        Sensor[] sensors = java.util.Arrays.copyOf(ss, ss.length + 1);
+        sensors[ss.length] = sensor;
+        stats = now;
+        statsSensors = sensors;
+        return s;
+    }
+
+    /**
+     * The callbacks of this manager's listeners, one entry per sensor they registered on (kept
+     * after they unregister): its component adds them to its own in its status.
+     */
+    public ListenerStats[] listenerStats() { return stats; }
+
+    /** The cost per callback the admission analysis assumed for this manager's component: its listeners' overruns are counted against it. */
+    public synchronized void costNanos(long nanos) {
+        costNanos = nanos;
+        for (ListenerStats s : stats) {
+            s.costNanos(nanos);
+        }
     }
 
     /** Removes {@code listener} from every sensor. */

@@ -237,6 +237,12 @@ public final class SensorService {
     }
 
     synchronized void register(SensorEventListener listener, Sensor sensor, int samplingPeriodUs, int priority, CpuSet cpu) {
+        register(listener, sensor, samplingPeriodUs, priority, cpu, null);
+    }
+
+    /** As above; {@code stats}: where the listener's callbacks are counted (its component's), or null. */
+    synchronized void register(SensorEventListener listener, Sensor sensor, int samplingPeriodUs, int priority, CpuSet cpu,
+            ListenerStats stats) {
         if (listener == null || sensor == null) {
             throw new IllegalArgumentException("registerListener needs a listener and a sensor");
         }
@@ -260,7 +266,7 @@ public final class SensorService {
         ListenerLane lane = c.lane(priority, cpu);
         ListenerLane.Registration[] old = lane.listeners;
         ListenerLane.Registration[] now = java.util.Arrays.copyOf(old, old.length + 1);
-        now[old.length] = new ListenerLane.Registration(listener, periodNanos);
+        now[old.length] = new ListenerLane.Registration(listener, periodNanos, stats);
         lane.listeners = now;
         c.listenersChanged();
     }

@@ -135,6 +135,52 @@ class SensorServiceTest {
         assertTrue(p50 >= 5_000 && p50 <= p99 && p99 <= max, d);
     }
 
+    /**
+     * A SensorManager counts its listeners' callbacks per sensor for its component's status:
+     * each callback, its delivery and response from the frame's stamp (frames stamped 5 ms before
+     * they are written: at least 5 ms, only that bound is checked), its CPU time, and the callbacks
+     * that used more CPU time than the component's cost: all of them with a 1 ns cost, none with 1 s.
+     */
+    @Test
+    void aManagersListenerCallbacksAreCountedForItsComponent() throws Exception {
+        start(4, 64, HandlerStrategy.BOUND, 0, null);
+        SensorManager cheap = service.manager(40);
+        SensorManager slow = service.manager(30);
+        cheap.costNanos(1_000_000_000L);
+        slow.costNanos(1);
+        assertEquals(0, cheap.listenerStats().length);
+        Recorder fast = new Recorder();
+        SensorEventListener spinning = e -> {
+            long until = System.nanoTime() + 50_000;
+            while (System.nanoTime() < until) {
+                Thread.onSpinWait();
+            }
+        };
+        cheap.registerListener(fast, cheap.getDefaultSensor(Sensor.TYPE_ACCELEROMETER), 0);
+        slow.registerListener(spinning, slow.getDefaultSensor(Sensor.TYPE_ACCELEROMETER), 0);
+        fifos.openWriters();
+        for (int i = 0; i < 10; i++) {
+            fifos.accel.writeFrameAt(System.nanoTime() - 5_000_000L, i, 0, 9_807);
+        }
+        ListenerStats c = cheap.listenerStats()[0];
+        ListenerStats s = slow.listenerStats()[0];
+        FifoDevices.await("10 callbacks of each", HANG_MS, () -> c.callbacks() == 10 && s.callbacks() == 10);
+        assertEquals(10, fast.count.get());
+        for (ListenerStats x : new ListenerStats[] {c, s}) {
+            assertTrue(x.worstDeliveryNanos() >= 5_000_000L && x.worstResponseNanos() >= x.worstDeliveryNanos(),
+                    x.worstDeliveryNanos() + " / " + x.worstResponseNanos());
+            assertTrue(x.worstCpuNanos() > 0, "CPU time measured: " + x.worstCpuNanos());
+        }
+        assertEquals(0, c.overruns());
+        assertEquals(0, c.lastOverrun());
+        assertEquals(10, s.overruns());
+        assertEquals(10, s.lastOverrun());
+        // registering again (another period) keeps counting in the same place
+        cheap.registerListener(fast, cheap.getDefaultSensor(Sensor.TYPE_ACCELEROMETER), 0);
+        assertEquals(1, cheap.listenerStats().length);
+        assertSame(c, cheap.listenerStats()[0]);
+    }
+
     /** Malformed, unknown and short input is counted and skipped; the path keeps delivering. */
     @Test
     void badRecordsAreCountedNotFatal() throws Exception {
