@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.ToLongFunction;
 import org.rtdroid.runtime.alarm.AlarmManager;
 import org.rtdroid.runtime.sensor.ListenerStats;
 import org.rtdroid.runtime.sensor.SensorManager;
@@ -116,58 +117,22 @@ public final class ComponentRuntime implements IntentConsumer {
     public Scope releaseScope() { return release; }
     public ComponentState state() { return state; }
     /** Its callbacks: delivered intents (or alarms), and its sensor listeners' callbacks. */
-    public long callbacks() {
-        long n = callbacks;
-        for (ListenerStats s : listenerStats()) {
-            n += s.callbacks();
-        }
-        return n;
-    }
+    public long callbacks() { return withListeners(callbacks, ListenerStats::callbacks, false); }
     public long failures() { return failures; }
     public long heapViolations() { return heapViolations; }
     /** Worst time from a message's send (a sensor frame's time stamp) to the start of its callback. */
-    public long worstDeliveryNanos() {
-        long w = worstDeliveryNanos;
-        for (ListenerStats s : listenerStats()) {
-            w = Math.max(w, s.worstDeliveryNanos());
-        }
-        return w;
-    }
+    public long worstDeliveryNanos() { return withListeners(worstDeliveryNanos, ListenerStats::worstDeliveryNanos, true); }
     /** Worst send-to-completion time of a callback (onReceive + onClean, or the handler; a sensor
      *  listener's from its frame's time stamp): the measured counterpart of a sporadic component's
      *  analysed worst-case response time. */
-    public long worstResponseNanos() {
-        long w = worstResponseNanos;
-        for (ListenerStats s : listenerStats()) {
-            w = Math.max(w, s.worstResponseNanos());
-        }
-        return w;
-    }
+    public long worstResponseNanos() { return withListeners(worstResponseNanos, ListenerStats::worstResponseNanos, true); }
     /** The most CPU time one callback's code used (its thread's CPU clock; 0 before the first). */
-    public long worstExecutionNanos() {
-        long w = execution.worstNanos();
-        for (ListenerStats s : listenerStats()) {
-            w = Math.max(w, s.worstCpuNanos());
-        }
-        return w;
-    }
+    public long worstExecutionNanos() { return withListeners(execution.worstNanos(), ListenerStats::worstCpuNanos, true); }
     /** Callbacks whose code used more CPU time than {@link #costNanos()} (0 when no cost is known). */
-    public long costOverruns() {
-        long n = execution.overruns();
-        for (ListenerStats s : listenerStats()) {
-            n += s.overruns();
-        }
-        return n;
-    }
+    public long costOverruns() { return withListeners(execution.overruns(), ListenerStats::overruns, false); }
     /** The callback (from 1) that overran its cost last; 0: none did. Intents and each sensor's
      *  listener callbacks are numbered apart: the latest-numbered overrun of them. */
-    public long lastCostOverrun() {
-        long last = execution.lastOverrun();
-        for (ListenerStats s : listenerStats()) {
-            last = Math.max(last, s.lastOverrun());
-        }
-        return last;
-    }
+    public long lastCostOverrun() { return withListeners(execution.lastOverrun(), ListenerStats::lastOverrun, true); }
     /** The cost per callback the admission analysis assumed (its declared {@code cost}); 0: none. */
     public long costNanos() { return execution.costNanos(); }
 
@@ -486,10 +451,18 @@ public final class ComponentRuntime implements IntentConsumer {
     private volatile SensorManager sensorManager;
     private static final ListenerStats[] NO_LISTENERS = new ListenerStats[0];
 
-    /** Its sensor listeners' callbacks, one entry per sensor (none before it used its SensorManager). */
-    private ListenerStats[] listenerStats() {
+    /**
+     * {@code own} (this component's intents and alarms) with its sensor listeners' {@code field}
+     * (per sensor its SensorManager registered on): their maximum, or their sum.
+     */
+    private long withListeners(long own, ToLongFunction<ListenerStats> field, boolean max) {
         SensorManager sm = sensorManager;
-        return sm == null ? NO_LISTENERS : sm.listenerStats();
+        long v = own;
+        for (ListenerStats s : sm == null ? NO_LISTENERS : sm.listenerStats()) {
+            long x = field.applyAsLong(s);
+            v = max ? Math.max(v, x) : v + x;
+        }
+        return v;
     }
 
     /**
