@@ -33,6 +33,7 @@ import org.rtdroid.runtime.memory.HeapMeter;
 import org.rtdroid.runtime.memory.Scope;
 import org.rtdroid.runtime.os.CpuSet;
 import org.rtdroid.runtime.os.Errno;
+import org.rtdroid.runtime.os.ExecutionMeter;
 import org.rtdroid.runtime.os.Linux;
 import org.rtdroid.runtime.os.RealtimePolicy;
 import org.rtdroid.runtime.os.RealtimeThreads;

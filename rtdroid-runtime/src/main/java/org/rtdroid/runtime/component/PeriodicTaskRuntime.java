@@ -6,6 +6,7 @@ import org.rtdroid.runtime.memory.HeapBoundExceededError;
 import org.rtdroid.runtime.memory.HeapMeter;
 import org.rtdroid.runtime.memory.Scope;
 import org.rtdroid.runtime.os.CpuClock;
+import org.rtdroid.runtime.os.ExecutionMeter;
 import org.rtdroid.runtime.os.Linux;
 
 /**

@@ -2,7 +2,7 @@ package org.rtdroid.runtime.sensor;
 
 import org.rtdroid.runtime.event.AsyncEvent;
 import org.rtdroid.runtime.event.AsyncEventHandler;
-import org.rtdroid.runtime.os.CpuClock;
+import org.rtdroid.runtime.os.ExecutionMeter;
 
 /**
  * The listeners of one sensor at one priority on one CPU: an {@link AsyncEventHandler} at that
@@ -109,7 +109,7 @@ final class ListenerLane extends AsyncEventHandler {
                     timed = true;
                 }
                 ListenerStats stats = r.stats;
-                long cpu = stats == null ? 0 : CpuClock.currentThreadNanos();
+                long cpu = stats == null ? 0 : ExecutionMeter.start();
                 try {
                     r.listener.onSensorChanged(e);
                     delivered++;
@@ -119,8 +119,7 @@ final class ListenerLane extends AsyncEventHandler {
                     lastFailure = t;
                 }
                 if (stats != null) {
-                    long end = System.nanoTime();
-                    stats.record(e.timestamp, start, end, cpu < 0 ? -1 : CpuClock.currentThreadNanos() - cpu);
+                    stats.record(e.timestamp, start, System.nanoTime(), cpu);
                 }
             }
         } finally {

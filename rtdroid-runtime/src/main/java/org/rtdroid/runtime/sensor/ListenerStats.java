@@ -1,5 +1,7 @@
 package org.rtdroid.runtime.sensor;
 
+import org.rtdroid.runtime.os.ExecutionMeter;
+
 /**
  * One component's listener callbacks on one sensor: how many, the worst delivery (the frame's
  * time stamp to the callback's start), the worst response (to the callback's end), the most CPU
@@ -16,13 +18,10 @@ public final class ListenerStats {
     private volatile long callbacks;
     private volatile long worstDeliveryNanos;
     private volatile long worstResponseNanos;
-    private volatile long worstCpuNanos;
-    private volatile long overruns;
-    private volatile long lastOverrun;
-    private volatile long costNanos;
+    private final ExecutionMeter execution = new ExecutionMeter(0);
 
-    /** One callback: the frame's stamp, the callback's start and end (System.nanoTime) and its CPU time (-1: unknown). */
-    void record(long stampNanos, long startNanos, long endNanos, long cpuNanos) {
+    /** One callback: the frame's stamp, the callback's start and end (System.nanoTime), its start on the thread's CPU clock ({@link ExecutionMeter#start}). */
+    void record(long stampNanos, long startNanos, long endNanos, long cpuStart) {
         long n = callbacks + 1;
         callbacks = n;
         long delivery = startNanos - stampNanos;
@@ -33,24 +32,17 @@ public final class ListenerStats {
         if (response > worstResponseNanos) {
             worstResponseNanos = response;
         }
-        if (cpuNanos > worstCpuNanos) {
-            worstCpuNanos = cpuNanos;
-        }
-        long cost = costNanos;
-        if (cost > 0 && cpuNanos > cost) {
-            overruns++;
-            lastOverrun = n;
-        }
+        execution.end(cpuStart, n);
     }
 
     /** The cost per callback the admission analysis assumed (the component's declared cost); 0: none. */
-    void costNanos(long nanos) { costNanos = nanos; }
+    void costNanos(long nanos) { execution.costNanos(nanos); }
 
     public long callbacks() { return callbacks; }
     public long worstDeliveryNanos() { return worstDeliveryNanos; }
     public long worstResponseNanos() { return worstResponseNanos; }
-    public long worstCpuNanos() { return worstCpuNanos; }
-    public long overruns() { return overruns; }
+    public long worstCpuNanos() { return execution.worstNanos(); }
+    public long overruns() { return execution.overruns(); }
     /** The callback (from 1, of this sensor's) that overran the cost last; 0: none did. */
-    public long lastOverrun() { return lastOverrun; }
+    public long lastOverrun() { return execution.lastOverrun(); }
 }

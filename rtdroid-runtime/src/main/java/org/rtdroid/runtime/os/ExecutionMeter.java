@@ -1,29 +1,28 @@
-package org.rtdroid.runtime.component;
-
-import org.rtdroid.runtime.os.CpuClock;
+package org.rtdroid.runtime.os;
 
 /**
  * The CPU time the app's code used in each release of a periodic task, or in each callback of a
- * component, held to the cost the admission analysis assumed for one. Written by the one thread
- * that runs the releases or callbacks, read by the status path; allocation-free.
+ * component (its sensor listeners' included), held to the cost the admission analysis assumed for
+ * one. Written by the one thread that runs the releases or callbacks, read by the status path;
+ * allocation-free.
  */
-final class ExecutionMeter {
+public final class ExecutionMeter {
     private volatile long worstNanos;
     private volatile long overruns;
     private volatile long lastOverrun;
     private volatile long costNanos;
 
-    ExecutionMeter(long costNanos) {
+    public ExecutionMeter(long costNanos) {
         this.costNanos = costNanos;
     }
 
     /** The calling thread's CPU clock now: pass it to {@link #end} after the app's code. */
-    static long start() {
+    public static long start() {
         return CpuClock.currentThreadNanos();
     }
 
     /** Ends release or callback {@code number} (from 1) begun at CPU time {@code start}. */
-    void end(long start, long number) {
+    public void end(long start, long number) {
         long execution = CpuClock.currentThreadNanos() - start;
         if (execution > worstNanos) {
             worstNanos = execution;
@@ -35,9 +34,9 @@ final class ExecutionMeter {
         }
     }
 
-    long worstNanos() { return worstNanos; }
-    long overruns() { return overruns; }
-    long lastOverrun() { return lastOverrun; }
-    long costNanos() { return costNanos; }
-    void costNanos(long nanos) { costNanos = nanos; }
+    public long worstNanos() { return worstNanos; }
+    public long overruns() { return overruns; }
+    public long lastOverrun() { return lastOverrun; }
+    public long costNanos() { return costNanos; }
+    public void costNanos(long nanos) { costNanos = nanos; }
 }
