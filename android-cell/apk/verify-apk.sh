@@ -25,7 +25,7 @@ for apk in "$@"; do
   echo "$perms" | sed 's/^/     /'
   dex="$(dexdump -f "$apk" 2>&1 || true)"
   classes="$(dexdump "$apk" 2>/dev/null | grep -c "Class descriptor" || true)"
-  echo "     dexdump: $classes classes; $(echo "$dex" | grep -m1 -E 'magic' | tr -s ' ')"
+  echo "     dexdump: $classes classes; $(grep -m1 -E 'magic' <<<"$dex" | tr -s ' ')"
   check "dexdump reads classes.dex" test "${classes:-0}" -gt 0
   case "$(basename "$apk")" in
     cochlear-configuration-ui.apk)
