@@ -385,7 +385,8 @@ def render_services(services: list[dict], clock: dict | None = None) -> str:
     gives it ("not analysed" for a component that declares no cost); the most CPU time one release
     or callback used beside the cost the analysis assumed for one ("-": none declared), with a line
     under a row that used more, and one under a row whose worst response exceeds its WCRT; a failed component's cause under its row (once for the component
-    and its tasks, which carry the same cause); the clock the figures are in last."""
+    and its tasks, which carry the same cause); the clock the figures are in; what a component's
+    releases and lateness are, when the table has a component row."""
     from xcc.mgmt import describe_failure
     w = max([24] + [len(s.get("name", "")) for s in services])  # the columns stay aligned
     lines = [f"{'service':<{w}} {'state':<10} {'cpu':>4} {'releases':>10} {'misses':>8} {'worst lateness':>16} "
@@ -412,6 +413,9 @@ def render_services(services: list[dict], clock: dict | None = None) -> str:
             lines += [f"    at {frame}" for frame in cause.get("frames", [])[1:]]
         shown = cause
     lines.append(f"(releases, misses, lateness and execution in the RT cell's {clock_label(clock or {'kind': 'host'})})")
+    if any(s.get("name", "").count("/") == 1 for s in services):
+        lines.append("(a component's releases are its callbacks: intents, alarms and its sensor listeners'; its lateness "
+                     "is a callback's delay from the send, or from the frame's time stamp, to its start)")
     return "\n".join(lines) + "\n"
 
 

@@ -198,8 +198,9 @@ def test_rt_services_shows_a_failed_components_cause_once():
                       "at a.B.c(B.java:1)")
     assert out[3] == "    at a.B.d(B.java:2)"
     assert out[4].startswith("cochlear/ProcessingService/process"), "the task's row does not repeat it"
-    assert out[5].startswith("echo/Echo") and len(out) == 7
+    assert out[5].startswith("echo/Echo") and len(out) == 8
     assert out[6] == "(releases, misses, lateness and execution in the RT cell's host clock)"
+    assert out[7].startswith("(a component's releases are its callbacks: intents, alarms and its sensor listeners'")
 
 
 def test_rt_services_shows_the_analysed_wcrt_beside_the_measured_worst_response():
@@ -232,7 +233,7 @@ def test_rt_services_shows_the_cpu_time_of_a_release_beside_its_declared_cost():
                       "manifest declares; some releases used more CPU time than "
                       "the declared cost")
     assert out[4].endswith("      52.4 us             -"), "no declared cost: '-', and no overrun line"
-    assert len(out) == 6 and len({len(line) for line in (out[0], out[1], out[4])}) == 1
+    assert len(out) == 7 and len({len(line) for line in (out[0], out[1], out[4])}) == 1
 
 
 def test_rt_services_says_why_a_worst_response_exceeds_the_analysed_wcrt():
@@ -260,7 +261,7 @@ def test_rt_services_shows_the_cpu_the_partition_pins_each_row_to():
 
 def test_rt_services_says_when_its_figures_are_in_virtual_time():
     clock = {"kind": "virtual", "label": "virtual time (QEMU icount shift=3: 125 M instructions/s)"}
-    assert cli.render_services(SERVICES, clock).splitlines()[-1] == (
+    assert cli.render_services(SERVICES, clock).splitlines()[-2] == (
         "(releases, misses, lateness and execution in the RT cell's virtual time (QEMU icount shift=3: 125 M "
         "instructions/s))")
 
