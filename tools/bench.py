@@ -69,17 +69,20 @@ def show(name: str) -> None:
         print(f"   (no {path})")
         return
     doc = json.loads(path.read_text())
-    header = None
+    # Consecutive rows of one kind share a header (a bench may write latency and throughput rows);
+    # the command line and nested values stay in the JSON. A column is as wide as its name or its
+    # widest value in the group, and a gap; at least 14.
+    groups: list[tuple[list[str], list[dict]]] = []
     for r in doc.get("rows", []):
-        # Rows of one kind share a header (a bench may write latency and throughput rows); the
-        # command line and nested values stay in the JSON.
         cols = [k for k in r if k != "command" and not isinstance(r[k], (list, dict))]
-        # A column is as wide as its name and a gap, at least 14.
-        widths = [max(14, len(c) + 2) for c in cols]
-        if cols != header:
-            header = cols
-            print("   " + "".join(f"{c:>{w}}" for c, w in zip(cols, widths)))
-        print("   " + "".join(f"{str(r[c]):>{w}}" for c, w in zip(cols, widths)))
+        if not groups or groups[-1][0] != cols:
+            groups.append((cols, []))
+        groups[-1][1].append(r)
+    for cols, rows in groups:
+        widths = [max([14, len(c) + 2] + [len(str(r[c])) + 2 for r in rows]) for c in cols]
+        print("   " + "".join(f"{c:>{w}}" for c, w in zip(cols, widths)))
+        for r in rows:
+            print("   " + "".join(f"{str(r[c]):>{w}}" for c, w in zip(cols, widths)))
     for g in doc.get("goals", []):
         print(f"   goal: {g.get('text')}: measured {g.get('measured')} -> {'met' if g.get('met') else 'NOT met'}")
 
