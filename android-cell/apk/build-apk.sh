@@ -53,7 +53,6 @@ ANDROID_ALL="$TOOLS/android-all-$ANDROID_ALL_VERSION.jar"
 # Neither library jar holds java.* (the API stubs leave them out, Robolectric's android-all runs
 # on the host's JDK): D8 also reads the JDK's classes, which it needs to desugar default and static
 # interface methods (java.util.Comparator's, say) for API 16; without them it warns and guesses.
-JAVA_LIB="$JAVA_HOME"
 
 XCC_JAR="$(ls "$REPO"/bridge/java/target/xcc-java-*.jar 2>/dev/null | grep -v -e sources -e tests | head -1 || true)"
 [[ -n "$XCC_JAR" ]] || die "bridge/java is not built: run 'mvn -B -q -pl bridge/java -am install -DskipTests' first"
@@ -96,7 +95,7 @@ app_apk() {
   javac --release 8 -Xlint:-options -nowarn -encoding UTF-8 -cp "$STUBS" -d "$WORK/$name/classes" \
     $(find "$src/java" "$APP_LIBRARY" -name '*.java')
   step "$name: D8 --min-api 16"
-  java -cp "$R8" com.android.tools.r8.D8 --release --min-api 16 --lib "$STUBS" --lib "$JAVA_LIB" --output "$WORK/$name/dex" \
+  java -cp "$R8" com.android.tools.r8.D8 --release --min-api 16 --lib "$STUBS" --lib "$JAVA_HOME" --output "$WORK/$name/dex" \
     $(find "$WORK/$name/classes" -name '*.class')
   package_apk "$out" "$src/AndroidManifest.xml" 16 29 "$WORK/$name/dex"
 }
@@ -111,7 +110,7 @@ step "rtdroid-proxy: javac --release 11 against android-all $ANDROID_ALL_VERSION
 javac --release 11 -nowarn -encoding UTF-8 -cp "$ANDROID_ALL:$XCC_JAR:$BOUNDS_JAR:$JSON_JAR" -d "$WORK/proxy/classes" \
   $(find "$PROXY_SRC/java" -name '*.java')
 step "rtdroid-proxy: D8 --min-api 33 (proxy classes + $(basename "$XCC_JAR") + $(basename "$BOUNDS_JAR") + $(basename "$JSON_JAR"))"
-java -cp "$R8" com.android.tools.r8.D8 --release --min-api 33 --lib "$ANDROID_ALL" --lib "$JAVA_LIB" --output "$WORK/proxy/dex" \
+java -cp "$R8" com.android.tools.r8.D8 --release --min-api 33 --lib "$ANDROID_ALL" --lib "$JAVA_HOME" --output "$WORK/proxy/dex" \
   $(find "$WORK/proxy/classes" -name '*.class') "$XCC_JAR" "$BOUNDS_JAR" "$JSON_JAR"
 package_apk rtdroid-proxy "$PROXY_SRC/AndroidManifest.xml" 33 33 "$WORK/proxy/dex"
 

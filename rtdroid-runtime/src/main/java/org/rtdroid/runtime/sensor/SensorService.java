@@ -236,11 +236,7 @@ public final class SensorService {
         throw new IllegalArgumentException(s + " is not a sensor of '" + name + "' (get it from getDefaultSensor)");
     }
 
-    synchronized void register(SensorEventListener listener, Sensor sensor, int samplingPeriodUs, int priority, CpuSet cpu) {
-        register(listener, sensor, samplingPeriodUs, priority, cpu, null);
-    }
-
-    /** As above; {@code stats}: where the listener's callbacks are counted (its component's), or null. */
+    /** A listener's registration at {@code priority} on {@code cpu}; {@code stats}: where its callbacks are counted (its component's), or null. */
     synchronized void register(SensorEventListener listener, Sensor sensor, int samplingPeriodUs, int priority, CpuSet cpu,
             ListenerStats stats) {
         if (listener == null || sensor == null) {
