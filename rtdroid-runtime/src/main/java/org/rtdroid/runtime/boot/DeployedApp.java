@@ -27,6 +27,7 @@ import org.rtdroid.runtime.manifest.PeriodicTaskDecl;
 import org.rtdroid.runtime.validation.SystemModel;
 import org.rtdroid.runtime.validation.Task;
 import org.rtdroid.runtime.memory.Scope;
+import org.rtdroid.runtime.memory.ImmortalScope;
 import org.rtdroid.runtime.memory.ScopeKind;
 import org.rtdroid.runtime.os.CpuSet;
 import org.rtdroid.runtime.os.RealtimePolicy;
@@ -216,13 +217,14 @@ public final class DeployedApp {
             String n = d.simpleName();
             Scope persistent = new Scope(n, ScopeKind.PERSISTENT, arena.allocate(d.memSizes().persistentBytes(), 64));
             Scope release = new Scope(n, ScopeKind.RELEASE, arena.allocate(d.memSizes().releaseBytes(), 64));
+            ImmortalScope immortal = new ImmortalScope(n, arena.allocate(d.memSizes().immortalBytes(), 64));
             Map<String, Scope> taskScopes = new HashMap<>();
             for (PeriodicTaskDecl t : d.tasks()) {
                 taskScopes.put(t.name(), new Scope(n + "/" + t.name(), ScopeKind.RELEASE,
                         arena.allocate(t.releaseBytes(), 64)));
             }
             try {
-                components.add(new ComponentRuntime(d, instances.get(d), context, persistent, release, taskScopes));
+                components.add(new ComponentRuntime(d, instances.get(d), context, persistent, release, immortal, taskScopes));
             } catch (RuntimeException e) {
                 releaseChannels();
                 throw new DeploymentException(DeploymentException.Reason.LOAD_FAILED,

@@ -30,6 +30,7 @@ import org.rtdroid.runtime.manifest.IntentFilterDecl;
 import org.rtdroid.runtime.manifest.PeriodicTaskDecl;
 import org.rtdroid.runtime.memory.HeapBoundExceededError;
 import org.rtdroid.runtime.memory.HeapMeter;
+import org.rtdroid.runtime.memory.ImmortalScope;
 import org.rtdroid.runtime.memory.Scope;
 import org.rtdroid.runtime.os.CpuSet;
 import org.rtdroid.runtime.os.Errno;
@@ -55,6 +56,7 @@ public final class ComponentRuntime implements IntentConsumer {
     private final RealtimeComponent instance;
     private final AppContext app;
     private final Scope persistent;
+    private final ImmortalScope immortal;
     private final Scope release;
     private final Map<String, Scope> taskScopes;
     private final HeapBoundExceededError heapError;
@@ -87,12 +89,13 @@ public final class ComponentRuntime implements IntentConsumer {
     private volatile long lastHeapBytes;
 
     public ComponentRuntime(ComponentDecl decl, RealtimeComponent instance, AppContext app, Scope persistent,
-                            Scope release, Map<String, Scope> taskScopes) {
+                            Scope release, ImmortalScope immortal, Map<String, Scope> taskScopes) {
         this.decl = decl;
         this.instance = instance;
         this.app = app;
         this.persistent = persistent;
         this.release = release;
+        this.immortal = immortal;
         this.taskScopes = taskScopes;
         this.heapError = new HeapBoundExceededError(decl.simpleName(), decl.memSizes().releaseBytes());
         instance.runtime = this;
@@ -116,6 +119,7 @@ public final class ComponentRuntime implements IntentConsumer {
     AppContext app() { return app; }
     public Scope persistentScope() { return persistent; }
     public Scope releaseScope() { return release; }
+    public ImmortalScope immortalScope() { return immortal; }
     public ComponentState state() { return state; }
     /** Its callbacks: delivered intents (or alarms), and its sensor listeners' callbacks. */
     public long callbacks() { return withListeners(callbacks, ListenerStats::callbacks, false); }
@@ -372,6 +376,7 @@ public final class ComponentRuntime implements IntentConsumer {
             s.setConsumerThread(me);
         }
         setupPhase = false;
+        immortal.seal(); // start-up is over: what the component keeps is in place
         try {
             applyPolicy(decl.priority());
         } catch (IllegalStateException e) {

@@ -8,6 +8,7 @@ import org.rtdroid.runtime.channel.BulkChannel;
 import org.rtdroid.runtime.channel.BulkPublisher;
 import org.rtdroid.runtime.channel.MessageChannel;
 import org.rtdroid.runtime.channel.MessagePublisher;
+import org.rtdroid.runtime.memory.ImmortalScope;
 import org.rtdroid.runtime.memory.Scope;
 import org.rtdroid.runtime.xcc.CrossContextPublisher;
 
@@ -40,6 +41,10 @@ public abstract class RealtimeComponent {
 
     /** Data of the current callback; cleared when it returns. */
     public final Scope releaseScope() { return rt().releaseScope(); }
+
+    /** Data this component builds in onCreate/onStartCommand and keeps (manifest {@code immortal});
+     *  allocation closes once the component runs. */
+    public final ImmortalScope immortalScope() { return rt().immortalScope(); }
 
     /** Sending end of a message channel this component publishes on (at this component's priority). */
     public final MessagePublisher messagePublisher(String channel) { return rt().messagePublisher(channel, priority()); }

@@ -28,7 +28,7 @@ import org.xml.sax.helpers.DefaultHandler;
  * <manifest versionCode="3">
  *   <application name="cochlear">
  *     <service name="pkg.ProcessingService" priority="89" on-failure="stop">
- *       <memSizes total="3M" persistent="1M" release="1M"/>
+ *       <memSizes total="3M" persistent="1M" release="1M"/>   <!-- optional immortal="64K", counted in total -->
  *       <release start="0ms"/>
  *       <periodic-task name="processingTask" wcet="1ms">
  *         <priority priority="89"/>
@@ -349,6 +349,7 @@ public final class ManifestParser {
             long total = size(memEl, "total", -1);
             long persistent = size(memEl, "persistent", -1);
             long release = size(memEl, "release", -1);
+            long immortal = size(memEl, "immortal", 0);
             if (total < 0 || persistent < 0 || release < 0) {
                 throw err(memEl, "a component's <memSizes> needs total, persistent and release");
             }
@@ -359,12 +360,13 @@ public final class ManifestParser {
             for (PeriodicTaskDecl t : tasks) {
                 children += t.releaseBytes();
             }
-            if (total != persistent + release + children) {
+            if (total != persistent + release + immortal + children) {
                 throw err(memEl, "total " + total + " B of " + cls + " must equal persistent " + persistent
-                        + " + release " + release + " + periodic-task releases " + children + " = "
-                        + (persistent + release + children) + " B");
+                        + " + release " + release + (immortal > 0 ? " + immortal " + immortal : "")
+                        + " + periodic-task releases " + children + " = "
+                        + (persistent + release + immortal + children) + " B");
             }
-            return new ComponentDecl(kind, cls, priority, new MemSizes(total, persistent, release), start, policy,
+            return new ComponentDecl(kind, cls, priority, new MemSizes(total, persistent, release, immortal), start, policy,
                     List.copyOf(tasks), List.copyOf(filters), e.line);
         }
 

@@ -1,5 +1,6 @@
 package org.rtdroid.runtime.memory;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -9,6 +10,12 @@ import java.lang.foreign.ValueLayout;
  * slicing a segment per allocation would allocate on the heap); data is read and written through
  * the typed accessors, which check the offset against what has been allocated. A release scope is
  * {@link #reset()} after every callback, which invalidates all its offsets.
+ *
+ * <p>RTSJ's guarantees, the way jRate's CTMemory gives them: allocated memory reads as zero, and
+ * allocating takes the same time whatever the size. The region is zeroed when the scope is
+ * created, and {@link #reset()} zeroes what the ending release used before the next one may
+ * allocate it; {@link #allocate} itself only moves the top. The zeroing costs the resetting thread
+ * time proportional to the bytes the release used, after its callback, never inside an allocation.
  *
  * <p>Layout: allocations are 8-byte aligned. Values are stored in native byte order.
  */
@@ -21,6 +28,8 @@ public class Scope {
     private static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED;
     private static final ValueLayout.OfDouble DOUBLE = ValueLayout.JAVA_DOUBLE_UNALIGNED;
     private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED;
+    /** The source of every reset's zeroing: copying from it needs no slice (a slice is a heap object). */
+    private static final MemorySegment ZEROS = Arena.global().allocate(64 * 1024, 64);
 
     private final String name;
     private final String componentName;
@@ -44,6 +53,7 @@ public class Scope {
         this.name = componentName + "/" + kind.name().toLowerCase(java.util.Locale.ROOT);
         this.overflow = new ScopeOverflowError(componentName, kind, capacityBytes);
         this.accessError = new ScopeAccessError(name);
+        segment.fill((byte) 0); // whoever allocated the region, its first release reads zeros too
     }
 
     public String name() { return name; }
@@ -59,6 +69,9 @@ public class Scope {
     /** Hook for transfer scopes: who may touch the scope now. */
     void checkAccess() {}
 
+    /** Hook for the immortal scope: whether allocation is still open. */
+    void checkAllocation() {}
+
     /**
      * Bump-allocates {@code bytes} (rounded up to 8) and returns the offset.
      *
@@ -66,6 +79,7 @@ public class Scope {
      */
     public final long allocate(long bytes) {
         checkAccess();
+        checkAllocation();
         if (bytes < 0) {
             throw new IllegalArgumentException("negative size");
         }
@@ -87,10 +101,21 @@ public class Scope {
     public final long allocateDoubles(int count) { return allocate(8L * count); }
     public final long allocateShorts(int count) { return allocate(2L * count); }
 
-    /** Frees everything at once (O(1)); every offset handed out so far becomes invalid. */
+    /**
+     * Frees everything at once; every offset handed out so far becomes invalid. The bytes in use
+     * are zeroed here (O(bytes used), allocation-free), so the next release's allocations read zero.
+     */
     public void reset() {
+        zero(top);
         top = 0;
         resets++;
+    }
+
+    private void zero(long bytes) {
+        long chunk = ZEROS.byteSize();
+        for (long at = 0; at < bytes; at += chunk) {
+            MemorySegment.copy(ZEROS, 0, segment, at, Math.min(chunk, bytes - at));
+        }
     }
 
     private long check(long offset, long size) {

@@ -3,11 +3,12 @@ package org.rtdroid.runtime.memory;
 /**
  * An access outside what a scope currently holds: an offset that was never allocated or was
  * cleared with the release, or a transfer scope touched by a thread that does not own it (a sender
- * touching a bulk buffer it already sent). Pre-allocated per scope, no stack trace.
+ * touching a bulk buffer it already sent), or an allocation in an immortal scope after its
+ * component started up. Pre-allocated per scope, no stack trace.
  */
 public final class ScopeAccessError extends Error {
     /** Why the access was refused. */
-    public enum Reason { NOT_ALLOCATED, NOT_OWNER }
+    public enum Reason { NOT_ALLOCATED, NOT_OWNER, SEALED }
 
     private final String scopeName;
     private volatile Reason reason = Reason.NOT_ALLOCATED;
@@ -31,8 +32,11 @@ public final class ScopeAccessError extends Error {
 
     @Override
     public String getMessage() {
-        return reason == Reason.NOT_OWNER
-                ? scopeName + ": the calling thread does not own this transfer scope (it was sent, or is not yours)"
-                : scopeName + ": access at offset " + offset + " outside the " + limit + " B allocated in this scope";
+        return switch (reason) {
+            case NOT_OWNER -> scopeName + ": the calling thread does not own this transfer scope (it was sent, or is not yours)";
+            case SEALED -> scopeName + ": allocation after start-up (an immortal scope is filled in onCreate/onStartCommand)";
+            case NOT_ALLOCATED -> scopeName + ": access at offset " + offset + " outside the " + limit
+                    + " B allocated in this scope";
+        };
     }
 }

@@ -187,7 +187,8 @@ public final class ModelBuilder {
         private List<MemoryFigure> memory() {
             List<MemoryFigure> out = new ArrayList<>();
             for (ComponentDecl c : m.components()) {
-                long p = c.memSizes().persistentBytes();
+                // The immortal area lives as long as the component, as its persistent scope does.
+                long p = c.memSizes().persistentBytes() + c.memSizes().immortalBytes();
                 long r = c.memSizes().releaseBytes();
                 long total = c.memSizes().totalBytes();
                 Integer line = timing.memSizesLines().get(c.className());

@@ -12,6 +12,7 @@ import org.rtdroid.runtime.component.ComponentState;
 import org.rtdroid.runtime.component.PeriodicTask;
 import org.rtdroid.runtime.component.RealtimeService;
 import org.rtdroid.runtime.memory.HeapBoundExceededError;
+import org.rtdroid.runtime.memory.ScopeAccessError;
 import org.rtdroid.runtime.memory.ScopeKind;
 import org.rtdroid.runtime.memory.ScopeOverflowError;
 
@@ -129,5 +130,62 @@ class ScopeBoundsTest {
         assertTrue(e.allocatedBytes() >= 16 * 1024, "measured " + e.allocatedBytes());
         assertEquals(ComponentState.RUNNING, c.state(), "policy 'continue' keeps it running");
         assertTrue(c.tasks().get(0).releases() > ComponentRuntime.HEAP_WARMUP_CALLBACKS);
+    }
+
+    /** Builds a table in its immortal scope at start-up and reads it in every release. */
+    public static final class TableKeeper extends RealtimeService {
+        static volatile long table = -1;
+        static volatile long sum;
+        static volatile Throwable lateAllocation;
+
+        @Override
+        public void onCreate() {
+            table = immortalScope().allocate(8 * 64);
+            for (int i = 0; i < 64; i++) {
+                immortalScope().putLong(table + 8L * i, i);
+            }
+        }
+
+        @Override
+        public void onStartCommand() {
+            registerTask("read", new PeriodicTask() {
+                @Override
+                public void onRelease() {
+                    long s = 0;
+                    for (int i = 0; i < 64; i++) {
+                        s += immortalScope().getLong(table + 8L * i);
+                    }
+                    sum = s;
+                    if (lateAllocation == null) {
+                        try {
+                            immortalScope().allocate(8);
+                        } catch (Throwable t) {
+                            lateAllocation = t;
+                        }
+                    }
+                }
+            });
+        }
+    }
+
+    @Test
+    void immortalScopeIsFilledAtStartUpAndKeptAcrossReleases() throws Exception {
+        DeployedApp app = Apps.deploy(host, "keeper", Apps.service(TableKeeper.class, 50,
+                "<memSizes total=\"16K\" persistent=\"4K\" release=\"4K\" immortal=\"4K\"/>",
+                Apps.task("read", "1ms", "4K")));
+        ComponentRuntime c = app.componentRuntime("TableKeeper");
+        Apps.await("releases", 5_000, () -> c.tasks().get(0).releases() > 10);
+        assertEquals(63 * 64 / 2, TableKeeper.sum, "the table built in onCreate is intact");
+        assertTrue(c.immortalScope().sealed());
+        ScopeAccessError e = assertInstanceOf(ScopeAccessError.class, TableKeeper.lateAllocation);
+        assertEquals(ScopeAccessError.Reason.SEALED, e.reason());
+        assertEquals(ComponentState.RUNNING, c.state());
+    }
+
+    @Test
+    void aManifestWhoseTotalLeavesOutTheImmortalAreaIsRefused() {
+        Exception e = assertThrows(Exception.class, () -> Apps.manifest("bad", Apps.service(TableKeeper.class, 50,
+                "<memSizes total=\"8K\" persistent=\"4K\" release=\"4K\" immortal=\"4K\"/>", "")));
+        assertTrue(e.getMessage().contains("+ immortal 4096"), e.getMessage());
     }
 }
