@@ -44,6 +44,9 @@ java: setup
 c: setup
 	@echo "== building libxcc (C)"
 	$(MAKE) -s -C bridge/c
+	@echo "== building the native probes (C; x86_64 and the arm64 cell's)"
+	$(MAKE) -s -C rt-cell/probes
+	$(MAKE) -s -C rt-cell/probes ARCH=aarch64
 
 # The Android cell's JDK 25 AOT cache (tools/rtdroid/rtdroid/aotcache.py): a training run when
 # the cell's jars changed, so that its JVM starts from already loaded and linked classes.
@@ -79,6 +82,7 @@ python-test: setup
 c-test: setup
 	@echo "== C unit tests"
 	$(MAKE) -s -C bridge/c test
+	$(MAKE) -s -C rt-cell/probes test
 
 # Every fuzz target for a few seconds from its kept corpus (Maven's tests already replayed the
 # Java corpora): a finding fails the suite.

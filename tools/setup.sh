@@ -23,6 +23,7 @@ PACKAGES=(
   rt-tests                                 # cyclictest baseline
   zipalign apksigner android-framework-res dexdump aapt   # real signed APKs
   clang gcc make                           # native bridge pieces
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross   # the arm64 RT cell's native probes (rt-cell/probes)
   libclang-rt-14-dev                       # libFuzzer + sanitizer runtimes (make fuzz)
   maven                                    # the JVM build
   python3-venv                             # build/venv
