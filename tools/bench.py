@@ -2,7 +2,7 @@
 
 Runtime benchmarks (looper, periodic, channels, alarm, sensor) run through bench/run.sh; the bridge benchmark
 through bridge/bench/bridge_bench.py; the Android cell's broadcast benchmark in the cell's framework
-sandbox (org.rtdroid.android.cell.BroadcastBench, then bench/plot.py). Each writes
+sandbox (org.rtdroid.android.cell.bench.BroadcastBench, then bench/plot.py). Each writes
 build/bench/<name>.json and a PNG.
 """
 from __future__ import annotations
@@ -53,7 +53,8 @@ def run_broadcast(quick: bool) -> int:
         return 2
     java = str(Path(os.environ.get("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64")) / "bin" / "java")
     out = ROOT / "build" / "bench"
-    cmd = [java, f"@{dist / 'jvm.args'}", "-cp", str(dist / "lib" / "*"), "org.rtdroid.android.cell.BroadcastBench",
+    lib = f"{dist / 'lib' / '*'}:{dist.parent / 'bench' / 'lib' / '*'}"
+    cmd = [java, f"@{dist / 'jvm.args'}", "-cp", lib, "org.rtdroid.android.cell.bench.BroadcastBench",
            "--out", str(out), "--rounds", "200" if quick else "2000"]
     print(f"== bench broadcast: {' '.join(cmd)}", flush=True)
     rc = subprocess.run(cmd, cwd=ROOT).returncode

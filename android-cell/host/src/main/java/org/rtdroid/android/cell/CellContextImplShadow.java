@@ -1,5 +1,8 @@
 package org.rtdroid.android.cell;
 
+import org.rtdroid.android.cell.am.CellActivityManager;
+import org.rtdroid.android.cell.pm.Apps;
+
 import android.content.BroadcastReceiver;
 import android.content.ComponentName;
 import android.content.Context;
@@ -69,11 +72,11 @@ public class CellContextImplShadow extends ShadowContextImpl {
      */
     private static volatile CellActivityManager systemServer;
 
-    static void attach(CellActivityManager am) {
+    public static void attach(CellActivityManager am) {
         systemServer = am;
     }
 
-    static void detach() {
+    public static void detach() {
         systemServer = null;
     }
 

@@ -1,5 +1,12 @@
 package org.rtdroid.android.cell;
 
+import org.rtdroid.android.cell.am.CellActivityManager;
+import org.rtdroid.android.cell.control.ControlServer;
+import org.rtdroid.android.cell.control.UiAutomation;
+import org.rtdroid.android.cell.os.CellException;
+import org.rtdroid.android.cell.os.CellLog;
+import org.rtdroid.android.cell.os.MainThread;
+
 import android.app.Application;
 import android.os.Looper;
 
@@ -56,7 +63,32 @@ final class CellHost {
             am.installSystemProxy();
             return null;
         });
-        ControlServer server = ControlServer.start(port, am, new UiAutomation(am));
+        ControlServer server = ControlServer.start(port, am, new UiAutomation(am), new ControlServer.Cell() {
+            @Override
+            public long uptimeMillis() {
+                return CellHost.uptimeMillis();
+            }
+
+            @Override
+            public long startupMillis() {
+                return (readyNanos - startNanos) / 1_000_000;
+            }
+
+            @Override
+            public long frameworkMillis() {
+                return (frameworkNanos - startNanos) / 1_000_000;
+            }
+
+            @Override
+            public String region() {
+                return region;
+            }
+
+            @Override
+            public void requestStop(String why) {
+                CellHost.requestStop(why);
+            }
+        });
         Thread hook = new Thread(() -> {
             ShutdownFlag.markSignalled();
             requestStop("signal");

@@ -1,5 +1,8 @@
 package org.rtdroid.android.cell;
 
+import org.rtdroid.android.cell.os.CellLog;
+import org.rtdroid.android.cell.pm.Apps;
+
 import android.util.Log;
 
 import org.robolectric.annotation.Implementation;

@@ -1,5 +1,7 @@
 package org.rtdroid.android.cell;
 
+import org.rtdroid.android.cell.os.CellLog;
+
 import android.os.Build;
 import android.text.Hyphenator;
 

@@ -1,5 +1,7 @@
 package org.rtdroid.android.cell;
 
+import org.rtdroid.android.cell.os.RealtimeScheduling;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -34,7 +36,7 @@ public final class Main {
     static final String PROP_PLATFORM_CERT = "org.rtdroid.cell.platformCert";
     /** Its SHA-256 digest (hex), for the sandbox. */
     static final String PROP_PLATFORM_CERT_SHA256 = "org.rtdroid.cell.platformCertSha256";
-    static final int SUPPORTED_SDK = 34;
+    public static final int SUPPORTED_SDK = 34;
 
     private Main() {
     }

@@ -1,5 +1,10 @@
 package org.rtdroid.android.cell;
 
+import org.rtdroid.android.cell.am.CellActivityManager;
+import org.rtdroid.android.cell.broadcast.BroadcastQueue;
+import org.rtdroid.android.cell.os.RealtimeScheduling;
+import org.rtdroid.android.cell.pm.Apps;
+
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 import static org.robolectric.Shadows.shadowOf;

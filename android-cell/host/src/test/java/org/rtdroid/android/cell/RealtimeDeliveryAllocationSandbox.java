@@ -1,5 +1,7 @@
 package org.rtdroid.android.cell;
 
+import org.rtdroid.android.cell.am.CellActivityManager;
+
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;

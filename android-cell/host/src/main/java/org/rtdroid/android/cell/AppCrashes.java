@@ -1,6 +1,0 @@
-package org.rtdroid.android.cell;
-
-/** Where app code that threw is reported: the activity manager marks the app crashed and takes it down. */
-interface AppCrashes {
-    void crash(InstalledApp app, String where, Throwable t);
-}

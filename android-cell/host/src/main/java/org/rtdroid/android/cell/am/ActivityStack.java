@@ -1,0 +1,202 @@
+package org.rtdroid.android.cell.am;
+
+import org.rtdroid.android.cell.os.CellException;
+import org.rtdroid.android.cell.os.CellLog;
+import org.rtdroid.android.cell.pm.AppBundle;
+import org.rtdroid.android.cell.pm.AppCrashes;
+import org.rtdroid.android.cell.pm.CellPackageManager;
+import org.rtdroid.android.cell.pm.InstalledApp;
+import org.rtdroid.android.cell.pm.IntentResolver;
+
+import static org.robolectric.Shadows.shadowOf;
+
+import android.app.Activity;
+import android.app.Application;
+import android.content.ComponentName;
+import android.content.Intent;
+import android.os.Handler;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.robolectric.Robolectric;
+import org.robolectric.android.controller.ActivityController;
+import org.robolectric.shadows.ShadowApplication;
+
+/**
+ * The cell's activity stack: launches activities with their lifecycle callbacks in order (the
+ * previous top paused and stopped, the new one created, started, resumed), answers which activity
+ * is in the foreground, and routes an app's own startActivity calls. Main looper only.
+ */
+public final class ActivityStack {
+    static final String TAG = "ActivityManager";
+    static final long START_POLL_MILLIS = 20;
+
+    private final Application application;
+    private final Handler main;
+    private final CellPackageManager packages;
+    private final AppCrashes crashes;
+    private final List<ActivityRecord> stack = new ArrayList<>(); // top = last
+    private volatile boolean running = true;
+
+    private static final class ActivityRecord {
+        final InstalledApp app;
+        final ActivityController<? extends Activity> controller;
+        boolean resumed;
+
+        ActivityRecord(InstalledApp app, ActivityController<? extends Activity> controller) {
+            this.app = app;
+            this.controller = controller;
+        }
+    }
+
+    ActivityStack(Application application, Handler main, CellPackageManager packages, AppCrashes crashes) {
+        this.application = application;
+        this.main = main;
+        this.packages = packages;
+        this.crashes = crashes;
+    }
+
+    /** Starts routing the apps' startActivity calls. */
+    void start() {
+        main.post(this::pollStartedActivities);
+    }
+
+    void stop() {
+        running = false;
+    }
+
+    Activity launch(InstalledApp app) throws CellException {
+        if (app.system || app.bundle == null) {
+            throw new CellException(400, app.packageName + " is a system app without a launcher activity");
+        }
+        Intent intent = new Intent(Intent.ACTION_MAIN).addCategory(Intent.CATEGORY_LAUNCHER)
+                .setClassName(app.packageName, app.bundle.launcher.className());
+        return startActivity(app, intent);
+    }
+
+    private Activity startActivity(InstalledApp app, Intent intent) throws CellException {
+        String cls = intent.getComponent().getClassName();
+        ActivityRecord top = top();
+        if (top != null && top.app == app && top.controller.get().getClass().getName().equals(cls) && top.resumed) {
+            return top.controller.get();
+        }
+        if (top != null && top.resumed) {
+            try {
+                top.controller.pause().stop();
+            } catch (Throwable t) {
+                crashes.crash(top.app, "pausing " + top.controller.get().getClass().getName(), t);
+            }
+            top.resumed = false;
+        }
+        ActivityController<? extends Activity> controller;
+        try {
+            Class<? extends Activity> c = Class.forName(cls, true, app.loader).asSubclass(Activity.class);
+            controller = Robolectric.buildActivity(c, intent);
+            stack.add(new ActivityRecord(app, controller));
+            controller.setup();
+        } catch (Throwable t) {
+            crashes.crash(app, "launching " + cls, t);
+            throw new CellException(500, "activity " + cls + " of " + app.packageName + " crashed while launching: "
+                    + t);
+        }
+        top().resumed = true;
+        app.state = InstalledApp.State.RUNNING;
+        CellLog.i(TAG, "Displayed " + app.packageName + "/" + cls);
+        return controller.get();
+    }
+
+    private ActivityRecord top() {
+        return stack.isEmpty() ? null : stack.get(stack.size() - 1);
+    }
+
+    /** The resumed activity on top, or null. */
+    public Activity foreground() {
+        ActivityRecord top = top();
+        return top != null && top.resumed ? top.controller.get() : null;
+    }
+
+    /** The app of the resumed activity on top, or null. */
+    public InstalledApp foregroundApp() {
+        ActivityRecord top = top();
+        return top != null && top.resumed ? top.app : null;
+    }
+
+    /** The app whose activity is on top (resumed or not), or null: who owns UI code that threw. */
+    InstalledApp topApp() {
+        ActivityRecord top = top();
+        return top == null ? null : top.app;
+    }
+
+    /** Destroys the app's activities (lifecycle order: paused, stopped, destroyed). */
+    void finishActivitiesOf(InstalledApp app) {
+        for (int i = stack.size() - 1; i >= 0; i--) {
+            ActivityRecord r = stack.get(i);
+            if (r.app != app) {
+                continue;
+            }
+            stack.remove(i);
+            try {
+                if (r.resumed) {
+                    r.controller.pause();
+                }
+                r.controller.stop().destroy();
+            } catch (Throwable t) {
+                CellLog.log('E', TAG, app.packageName, "destroying " + r.controller.get().getClass().getName()
+                        + " threw", t);
+            }
+        }
+    }
+
+    /** Brings the activity now on top back to the foreground after the one above it went. */
+    void resumeTop() {
+        ActivityRecord top = top();
+        if (top != null && !top.resumed) {
+            try {
+                top.controller.restart().resume();
+                top.resumed = true;
+            } catch (Throwable t) {
+                crashes.crash(top.app, "resuming " + top.controller.get().getClass().getName(), t);
+            }
+        }
+    }
+
+    /** Activity.startActivity goes through Instrumentation, which Robolectric records: poll it. */
+    private void pollStartedActivities() {
+        if (!running) {
+            return;
+        }
+        try {
+            Intent next;
+            ShadowApplication sa = shadowOf(application);
+            while ((next = sa.getNextStartedActivity()) != null) {
+                routeStartActivity(next);
+            }
+        } catch (Throwable t) {
+            CellLog.e(TAG, "startActivity routing failed", t);
+        }
+        main.postDelayed(this::pollStartedActivities, START_POLL_MILLIS);
+    }
+
+    private void routeStartActivity(Intent intent) {
+        ComponentName cn = intent.getComponent();
+        for (InstalledApp app : packages.installed()) {
+            if (app.bundle == null || app.state == InstalledApp.State.CRASHED) {
+                continue;
+            }
+            for (AppBundle.Component c : app.bundle.activities) {
+                boolean match = cn != null ? cn.getClassName().equals(c.className()) : IntentResolver.matches(c, intent);
+                if (match) {
+                    Intent i = new Intent(intent).setClassName(app.packageName, c.className());
+                    try {
+                        startActivity(app, i);
+                    } catch (CellException e) {
+                        CellLog.w(TAG, e.getMessage());
+                    }
+                    return;
+                }
+            }
+        }
+        CellLog.w(TAG, "no activity found to handle " + intent);
+    }
+}

@@ -1,0 +1,153 @@
+package org.rtdroid.android.cell.am;
+
+import org.rtdroid.android.cell.broadcast.BroadcastQueue;
+import org.rtdroid.android.cell.os.CellException;
+import org.rtdroid.android.cell.os.CellLog;
+import org.rtdroid.android.cell.pm.AppCrashes;
+import org.rtdroid.android.cell.pm.Apps;
+import org.rtdroid.android.cell.pm.CellPackageManager;
+import org.rtdroid.android.cell.pm.InstalledApp;
+import org.rtdroid.android.cell.pm.SignedApk;
+
+import android.app.Activity;
+import android.app.Application;
+import android.content.Intent;
+import android.net.Uri;
+import android.os.Handler;
+import android.os.Looper;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+
+/**
+ * The cell's ActivityManager, wiring AOSP's seams: {@link CellPackageManager} (install),
+ * {@link ActivityStack}, {@link ActiveServices} and {@link BroadcastQueue}. It owns what spans
+ * them: an app's stop, uninstall and crash take down its activities, services and receivers.
+ * Everything that touches app code runs on the main looper; an exception thrown by app code
+ * marks that app crashed, is logged with its stack, and the cell carries on.
+ */
+public final class CellActivityManager implements AppCrashes {
+    static final String TAG = "ActivityManager";
+
+    private final Application application;
+    private final Handler main;
+    public final CellPackageManager packages;
+    public final ActivityStack activities;
+    public final ActiveServices services;
+    public final BroadcastQueue broadcasts;
+
+    /** {@code platformCertSha256}: the proxy's certificate (null: no app holds its permission). */
+    public CellActivityManager(Application application, Path appsDir, String platformCertSha256) {
+        this(application, appsDir, platformCertSha256, BroadcastQueue.Discipline.PRIORITY);
+    }
+
+    /** With the broadcast queue's discipline chosen (the broadcast benchmark's FIFO baseline). */
+    public CellActivityManager(Application application, Path appsDir, String platformCertSha256,
+            BroadcastQueue.Discipline discipline) {
+        this.application = application;
+        this.main = new Handler(Looper.getMainLooper());
+        this.packages = new CellPackageManager(application, appsDir, platformCertSha256);
+        this.activities = new ActivityStack(application, main, packages, this);
+        this.services = new ActiveServices(main, packages, this);
+        this.broadcasts = new BroadcastQueue(application, main, packages, this, discipline);
+    }
+
+    public void start() {
+        broadcasts.start();
+        activities.start();
+    }
+
+    /** The proxy: a system app whose service starts with the cell. */
+    public void installSystemProxy() {
+        packages.installSystemProxy();
+        services.startService(application, new Intent().setClassName(Apps.PROXY_PACKAGE,
+                CellPackageManager.PROXY_SERVICE));
+    }
+
+    public InstalledApp install(SignedApk apk) throws CellException {
+        InstalledApp app = packages.install(apk);
+        broadcasts.sendBroadcast(application, new Intent(Intent.ACTION_PACKAGE_ADDED,
+                Uri.parse("package:" + app.packageName)), null, null, null);
+        return app;
+    }
+
+    public void uninstall(String pkg) throws CellException {
+        InstalledApp app = packages.require(pkg);
+        if (app.system) {
+            throw new CellException(400, pkg + " is a system app and cannot be uninstalled");
+        }
+        teardown(app);
+        packages.remove(app);
+        broadcasts.sendBroadcast(application, new Intent(Intent.ACTION_PACKAGE_REMOVED,
+                Uri.parse("package:" + pkg)), null, null, null);
+    }
+
+    public Activity launch(String pkg) throws CellException {
+        return activities.launch(packages.require(pkg));
+    }
+
+    public void stop(String pkg) throws CellException {
+        InstalledApp app = packages.require(pkg);
+        if (app.system) {
+            throw new CellException(400, pkg + " is a system app and keeps running");
+        }
+        teardown(app);
+        if (app.state != InstalledApp.State.CRASHED) {
+            app.state = InstalledApp.State.STOPPED;
+        }
+        CellLog.i(TAG, "stopped " + pkg);
+    }
+
+    /** Destroys an app's activities and services and drops its runtime receivers. */
+    private void teardown(InstalledApp app) {
+        activities.finishActivitiesOf(app);
+        services.destroyServicesOf(app);
+        broadcasts.unregisterReceiversOf(app);
+        activities.resumeTop();
+    }
+
+    /** App code threw: log it like AndroidRuntime, mark the app crashed, take it down. */
+    @Override
+    public void crash(InstalledApp app, String where, Throwable t) {
+        app.crashes++;
+        app.crash = where + ": " + t;
+        app.state = InstalledApp.State.CRASHED;
+        CellLog.log('E', "AndroidRuntime", app.packageName, "FATAL EXCEPTION in " + app.packageName + " (" + where
+                + "); the app is marked crashed, the cell keeps running", t);
+        if (!app.system) {
+            main.post(() -> {
+                try {
+                    teardown(app);
+                } catch (Throwable e) {
+                    CellLog.e(TAG, "teardown of crashed " + app.packageName + " failed", e);
+                }
+            });
+        }
+    }
+
+    /** Crash attribution for app code the control interface ran (clicks, UI changes). */
+    public void crashForeground(String where, Throwable t) {
+        InstalledApp top = activities.topApp();
+        if (top != null) {
+            crash(top, where, t);
+        } else {
+            CellLog.e(TAG, where + " threw", t);
+        }
+    }
+
+    /** Clean shutdown: every app's activities and services, then the proxy. */
+    public void shutdown() {
+        for (InstalledApp app : new ArrayList<>(packages.installed())) {
+            if (!app.system) {
+                try {
+                    teardown(app);
+                } catch (Throwable t) {
+                    CellLog.e(TAG, "stopping " + app.packageName + " failed", t);
+                }
+            }
+        }
+        services.destroyServicesOf(null);
+        activities.stop();
+        broadcasts.stop();
+    }
+}
