@@ -22,6 +22,7 @@ PACKAGES=(
   zlib1g-dev                               # libxcc's CRC-32 fallback (crc32_z)
   rt-tests                                 # cyclictest baseline
   zipalign apksigner android-framework-res dexdump aapt   # real signed APKs
+  adb                                      # the stock client of the Android cell's adb device side
   clang gcc make                           # native bridge pieces
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross   # the arm64 RT cell's native probes (rt-cell/probes)
   libclang-rt-14-dev                       # libFuzzer + sanitizer runtimes (make fuzz)

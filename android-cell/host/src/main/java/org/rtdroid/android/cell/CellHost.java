@@ -1,5 +1,7 @@
 package org.rtdroid.android.cell;
 
+import org.rtdroid.android.cell.adb.AdbDevice;
+import org.rtdroid.android.cell.adb.AdbServer;
 import org.rtdroid.android.cell.am.CellActivityManager;
 import org.rtdroid.android.cell.control.ControlServer;
 import org.rtdroid.android.cell.control.UiAutomation;
@@ -63,7 +65,8 @@ final class CellHost {
             am.installSystemProxy();
             return null;
         });
-        ControlServer server = ControlServer.start(port, am, new UiAutomation(am), new ControlServer.Cell() {
+        UiAutomation ui = new UiAutomation(am);
+        ControlServer server = ControlServer.start(port, am, ui, new ControlServer.Cell() {
             @Override
             public long uptimeMillis() {
                 return CellHost.uptimeMillis();
@@ -89,6 +92,12 @@ final class CellHost {
                 CellHost.requestStop(why);
             }
         });
+        AdbServer adb = null;
+        if (System.getProperty(Main.PROP_ADB_PORT) != null) {
+            String keys = System.getProperty(Main.PROP_ADB_KEYS);
+            adb = AdbServer.start(Integer.getInteger(Main.PROP_ADB_PORT), new AdbDevice(am, ui, work.resolve("data")),
+                    keys == null ? null : Path.of(keys));
+        }
         Thread hook = new Thread(() -> {
             ShutdownFlag.markSignalled();
             requestStop("signal");
@@ -119,12 +128,15 @@ final class CellHost {
                 + (frameworkNanos - startNanos) / 1_000_000 + " ms; the widget warm-up runs next): AOSP framework SDK "
                 + android.os.Build.VERSION.SDK_INT + ", region " + region + ", main looper on thread '"
                 + Looper.getMainLooper().getThread().getName() + "'");
-        System.out.println("ANDROID CELL READY port=" + server.port());
+        System.out.println("ANDROID CELL READY port=" + server.port() + (adb == null ? "" : " adb=" + adb.port()));
         System.out.flush();
 
         stopRequested.await();
         CellLog.i(TAG, "shutting down");
         server.stop();
+        if (adb != null) {
+            adb.stop();
+        }
         try {
             MainThread.call(() -> {
                 am.shutdown();

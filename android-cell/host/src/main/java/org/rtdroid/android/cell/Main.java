@@ -21,7 +21,8 @@ import org.junit.runner.notification.Failure;
 
 /**
  * The Android cell host's entry point:
- * {@code Main --region PATH --control-port PORT [--sdk 34] [--peer-timeout-ms MS] [--realtime-threads on|off]}.
+ * {@code Main --region PATH --control-port PORT [--adb-port PORT --adb-keys FILE] [--sdk 34] [--peer-timeout-ms MS]
+ * [--realtime-threads on|off]}.
  *
  * <p>Robolectric builds its sandbox (the AOSP framework classes, instrumented, in their own class
  * loader) around a JUnit test; the host's life is therefore one "test", {@link CellSandbox#serve},
@@ -36,6 +37,9 @@ public final class Main {
     static final String PROP_PLATFORM_CERT = "org.rtdroid.cell.platformCert";
     /** Its SHA-256 digest (hex), for the sandbox. */
     static final String PROP_PLATFORM_CERT_SHA256 = "org.rtdroid.cell.platformCertSha256";
+    /** adb's device side: its loopback port (absent: no adb) and the authorised keys' file. */
+    static final String PROP_ADB_PORT = "org.rtdroid.cell.adbPort";
+    static final String PROP_ADB_KEYS = "org.rtdroid.cell.adbKeys";
     public static final int SUPPORTED_SDK = 34;
 
     private Main() {
@@ -58,6 +62,18 @@ public final class Main {
                     case "--control-port":
                         port = parseInt(value(args, ++i, a), a, 0, 65535);
                         break;
+                    case "--adb-port":
+                        System.setProperty(PROP_ADB_PORT, Integer.toString(parseInt(value(args, ++i, a), a, 0, 65535)));
+                        break;
+                    case "--adb-keys": {
+                        Path keys = Paths.get(value(args, ++i, a)).toAbsolutePath();
+                        if (!Files.isRegularFile(keys)) {
+                            throw new IllegalArgumentException("--adb-keys " + keys + " is not a file (one adb public "
+                                    + "key per line, as ~/.android/adbkey.pub)");
+                        }
+                        System.setProperty(PROP_ADB_KEYS, keys.toString());
+                        break;
+                    }
                     case "--sdk":
                         sdk = parseInt(value(args, ++i, a), a, 1, 99);
                         break;
@@ -178,7 +194,7 @@ public final class Main {
             System.err.println("error: " + error);
         }
         System.err.println("usage: java @android-cell/target/dist/jvm.args -cp 'android-cell/target/dist/lib/*' "
-                + "org.rtdroid.android.cell.Main --region PATH --control-port PORT [--sdk 34] [--platform-cert CERT.pem] "
-                + "[--peer-timeout-ms MS] [--realtime-threads on|off]");
+                + "org.rtdroid.android.cell.Main --region PATH --control-port PORT [--adb-port PORT "
+                + "--adb-keys FILE] [--sdk 34] [--platform-cert CERT.pem] [--peer-timeout-ms MS] [--realtime-threads on|off]");
     }
 }

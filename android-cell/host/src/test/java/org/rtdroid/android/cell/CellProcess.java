@@ -30,6 +30,17 @@ final class CellProcess implements AutoCloseable {
     final int port;
     final long startupMillis;
     final List<String> stdout;
+
+    /** The READY line's {@code adb=N}: the adb device side's port (-1 without --adb-port). */
+    int adbPort() {
+        for (String line : stdout) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("^ANDROID CELL READY .* adb=(\\d+)").matcher(line);
+            if (m.find()) {
+                return Integer.parseInt(m.group(1));
+            }
+        }
+        return -1;
+    }
     private final Thread reader;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -106,7 +117,8 @@ final class CellProcess implements AutoCloseable {
                 while ((line = r.readLine()) != null) {
                     lines.add(line);
                     if (line.startsWith("ANDROID CELL READY port=")) {
-                        ready.complete(Integer.parseInt(line.substring("ANDROID CELL READY port=".length()).trim()));
+                        ready.complete(Integer.parseInt(line.substring("ANDROID CELL READY port=".length()).trim()
+                                .split(" ")[0]));
                     }
                 }
             } catch (IOException ignored) {

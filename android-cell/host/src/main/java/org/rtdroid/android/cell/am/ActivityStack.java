@@ -75,6 +75,15 @@ public final class ActivityStack {
         return startActivity(app, intent);
     }
 
+    /** Starts one of the app's declared activities by class (adb's {@code am start -n}). */
+    Activity launch(InstalledApp app, String cls) throws CellException {
+        if (app.bundle == null || app.bundle.activities.stream().noneMatch(a -> a.className().equals(cls))) {
+            throw new CellException(404, "unable to resolve Intent { cmp=" + app.packageName + "/" + cls
+                    + " }: " + app.packageName + " declares no such activity");
+        }
+        return startActivity(app, new Intent(Intent.ACTION_MAIN).setClassName(app.packageName, cls));
+    }
+
     private Activity startActivity(InstalledApp app, Intent intent) throws CellException {
         String cls = intent.getComponent().getClassName();
         ActivityRecord top = top();

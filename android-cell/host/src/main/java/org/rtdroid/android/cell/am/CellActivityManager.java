@@ -3,6 +3,7 @@ package org.rtdroid.android.cell.am;
 import org.rtdroid.android.cell.broadcast.BroadcastQueue;
 import org.rtdroid.android.cell.os.CellException;
 import org.rtdroid.android.cell.os.CellLog;
+import org.rtdroid.android.cell.os.MainThread;
 import org.rtdroid.android.cell.pm.AppCrashes;
 import org.rtdroid.android.cell.pm.Apps;
 import org.rtdroid.android.cell.pm.CellPackageManager;
@@ -16,8 +17,11 @@ import android.net.Uri;
 import android.os.Handler;
 import android.os.Looper;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+
+import org.rtdroid.android.proxy.ProxyContract;
 
 /**
  * The cell's ActivityManager, wiring AOSP's seams: {@link CellPackageManager} (install),
@@ -71,6 +75,19 @@ public final class CellActivityManager implements AppCrashes {
         return app;
     }
 
+    /**
+     * A broadcast from the shell ({@code adb shell am broadcast}): the shell user is not an app and
+     * holds no app's permission, so a real-time sender priority is refused to it.
+     */
+    public void sendShellBroadcast(Intent intent) throws CellException {
+        int priority = intent.getIntExtra(ProxyContract.EXTRA_SENDER_PRIORITY, 0);
+        if (priority >= BroadcastQueue.RT_THRESHOLD) {
+            throw new CellException(403, "Permission Denial: broadcast at real-time sender priority " + priority
+                    + " from the shell requires " + ProxyContract.PERMISSION_REALTIME_BROADCAST);
+        }
+        broadcasts.sendBroadcast(application, intent, null, null, null);
+    }
+
     public void uninstall(String pkg) throws CellException {
         InstalledApp app = packages.require(pkg);
         if (app.system) {
@@ -84,6 +101,42 @@ public final class CellActivityManager implements AppCrashes {
 
     public Activity launch(String pkg) throws CellException {
         return activities.launch(packages.require(pkg));
+    }
+
+    /** Starts one of an app's declared activities by class name. */
+    public Activity launch(String pkg, String cls) throws CellException {
+        return activities.launch(packages.require(pkg), cls);
+    }
+
+    /**
+     * Installs a signed APK from a file, from any thread but the main looper: the file is copied,
+     * verified and unpacked in a staging folder, then installed on the main looper (the control
+     * interface's install and adb's {@code pm install} both come here).
+     */
+    public InstalledApp installApk(Path apk) throws CellException {
+        Path staging;
+        try {
+            staging = packages.stagingDir();
+        } catch (IOException e) {
+            throw new CellException(500, "cannot make a staging folder: " + e.getMessage());
+        }
+        try {
+            SignedApk b;
+            try {
+                b = SignedApk.open(apk.toAbsolutePath(), staging);
+            } catch (SignedApk.BadApkException e) {
+                throw new CellException(400, e.getMessage());
+            } catch (IOException e) {
+                throw new CellException(400, "cannot read " + apk + ": " + e.getMessage());
+            }
+            return MainThread.call(() -> install(b));
+        } finally {
+            try {
+                SignedApk.deleteTree(staging); // the app runs from its own copy
+            } catch (IOException e) {
+                CellLog.w(TAG, "staging folder " + staging + " left behind: " + e.getMessage());
+            }
+        }
     }
 
     public void stop(String pkg) throws CellException {

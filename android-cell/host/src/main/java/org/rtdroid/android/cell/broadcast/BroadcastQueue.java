@@ -78,7 +78,7 @@ public final class BroadcastQueue {
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
     /** Sender priorities from here up are real-time: their own lane and delivery thread. */
-    static final int RT_THRESHOLD = 50;
+    public static final int RT_THRESHOLD = 50;
     static final int MAX_SENDER_PRIORITY = 99;
     static final int RT_CAPACITY = 64;
     public static final int NORMAL_CAPACITY = 256;

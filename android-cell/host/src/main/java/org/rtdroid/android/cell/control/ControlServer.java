@@ -5,7 +5,6 @@ import org.rtdroid.android.cell.os.CellException;
 import org.rtdroid.android.cell.os.CellLog;
 import org.rtdroid.android.cell.os.MainThread;
 import org.rtdroid.android.cell.pm.InstalledApp;
-import org.rtdroid.android.cell.pm.SignedApk;
 
 import android.app.Activity;
 
@@ -124,20 +123,7 @@ public final class ControlServer {
                         throw new CellException(400, "the cell installs apps from signed APKs only: send "
                                 + "{\"apk\": PATH} (android-cell/apk/cell-apk.sh packs and signs a bundle folder)");
                     }
-                    String apkPath = str(body, "apk");
-                    Path staging = am.packages.stagingDir();
-                    InstalledApp app;
-                    try {
-                        SignedApk b;
-                        try {
-                            b = SignedApk.open(Paths.get(apkPath).toAbsolutePath(), staging);
-                        } catch (SignedApk.BadApkException e) {
-                            throw new CellException(400, e.getMessage());
-                        }
-                        app = MainThread.call(() -> am.install(b));
-                    } finally {
-                        SignedApk.deleteTree(staging); // the app runs from its own copy
-                    }
+                    InstalledApp app = am.installApk(Paths.get(str(body, "apk")));
                     reply(ex, 200, appJson(app));
                     return;
                 }

@@ -94,7 +94,7 @@ public final class UiAutomation {
     }
 
     /** PNG of the foreground activity's window, drawn by the framework's native graphics. */
-    byte[] screenshot() throws CellException {
+    public byte[] screenshot() throws CellException {
         return MainThread.call(() -> {
             Activity a = foreground();
             View root = a.getWindow().getDecorView();
