@@ -20,6 +20,7 @@ from robot.libraries.BuiltIn import BuiltIn
 from session import (ANDROID_APPS, BUILD, RTDROID, ROOT, SESSION, Keywords, board_cpu_use,
                      budget_left_to_the_cells, others_share, run)  # first: it puts tools/demo on the path
 import report  # tools/demo/report.py: percentiles from HdrHistogram, plots
+from rtdroid.adb import Adb, AdbError
 
 CELL_APK = ROOT / "android-cell" / "apk" / "cell-apk.sh"  # packs and signs a bundle folder
 
@@ -114,14 +115,30 @@ class AndroidCellLibrary(Keywords):
 
     @keyword
     def take_screenshot(self, name: str) -> str:
-        png = self._android("GET", "/screenshot", raw=True)
+        """The foreground activity's window as `adb exec-out screencap -p` gives it."""
+        try:
+            png = self._adb().screencap()
+        except AdbError as e:
+            raise AssertionError(str(e)) from None
         out = Path(os.environ.get("ROBOT_OUTPUT_DIR", BUILD / "robot")) / f"{name}.png"
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_bytes(png)
-        if png[:8] != b"\x89PNG\r\n\x1a\n":
-            raise AssertionError(f"/screenshot did not return a PNG ({len(png)} bytes)")
         logger.info(f'<img src="{out.name}" width="320">', html=True)
         return str(out)
+
+    @keyword
+    def android_log_should_contain(self, text: str):
+        """`adb logcat -d` has a line containing ``text``."""
+        log = self._adb().logcat()
+        if text not in log:
+            raise AssertionError(f"adb logcat -d has no line with {text!r}; its last lines:\n"
+                                 + "\n".join(log.splitlines()[-20:]))
+
+    def _adb(self) -> Adb:
+        port = SESSION.adb_ports.get(self.board)
+        if port is None:
+            port = SESSION.adb_ports[self.board] = int(self.board_status()["adb_port"])
+        return Adb(port)
 
     @keyword
     def measure_ui_round_trips(self, count: int, view: str = "ping", name: str = "ui ping") -> dict:

@@ -55,6 +55,7 @@ class Session:
         self.stress: list = []                              # rtdroid.faults.AndroidStress running
         self.witness: subprocess.Popen | None = None        # the stall witness (cyclictest) running
         self.android_ports: dict[str | None, int] = {}     # each board's Android control port
+        self.adb_ports: dict[str | None, int] = {}         # each board's adb port (adb connect 127.0.0.1:N)
 
 
 def end_witness() -> None:

@@ -1,8 +1,8 @@
 *** Settings ***
 Documentation     Deployment to both cells: signed RT bundles are verified and admitted (memory,
 ...               channels, schedulability with what runs) before anything runs; Android apps
-...               install only from signed APKs (unsigned, tampered and broken ones, and folders,
-...               are refused with their reason).
+...               install only from signed APKs, through adb (unsigned, tampered and broken ones,
+...               and folders, are refused with their reason).
 Resource          ../resources/rtdroid.resource
 Suite Setup       Boot Board    ${BOARD}    ${BOOT_BUDGET_S}
 Suite Teardown    Tear Down The Board
@@ -115,8 +115,13 @@ A Schedulable Second App Is Admitted Beside The Cochlear Implant
     Undeploy RT App    cochlear
 
 The UI App Installs And Its Activity Launches
+    [Documentation]    As an Android developer does it, with Debian's adb: `adb install` (the cell's
+    ...    package manager checks the signature), `adb shell am start -W`, `adb logcat`, `adb exec-out
+    ...    screencap -p`.
     [Tags]    cell:android
     Install Android App    configuration-ui
+    Android Log Should Contain    Displayed org.rtdroid.cochlear.ui/org.rtdroid.cochlear.ui.ConfigurationActivity
+    Android Log Should Contain    I/ConfigurationUI(org.rtdroid.cochlear.ui): ConfigurationUI created
     ${state}=    Android State
     Log    ${state}
     Take Screenshot    deploy-configuration-ui

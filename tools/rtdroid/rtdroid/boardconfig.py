@@ -123,6 +123,11 @@ class Board:
     def control_port(self) -> int:
         return int(self.android.get("control_port", 7411))
 
+    @property
+    def adb_port(self) -> int:
+        """The Android cell's adb device side (127.0.0.1; adb's own default 5555)."""
+        return int(self.android.get("adb_port", 5555))
+
 
 def _schema() -> dict:
     with open(paths.board_configs_dir() / "board.schema.json", encoding="utf-8") as f:

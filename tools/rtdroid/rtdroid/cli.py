@@ -17,9 +17,8 @@ import time
 import traceback
 from pathlib import Path
 
-from . import keys, lifecycle, paths, render, validate
+from . import adb, keys, lifecycle, paths, render, validate
 from .boardconfig import BoardConfigError, BoardNotFound, available_boards, load_board, resolve_board_file
-from .control import AndroidControl
 from .servicerows import cost_overrun_text, wcrt_exceeded_text
 
 DEFAULT_BOARD = "qemu-x86_64"
@@ -115,7 +114,7 @@ def cmd_board_status(a) -> int:
                 print(f"  peer {pn}: state {p.get('state')} epoch {p.get('epoch')} heartbeat {p.get('heartbeat')}")
             else:
                 print(f"  peers: {p}")
-        print(f"  Android control port 127.0.0.1:{b['control_port']}; RT kernel realtime="
+        print(f"  Android control port 127.0.0.1:{b['control_port']}, adb 127.0.0.1:{b.get('adb_port')}; RT kernel realtime="
               f"{b.get('rt_kernel_realtime')}; up in {b.get('up_seconds')} s")
         if not b["up"] or b.get("link", "ok") != "ok":
             code = 1
@@ -493,13 +492,11 @@ def cmd_deploy_android(a) -> int:
     state = lifecycle.current_state(a.board)
     if "android" not in {c.get("role") for c in state["cells"].values()}:
         raise CliError(f"board {state['board']} has no Android cell running")
-    android = AndroidControl(state["control_port"], a.timeout)
-    res = android.install_apk(app)
-    pkg = res.get("package") or res.get("pkg")
-    print(f"installed {app.name}" + (f" as {pkg}" if pkg else "") + f": {json.dumps(res)}")
-    if pkg and not a.no_launch:
-        res = android.call("POST", f"/apps/{pkg}/launch", {})
-        print(f"launched {pkg}: {json.dumps(res)}")
+    device = adb.Adb(state["adb_port"], a.timeout)
+    pkg = device.install(app)
+    print(f"installed {app.name} as {pkg} (adb -s {device.serial} install)")
+    if not a.no_launch:
+        print(f"launched {pkg} (adb shell am start -W):\n{device.start(app).rstrip()}")
     return 0
 
 

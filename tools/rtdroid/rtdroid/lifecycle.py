@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from . import aotcache, hypervisors, keys, paths
+from . import adb, aotcache, hypervisors, keys, paths
 from .boardconfig import MIB, Board, check_host_cpus, load_board
 from .errors import BoardError
 from .hypervisors.base import Launch
@@ -48,6 +48,11 @@ def _prerequisites(board: Board, cells: list[str]) -> None:
     if "android" in cells and port_in_use(board.control_port):
         raise BoardError(f"port {board.control_port} on 127.0.0.1 (the Android cell's control port) is "
                          "already in use")
+    if "android" in cells and port_in_use(board.adb_port):
+        raise BoardError(f"port {board.adb_port} on 127.0.0.1 (the Android cell's adb port, the board "
+                         "file's adb_port) is already in use")
+    if "android" in cells:
+        adb.binary()
     if not Path("/dev/shm").is_dir():
         raise BoardError("/dev/shm does not exist")
     if "android" in cells:
@@ -147,6 +152,11 @@ def _wait_ready(board: Board, state: dict, pending: dict, progress: Progress) ->
                     if pm and int(pm.group(1)) != board.control_port:
                         raise BoardError(f"Android cell reports port {pm.group(1)}, board says "
                                          f"{board.control_port}")
+                    am = re.search(r" adb=(\d+)", m.group(0))
+                    if am and int(am.group(1)) != board.adb_port:
+                        raise BoardError(f"Android cell reports adb port {am.group(1)}, board says "
+                                         f"{board.adb_port}")
+                    cell["adb"] = bool(am)
                     refused = aotcache.refusal(text)
                     if refused:
                         cell["aot_refused"] = refused
@@ -202,7 +212,9 @@ def up(board_name: str, cells: list[str] | None = None, boot_timeout: float | No
                  "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "cells": {},
                  "region": {"path": str(board.region_path), "lock": str(board.region_path) + ".lock",
                             "file_bytes": board.region["size_bytes"]},
-                 "control_port": board.control_port, "run_dir": str(run)}
+                 "control_port": board.control_port, "adb_port": board.adb_port, "run_dir": str(run)}
+        if "android" in cells:
+            adb.authorise(run)
         save_state(state)
         try:
             with signals_raise():
@@ -216,11 +228,22 @@ def up(board_name: str, cells: list[str] | None = None, boot_timeout: float | No
             if isinstance(e, (KeyboardInterrupt, Interrupted)):
                 raise BoardError(f"interrupted ({_describe(e)}); everything started was torn down") from None
             raise
+        if any(c.get("adb") for c in state["cells"].values()):
+            _adb_connect(state, out)
         state["phase"] = "ready"
         state["up_seconds"] = round(progress.elapsed(), 3)
         save_state(state)
         out(f"board {board.name} up in {progress.elapsed():.2f} s (state {state_path(board.name)})")
         return state
+
+
+def _adb_connect(state: dict, out: Callable[[str], None]) -> None:
+    """The user's adb server connects to the Android cell, as to an emulator (`adb devices` lists
+    it); `board down` disconnects it, and stops the adb server if this started it."""
+    client = adb.Adb(state["adb_port"])
+    started = client.connect()
+    state["adb_server_started"] = state.get("adb_server_started") or started
+    out(f"adb: {client.serial} connected (adb -s {client.serial} shell ...)")
 
 
 def _describe(e: BaseException) -> str:
@@ -343,6 +366,9 @@ def restart(cell_name: str, board_name: str | None = None, boot_timeout: float |
         pattern = _ready_pattern(cell["role"])
         timeout = boot_timeout or board.cell(cell["role"]).get("boot_timeout_seconds", 60)
         _wait_ready(board, state, {cell_name: (p, log, pattern, timeout)}, progress)
+        if state["cells"][cell_name].get("adb"):
+            _adb_connect(state, out)  # the adb server's connection went with the old process
+            save_state(state)
         return state
 
 
@@ -381,6 +407,11 @@ def _teardown(state: dict, out: Callable[[str], None]) -> list[str]:
     hv = _hypervisor_of(state)
     # The sockets a VM leaves (its console log stays for reading after `down`).
     _remove_run_files(run, *(f for f in (hv.run_files if hv else ()) if f.endswith(".sock")))
+    if any(c.get("adb") for c in state.get("cells", {}).values()):
+        try:
+            adb.Adb(state["adb_port"], timeout=15).disconnect(stop_server=bool(state.get("adb_server_started")))
+        except BoardError as e:
+            problems.append(str(e))
     tmp = run / ANDROID_TMP_DIR
     if tmp.exists():
         shutil.rmtree(tmp, ignore_errors=True)
@@ -467,7 +498,7 @@ def status(board_name: str | None = None) -> dict:
                         "link": "ok" if not link else "degraded: " + "; ".join(link),
                         "hypervisor": state.get("hypervisor"), "accel": state.get("accel"),
                         "cells": cells, "region": state["region"]["path"], "peers": peers,
-                        "control_port": state.get("control_port"),
+                        "control_port": state.get("control_port"), "adb_port": state.get("adb_port"),
                         "rt_kernel_realtime": state.get("rt_kernel_realtime"),
                         "rt_clock": state.get("rt_clock", {"kind": "host"}),
                         "up_seconds": state.get("up_seconds")}

@@ -12,7 +12,7 @@ import json
 import re
 from pathlib import Path
 
-from . import hypervisors, paths
+from . import adb, hypervisors, paths
 from .boardconfig import Board
 
 RT_AGENT_MAIN = "org.rtdroid.rtcell.agent.Main"
@@ -98,6 +98,8 @@ def _android_argv(board: Board) -> list[str]:
             ANDROID_CELL_MAIN,
             "--region", str(board.region_path),
             "--control-port", str(board.control_port),
+            # adb's device side; the keys file is the board's (`board up` writes the user's key)
+            "--adb-port", str(board.adb_port), "--adb-keys", "${RUN_DIR}/" + adb.KEYS_FILE,
             # the region spec's peer_timeout (default 1 s), when the board sets its own
             *(["--peer-timeout-ms", str(a["peer_timeout_ms"])] if "peer_timeout_ms" in a else []),
             # its real-time broadcast path at SCHED_OTHER, when the board says so
@@ -117,6 +119,7 @@ def render(board: Board) -> dict:
             "rings": region["rings"], "slots": region["slots"], "slot_bytes": region["slot_bytes"],
         },
         "control_port": board.control_port,
+        "adb_port": board.adb_port,
     }
     hv = hypervisors.get(board.hypervisor)
     out["cells"] = {

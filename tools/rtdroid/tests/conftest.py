@@ -49,11 +49,13 @@ def private_board(tmp_path, monkeypatch, fake_cells):
     name = f"t{os.getpid()}-{tmp_path.name[-12:].lower().replace('_', '-')}"[:32]
     data["board"] = name
     data["cells"][1]["control_port"] = free_port()
+    data["cells"][1]["adb_port"] = free_port()
     data["cells"][0]["boot_timeout_seconds"] = 20
     data["cells"][1]["boot_timeout_seconds"] = 20
     board_file = tmp_path / f"{name}.yaml"
     board_file.write_text(yaml.safe_dump(data))
     monkeypatch.setenv("RTDROID_RUN_DIR", str(tmp_path / "run"))
+    monkeypatch.setenv("ANDROID_SDK_HOME", str(tmp_path / "android-sdk-home"))  # the adb key `board up` makes
     monkeypatch.setenv("RTDROID_RT_AGENT_LIB", str(fake_cells["rt"]))
     monkeypatch.setenv("RTDROID_ANDROID_CELL_DIST", str(fake_cells["android"]))
     keys = tmp_path / "keys"

@@ -1,5 +1,6 @@
 """Integration: the host board with both real cells (run with -m integration)."""
 import json
+import subprocess
 import zipfile
 
 import pytest
@@ -33,7 +34,8 @@ def test_host_board_boots_both_cells_and_tears_down(tmp_path):
         with zipfile.ZipFile(broken, "w") as z:
             z.writestr("classes.jar", b"not a jar")
         code, out = rtdroid("deploy", "android", str(broken))
-        assert code == 1 and "refused" in out and "HTTP 400" in out and "has no AndroidManifest.xml" in out, out
+        assert code == 1 and "refused" in out and "INSTALL_FAILED_INVALID_APK" in out \
+            and "/data/local/tmp/broken-app.apk has no AndroidManifest.xml" in out, out
     finally:
         code2, text2 = rtdroid("board", "down", "--board", "host")
     assert code2 == 0, text2

@@ -47,7 +47,10 @@ def test_qemu_rt_argv_carries_the_board():
     assert r["rt_image"]["boot"] == "snapshot"
     assert argv[argv.index("-append") + 1].startswith("console=ttyS0")
     android = r["cells"]["android"]["argv"]
-    assert android[:3] == ["taskset", "-c", "0"] and android[-4:] == ["--control-port", "7411", "--peer-timeout-ms", "5000"]
+    assert android[:3] == ["taskset", "-c", "0"] and android[-2:] == ["--peer-timeout-ms", "5000"]
+    assert android[android.index("--control-port") + 1] == "7411"
+    assert android[android.index("--adb-port") + 1] == "5555"
+    assert android[android.index("--adb-keys") + 1] == "${RUN_DIR}/adb_keys"
 
 
 def test_init_script_runs_the_agent_from_the_initramfs_root():

@@ -392,9 +392,11 @@ final class ShellCommands {
             out.println("Success");
             return 0;
         } catch (CellException e) {
-            String m = e.getMessage();
-            String code = m.startsWith("INSTALL_") ? "" : e.status == 409 ? "INSTALL_FAILED_ALREADY_EXISTS: "
-                    : "INSTALL_PARSE_FAILED_NO_CERTIFICATES: ";
+            String m = e.getMessage().replace(p.toString(), file); // the path the client knows
+            String code = m.startsWith("INSTALL_") ? ""
+                    : e.status == 409 ? "INSTALL_FAILED_ALREADY_EXISTS: "
+                    : m.contains("not signed or does not verify") ? "INSTALL_PARSE_FAILED_NO_CERTIFICATES: "
+                    : "INSTALL_FAILED_INVALID_APK: ";
             out.println("Failure [" + code + m + "]");
             return 1;
         }
