@@ -99,7 +99,7 @@ class Soak:
             raise SystemExit(f"soak: `rtdroid board status --json` said: {(p.stderr or p.stdout).strip()}") from None
 
     def control(self) -> AndroidControl:
-        return AndroidControl(int(self.status()["control_port"]))
+        return AndroidControl.for_board(self.status())
 
     def services(self) -> list[dict]:
         return json.loads(cli("rt", "services", "--json"))

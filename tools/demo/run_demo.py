@@ -59,8 +59,7 @@ def main() -> int:
     boot_s = time.monotonic() - t0
     try:
         status = json.loads(cli("board", "status", "--json", capture=True))
-        port = int(status.get("cells", {}).get("android", {}).get("control_port", 7411))
-        android = AndroidControl(port)
+        android = AndroidControl.for_board(status)
         device = Adb(int(status.get("adb_port") or 5555))
 
         def screenshot(path: Path) -> Path:  # as a developer takes one: adb exec-out screencap -p

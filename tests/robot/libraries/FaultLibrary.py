@@ -14,7 +14,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # session.py
 from robot.api import logger
 from robot.api.deco import keyword, library
 
-from rtdroid.control import AndroidControl
 from rtdroid.faults import AndroidStress, flood_channel, scribble_and_wait
 from session import ROOT, RTDROID, SESSION, Keywords, run
 
@@ -26,7 +25,7 @@ class FaultLibrary(Keywords):
         """Loads the Android cell's CPUs (busy processes pinned to them), allocates heavily
         (a memory-churning process) and floods the UI with events, all on the Android side
         (rtdroid.faults.AndroidStress, the soak's stress too)."""
-        stress = AndroidStress(self._android_cpus(), AndroidControl(self._android_port()))
+        stress = AndroidStress(self._android_cpus(), self._android_control())
         stress.start(float(seconds))
         SESSION.stress.append(stress)
 

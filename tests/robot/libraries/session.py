@@ -30,6 +30,7 @@ KEYS = BUILD / "keys"
 
 sys.path.insert(0, str(ROOT / "tools" / "demo"))
 from rtdroid.control import AndroidControl, ControlError  # noqa: E402
+from rtdroid.errors import BoardError  # noqa: E402
 
 
 def run(args: list[str], timeout: float = 300, check: bool = True) -> subprocess.CompletedProcess:
@@ -55,6 +56,7 @@ class Session:
         self.stress: list = []                              # rtdroid.faults.AndroidStress running
         self.witness: subprocess.Popen | None = None        # the stall witness (cyclictest) running
         self.android_ports: dict[str | None, int] = {}     # each board's Android control port
+        self.android_controls: dict[str | None, AndroidControl] = {}  # each board's control client
         self.adb_ports: dict[str | None, int] = {}         # each board's adb port (adb connect 127.0.0.1:N)
 
 
@@ -157,6 +159,13 @@ class Keywords:
         from xcc import mgmt
         return mgmt
 
+    def _android_control(self) -> AndroidControl:
+        # Asked once per board too: the token comes over adb (`adb shell cmd control token`).
+        control = SESSION.android_controls.get(self.board)
+        if control is None:
+            control = SESSION.android_controls[self.board] = AndroidControl.for_board(self.board_status())
+        return control
+
     def _android_port(self) -> int:
         # The port is the board file's (`board status` reports it): fixed for a board, so it is
         # asked once per board rather than on every call. Asking costs a new `rtdroid` process
@@ -169,6 +178,13 @@ class Keywords:
     def _android(self, method: str, path: str, body: dict | None = None, raw: bool = False,
                  timeout: float = 30):
         try:
-            return AndroidControl(self._android_port()).call(method, path, body, raw, timeout)
-        except ControlError as e:
+            try:
+                return self._android_control().call(method, path, body, raw, timeout)
+            except ControlError as e:
+                if e.status != 401:
+                    raise
+                # A restarted cell has a new token: ask adb for it once more.
+                SESSION.android_controls.pop(self.board, None)
+                return self._android_control().call(method, path, body, raw, timeout)
+        except BoardError as e:  # the control port's refusal, or adb's
             raise AssertionError(str(e)) from None

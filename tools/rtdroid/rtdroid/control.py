@@ -23,18 +23,31 @@ class ControlError(BoardError):
 
 
 class AndroidControl:
-    """One Android cell's control port."""
+    """One Android cell's control port. A cell started with adb keys serves only requests that
+    carry the token it hands to authorised adb clients (`adb shell cmd control token`):
+    `for_board` fetches it."""
 
-    def __init__(self, port: int, timeout: float = 30.0):
+    def __init__(self, port: int, timeout: float = 30.0, token: str | None = None):
         self.base = f"http://127.0.0.1:{int(port)}"
         self.timeout = timeout
+        self.headers = {"Content-Type": "application/json",
+                        **({"Authorization": f"Bearer {token}"} if token else {})}
+
+    @classmethod
+    def for_board(cls, status: dict, timeout: float = 30.0) -> "AndroidControl":
+        """The control port of a board that is up (`board status --json`), with the token adb gives
+        the user's authorised key when the cell serves adb."""
+        token = None
+        if status.get("adb"):
+            from .adb import Adb
+            token = Adb(status["adb_port"]).shell("cmd", "control", "token").strip()
+        return cls(int(status["control_port"]), timeout, token)
 
     def call(self, method: str, path: str, body: dict | None = None, raw: bool = False,
              timeout: float | None = None):
         """The decoded JSON answer (None for an empty one), or the bytes when `raw`."""
         data = json.dumps(body).encode() if body is not None else None
-        req = urllib.request.Request(self.base + path, data=data, method=method,
-                                     headers={"Content-Type": "application/json"})
+        req = urllib.request.Request(self.base + path, data=data, method=method, headers=self.headers)
         try:
             with urllib.request.urlopen(req, timeout=self.timeout if timeout is None else timeout) as r:
                 payload = r.read()

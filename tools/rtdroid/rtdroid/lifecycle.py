@@ -499,6 +499,7 @@ def status(board_name: str | None = None) -> dict:
                         "hypervisor": state.get("hypervisor"), "accel": state.get("accel"),
                         "cells": cells, "region": state["region"]["path"], "peers": peers,
                         "control_port": state.get("control_port"), "adb_port": state.get("adb_port"),
+                        "adb": any(c.get("adb") for c in state["cells"].values()),
                         "rt_kernel_realtime": state.get("rt_kernel_realtime"),
                         "rt_clock": state.get("rt_clock", {"kind": "host"}),
                         "up_seconds": state.get("up_seconds")}

@@ -66,6 +66,13 @@ final class CellHost {
             return null;
         });
         UiAutomation ui = new UiAutomation(am);
+        // With adb keys the control port serves the same people adb does: those holding an
+        // authorised key, who get this token over adb. Without (tests, the AOT training run) it
+        // serves any loopback client, as it says at start.
+        String controlToken = System.getProperty(Main.PROP_ADB_KEYS) == null ? null : newToken();
+        if (controlToken == null) {
+            CellLog.w(TAG, "control interface open to every local client (no --adb-keys)");
+        }
         ControlServer server = ControlServer.start(port, am, ui, new ControlServer.Cell() {
             @Override
             public long uptimeMillis() {
@@ -91,11 +98,11 @@ final class CellHost {
             public void requestStop(String why) {
                 CellHost.requestStop(why);
             }
-        });
+        }, controlToken);
         AdbServer adb = null;
         if (System.getProperty(Main.PROP_ADB_PORT) != null) {
             String keys = System.getProperty(Main.PROP_ADB_KEYS);
-            adb = AdbServer.start(Integer.getInteger(Main.PROP_ADB_PORT), new AdbDevice(am, ui, work.resolve("data")),
+            adb = AdbServer.start(Integer.getInteger(Main.PROP_ADB_PORT), new AdbDevice(am, ui, work.resolve("data"), controlToken),
                     keys == null ? null : Path.of(keys));
         }
         Thread hook = new Thread(() -> {
@@ -157,6 +164,12 @@ final class CellHost {
             }
         }
         stopped.countDown();
+    }
+
+    private static String newToken() {
+        byte[] b = new byte[24];
+        new java.security.SecureRandom().nextBytes(b);
+        return java.util.HexFormat.of().formatHex(b);
     }
 
     static void requestStop(String why) {

@@ -259,4 +259,24 @@ class AdbTest {
         assertTrue(s.err().contains("unauthorized"), s.toString());
         assertTrue(shell("dumpsys", "adb").out().matches("(?s).*refused keys: [1-9].*"));
     }
+
+    @Test
+    @Order(10)
+    void theControlPortServesOnlyTheTokenAdbHandsToAnAuthorisedKey() throws Exception {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        java.net.URI state = java.net.URI.create("http://127.0.0.1:" + cell.port + "/state");
+        java.net.http.HttpResponse<String> bare = http.send(java.net.http.HttpRequest.newBuilder(state).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(401, bare.statusCode(), bare.body());
+        assertTrue(bare.body().contains("adb shell cmd control token"), bare.body());
+        Result token = shell("cmd", "control", "token");
+        assertEquals(0, token.status(), token.toString());
+        java.net.http.HttpResponse<String> ok = http.send(java.net.http.HttpRequest.newBuilder(state)
+                .header("Authorization", "Bearer " + token.out().strip()).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, ok.statusCode(), ok.body());
+        Result refused = stranger.run("-s", serial, "shell", "cmd", "control", "token");
+        assertNotEquals(0, refused.status());
+        assertTrue(!refused.out().contains(token.out().strip()), refused.toString());
+    }
 }

@@ -20,13 +20,16 @@ public final class AdbDevice {
     final UiAutomation ui;
     private final Path tmp;
     private final Path sdcard;
+    /** What the control interface asks of its clients (null: it asks nothing); adb hands it out. */
+    final String controlToken;
     /** The server this device answers through (its counters for dumpsys). */
     volatile AdbServer server;
 
     /** {@code dataDir}: the cell's folder where the shell user's places live. */
-    public AdbDevice(CellActivityManager am, UiAutomation ui, Path dataDir) throws IOException {
+    public AdbDevice(CellActivityManager am, UiAutomation ui, Path dataDir, String controlToken) throws IOException {
         this.am = am;
         this.ui = ui;
+        this.controlToken = controlToken;
         this.tmp = Files.createDirectories(dataDir.resolve("local/tmp")).toAbsolutePath().normalize();
         this.sdcard = Files.createDirectories(dataDir.resolve("sdcard")).toAbsolutePath().normalize();
     }

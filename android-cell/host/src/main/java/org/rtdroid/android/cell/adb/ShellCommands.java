@@ -153,6 +153,11 @@ final class ShellCommands {
                 if (!args.isEmpty() && args.get(0).equals("activity")) {
                     return am(args.subList(1, args.size()));
                 }
+                if (args.size() == 2 && args.get(0).equals("control") && args.get(1).equals("token")
+                        && device.controlToken != null) {
+                    out.println(device.controlToken); // this client holds an authorised key
+                    return 0;
+                }
                 err.println("cmd: Can't find service: " + (args.isEmpty() ? "" : args.get(0)));
                 return 20;
             case "dumpsys":

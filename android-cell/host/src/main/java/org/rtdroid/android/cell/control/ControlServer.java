@@ -41,6 +41,8 @@ public final class ControlServer {
     private final CellActivityManager am;
     private final UiAutomation ui;
     private final Cell cell;
+    /** Null: every loopback client is served (no adb keys); else what each request must carry. */
+    private final byte[] token;
 
     /** What the control interface reports of the cell's life, and asks of it (the cell host). */
     public interface Cell {
@@ -58,16 +60,23 @@ public final class ControlServer {
         void requestStop(String why);
     }
 
-    private ControlServer(HttpServer http, CellActivityManager am, UiAutomation ui, Cell cell) {
+    private ControlServer(HttpServer http, CellActivityManager am, UiAutomation ui, Cell cell, String token) {
         this.http = http;
         this.am = am;
         this.ui = ui;
         this.cell = cell;
+        this.token = token == null ? null : ("Bearer " + token).getBytes(StandardCharsets.US_ASCII);
     }
 
-    public static ControlServer start(int port, CellActivityManager am, UiAutomation ui, Cell cell) throws IOException {
+    /**
+     * {@code token}: when not null, every request must carry {@code Authorization: Bearer TOKEN};
+     * the cell hands the token only to authorised adb clients ({@code adb shell cmd control
+     * token}), so the control port asks what adb asks: a key in the cell's authorised keys.
+     */
+    public static ControlServer start(int port, CellActivityManager am, UiAutomation ui, Cell cell, String token)
+            throws IOException {
         HttpServer http = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 16);
-        ControlServer s = new ControlServer(http, am, ui, cell);
+        ControlServer s = new ControlServer(http, am, ui, cell, token);
         http.createContext("/", s::handle);
         http.setExecutor(Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "cell-control");
@@ -76,6 +85,13 @@ public final class ControlServer {
         }));
         http.start();
         return s;
+    }
+
+    /** Requests refused for a missing or wrong token. */
+    private final java.util.concurrent.atomic.AtomicLong unauthorised = new java.util.concurrent.atomic.AtomicLong();
+
+    public long unauthorised() {
+        return unauthorised.get();
     }
 
     public int port() {
@@ -88,6 +104,14 @@ public final class ControlServer {
 
     private void handle(HttpExchange ex) throws IOException {
         try {
+            if (token != null) {
+                String auth = ex.getRequestHeaders().getFirst("Authorization");
+                if (auth == null || !java.security.MessageDigest.isEqual(token, auth.getBytes(StandardCharsets.US_ASCII))) {
+                    unauthorised.incrementAndGet();
+                    throw new CellException(401, "unauthorised: the control interface serves holders of an "
+                            + "authorised adb key; send 'Authorization: Bearer T' with T from `adb shell cmd control token`");
+                }
+            }
             route(ex);
         } catch (CellException e) {
             reply(ex, e.status, object("error", e.getMessage()));
