@@ -90,12 +90,12 @@ final class FlyweightGenerator {
         }
     }
 
-    private static String pathOf(String qualifiedClass) {
+    static String pathOf(String qualifiedClass) {
         return qualifiedClass.replace('.', '/') + ".java";
     }
 
     /** A runtime support class copied into the generated package. */
-    private static String runtime(String name, String pkg) {
+    static String runtime(String name, String pkg) {
         try (InputStream in = FlyweightGenerator.class.getClassLoader().getResourceAsStream(RUNTIME + name + ".java")) {
             if (in == null) {
                 throw new GeneratorException("runtime source " + name + " is missing from the plugin");
@@ -114,16 +114,35 @@ final class FlyweightGenerator {
     // ====================================================================== schema model
 
     enum Kind {
-        UINT64("long", "uint64"), INT64("long", "uint64"), UINT32("int", "uint32"), INT32("int", "int32"),
-        ENUM("int", "int32"), BOOL("boolean", "bool"), STRING(null, null), BYTES(null, null), MESSAGE(null, null);
+        UINT64("long", "uint64", 0, 10), INT64("long", "uint64", 0, 10), UINT32("int", "uint32", 0, 5),
+        INT32("int", "int32", 0, 10), ENUM("int", "int32", 0, 10), SINT32("int", "sint32", 0, 5),
+        SINT64("long", "sint64", 0, 10), BOOL("boolean", "bool", 0, 1),
+        FIXED32("int", "fixed32", 5, 4), SFIXED32("int", "fixed32", 5, 4), FLOAT("float", "float", 5, 4),
+        FIXED64("long", "fixed64", 1, 8), SFIXED64("long", "fixed64", 1, 8), DOUBLE("double", "double", 1, 8),
+        STRING(null, null, 2, 0), BYTES(null, null, 2, 0), MESSAGE(null, null, 2, 0);
 
         final String javaType;
         /** The ProtoWire size/write helper stem. */
         final String wire;
+        /** The protobuf wire type: 0 varint, 1 fixed64, 2 length-delimited, 5 fixed32. */
+        final int wireType;
+        /** The most bytes a scalar's value takes on the wire (a negative int32 is sign-extended to 10). */
+        final int maxValueBytes;
 
-        Kind(String javaType, String wire) {
+        Kind(String javaType, String wire, int wireType, int maxValueBytes) {
             this.javaType = javaType;
             this.wire = wire;
+            this.wireType = wireType;
+            this.maxValueBytes = maxValueBytes;
+        }
+
+        String wireTypeConst() {
+            switch (wireType) {
+                case 0: return "WT_VARINT";
+                case 1: return "WT_FIXED64";
+                case 5: return "WT_FIXED32";
+                default: return "WT_LEN";
+            }
         }
 
         boolean bounded() {
@@ -162,12 +181,8 @@ final class FlyweightGenerator {
             return Character.toUpperCase(camel.charAt(0)) + camel.substring(1);
         }
 
-        int wireType() {
-            return kind.scalar() ? 0 : 2;
-        }
-
         String tag() {
-            return "(" + number + " << 3) | " + (wireType() == 0 ? "WT_VARINT" : "WT_LEN");
+            return "(" + number + " << 3) | " + kind.wireTypeConst();
         }
     }
 
@@ -333,6 +348,14 @@ final class FlyweightGenerator {
                 case TYPE_UINT32: return Kind.UINT32;
                 case TYPE_INT32: return Kind.INT32;
                 case TYPE_ENUM: return Kind.ENUM;
+                case TYPE_SINT32: return Kind.SINT32;
+                case TYPE_SINT64: return Kind.SINT64;
+                case TYPE_FIXED32: return Kind.FIXED32;
+                case TYPE_SFIXED32: return Kind.SFIXED32;
+                case TYPE_FLOAT: return Kind.FLOAT;
+                case TYPE_FIXED64: return Kind.FIXED64;
+                case TYPE_SFIXED64: return Kind.SFIXED64;
+                case TYPE_DOUBLE: return Kind.DOUBLE;
                 case TYPE_BOOL: return Kind.BOOL;
                 case TYPE_STRING: return Kind.STRING;
                 case TYPE_BYTES: return Kind.BYTES;
@@ -496,15 +519,30 @@ final class FlyweightGenerator {
         private final String pkg;
         private final Msg root;
         private final String bounds;
+        /** Contract mode (an app's payloads): set instead of a root. */
+        private final ContractGenerator.Contract contract;
 
         ModelWriter(Schema schema, String pkg, Msg root, String bounds) {
             this.schema = schema;
             this.pkg = pkg;
             this.root = root;
             this.bounds = bounds;
+            this.contract = null;
+        }
+
+        /** An app contract: the outer class holds every message, its bounds and its channel. */
+        ModelWriter(Schema schema, ContractGenerator.Contract contract) {
+            this.schema = schema;
+            this.pkg = contract.pkg;
+            this.root = null;
+            this.bounds = contract.pkg + "." + contract.outer;
+            this.contract = contract;
         }
 
         String write() {
+            if (contract != null) {
+                return writeContract();
+            }
             line(header().strip()).line("package " + pkg + ";").line("");
             line("import " + bounds + ";").line("");
             line("/**");
@@ -529,6 +567,66 @@ final class FlyweightGenerator {
                     body(m, false);
                     close();
                 }
+            }
+            close();
+            return toString().replace("{\n\n", "{\n");
+        }
+
+        private String writeContract() {
+            ContractGenerator.Contract c = contract;
+            line(header().strip()).line("package " + pkg + ";").line("");
+            line("import " + c.runtimePkg + ".BoundedBytes;");
+            line("import " + c.runtimePkg + ".Payload;").line("");
+            line("/**");
+            line(" * The cross-context payloads of " + schema.protoName + " (an app contract, bridge/contracts), generated");
+            line(" * with their bounds from its .options file. Each payload message names the channel that carries");
+            line(" * it, its actions and its priority class, and encodes and decodes itself with {@link " + c.codec + "}:");
+            line(" * the same classes serve the RT cell (no allocation after start-up) and the Android cell.");
+            line(" * Create one message per sender or reader and reuse it.");
+            line(" */");
+            open("public final class " + c.outer);
+            open("private " + c.outer + "()").close();
+            for (Field f : schema.bounded) {
+                line("");
+                javadoc(f.comment);
+                line("public static final int " + f.boundConst + " = " + f.bound + ";");
+            }
+            for (EnumDescriptorProto e : schema.topEnums) {
+                enumConstants(e);
+            }
+            for (Msg m : schema.messages) {
+                ContractGenerator.Channel ch = c.channels.get(m);
+                line("");
+                javadoc(m.comment);
+                open("public static final class " + m.name + (ch == null ? "" : " implements Payload"));
+                if (ch != null) {
+                    javadoc("The cross-context channel that carries it (" + ch.directionText() + ").");
+                    line("public static final String CHANNEL = \"" + ch.name + "\";");
+                    for (String action : ch.actions) {
+                        line("public static final String " + ContractGenerator.actionConst(action) + " = \"" + action + "\";");
+                    }
+                    javadoc("The sender's priority class on the wire (0..99).");
+                    line("public static final int PRIORITY = " + ch.priority + ";");
+                }
+                javadoc("The most bytes one encoded " + m.name + " takes (every field at its widest).");
+                line("public static final int MAX_BYTES = " + c.maxBytes.get(m) + ";");
+                body(m, false);
+                if (ch != null) {
+                    line("");
+                    line("@Override");
+                    open("public String channel()").line("return CHANNEL;").close();
+                    line("");
+                    line("@Override");
+                    open("public int priority()").line("return PRIORITY;").close();
+                    line("");
+                    line("@Override");
+                    open("public int encode(byte[] dst, int off)").line("return " + c.codec + ".encode(this, dst, off);").close();
+                    line("");
+                    line("@Override");
+                    open("public int decode(byte[] src, int off, int len)")
+                            .line("return " + c.codec + ".decode(src, off, len, this);").close();
+                }
+                close();
             }
             close();
             return toString().replace("{\n\n", "{\n");
@@ -726,9 +824,11 @@ final class FlyweightGenerator {
                 String label = "\", " + f.name + "=\"";
                 switch (f.kind) {
                     case UINT64:
+                    case FIXED64:
                         line("sb.append(" + label + ").append(Long.toUnsignedString(this." + f.camel + "));");
                         break;
                     case UINT32:
+                    case FIXED32:
                         line("sb.append(" + label + ").append(Integer.toUnsignedString(this." + f.camel + "));");
                         break;
                     case MESSAGE:
@@ -756,6 +856,7 @@ final class FlyweightGenerator {
         private final Msg root;
         private final String codec;
         private final String bounds;
+        private final ContractGenerator.Contract contract;
 
         CodecWriter(Schema schema, String pkg, Msg root, String codec, String bounds) {
             this.schema = schema;
@@ -763,13 +864,78 @@ final class FlyweightGenerator {
             this.root = root;
             this.codec = codec;
             this.bounds = bounds;
+            this.contract = null;
+        }
+
+        /** An app contract's codec: public encode / encodedSize / decode for every payload message. */
+        CodecWriter(Schema schema, ContractGenerator.Contract contract) {
+            this.schema = schema;
+            this.pkg = contract.pkg;
+            this.root = null;
+            this.codec = contract.codec;
+            this.bounds = contract.pkg + "." + contract.outer;
+            this.contract = contract;
         }
 
         private String type(Msg m) {
+            if (root == null) {
+                return contract.outer + "." + m.name;
+            }
             return m == root ? root.name : root.name + "." + m.name;
         }
 
+        private String writeContract() {
+            String cap = "PayloadBounds.MAX_PAYLOAD_BYTES";
+            line(header().strip()).line("package " + pkg + ";").line("");
+            line("import " + contract.runtimePkg + ".PayloadBounds;");
+            line("import " + contract.runtimePkg + ".ProtoWire;").line("");
+            line("/**");
+            line(" * Codec of the payloads of {@link " + contract.outer + "} (" + schema.protoName + ") over byte arrays: no");
+            line(" * allocation, no reflection, output byte-identical to protobuf's canonical encoding. Decoding accepts");
+            line(" * what protobuf accepts from a well-behaved peer (unknown fields skipped: a newer peer may add");
+            line(" * fields) and refuses the rest with a negative code of {@link ProtoWire}.");
+            line(" */");
+            open("public final class " + codec + " extends ProtoWire");
+            open("private " + codec + "()").close();
+            for (Msg m : schema.messages) {
+                if (contract.channels.get(m) == null) {
+                    continue;
+                }
+                String t = type(m);
+                line("");
+                javadoc("Encodes {@code m} at {@code dst[off]}: the encoded length, or ERR_INVALID_UTF8 / ERR_DST_TOO_SMALL.");
+                open("public static int encode(" + t + " m, byte[] dst, int off)");
+                line("int size = sizeOf" + m.name + "(m);");
+                open("if (size < 0)").line("return size;").close();
+                open("if (off < 0 || off > dst.length - size)").line("return ERR_DST_TOO_SMALL;").close();
+                line("return write" + m.name + "(dst, off, m) - off;");
+                close();
+                line("");
+                javadoc("The encoded length of {@code m}, or ERR_INVALID_UTF8.");
+                open("public static int encodedSize(" + t + " m)").line("return sizeOf" + m.name + "(m);").close();
+                line("");
+                javadoc("Decodes {@code src[off, off+len)} into {@code into} (cleared first): OK or a negative code; after "
+                        + "an error {@code into} holds a partial value that must not be used.");
+                open("public static int decode(byte[] src, int off, int len, " + t + " into)");
+                line("into.clear();");
+                open("if (off < 0 || len < 0 || off > src.length - len)").line("return ERR_BAD_LENGTH;").close();
+                open("if (len > " + cap + ")").line("return ERR_OVERSIZE;").close();
+                line("return decode" + m.name + "(src, off, off + len, into);");
+                close();
+            }
+            for (Msg m : schema.messages) {
+                size(m);
+                write(m);
+                decode(m);
+            }
+            close();
+            return toString();
+        }
+
         String write() {
+            if (contract != null) {
+                return writeContract();
+            }
             String r = root.name;
             line(header().strip()).line("package " + pkg + ";").line("");
             line("/**");
@@ -875,6 +1041,32 @@ final class FlyweightGenerator {
             close();
         }
 
+        /** The ProtoWire reader that checks a scalar of this kind. */
+        private static String scalarEnd(Kind k) {
+            switch (k) {
+                case UINT32: case SINT32: return "uint32End";
+                case INT32: case ENUM: return "int32End";
+                case FIXED32: case SFIXED32: case FLOAT: return "fixed32End";
+                case FIXED64: case SFIXED64: case DOUBLE: return "fixed64End";
+                default: return "varintEnd";
+            }
+        }
+
+        /** The value of a scalar the reader accepted at {@code at}. */
+        private static String scalarValue(Kind k) {
+            switch (k) {
+                case BOOL: return "varintAt(b, at) != 0";
+                case UINT32: case INT32: case ENUM: return "(int) varintAt(b, at)";
+                case SINT32: return "zigzag32(varintAt(b, at))";
+                case SINT64: return "zigzag64(varintAt(b, at))";
+                case FIXED32: case SFIXED32: return "fixed32At(b, at)";
+                case FLOAT: return "Float.intBitsToFloat(fixed32At(b, at))";
+                case FIXED64: case SFIXED64: return "fixed64At(b, at)";
+                case DOUBLE: return "Double.longBitsToDouble(fixed64At(b, at))";
+                default: return "varintAt(b, at)";
+            }
+        }
+
         private void decode(Msg m) {
             line("");
             open("private static int decode" + m.name + "(byte[] b, int pos, int end, " + type(m) + " m)");
@@ -888,7 +1080,7 @@ final class FlyweightGenerator {
             open("switch ((int) (tag >>> 3))");
             for (Field f : m.byNumber) {
                 open("case " + f.number + ":");
-                line("pos = checkKnown(seen, 1 << " + f.bit + ", wt, " + (f.wireType() == 0 ? "WT_VARINT" : "WT_LEN") + ", pos);");
+                line("pos = checkKnown(seen, 1 << " + f.bit + ", wt, " + f.kind.wireTypeConst() + ", pos);");
                 open("if (pos < 0)").line("return pos;").close();
                 line("seen |= 1 << " + f.bit + ";");
                 switch (f.kind) {
@@ -916,13 +1108,8 @@ final class FlyweightGenerator {
                         break;
                     }
                     default: {
-                        String end = f.kind == Kind.UINT32 ? "uint32End" : f.kind.wire.equals("int32") ? "int32End" : "varintEnd";
-                        String value = "varintAt(b, at)";
-                        if (f.kind == Kind.BOOL) {
-                            value = value + " != 0";
-                        } else if (f.kind.javaType.equals("int")) {
-                            value = "(int) " + value;
-                        }
+                        String end = scalarEnd(f.kind);
+                        String value = scalarValue(f.kind);
                         line("int at = pos;");
                         line("pos = " + end + "(b, pos, end);");
                         open("if (pos < 0)").line("return pos;").close();

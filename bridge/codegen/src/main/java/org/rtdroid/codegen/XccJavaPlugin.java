@@ -4,7 +4,10 @@ import com.google.protobuf.DescriptorProtos.FileDescriptorProto;
 import com.google.protobuf.compiler.PluginProtos.CodeGeneratorRequest;
 import com.google.protobuf.compiler.PluginProtos.CodeGeneratorResponse;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -19,6 +22,13 @@ import java.util.Map;
  *   root=MESSAGE           codec: the top-level message (default: the file's first)
  *   codec=CLASS            codec: the codec's class name (default: ROOT + "Codec")
  *   max_frame_bytes=N      bounds: the cap of one encoded root message (required for bounds)
+ * </pre>
+ * or, for app contracts (every file of the request is one app's payloads, {@link ContractGenerator}):
+ * <pre>
+ *   emit=contract          the contracts, their codecs, the shared support classes, the channel table
+ *   options_dir=DIR        where each contract's NAME.options lies
+ *   runtime_package=PKG    the package of the shared support classes (ProtoWire, BoundedBytes, Payload)
+ *   max_payload_bytes=N    the wire's bound of one intent payload
  * </pre>
  * Launched by {@code bridge/codegen/protoc-gen-xccjava}.
  */
@@ -41,10 +51,20 @@ public final class XccJavaPlugin {
             for (FileDescriptorProto f : request.getProtoFileList()) {
                 byName.put(f.getName(), f);
             }
-            for (String name : request.getFileToGenerateList()) {
-                for (Map.Entry<String, String> file : FlyweightGenerator.generate(byName.get(name), params).entrySet()) {
-                    response.addFileBuilder().setName(file.getKey()).setContent(file.getValue());
+            Map<String, String> generated = new LinkedHashMap<>();
+            if ("contract".equals(params.get("emit"))) {
+                List<FileDescriptorProto> files = new ArrayList<>();
+                for (String name : request.getFileToGenerateList()) {
+                    files.add(byName.get(name));
                 }
+                generated.putAll(ContractGenerator.generate(files, params));
+            } else {
+                for (String name : request.getFileToGenerateList()) {
+                    generated.putAll(FlyweightGenerator.generate(byName.get(name), params));
+                }
+            }
+            for (Map.Entry<String, String> file : generated.entrySet()) {
+                response.addFileBuilder().setName(file.getKey()).setContent(file.getValue());
             }
         } catch (GeneratorException e) {
             return CodeGeneratorResponse.newBuilder().setError("protoc-gen-xccjava: " + e.getMessage()).build();

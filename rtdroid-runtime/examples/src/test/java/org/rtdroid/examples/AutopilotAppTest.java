@@ -6,17 +6,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.rtdroid.examples.autopilot.AutopilotProtocol.*;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.rtdroid.contract.autopilot.Autopilot;
+import org.rtdroid.contract.autopilot.Autopilot.SetMode;
+import org.rtdroid.contract.autopilot.AutopilotCodec;
 import org.rtdroid.examples.autopilot.AutopilotService;
 import org.rtdroid.examples.autopilot.FlightSimulatorService;
 import org.rtdroid.examples.autopilot.FlyByWireService;
@@ -109,10 +111,10 @@ class AutopilotAppTest {
     /** One POSITION record as published. */
     record Position(long fixes, int mode, int waypoint, float east, float north, float altitude, float distance) {
         static Position of(CrossContextIntent i) {
-            return new Position(i.payloadLong(POSITION_FIXES_OFFSET), i.payloadInt(POSITION_MODE_OFFSET),
-                    i.payloadInt(POSITION_WAYPOINT_OFFSET), i.payloadFloat(POSITION_EAST_OFFSET),
-                    i.payloadFloat(POSITION_NORTH_OFFSET), i.payloadFloat(POSITION_ALTITUDE_OFFSET),
-                    i.payloadFloat(POSITION_DISTANCE_OFFSET));
+            Autopilot.Position p = new Autopilot.Position();
+            int r = p.decode(i.payload(), 0, i.payloadLength());
+            assertEquals(AutopilotCodec.OK, r, AutopilotCodec.describe(r));
+            return new Position(p.fixes(), p.mode(), p.waypoint(), p.east(), p.north(), p.altitude(), p.distance());
         }
     }
 
@@ -124,7 +126,7 @@ class AutopilotAppTest {
         long end = System.nanoTime() + HANG_MS * 1_000_000L;
         while (System.nanoTime() < end) {
             while (host.crossContext().pollOutbound(out)) {
-                if (out.channelEquals(POSITION_CHANNEL) && out.actionEquals(ACTION_POSITION)) {
+                if (out.channelEquals(Autopilot.Position.CHANNEL) && out.actionEquals(Autopilot.Position.ACTION_POSITION)) {
                     Position p = Position.of(out);
                     track.add(p);
                     if (done.test(p)) {
@@ -139,8 +141,8 @@ class AutopilotAppTest {
     }
 
     private static byte[] setMode(int mode, float roll, float pitch, float throttle) {
-        return ByteBuffer.allocate(SET_MODE_BYTES).order(ByteOrder.LITTLE_ENDIAN)
-                .putInt(mode).putFloat(roll).putFloat(pitch).putFloat(throttle).array();
+        byte[] b = new byte[SetMode.MAX_BYTES];
+        return Arrays.copyOf(b, new SetMode().mode(mode).roll(roll).pitch(pitch).throttle(throttle).encode(b, 0));
     }
 
     @Test
@@ -181,15 +183,15 @@ class AutopilotAppTest {
         assertTrue(sim.steps() > 1000, "the simulator ran: " + sim.steps() + " steps");
 
         // The ground station: a request from a sender the channel does not allow never arrives ...
-        assertNotEquals(CrossContextEndpoint.DELIVERED, AppHarness.deliver(host, CONTROL_CHANNEL, ACTION_SET_MODE,
+        assertNotEquals(CrossContextEndpoint.DELIVERED, AppHarness.deliver(host, SetMode.CHANNEL, SetMode.ACTION_SET_MODE,
                 "org.evil", 1, setMode(MODE_MANUAL, 0, 0, 0)));
         // ... a malformed one is refused and counted, the mode stays ...
-        assertEquals(CrossContextEndpoint.DELIVERED, AppHarness.deliver(host, CONTROL_CHANNEL, ACTION_SET_MODE,
+        assertEquals(CrossContextEndpoint.DELIVERED, AppHarness.deliver(host, SetMode.CHANNEL, SetMode.ACTION_SET_MODE,
                 "org.rtdroid.autopilot.monitor", 2, setMode(9, 0, 0, 0)));
         AppHarness.await("the bad mode refused", HANG_MS, () -> autopilot.modeRequestsRefused() == 1);
         assertEquals(MODE_HOME, autopilot.mode());
         // ... and AUTO1 with the sticks centred flies wings level, nose level.
-        assertEquals(CrossContextEndpoint.DELIVERED, AppHarness.deliver(host, CONTROL_CHANNEL, ACTION_SET_MODE,
+        assertEquals(CrossContextEndpoint.DELIVERED, AppHarness.deliver(host, SetMode.CHANNEL, SetMode.ACTION_SET_MODE,
                 "org.rtdroid.autopilot.monitor", 3, setMode(MODE_AUTO1, 0, 0, 0.5f)));
         Position auto1 = awaitPosition("AUTO1", p -> p.mode() == MODE_AUTO1);
         assertEquals(-1, auto1.waypoint());

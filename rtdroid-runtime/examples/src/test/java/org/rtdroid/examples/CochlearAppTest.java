@@ -4,10 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.rtdroid.examples.cochlear.CochlearProtocol.*;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
+import java.util.Arrays;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.rtdroid.contract.cochlear.Cochlear.SetConfig;
+import org.rtdroid.contract.cochlear.Cochlear.Status;
+import org.rtdroid.contract.cochlear.CochlearCodec;
 import org.rtdroid.examples.cochlear.OutputReceiver;
 import org.rtdroid.examples.cochlear.ProcessingService;
 import org.rtdroid.examples.cochlear.RecordingService;
@@ -27,7 +29,16 @@ class CochlearAppTest {
     }
 
     private static byte[] config(int volume, int noiseReduction) {
-        return ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putInt(volume).putInt(noiseReduction).array();
+        byte[] b = new byte[SetConfig.MAX_BYTES];
+        return Arrays.copyOf(b, new SetConfig().volume(volume).noiseReduction(noiseReduction).encode(b, 0));
+    }
+
+    /** The Status an outbound intent carries (the contract's decoder; fails the test if it is not one). */
+    private static Status status(CrossContextIntent out) {
+        Status s = new Status();
+        int r = s.decode(out.payload(), 0, out.payloadLength());
+        assertEquals(CochlearCodec.OK, r, CochlearCodec.describe(r));
+        return s;
     }
 
     /** Polls outbound until an intent with that action (and correlation id, if not -1) arrives. */
@@ -56,39 +67,47 @@ class CochlearAppTest {
         assertEquals(0, output.violations(), "every processed block is bounded, finite and sane");
 
         // SET_CONFIG from the ConfigurationUI: applied, answered with CONFIG_ACK + status record.
-        assertEquals(CrossContextEndpoint.DELIVERED, AppHarness.deliver(host, CONFIG_CHANNEL, ACTION_SET_CONFIG,
+        assertEquals(CrossContextEndpoint.DELIVERED, AppHarness.deliver(host, SetConfig.CHANNEL, SetConfig.ACTION_SET_CONFIG,
                 "org.rtdroid.cochlear.ui", 4242, config(80, 1)));
-        CrossContextIntent ack = awaitOutbound(ACTION_CONFIG_ACK, 4242);
-        assertTrue(ack.channelEquals(STATUS_CHANNEL));
-        assertEquals(STATUS_BYTES, ack.payloadLength());
-        assertEquals(80, ack.payloadInt(STATUS_VOLUME_OFFSET));
-        assertEquals(1, ack.payloadInt(STATUS_NOISE_REDUCTION_OFFSET));
+        CrossContextIntent ack = awaitOutbound(Status.ACTION_CONFIG_ACK, 4242);
+        assertTrue(ack.channelEquals(Status.CHANNEL));
+        assertTrue(ack.payloadLength() <= Status.MAX_BYTES, "a Status: " + ack.payloadLength() + " bytes");
+        Status acked = status(ack);
+        assertEquals(80, acked.volume());
+        assertEquals(1, acked.noiseReduction());
         // The task's own release count: under load the runtime skips releases while the service
         // catches up on waiting blocks, so it may trail the 50 checked blocks; it has begun.
-        assertTrue(ack.payloadLong(STATUS_RELEASES_OFFSET) >= 1, "releases " + ack.payloadLong(STATUS_RELEASES_OFFSET));
-        float in = ack.payloadFloat(STATUS_INPUT_DBFS_OFFSET);
+        assertTrue(acked.releases() >= 1, "releases " + acked.releases());
+        float in = acked.inputRmsDbfs();
         assertTrue(in > -120f && in <= 0f, "input level " + in);
         assertTrue(ack.rtReceiveNanos() > 0);
 
         // Out-of-range values are refused (the ACK shows the unchanged configuration).
-        AppHarness.deliver(host, CONFIG_CHANNEL, ACTION_SET_CONFIG, "org.rtdroid.cochlear.ui", 4243, config(150, 1));
-        CrossContextIntent refused = awaitOutbound(ACTION_CONFIG_ACK, 4243);
-        assertEquals(80, refused.payloadInt(STATUS_VOLUME_OFFSET));
+        AppHarness.deliver(host, SetConfig.CHANNEL, SetConfig.ACTION_SET_CONFIG, "org.rtdroid.cochlear.ui", 4243,
+                config(150, 1));
+        CrossContextIntent refused = awaitOutbound(Status.ACTION_CONFIG_ACK, 4243);
+        assertEquals(80, status(refused).volume());
         assertEquals(1, processing.configsRefused());
+        // A payload that is not a SetConfig is refused too (the ACK still answers it).
+        AppHarness.deliver(host, SetConfig.CHANNEL, SetConfig.ACTION_SET_CONFIG, "org.rtdroid.cochlear.ui", 4245,
+                new byte[] {(byte) 0x80});
+        assertEquals(80, status(awaitOutbound(Status.ACTION_CONFIG_ACK, 4245)).volume());
+        assertEquals(2, processing.configsRefused());
         // A sender the manifest does not allow never reaches the service.
         assertEquals(CrossContextEndpoint.SENDER_NOT_ALLOWED,
-                AppHarness.deliver(host, CONFIG_CHANNEL, ACTION_SET_CONFIG, "org.evil", 1, config(0, 0)));
+                AppHarness.deliver(host, SetConfig.CHANNEL, SetConfig.ACTION_SET_CONFIG, "org.evil", 1, config(0, 0)));
 
         // STATUS every 25 releases, with increasing release counts.
-        CrossContextIntent s1 = awaitOutbound(ACTION_STATUS, -1);
-        long r1 = s1.payloadLong(STATUS_RELEASES_OFFSET);
+        CrossContextIntent s1 = awaitOutbound(Status.ACTION_STATUS, -1);
+        long r1 = status(s1).releases();
         assertEquals(0, r1 % STATUS_EVERY_RELEASES, "STATUS on every 25th release");
-        CrossContextIntent s2 = awaitOutbound(ACTION_STATUS, -1);
-        assertEquals(r1 + STATUS_EVERY_RELEASES, s2.payloadLong(STATUS_RELEASES_OFFSET));
+        CrossContextIntent s2 = awaitOutbound(Status.ACTION_STATUS, -1);
+        assertEquals(r1 + STATUS_EVERY_RELEASES, status(s2).releases());
 
         // Volume 0 really silences the output: the DSP uses the configuration.
-        AppHarness.deliver(host, CONFIG_CHANNEL, ACTION_SET_CONFIG, "org.rtdroid.cochlear.ui", 4244, config(0, 0));
-        awaitOutbound(ACTION_CONFIG_ACK, 4244);
+        AppHarness.deliver(host, SetConfig.CHANNEL, SetConfig.ACTION_SET_CONFIG, "org.rtdroid.cochlear.ui", 4244,
+                config(0, 0));
+        awaitOutbound(Status.ACTION_CONFIG_ACK, 4244);
         long seen = output.checked();
         AppHarness.await("blocks at volume 0", 60_000, () -> output.checked() > seen + 5);
         assertEquals(MIN_DBFS, output.lastOutputDbfs(), 0.0f);

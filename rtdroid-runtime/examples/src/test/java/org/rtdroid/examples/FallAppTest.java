@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.rtdroid.contract.fall.Fall;
 import org.rtdroid.examples.fall.FallDetectionService;
-import org.rtdroid.examples.fall.FallProtocol;
 import org.rtdroid.runtime.boot.DeployedApp;
 import org.rtdroid.runtime.boot.RuntimeHost;
 import org.rtdroid.runtime.sensor.Sensor;
@@ -29,7 +29,7 @@ class FallAppTest {
     void deploysAndListensOnTheAccelerometer() throws Exception {
         DeployedApp app = AppHarness.deploy(host, "fall");
         assertNotNull(app.component(FallDetectionService.class.getName()));
-        assertNotNull(app.crossContextPublisher(FallProtocol.ALERT_CHANNEL));
+        assertNotNull(app.crossContextPublisher(Fall.Alert.CHANNEL));
         assertEquals(1, app.sensorService().listeners(Sensor.TYPE_ACCELEROMETER));
         assertEquals(0, app.sensorService().listeners(Sensor.TYPE_GYROSCOPE));
         host.undeploy(app.name());

@@ -13,7 +13,7 @@ public final class BoundedBytes {
     private final boolean utf8;
     private int length;
 
-    BoundedBytes(int capacity, boolean utf8) {
+    public BoundedBytes(int capacity, boolean utf8) {
         this.array = new byte[capacity];
         this.utf8 = utf8;
     }

@@ -34,12 +34,12 @@ public class ProtoWire {
     /** The encoding is longer than a slot of this region carries (slot_bytes − 16); from ProducerRing.offerFrame. */
     public static final int ERR_FRAME_TOO_LONG = -12;
 
-    static final int WT_VARINT = 0;
-    static final int WT_FIXED64 = 1;
-    static final int WT_LEN = 2;
-    static final int WT_FIXED32 = 5;
+    protected static final int WT_VARINT = 0;
+    protected static final int WT_FIXED64 = 1;
+    protected static final int WT_LEN = 2;
+    protected static final int WT_FIXED32 = 5;
 
-    ProtoWire() {
+    protected ProtoWire() {
     }
 
     /** A constant description of a result code. */
@@ -52,7 +52,7 @@ public class ProtoWire {
             case ERR_BAD_TAG: return "invalid tag: field number 0, over 32 bits or 5 bytes, a group or wire type 6/7";
             case ERR_WRONG_WIRE_TYPE: return "a known field has the wrong wire type";
             case ERR_DUPLICATE_FIELD: return "a known field appears twice, or two body members are present";
-            case ERR_OVER_BOUND: return "a string, bytes, uint32 or int32 value is over its bound (xcc.options)";
+            case ERR_OVER_BOUND: return "a string, bytes, uint32 or int32 value is over its bound (the schema's .options file)";
             case ERR_INVALID_UTF8: return "a string field is not valid UTF-8 or contains U+0000";
             case ERR_NO_BODY: return "no body: none of __BODY_MEMBERS__ (unknown frame kind)";
             case ERR_BAD_LENGTH: return "offset/length outside the buffer";
@@ -84,40 +84,68 @@ public class ProtoWire {
 
     // ================================================================== sizes (tag: (field << 3) | wire type)
 
-    static int varintSize(long v) {
+    protected static int varintSize(long v) {
         return 1 + (63 - Long.numberOfLeadingZeros(v | 1)) / 7;
     }
 
-    static int uint64Size(int tag, long v) {
+    protected static int uint64Size(int tag, long v) {
         return v == 0 ? 0 : varintSize(tag) + varintSize(v);
     }
 
-    static int uint32Size(int tag, int v) {
+    protected static int uint32Size(int tag, int v) {
         return uint64Size(tag, Integer.toUnsignedLong(v));
     }
 
     /** int32 and enums: a negative value is sign-extended to 10 bytes. */
-    static int int32Size(int tag, int v) {
+    protected static int int32Size(int tag, int v) {
         return uint64Size(tag, v);
     }
 
-    static int boolSize(int tag, boolean v) {
+    protected static int boolSize(int tag, boolean v) {
         return v ? varintSize(tag) + 1 : 0;
     }
 
-    static int bytesSize(int tag, BoundedBytes f) {
+    /** sint32: zigzag, so small negatives stay short (at most 5 bytes). */
+    protected static int sint32Size(int tag, int v) {
+        return uint64Size(tag, Integer.toUnsignedLong((v << 1) ^ (v >> 31)));
+    }
+
+    /** sint64: zigzag (at most 10 bytes). */
+    protected static int sint64Size(int tag, long v) {
+        return uint64Size(tag, (v << 1) ^ (v >> 63));
+    }
+
+    /** fixed32, sfixed32 and float (by its raw bits: -0.0f is written, as protobuf does). */
+    protected static int fixed32Size(int tag, int bits) {
+        return bits == 0 ? 0 : varintSize(tag) + 4;
+    }
+
+    protected static int floatSize(int tag, float v) {
+        return fixed32Size(tag, Float.floatToRawIntBits(v));
+    }
+
+    /** fixed64, sfixed64 and double (by its raw bits). */
+    protected static int fixed64Size(int tag, long bits) {
+        return bits == 0 ? 0 : varintSize(tag) + 8;
+    }
+
+    protected static int doubleSize(int tag, double v) {
+        return fixed64Size(tag, Double.doubleToRawLongBits(v));
+    }
+
+    protected static int bytesSize(int tag, BoundedBytes f) {
         int n = f.length();
         return n == 0 ? 0 : varintSize(tag) + varintSize(n) + n;
     }
 
     /** A present sub-message of {@code n} bytes (always written, even empty). */
-    static int messageSize(int tag, int n) {
+    protected static int messageSize(int tag, int n) {
         return varintSize(tag) + varintSize(n) + n;
     }
 
     // ================================================================== writers (the caller sized the buffer)
 
-    static int writeVarint(byte[] b, int pos, long v) {
+    protected static int writeVarint(byte[] b, int pos, long v) {
         while ((v & ~0x7FL) != 0) {
             b[pos++] = (byte) ((v & 0x7F) | 0x80);
             v >>>= 7;
@@ -126,7 +154,7 @@ public class ProtoWire {
         return pos;
     }
 
-    static int writeUint64(byte[] b, int pos, int tag, long v) {
+    protected static int writeUint64(byte[] b, int pos, int tag, long v) {
         if (v == 0) {
             return pos;
         }
@@ -134,19 +162,58 @@ public class ProtoWire {
         return writeVarint(b, pos, v);
     }
 
-    static int writeUint32(byte[] b, int pos, int tag, int v) {
+    protected static int writeUint32(byte[] b, int pos, int tag, int v) {
         return writeUint64(b, pos, tag, Integer.toUnsignedLong(v));
     }
 
-    static int writeInt32(byte[] b, int pos, int tag, int v) {
+    protected static int writeInt32(byte[] b, int pos, int tag, int v) {
         return writeUint64(b, pos, tag, v);
     }
 
-    static int writeBool(byte[] b, int pos, int tag, boolean v) {
+    protected static int writeBool(byte[] b, int pos, int tag, boolean v) {
         return writeUint64(b, pos, tag, v ? 1 : 0);
     }
 
-    static int writeBytes(byte[] b, int pos, int tag, BoundedBytes f) {
+    protected static int writeSint32(byte[] b, int pos, int tag, int v) {
+        return writeUint64(b, pos, tag, Integer.toUnsignedLong((v << 1) ^ (v >> 31)));
+    }
+
+    protected static int writeSint64(byte[] b, int pos, int tag, long v) {
+        return writeUint64(b, pos, tag, (v << 1) ^ (v >> 63));
+    }
+
+    protected static int writeFixed32(byte[] b, int pos, int tag, int bits) {
+        if (bits == 0) {
+            return pos;
+        }
+        pos = writeVarint(b, pos, tag);
+        b[pos] = (byte) bits;
+        b[pos + 1] = (byte) (bits >>> 8);
+        b[pos + 2] = (byte) (bits >>> 16);
+        b[pos + 3] = (byte) (bits >>> 24);
+        return pos + 4;
+    }
+
+    protected static int writeFloat(byte[] b, int pos, int tag, float v) {
+        return writeFixed32(b, pos, tag, Float.floatToRawIntBits(v));
+    }
+
+    protected static int writeFixed64(byte[] b, int pos, int tag, long bits) {
+        if (bits == 0) {
+            return pos;
+        }
+        pos = writeVarint(b, pos, tag);
+        for (int i = 0; i < 8; i++) {
+            b[pos + i] = (byte) (bits >>> (8 * i));
+        }
+        return pos + 8;
+    }
+
+    protected static int writeDouble(byte[] b, int pos, int tag, double v) {
+        return writeFixed64(b, pos, tag, Double.doubleToRawLongBits(v));
+    }
+
+    protected static int writeBytes(byte[] b, int pos, int tag, BoundedBytes f) {
         int n = f.length();
         if (n == 0) {
             return pos;
@@ -158,7 +225,7 @@ public class ProtoWire {
     }
 
     /** The tag and length prefix of a sub-message of {@code n} bytes. */
-    static int writeMessageHeader(byte[] b, int pos, int tag, int n) {
+    protected static int writeMessageHeader(byte[] b, int pos, int tag, int n) {
         pos = writeVarint(b, pos, tag);
         return writeVarint(b, pos, n);
     }
@@ -166,7 +233,7 @@ public class ProtoWire {
     // ================================================================== readers
 
     /** The position after the varint at {@code pos}, or ERR_TRUNCATED / ERR_BAD_VARINT. */
-    static int varintEnd(byte[] b, int pos, int end) {
+    protected static int varintEnd(byte[] b, int pos, int end) {
         for (int i = 0; i < 10; i++) {
             if (pos >= end) {
                 return ERR_TRUNCATED;
@@ -183,7 +250,7 @@ public class ProtoWire {
     }
 
     /** The value of a varint {@link #varintEnd} accepted. */
-    static long varintAt(byte[] b, int pos) {
+    protected static long varintAt(byte[] b, int pos) {
         long result = 0;
         for (int shift = 0; ; shift += 7) {
             int x = b[pos++];
@@ -198,7 +265,7 @@ public class ProtoWire {
      * A tag: at most 5 bytes (a varint32, as official protobuf reads it: vector bad_tag_6_bytes),
      * field number ≥ 1, below 2^32, wire type 0, 1, 2 or 5.
      */
-    static int tagEnd(byte[] b, int pos, int end) {
+    protected static int tagEnd(byte[] b, int pos, int end) {
         int next = varintEnd(b, pos, end);
         if (next < 0) {
             return next;
@@ -213,7 +280,7 @@ public class ProtoWire {
     }
 
     /** A uint32 field: a varint below 2^32. */
-    static int uint32End(byte[] b, int pos, int end) {
+    protected static int uint32End(byte[] b, int pos, int end) {
         int next = varintEnd(b, pos, end);
         if (next >= 0 && (varintAt(b, pos) >>> 32) != 0) {
             return ERR_OVER_BOUND;
@@ -222,7 +289,7 @@ public class ProtoWire {
     }
 
     /** An int32 or enum field: a varint whose 64-bit value is in the int32 range (negatives sign-extended). */
-    static int int32End(byte[] b, int pos, int end) {
+    protected static int int32End(byte[] b, int pos, int end) {
         int next = varintEnd(b, pos, end);
         if (next >= 0) {
             long v = varintAt(b, pos);
@@ -233,8 +300,39 @@ public class ProtoWire {
         return next;
     }
 
+    /** A fixed32, sfixed32 or float field: four bytes before {@code end}. */
+    protected static int fixed32End(byte[] b, int pos, int end) {
+        return end - pos >= 4 ? pos + 4 : ERR_TRUNCATED;
+    }
+
+    /** A fixed64, sfixed64 or double field: eight bytes before {@code end}. */
+    protected static int fixed64End(byte[] b, int pos, int end) {
+        return end - pos >= 8 ? pos + 8 : ERR_TRUNCATED;
+    }
+
+    /** The little-endian value {@link #fixed32End} accepted. */
+    protected static int fixed32At(byte[] b, int pos) {
+        return (b[pos] & 0xFF) | (b[pos + 1] & 0xFF) << 8 | (b[pos + 2] & 0xFF) << 16 | (b[pos + 3] & 0xFF) << 24;
+    }
+
+    /** The little-endian value {@link #fixed64End} accepted. */
+    protected static long fixed64At(byte[] b, int pos) {
+        return (fixed32At(b, pos) & 0xFFFFFFFFL) | (long) fixed32At(b, pos + 4) << 32;
+    }
+
+    /** A sint32's value from its (uint32-checked) varint. */
+    protected static int zigzag32(long v) {
+        int n = (int) v;
+        return (n >>> 1) ^ -(n & 1);
+    }
+
+    /** A sint64's value from its varint. */
+    protected static long zigzag64(long v) {
+        return (v >>> 1) ^ -(v & 1);
+    }
+
     /** A length prefix whose length fits before {@code end}; the position after the prefix. */
-    static int lengthEnd(byte[] b, int pos, int end) {
+    protected static int lengthEnd(byte[] b, int pos, int end) {
         int next = varintEnd(b, pos, end);
         if (next < 0) {
             return next;
@@ -247,7 +345,7 @@ public class ProtoWire {
     }
 
     /** Wire type and duplicate check of a known field ({@code bit} in {@code seen}); {@code pos} or an error. */
-    static int checkKnown(int seen, int bit, int wt, int expectedWt, int pos) {
+    protected static int checkKnown(int seen, int bit, int wt, int expectedWt, int pos) {
         if (wt != expectedWt) {
             return ERR_WRONG_WIRE_TYPE;
         }
@@ -257,12 +355,12 @@ public class ProtoWire {
         return pos;
     }
 
-    static int readString(byte[] b, int pos, int end, BoundedBytes dst) {
+    protected static int readString(byte[] b, int pos, int end, BoundedBytes dst) {
         int next = readBytes(b, pos, end, dst);
         return next >= 0 && !validUtf8(dst) ? ERR_INVALID_UTF8 : next;
     }
 
-    static int readBytes(byte[] b, int pos, int end, BoundedBytes dst) {
+    protected static int readBytes(byte[] b, int pos, int end, BoundedBytes dst) {
         int at = lengthEnd(b, pos, end);
         if (at < 0) {
             return at;
@@ -276,7 +374,7 @@ public class ProtoWire {
     }
 
     /** Skips an unknown field of wire type {@code wt} (tagEnd let only 0, 1, 2, 5 through). */
-    static int skipField(byte[] b, int pos, int end, int wt) {
+    protected static int skipField(byte[] b, int pos, int end, int wt) {
         switch (wt) {
             case WT_VARINT:
                 return varintEnd(b, pos, end);
@@ -293,7 +391,7 @@ public class ProtoWire {
 
     // ================================================================== UTF-8
 
-    static boolean validUtf8(BoundedBytes f) {
+    protected static boolean validUtf8(BoundedBytes f) {
         return validUtf8(f.array(), 0, f.length());
     }
 

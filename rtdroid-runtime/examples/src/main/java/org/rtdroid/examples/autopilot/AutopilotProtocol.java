@@ -1,8 +1,11 @@
 package org.rtdroid.examples.autopilot;
 
+import org.rtdroid.contract.autopilot.Autopilot;
+
 /**
- * The autopilot app's channels, actions, modes and record layouts (little-endian; the
- * cross-context ones in bridge/docs/protocols.md).
+ * The autopilot app's RT-internal channels, actions and record layouts (little-endian), and its
+ * modes. What crosses to the Android cell (POSITION out, SET_MODE in, the modes) is the app's
+ * contract, {@code bridge/contracts/autopilot.proto} ({@link Autopilot}).
  *
  * <pre>
  *   AutopilotService ──autopilot.commands──▶ FlyByWireService ──autopilot.servos──▶ FlightSimulatorService
@@ -19,28 +22,22 @@ public final class AutopilotProtocol {
     public static final String FBW_STATUS_CHANNEL = "autopilot.fbw-status";
     public static final String SERVOS_CHANNEL = "autopilot.servos";
     public static final String GPS_CHANNEL = "autopilot.gps";
-    public static final String POSITION_CHANNEL = "autopilot.position";
-    public static final String CONTROL_CHANNEL = "autopilot.control";
 
     public static final String ACTION_COMMAND = "org.rtdroid.autopilot.COMMAND";
     public static final String ACTION_FBW_STATUS = "org.rtdroid.autopilot.FBW_STATUS";
     public static final String ACTION_SERVOS = "org.rtdroid.autopilot.SERVOS";
     public static final String ACTION_GPS = "org.rtdroid.autopilot.GPS";
-    public static final String ACTION_POSITION = "org.rtdroid.autopilot.POSITION";
-    public static final String ACTION_SET_MODE = "org.rtdroid.autopilot.SET_MODE";
     public static final String SENDER = "rtdroid.autopilot";
-    /** The position record's priority class on the wire (0..99): below the fall alert's. */
-    public static final int POSITION_PRIORITY = 60;
 
-    // Modes (Paparazzi's, which jPapaBench mirrors).
+    // Modes (Paparazzi's, which jPapaBench mirrors): the contract's enum Mode.
     /** The pilot's sticks drive the servos directly (the fly-by-wire passes them through). */
-    public static final int MODE_MANUAL = 0;
+    public static final int MODE_MANUAL = Autopilot.MODE_MANUAL;
     /** Stabilised: the sticks set roll and pitch angles, the fly-by-wire holds them. */
-    public static final int MODE_AUTO1 = 1;
+    public static final int MODE_AUTO1 = Autopilot.MODE_AUTO1;
     /** Autonomous: the autopilot flies the flight plan's waypoints at their altitudes. */
-    public static final int MODE_AUTO2 = 2;
+    public static final int MODE_AUTO2 = Autopilot.MODE_AUTO2;
     /** Return to the home waypoint and circle it (also where AUTO2 ends after the last waypoint). */
-    public static final int MODE_HOME = 3;
+    public static final int MODE_HOME = Autopilot.MODE_HOME;
 
     /** "MANUAL", "AUTO1", "AUTO2", "HOME", or null for another value. */
     public static String modeName(int mode) {
@@ -94,30 +91,4 @@ public final class AutopilotProtocol {
     public static final int GPS_COURSE_OFFSET = 12;
     public static final int GPS_SPEED_OFFSET = 16;
     public static final int GPS_CLIMB_OFFSET = 20;
-
-    /**
-     * POSITION record (autopilot → Android, every 250 ms, 40 bytes): i64 fixes (GPS fixes
-     * navigated so far), i32 mode, i32 waypoint (index of the target in the flight plan; -1 home),
-     * f32 east, f32 north, f32 altitude, f32 course, f32 speed, f32 distance to the target (m).
-     */
-    public static final int POSITION_BYTES = 40;
-    public static final int POSITION_FIXES_OFFSET = 0;
-    public static final int POSITION_MODE_OFFSET = 8;
-    public static final int POSITION_WAYPOINT_OFFSET = 12;
-    public static final int POSITION_EAST_OFFSET = 16;
-    public static final int POSITION_NORTH_OFFSET = 20;
-    public static final int POSITION_ALTITUDE_OFFSET = 24;
-    public static final int POSITION_COURSE_OFFSET = 28;
-    public static final int POSITION_SPEED_OFFSET = 32;
-    public static final int POSITION_DISTANCE_OFFSET = 36;
-
-    /**
-     * SET_MODE (Android or tools → autopilot): i32 mode, f32 roll stick, f32 pitch stick (-1..1),
-     * f32 throttle stick (0..1): the ground station's radio. Anything else is refused and counted.
-     */
-    public static final int SET_MODE_BYTES = 16;
-    public static final int SET_MODE_MODE_OFFSET = 0;
-    public static final int SET_MODE_ROLL_OFFSET = 4;
-    public static final int SET_MODE_PITCH_OFFSET = 8;
-    public static final int SET_MODE_THROTTLE_OFFSET = 12;
 }

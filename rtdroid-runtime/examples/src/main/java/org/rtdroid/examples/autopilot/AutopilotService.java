@@ -2,6 +2,9 @@ package org.rtdroid.examples.autopilot;
 
 import static org.rtdroid.examples.autopilot.AutopilotProtocol.*;
 
+import org.rtdroid.contract.autopilot.Autopilot.Position;
+import org.rtdroid.contract.autopilot.Autopilot.SetMode;
+import org.rtdroid.contract.autopilot.AutopilotCodec;
 import org.rtdroid.runtime.channel.MessageChannel;
 import org.rtdroid.runtime.channel.MessageClosure;
 import org.rtdroid.runtime.channel.MessagePublisher;
@@ -49,8 +52,8 @@ public final class AutopilotService extends RealtimeService {
         commands = messagePublisher(COMMANDS_CHANNEL);
         fbwStatus = messageChannel(FBW_STATUS_CHANNEL);
         gps = messageChannel(GPS_CHANNEL);
-        control = messageChannel(CONTROL_CHANNEL);
-        position = crossContextPublisher(POSITION_CHANNEL);
+        control = messageChannel(SetMode.CHANNEL);
+        position = crossContextPublisher(Position.CHANNEL);
     }
 
     @Override
@@ -59,16 +62,18 @@ public final class AutopilotService extends RealtimeService {
     }
 
     private final class Control extends PeriodicTask implements MessageClosure, CrossContextClosure {
-        private final RealtimeIntent request = new RealtimeIntent(CONTROL_CHANNEL, SET_MODE_BYTES);
+        private final RealtimeIntent request = new RealtimeIntent(SetMode.CHANNEL, SetMode.MAX_BYTES);
+        private final SetMode setMode = new SetMode();
+        private final Position record = new Position();
         private final RealtimeIntent status = new RealtimeIntent(FBW_STATUS_CHANNEL, FBW_STATUS_BYTES);
         private final RealtimeIntent fix = new RealtimeIntent(GPS_CHANNEL, GPS_BYTES);
 
         @Override
         public void onRelease() {
             for (int i = 0; i < 4 && control.receive(request); i++) {
-                boolean ok = request.hasAction(ACTION_SET_MODE) && request.payloadLength() == SET_MODE_BYTES
-                        && navigator.setMode(request.getInt(SET_MODE_MODE_OFFSET), request.getFloat(SET_MODE_ROLL_OFFSET),
-                                request.getFloat(SET_MODE_PITCH_OFFSET), request.getFloat(SET_MODE_THROTTLE_OFFSET));
+                boolean ok = request.hasAction(SetMode.ACTION_SET_MODE)
+                        && setMode.decode(request.payload(), 0, request.payloadLength()) == AutopilotCodec.OK
+                        && navigator.setMode(setMode.mode(), setMode.roll(), setMode.pitch(), setMode.throttle());
                 if (!ok) {
                     modeRequestsRefused++;
                 }
@@ -107,22 +112,17 @@ public final class AutopilotService extends RealtimeService {
             m.setPayloadLength(COMMAND_BYTES);
         }
 
-        /** Fills the POSITION record. */
+        /** Fills the POSITION (the app's contract, bridge/contracts/autopilot.proto). */
         @Override
         public void genMsg(CrossContextIntent out) {
-            out.setAction(ACTION_POSITION);
+            out.setAction(Position.ACTION_POSITION);
             out.setSender(SENDER);
-            out.setSenderPriority(POSITION_PRIORITY);
-            out.putPayloadLong(POSITION_FIXES_OFFSET, navigator.fixes());
-            out.putPayloadInt(POSITION_MODE_OFFSET, navigator.mode());
-            out.putPayloadInt(POSITION_WAYPOINT_OFFSET, navigator.waypoint());
-            out.putPayloadFloat(POSITION_EAST_OFFSET, (float) navigator.east());
-            out.putPayloadFloat(POSITION_NORTH_OFFSET, (float) navigator.north());
-            out.putPayloadFloat(POSITION_ALTITUDE_OFFSET, (float) navigator.altitude());
-            out.putPayloadFloat(POSITION_COURSE_OFFSET, (float) navigator.course());
-            out.putPayloadFloat(POSITION_SPEED_OFFSET, (float) navigator.speed());
-            out.putPayloadFloat(POSITION_DISTANCE_OFFSET, (float) navigator.distanceToTarget());
-            out.setPayloadLength(POSITION_BYTES);
+            out.setSenderPriority(Position.PRIORITY);
+            record.clear().fixes(navigator.fixes()).mode(navigator.mode()).waypoint(navigator.waypoint())
+                    .east((float) navigator.east()).north((float) navigator.north())
+                    .altitude((float) navigator.altitude()).course((float) navigator.course())
+                    .speed((float) navigator.speed()).distance((float) navigator.distanceToTarget());
+            out.setPayloadLength(record.encode(out.payload(), 0)); // at most Position.MAX_BYTES (58): cannot fail
         }
     }
 
@@ -131,7 +131,7 @@ public final class AutopilotService extends RealtimeService {
     public long fixes() { return navigator.fixes(); }
     /** Whether the fly-by-wire's last status said it lost the autopilot's commands. */
     public boolean fbwFailsafe() { return fbwFailsafe; }
-    /** SET_MODE requests refused (wrong action, size, mode or stick range). */
+    /** SET_MODE requests refused (wrong action, not a SetMode, mode or stick out of range). */
     public long modeRequestsRefused() { return modeRequestsRefused; }
     /** Commands or position records the channels refused (full). */
     public long refused() { return refused; }

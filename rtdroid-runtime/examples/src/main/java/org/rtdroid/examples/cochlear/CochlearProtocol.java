@@ -1,8 +1,9 @@
 package org.rtdroid.examples.cochlear;
 
 /**
- * Constants shared by the cochlear components: channel names, actions, and the payload layouts of
- * {@code bridge/docs/protocols.md} (little-endian) and of the RT-internal channels.
+ * Constants shared by the cochlear components: the RT-internal channels and their layouts
+ * (little-endian). What crosses to the Android cell is the app's contract,
+ * {@code bridge/contracts/cochlear.proto} ({@code org.rtdroid.contract.cochlear.Cochlear}).
  */
 public final class CochlearProtocol {
     private CochlearProtocol() {}
@@ -14,31 +15,10 @@ public final class CochlearProtocol {
 
     public static final String AUDIO_CHANNEL = "cochlear.audio";
     public static final String OUTPUT_CHANNEL = "cochlear.output";
-    public static final String CONFIG_CHANNEL = "cochlear.config";
-    public static final String STATUS_CHANNEL = "cochlear.status";
-
-    public static final String ACTION_SET_CONFIG = "org.rtdroid.cochlear.SET_CONFIG";
-    public static final String ACTION_CONFIG_ACK = "org.rtdroid.cochlear.CONFIG_ACK";
-    public static final String ACTION_STATUS = "org.rtdroid.cochlear.STATUS";
     public static final String ACTION_OUTPUT = "org.rtdroid.cochlear.OUTPUT";
+    /** The sender name of the app's cross-context intents. */
+    public static final String SENDER = "rtdroid.cochlear";
 
-    /** SET_CONFIG payload: i32 volume (0..100), i32 noise_reduction (0 or 1). */
-    public static final int CONFIG_BYTES = 8;
-    public static final int CONFIG_VOLUME_OFFSET = 0;
-    public static final int CONFIG_NOISE_REDUCTION_OFFSET = 4;
-
-    /**
-     * Status record (40 bytes): u64 releases, u64 deadline_misses, u64 worst_lateness_nanos,
-     * i32 volume, i32 noise_reduction, f32 input_rms_dbfs, f32 output_rms_dbfs.
-     */
-    public static final int STATUS_BYTES = 40;
-    public static final int STATUS_RELEASES_OFFSET = 0;
-    public static final int STATUS_DEADLINE_MISSES_OFFSET = 8;
-    public static final int STATUS_WORST_LATENESS_OFFSET = 16;
-    public static final int STATUS_VOLUME_OFFSET = 24;
-    public static final int STATUS_NOISE_REDUCTION_OFFSET = 28;
-    public static final int STATUS_INPUT_DBFS_OFFSET = 32;
-    public static final int STATUS_OUTPUT_DBFS_OFFSET = 36;
     /** A STATUS every this many processing releases (200 ms). */
     public static final int STATUS_EVERY_RELEASES = 25;
 

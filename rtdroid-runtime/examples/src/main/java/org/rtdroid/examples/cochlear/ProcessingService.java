@@ -2,6 +2,9 @@ package org.rtdroid.examples.cochlear;
 
 import static org.rtdroid.examples.cochlear.CochlearProtocol.*;
 
+import org.rtdroid.contract.cochlear.Cochlear.SetConfig;
+import org.rtdroid.contract.cochlear.Cochlear.Status;
+import org.rtdroid.contract.cochlear.CochlearCodec;
 import org.rtdroid.runtime.channel.BroadcastPublisher;
 import org.rtdroid.runtime.channel.BulkChannel;
 import org.rtdroid.runtime.channel.BulkHandler;
@@ -27,9 +30,10 @@ import org.rtdroid.runtime.xcc.CrossContextPublisher;
  *   <li>the re-synthesised output (sum of the weighted bands, hard-limited to [-1, 1]) and 8
  *       electrode levels in [0, 1], broadcast to the OutputReceiver on {@code cochlear.output}.</li>
  * </ol>
- * Volume (0..100, 50 = unity) and noise reduction (0/1) arrive from the Android ConfigurationUI on
- * cross-context channel {@code cochlear.config}; each accepted or refused request is answered by a
- * CONFIG_ACK on {@code cochlear.status}, and a STATUS record follows every 25 releases (200 ms).
+ * Volume (0..100, 50 = unity) and noise reduction (0/1) arrive from the Android ConfigurationUI as a
+ * {@link SetConfig} (the app's contract, {@code bridge/contracts/cochlear.proto}); each accepted or
+ * refused request is answered by a CONFIG_ACK {@link Status}, and a STATUS follows every 25 releases
+ * (200 ms). Both are decoded and encoded in place, in the runtime's pre-allocated intents.
  *
  * <p>Filter coefficients and states live in the service's persistent scope; the audio block is
  * read from the transfer scope it arrived in (moved, not copied, from the RecordingService) into
@@ -58,7 +62,7 @@ public final class ProcessingService extends RealtimeService {
     private MessageChannel config;
     private BroadcastPublisher output;
     private CrossContextPublisher status;
-    private final RealtimeIntent request = new RealtimeIntent(CONFIG_CHANNEL, CONFIG_BYTES);
+    private final RealtimeIntent request = new RealtimeIntent(SetConfig.CHANNEL, SetConfig.MAX_BYTES);
     private long bands; // persistent-scope offset of the per-band state
     private final ProcessingTask task = new ProcessingTask();
 
@@ -75,9 +79,9 @@ public final class ProcessingService extends RealtimeService {
     @Override
     public void onCreate() {
         audio = bulkChannel(AUDIO_CHANNEL);
-        config = messageChannel(CONFIG_CHANNEL);
+        config = messageChannel(SetConfig.CHANNEL);
         output = broadcastPublisher(OUTPUT_CHANNEL);
-        status = crossContextPublisher(STATUS_CHANNEL);
+        status = crossContextPublisher(Status.CHANNEL);
         bands = persistentScope().allocateDoubles(BANDS * PER_BAND_DOUBLES);
         resetBands();
         task.warmUp();
@@ -116,6 +120,8 @@ public final class ProcessingService extends RealtimeService {
         private final float[] band = new float[SAMPLES_PER_BLOCK];
         private final float[] y = new float[SAMPLES_PER_BLOCK];
         private final float[] levels = new float[BANDS];
+        private final SetConfig setConfig = new SetConfig();
+        private final Status statusRecord = new Status();
         private long block = -1;
         private long lastBlock = -1;
         private float peak;
@@ -145,9 +151,10 @@ public final class ProcessingService extends RealtimeService {
         }
 
         private void applyConfig() {
-            boolean ok = request.hasAction(ACTION_SET_CONFIG) && request.payloadLength() == CONFIG_BYTES;
-            int v = ok ? request.getInt(CONFIG_VOLUME_OFFSET) : 0;
-            int nr = ok ? request.getInt(CONFIG_NOISE_REDUCTION_OFFSET) : 0;
+            boolean ok = request.hasAction(SetConfig.ACTION_SET_CONFIG)
+                    && setConfig.decode(request.payload(), 0, request.payloadLength()) == CochlearCodec.OK;
+            int v = ok ? setConfig.volume() : 0;
+            int nr = ok ? setConfig.noiseReduction() : 0;
             if (ok && v >= 0 && v <= 100 && (nr == 0 || nr == 1)) {
                 volume = v;
                 noiseReduction = nr;
@@ -270,20 +277,17 @@ public final class ProcessingService extends RealtimeService {
             }
         }
 
-        /** Fills a CONFIG_ACK (the reply to {@code request}) or a STATUS record (priority class 50). */
+        /** Fills a CONFIG_ACK (the reply to {@code request}) or a STATUS. */
         @Override
         public void genMsg(CrossContextIntent out) {
-            out.setAction(ack ? ACTION_CONFIG_ACK : ACTION_STATUS);
-            out.setSender("rtdroid.cochlear");
-            out.setSenderPriority(50); // a reply travels in the requester's class instead
-            out.putPayloadLong(STATUS_RELEASES_OFFSET, releases() + 1);
-            out.putPayloadLong(STATUS_DEADLINE_MISSES_OFFSET, applicationDeadlineMisses());
-            out.putPayloadLong(STATUS_WORST_LATENESS_OFFSET, applicationWorstLatenessNanos());
-            out.putPayloadInt(STATUS_VOLUME_OFFSET, volume);
-            out.putPayloadInt(STATUS_NOISE_REDUCTION_OFFSET, noiseReduction);
-            out.putPayloadFloat(STATUS_INPUT_DBFS_OFFSET, inputDbfs);
-            out.putPayloadFloat(STATUS_OUTPUT_DBFS_OFFSET, outputDbfs);
-            out.setPayloadLength(STATUS_BYTES);
+            out.setAction(ack ? Status.ACTION_CONFIG_ACK : Status.ACTION_STATUS);
+            out.setSender(SENDER);
+            out.setSenderPriority(Status.PRIORITY); // a reply travels in the requester's class instead
+            statusRecord.clear().releases(releases() + 1).deadlineMisses(applicationDeadlineMisses())
+                    .worstLatenessNanos(applicationWorstLatenessNanos()).volume(volume).noiseReduction(noiseReduction)
+                    .inputRmsDbfs(inputDbfs).outputRmsDbfs(outputDbfs);
+            // at most Status.MAX_BYTES (65), within the payload's 224: cannot fail
+            out.setPayloadLength(statusRecord.encode(out.payload(), 0));
         }
     }
 

@@ -1,5 +1,6 @@
 package org.rtdroid.examples.echo;
 
+import org.rtdroid.contract.echo.Echo;
 import org.rtdroid.runtime.channel.RealtimeIntent;
 import org.rtdroid.runtime.component.RealtimeReceiver;
 import org.rtdroid.runtime.xcc.CrossContextClosure;
@@ -9,13 +10,15 @@ import org.rtdroid.runtime.xcc.CrossContextPublisher;
 /**
  * Replies to every {@code org.rtdroid.echo.PING} on cross-context channel {@code echo} with an
  * {@code org.rtdroid.echo.PONG} with the same payload, at once, as a reply (the runtime carries the
- * correlation id, receive time and priority class back). Allocation-free: the receiver itself is
- * the closure that fills the pre-allocated outbound intent.
+ * correlation id, receive time and priority class back). The payload is the app's contract
+ * ({@code bridge/contracts/echo.proto}), reflected undecoded: any bytes up to the channel's size
+ * come back as they were. Allocation-free: the receiver itself is the closure that fills the
+ * pre-allocated outbound intent.
  */
 public final class EchoReceiver extends RealtimeReceiver implements CrossContextClosure {
-    public static final String CHANNEL = "echo";
-    public static final String PING = "org.rtdroid.echo.PING";
-    public static final String PONG = "org.rtdroid.echo.PONG";
+    public static final String CHANNEL = Echo.Ping.CHANNEL;
+    public static final String PING = Echo.Ping.ACTION_PING;
+    public static final String PONG = Echo.Ping.ACTION_PONG;
     private static final String SENDER = "rtdroid.echo";
 
     private CrossContextPublisher replies;

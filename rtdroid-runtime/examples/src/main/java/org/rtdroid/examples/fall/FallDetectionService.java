@@ -1,7 +1,8 @@
 package org.rtdroid.examples.fall;
 
-import static org.rtdroid.examples.fall.FallProtocol.*;
+import static org.rtdroid.examples.fall.FallProtocol.SENDER;
 
+import org.rtdroid.contract.fall.Fall.Alert;
 import org.rtdroid.runtime.component.RealtimeService;
 import org.rtdroid.runtime.sensor.Sensor;
 import org.rtdroid.runtime.sensor.SensorEvent;
@@ -19,10 +20,12 @@ import org.rtdroid.runtime.xcc.CrossContextPublisher;
  * Android cell's FallAlert app shows it.
  *
  * <p>Registration happens at start (it allocates); delivery allocates nothing: the detector keeps
- * its state in fields, and the alert is written into the runtime's pre-allocated outbound slot.
+ * its state in fields, and the alert (the app's contract, {@link Alert}) is encoded into the
+ * runtime's pre-allocated outbound slot.
  */
 public final class FallDetectionService extends RealtimeService implements SensorEventListener, CrossContextClosure {
     private final FallDetector detector = new FallDetector();
+    private final Alert alert = new Alert();
     private CrossContextPublisher alerts;
     private SensorManager sensors;
     private volatile long alertsRefused;
@@ -30,7 +33,7 @@ public final class FallDetectionService extends RealtimeService implements Senso
 
     @Override
     public void onCreate() {
-        alerts = crossContextPublisher(ALERT_CHANNEL);
+        alerts = crossContextPublisher(Alert.CHANNEL);
     }
 
     @Override
@@ -56,17 +59,15 @@ public final class FallDetectionService extends RealtimeService implements Senso
         }
     }
 
-    /** Fills the fall record. */
+    /** Fills the fall alert. */
     @Override
     public void genMsg(CrossContextIntent out) {
-        out.setAction(ACTION_FALL);
+        out.setAction(Alert.ACTION_FALL);
         out.setSender(SENDER);
-        out.setSenderPriority(ALERT_PRIORITY);
-        out.putPayloadLong(FALL_IMPACT_NANOS_OFFSET, detector.lastImpactNanos());
-        out.putPayloadLong(FALL_COUNT_OFFSET, detector.falls());
-        out.putPayloadFloat(FALL_PEAK_G_OFFSET, (float) detector.lastPeakG());
-        out.putPayloadFloat(FALL_FREE_FALL_MS_OFFSET, detector.lastFreeFallNanos() / 1e6f);
-        out.setPayloadLength(FALL_BYTES);
+        out.setSenderPriority(Alert.PRIORITY);
+        alert.clear().impactNanos(detector.lastImpactNanos()).falls(detector.falls())
+                .peakG((float) detector.lastPeakG()).freeFallMs(detector.lastFreeFallNanos() / 1e6f);
+        out.setPayloadLength(alert.encode(out.payload(), 0)); // at most Alert.MAX_BYTES (32): cannot fail
     }
 
     public long falls() { return detector.falls(); }

@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.rtdroid.examples.autopilot.AutopilotProtocol.*;
 
 import org.junit.jupiter.api.Test;
+import org.rtdroid.contract.autopilot.Autopilot.Position;
+import org.rtdroid.contract.autopilot.Autopilot.SetMode;
+import org.rtdroid.contract.autopilot.AutopilotCodec;
 import org.rtdroid.runtime.channel.RealtimeIntent;
 import org.rtdroid.runtime.memory.HeapMeter;
 import org.rtdroid.runtime.sensor.InputEvents;
@@ -16,7 +19,7 @@ import org.rtdroid.runtime.xcc.CrossContextIntent;
  * three services' releases run (the aircraft step and its two input frames written through the
  * simulator's {@link InputEventWriter}, to /dev/null here; the stabilisation law at 25 ms;
  * command, navigation on the 250 ms fix and their records decoded and encoded in the channels'
- * holders), cycling through every mode. The channel, sensor and cross-context paths under them
+ * holders, the cross-context ones through the app's contract), cycling through every mode. The channel, sensor and cross-context paths under them
  * are held to the same rule by the runtime's own tests (ZeroAllocationTest, SensorServiceTest).
  *
  * <p>Warm-up ends when a whole window allocates nothing (the JIT has compiled the paths); a later
@@ -31,6 +34,10 @@ class AutopilotZeroAllocationTest {
     private final RealtimeIntent command = new RealtimeIntent(COMMANDS_CHANNEL, COMMAND_BYTES);
     private final RealtimeIntent fix = new RealtimeIntent(GPS_CHANNEL, GPS_BYTES);
     private final CrossContextIntent position = new CrossContextIntent();
+    private final Position record = new Position();
+    private final SetMode request = new SetMode();
+    private final byte[] setMode = new byte[SetMode.MAX_BYTES];
+    private final int setModeLength = new SetMode().mode(MODE_AUTO1).roll(0.25f).throttle(0.5f).encode(setMode, 0);
     private InputEventWriter accelerometer;
     private InputEventWriter gyroscope;
     private long ticks;
@@ -62,11 +69,14 @@ class AutopilotZeroAllocationTest {
             checksum += command.getFloat(COMMAND_A_OFFSET) + command.getInt(COMMAND_MODE_OFFSET);
         }
         if (ms % 250 == 0) {
-            position.setAction(ACTION_POSITION).setSender(SENDER).setSenderPriority(POSITION_PRIORITY);
-            position.putPayloadLong(POSITION_FIXES_OFFSET, flight.nav.fixes());
-            position.putPayloadInt(POSITION_MODE_OFFSET, flight.nav.mode());
-            position.putPayloadFloat(POSITION_DISTANCE_OFFSET, (float) flight.nav.distanceToTarget());
-            position.setPayloadLength(POSITION_BYTES);
+            // the contract's Position encoded into the outbound holder, and a SetMode decoded from one
+            position.setAction(Position.ACTION_POSITION).setSender(SENDER).setSenderPriority(Position.PRIORITY);
+            record.clear().fixes(flight.nav.fixes()).mode(flight.nav.mode()).waypoint(flight.nav.waypoint())
+                    .east((float) flight.nav.east()).distance((float) flight.nav.distanceToTarget());
+            position.setPayloadLength(record.encode(position.payload(), 0));
+            if (request.decode(setMode, 0, setModeLength) == AutopilotCodec.OK) {
+                checksum += request.mode() + request.throttle();
+            }
         }
         // the simulator's two input frames
         accelerometer.writeFrame((int) Math.round(a.accelX() * InputEvents.ACCEL_UNITS_PER_MS2),
