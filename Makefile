@@ -18,7 +18,7 @@ BENCH     ?=
 # Robot suites run on these boards in `make test`.
 TEST_BOARDS ?= host qemu-x86_64 qemu-arm64-xen
 
-.PHONY: help setup build java android-aot c apk apk-test test unit-test java-test python-test c-test integration-test robot \
+.PHONY: help setup build java contracts-doc android-aot c apk apk-test test unit-test java-test python-test c-test integration-test robot \
         fuzz-short run bench fuzz soak clean
 
 help:
@@ -40,6 +40,12 @@ build: setup java android-aot c apk
 java: setup
 	@echo "== building the JVM modules (Maven)"
 	$(MVN) -DskipTests install
+
+# The payload tables of bridge/docs/protocols.md, regenerated from the app contracts (bridge/contracts).
+contracts-doc: setup
+	$(MVN) -DskipTests -Dcontracts.doc.skip=true -pl bridge/contracts -am install
+	java -cp 'bridge/codegen/target/classes:bridge/codegen/target/lib/*:bridge/contracts/target/classes' \
+	    org.rtdroid.codegen.ContractCheck --doc bridge/docs/protocols.md --write
 
 c: setup
 	@echo "== building libxcc (C)"

@@ -85,30 +85,40 @@ package_apk() {
 }
 
 # --- the apps (ConfigurationUI, FallAlert, AutopilotMonitor): Java 8 bytecode against the API 16 stubs ----------
-# app_apk NAME SOURCE_FOLDER OUT_NAME: javac (the app with the apps' library, content/, which
-# every app carries in its own APK), D8 --min-api 16, then package_apk.
+# app_apk NAME SOURCE_FOLDER OUT_NAME CONTRACT...: javac (the app with the apps' library, content/,
+# which every app carries in its own APK), D8 --min-api 16 (with the app contracts' shared classes
+# and the app's own contracts, bridge/contracts), then package_apk.
 APP_LIBRARY="$REPO/android-cell/content/src/main/java"
+CONTRACTS="$REPO/bridge/contracts/target/classes"
+[[ -d "$CONTRACTS/org/rtdroid/contract" ]] || die "bridge/contracts is not built: run 'mvn -B -q -pl bridge/contracts -am install -DskipTests' first"
 app_apk() {
-  local name="$1" src="$REPO/android-cell/apps/$2/src/main" out="$3"
+  local name="$1" src="$REPO/android-cell/apps/$2/src/main" out="$3" contract
+  shift 3
+  local contracts=("$CONTRACTS"/org/rtdroid/contract/*.class)
+  for contract in "$@"; do
+    contracts+=($(find "$CONTRACTS/org/rtdroid/contract/$contract" -name '*.class'))
+  done
   mkdir -p "$WORK/$name/classes" "$WORK/$name/dex"
-  step "$name: javac --release 8 against android-$STUBS_VERSION.jar (with the apps' library)"
-  javac --release 8 -Xlint:-options -nowarn -encoding UTF-8 -cp "$STUBS" -d "$WORK/$name/classes" \
+  step "$name: javac --release 8 against android-$STUBS_VERSION.jar (with the apps' library and contracts $*)"
+  javac --release 8 -Xlint:-options -nowarn -encoding UTF-8 -cp "$STUBS:$CONTRACTS" -d "$WORK/$name/classes" \
     $(find "$src/java" "$APP_LIBRARY" -name '*.java')
   step "$name: D8 --min-api 16"
   java -cp "$R8" com.android.tools.r8.D8 --release --min-api 16 --lib "$STUBS" --lib "$JAVA_HOME" --output "$WORK/$name/dex" \
-    $(find "$WORK/$name/classes" -name '*.class')
+    $(find "$WORK/$name/classes" -name '*.class') "${contracts[@]}"
   package_apk "$out" "$src/AndroidManifest.xml" 16 29 "$WORK/$name/dex"
 }
-app_apk configuration-ui configuration-ui cochlear-configuration-ui
-app_apk fall-alert fall-alert fall-alert
-app_apk autopilot-monitor autopilot-monitor autopilot-monitor
+app_apk configuration-ui configuration-ui cochlear-configuration-ui cochlear echo
+app_apk fall-alert fall-alert fall-alert fall
+app_apk autopilot-monitor autopilot-monitor autopilot-monitor autopilot
 
 # --- the proxy: Java 11 bytecode (with xcc-java's VarHandles) against the SDK 34 framework ---
 PROXY_SRC="$REPO/android-cell/proxy/src/main"
 mkdir -p "$WORK/proxy/classes" "$WORK/proxy/dex"
 step "rtdroid-proxy: javac --release 11 against android-all $ANDROID_ALL_VERSION"
+# the apps' library's ProxyIntents: its constants only (inlined), so it is not dexed into the proxy
 javac --release 11 -nowarn -encoding UTF-8 -cp "$ANDROID_ALL:$XCC_JAR:$BOUNDS_JAR:$JSON_JAR" -d "$WORK/proxy/classes" \
-  $(find "$PROXY_SRC/java" -name '*.java')
+  $(find "$PROXY_SRC/java" -name '*.java') "$APP_LIBRARY/org/rtdroid/android/app/ProxyIntents.java"
+rm -f "$WORK/proxy/classes/org/rtdroid/android/app/ProxyIntents.class"
 step "rtdroid-proxy: D8 --min-api 33 (proxy classes + $(basename "$XCC_JAR") + $(basename "$BOUNDS_JAR") + $(basename "$JSON_JAR"))"
 java -cp "$R8" com.android.tools.r8.D8 --release --min-api 33 --lib "$ANDROID_ALL" --lib "$JAVA_HOME" --output "$WORK/proxy/dex" \
   $(find "$WORK/proxy/classes" -name '*.class') "$XCC_JAR" "$BOUNDS_JAR" "$JSON_JAR"

@@ -94,7 +94,8 @@ def flood_channel(region_path: str | Path, channel: str, frames: int = 20000, co
             f.intent.action = "org.rtdroid.cochlear.SET_CONFIG"
             f.intent.sender_priority = 10
             f.intent.sender = "org.rtdroid.cochlear.ui"  # allowed: the flood reaches the channel
-            f.intent.payload = (50).to_bytes(4, "little") + (1).to_bytes(4, "little")
+            # SetConfig{volume: 50, noise_reduction: 1} of bridge/contracts/cochlear.proto, encoded
+            f.intent.payload = bytes([0x08, 50, 0x10, 1])
             data = xf.encode(f)
             malformed = bool(corrupt_every) and i % int(corrupt_every) == 0
             if malformed:

@@ -207,7 +207,7 @@ public final class ContractCheck {
         f.setFeature(XMLConstants.FEATURE_SECURE_PROCESSING, true);
         f.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
         DocumentBuilder b = f.newDocumentBuilder();
-        b.setErrorHandler(null);
+        b.setErrorHandler(new org.xml.sax.helpers.DefaultHandler()); // errors come back as one line, not printed
         try (InputStream in = Files.newInputStream(file)) {
             return b.parse(in, file.toString());
         }

@@ -107,7 +107,9 @@ final class ContractGenerator {
         StringBuilder table = new StringBuilder("# channel\tdirection\tmax_bytes\tmessage\tcontract\tactions\tpriority\n");
         StringBuilder doc = new StringBuilder();
         Map<String, String> channelOwner = new HashMap<>();
-        for (FileDescriptorProto file : files) {
+        List<FileDescriptorProto> sorted = new ArrayList<>(files);
+        sorted.sort((a, b) -> a.getName().compareTo(b.getName())); // the table and doc in one order everywhere
+        for (FileDescriptorProto file : sorted) {
             String base = baseName(file.getName());
             Path options = optionsDir.resolve(base + ".options");
             Schema schema = new Schema(file, Files.exists(options) ? BoundsOptions.read(options) : Collections.emptyMap(),
@@ -284,6 +286,13 @@ final class ContractGenerator {
             md.append(String.join(", ", actions)).append(" | ").append(ch.priority).append(" | `").append(e.getKey().name)
                     .append("` | ").append(c.maxBytes.get(e.getKey())).append(" B |\n");
         }
+        for (com.google.protobuf.DescriptorProtos.EnumDescriptorProto e : schema.topEnums) {
+            List<String> values = new ArrayList<>();
+            for (com.google.protobuf.DescriptorProtos.EnumValueDescriptorProto v : e.getValueList()) {
+                values.add("`" + v.getName() + "` = " + v.getNumber());
+            }
+            md.append("\nEnum `").append(e.getName()).append("`: ").append(String.join(", ", values)).append(".\n");
+        }
         for (Msg m : schema.messages) {
             md.append("\n`").append(m.name).append('`');
             if (m.comment != null) {
@@ -304,6 +313,9 @@ final class ContractGenerator {
         }
         if (f.kind.bounded()) {
             return f.kind.name().toLowerCase() + " (≤ " + f.bound + " B)";
+        }
+        if (f.kind == Kind.ENUM) {
+            return "`" + f.typeName.substring(f.typeName.lastIndexOf('.') + 1) + "` (enum)";
         }
         return f.kind.name().toLowerCase();
     }

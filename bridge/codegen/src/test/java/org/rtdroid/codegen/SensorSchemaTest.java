@@ -71,6 +71,31 @@ class SensorSchemaTest {
     }
 
     @Test
+    void fixedWidthAndZigzagScalarsEncodeAndDecodeLikeProtobuf() {
+        byte[] wire = SensorProto.Frame.newBuilder().setCommand(SensorProto.Command.newBuilder().setTarget("cal")
+                .setCalibration(SensorProto.Calibration.newBuilder().setGain(-0.0f).setBias(-1.5e300).setTrim(-3)
+                        .setDrift(Long.MIN_VALUE).setSerial(0xFFFF_FFFE).setDelta(-7).setStamp(-2L).setSkew(Long.MAX_VALUE)))
+                .build().toByteArray();
+        Frame f = new Frame();
+        f.selectCommand().target("cal").selectCalibration().gain(-0.0f).bias(-1.5e300).trim(-3).drift(Long.MIN_VALUE)
+                .serial(0xFFFF_FFFE).delta(-7).stamp(-2L).skew(Long.MAX_VALUE);
+        assertArrayEquals(wire, encode(f));
+        Frame back = new Frame();
+        assertEquals(FrameCodec.OK, FrameCodec.decode(wire, 0, wire.length, back));
+        Frame.Calibration c = back.command().calibration();
+        assertEquals(Float.floatToRawIntBits(-0.0f), Float.floatToRawIntBits(c.gain()), "-0.0f is written and read");
+        assertEquals(-1.5e300, c.bias());
+        assertEquals(-3, c.trim());
+        assertEquals(Long.MIN_VALUE, c.drift());
+        assertEquals(0xFFFF_FFFE, c.serial());
+        assertEquals(-7, c.delta());
+        assertEquals(-2L, c.stamp());
+        assertEquals(Long.MAX_VALUE, c.skew());
+        byte[] truncated = Arrays.copyOf(wire, wire.length - 1);
+        assertEquals(FrameCodec.ERR_TRUNCATED, FrameCodec.decode(truncated, 0, truncated.length, back));
+    }
+
+    @Test
     void decodesFromProtobuf() {
         byte[] wire = referenceReading("pressure/left").toByteArray();
         Frame f = new Frame();

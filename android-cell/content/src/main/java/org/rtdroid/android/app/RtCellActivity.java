@@ -17,22 +17,18 @@ import android.view.ViewGroup;
 import android.view.Window;
 import android.widget.LinearLayout;
 import android.widget.TextView;
+import org.rtdroid.contract.Payload;
 
 /**
  * An activity of an app that talks to the RT cell through the Android-side proxy: it receives the
  * proxy's broadcasts of the actions it names while it is resumed (registered in {@code onResume},
- * unregistered in {@code onPause}, as Android apps do), sends to the RT cell through the proxy
- * ({@link #sendToRt}), and builds its UI in code (an app bundle of the cell carries no resources)
+ * unregistered in {@code onPause}, as Android apps do), sends its app contract's payloads to the
+ * RT cell through the proxy ({@link #send}, {@link ProxyClient}), and builds its UI in code (an app bundle of the cell carries no resources)
  * from the pieces below, in the apps' shared look.
  */
 public abstract class RtCellActivity extends Activity {
-    // The proxy's Intent contract (docs/android-cell.md, "Talking to the RT cell").
-    static final String PROXY_PACKAGE = "org.rtdroid.proxy";
-    static final String PROXY_SERVICE = "org.rtdroid.android.proxy.RTsProxyService";
-    static final String ACTION_SEND = "org.rtdroid.proxy.SEND";
-
-    /** What the proxy broadcasts when it refuses an app's send (extra {@code reason}). */
-    public static final String ACTION_REFUSED = "org.rtdroid.proxy.REFUSED";
+    /** What the proxy broadcasts when it refuses an app's send ({@link RtIntent#refused()}). */
+    public static final String ACTION_REFUSED = ProxyIntents.ACTION_REFUSED;
 
     protected static final int INK = Color.rgb(0x1d, 0x23, 0x33);
     protected static final int MUTED = Color.rgb(0x5f, 0x6b, 0x7a);
@@ -40,11 +36,12 @@ public abstract class RtCellActivity extends Activity {
     protected static final int HEADER = Color.rgb(0x0f, 0x3d, 0x5c);
 
     private final String tag;
+    private final ProxyClient proxy = new ProxyClient(this);
 
     private final BroadcastReceiver fromRt = new BroadcastReceiver() {
         @Override
         public void onReceive(Context context, Intent intent) {
-            onRtIntent(intent);
+            onRtIntent(proxy.read(intent, System.nanoTime()));
         }
     };
 
@@ -56,8 +53,8 @@ public abstract class RtCellActivity extends Activity {
     /** The actions of the proxy's broadcasts this activity receives while resumed. */
     protected abstract String[] rtActions();
 
-    /** One broadcast of the proxy, on the main thread. */
-    protected abstract void onRtIntent(Intent intent);
+    /** One broadcast of the proxy, on the main thread (the RtIntent is reused after this returns). */
+    protected abstract void onRtIntent(RtIntent intent);
 
     /** The activity's whole view, built in code. */
     protected abstract View buildUi();
@@ -88,24 +85,14 @@ public abstract class RtCellActivity extends Activity {
     }
 
     /**
-     * Sends one message to the RT cell: the proxy writes it on {@code channel}; replies and
-     * refusals come back as its broadcasts, carrying {@code correlationId}.
+     * Sends one payload of the app's contract to the RT cell on its channel, in its priority
+     * class: the proxy writes it; the answer (with its round trip) and any refusal come back to
+     * {@link #onRtIntent}.
      *
-     * @param priority the message's priority class on the wire (0..99)
-     * @param sendNanos System.nanoTime() at send, the start of the round trip the proxy measures
+     * @return the send's correlation id
      */
-    protected void sendToRt(String channel, String action, byte[] payload, int priority,
-            long correlationId, long sendNanos) {
-        Intent intent = new Intent(ACTION_SEND);
-        intent.setClassName(PROXY_PACKAGE, PROXY_SERVICE);
-        intent.putExtra("channel", channel);
-        intent.putExtra("action", action);
-        intent.putExtra("payload", payload);
-        intent.putExtra("priority", priority);
-        intent.putExtra("correlationId", correlationId);
-        intent.putExtra("sender", getPackageName());
-        intent.putExtra("sendNanos", sendNanos);
-        startService(intent);
+    protected long send(Payload payload, String action) {
+        return proxy.send(payload, action);
     }
 
     // ---- layout ----------------------------------------------------------------------------

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -21,6 +20,12 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 import org.rtdroid.bridge.codec.Frame;
+import org.rtdroid.contract.Payload;
+import org.rtdroid.contract.cochlear.Cochlear;
+import org.rtdroid.contract.cochlear.CochlearCodec;
+import org.rtdroid.contract.echo.Echo;
+import org.rtdroid.contract.echo.EchoCodec;
+import org.rtdroid.contract.fall.Fall;
 
 /**
  * The cell host as a whole: one real host process (the AOSP framework on the JVM) shared by every
@@ -134,6 +139,14 @@ class AndroidCellTest {
     }
 
     /** The install request for {@code bundleDir} packed and signed with the platform key. */
+    /** A payload of an app contract, encoded as the RT side sends it. */
+    private static byte[] encode(Payload p) {
+        byte[] b = new byte[224];
+        int n = p.encode(b, 0);
+        assertTrue(n >= 0, "encodes");
+        return java.util.Arrays.copyOf(b, n);
+    }
+
     private static String bundleJson(Path bundleDir) throws Exception {
         return apkJson(Bundles.apk(bundleDir));
     }
@@ -218,7 +231,9 @@ class AndroidCellTest {
         assertEquals(UI, f.intent().senderString());
         assertEquals(90, f.intent().senderPriority());
         byte[] payload = java.util.Arrays.copyOf(f.intent().payload().array(), f.intent().payload().length());
-        assertEquals(2, ByteBuffer.wrap(payload).order(ByteOrder.LITTLE_ENDIAN).getInt(0), "second ping of the app");
+        Echo.Ping ping = new Echo.Ping();
+        assertEquals(EchoCodec.OK, ping.decode(payload, 0, payload.length), "a Ping (bridge/contracts/echo.proto)");
+        assertEquals(2, ping.number(), "second ping of the app");
         rt.send("echo", "org.rtdroid.echo.PONG", 90, payload, f.intent().correlationId());
 
         String text = cell.await("/ui/text?id=ping_result", b -> b.contains("Pong #2 in"), 10_000);
@@ -237,21 +252,22 @@ class AndroidCellTest {
         assertNotNull(f);
         assertEquals("cochlear.config", f.intent().channelString());
         assertEquals("org.rtdroid.cochlear.SET_CONFIG", f.intent().actionString());
-        ByteBuffer cfg = ByteBuffer.wrap(f.intent().payload().array(), 0, 8).order(ByteOrder.LITTLE_ENDIAN);
-        assertEquals(73, cfg.getInt(0));
-        assertEquals(0, cfg.getInt(4));
+        Cochlear.SetConfig cfg = new Cochlear.SetConfig();
+        assertEquals(CochlearCodec.OK, cfg.decode(f.intent().payload().array(), 0, f.intent().payload().length()));
+        assertEquals(73, cfg.volume());
+        assertEquals(0, cfg.noiseReduction());
         long corr = f.intent().correlationId();
 
         assertEquals(200, cell.post("/ui/switch", "{\"id\":\"noise_reduction\",\"checked\":true}").status());
         f = rt.receive(10_000);
         assertNotNull(f);
-        cfg = ByteBuffer.wrap(f.intent().payload().array(), 0, 8).order(ByteOrder.LITTLE_ENDIAN);
-        assertEquals(73, cfg.getInt(0));
-        assertEquals(1, cfg.getInt(4));
+        assertEquals(CochlearCodec.OK, cfg.decode(f.intent().payload().array(), 0, f.intent().payload().length()));
+        assertEquals(73, cfg.volume());
+        assertEquals(1, cfg.noiseReduction());
 
-        ByteBuffer status = ByteBuffer.allocate(40).order(ByteOrder.LITTLE_ENDIAN);
-        status.putLong(1234).putLong(0).putLong(56_700).putInt(73).putInt(1).putFloat(-23.5f).putFloat(-20.25f);
-        rt.send("cochlear.status", "org.rtdroid.cochlear.CONFIG_ACK", 60, status.array(), corr);
+        Cochlear.Status status = new Cochlear.Status().releases(1234).deadlineMisses(0).worstLatenessNanos(56_700)
+                .volume(73).noiseReduction(1).inputRmsDbfs(-23.5f).outputRmsDbfs(-20.25f);
+        rt.send("cochlear.status", "org.rtdroid.cochlear.CONFIG_ACK", 60, encode(status), corr);
         cell.await("/ui/text?id=releases", b -> b.contains("\"text\":\"1234\""), 10_000);
         assertTrue(cell.get("/ui/text?id=worst_lateness").body().contains("56.7 µs"));
         assertTrue(cell.get("/ui/text?id=applied").body().contains("Applied: volume 73, noise reduction on"));
@@ -321,7 +337,7 @@ class AndroidCellTest {
         cell.post("/ui/click", "{\"id\":\"ping\"}");
         Frame f = rt.receive(10_000);
         assertNotNull(f, "proxy still sends");
-        rt.send("echo", "org.rtdroid.echo.PONG", 90, new byte[] {3, 0, 0, 0}, f.intent().correlationId());
+        rt.send("echo", "org.rtdroid.echo.PONG", 90, encode(new Echo.Ping().number(3)), f.intent().correlationId());
         cell.await("/ui/text?id=ping_result", b -> b.contains("Pong #3"), 10_000);
         assertTrue(cell.get("/state").body().contains("\"ready\":true"));
     }
@@ -366,7 +382,7 @@ class AndroidCellTest {
         cell.post("/ui/click", "{\"id\":\"ping\"}");
         Frame f = rt.receive(10_000);
         assertNotNull(f, "sends resume after the RT cell restarted");
-        rt.send("echo", "org.rtdroid.echo.PONG", 90, new byte[] {4, 0, 0, 0}, f.intent().correlationId());
+        rt.send("echo", "org.rtdroid.echo.PONG", 90, encode(new Echo.Ping().number(4)), f.intent().correlationId());
         cell.await("/ui/text?id=ping_result", b -> b.contains("Pong #4"), 10_000);
     }
 
@@ -424,10 +440,9 @@ class AndroidCellTest {
         cell.await("/ui/text?id=alert", b -> b.contains("\"text\":\"Monitoring: no fall\""), 10_000);
         assertEquals("{\"id\":\"falls\",\"text\":\"0\"}", cell.get("/ui/text?id=falls").body());
 
-        // FALL record (bridge/docs/protocols.md): i64 impact_nanos, i64 falls, f32 peak_g, f32 free_fall_ms
-        ByteBuffer fall = ByteBuffer.allocate(24).order(ByteOrder.LITTLE_ENDIAN);
-        fall.putLong(123_456_789L).putLong(1).putFloat(4.3f).putFloat(210f);
-        rt.send("fall.alert", "org.rtdroid.fall.FALL", 95, fall.array(), 0);
+        // FALL (bridge/contracts/fall.proto)
+        Fall.Alert fall = new Fall.Alert().impactNanos(123_456_789L).falls(1).peakG(4.3f).freeFallMs(210f);
+        rt.send("fall.alert", "org.rtdroid.fall.FALL", 95, encode(fall), 0);
         cell.await("/ui/text?id=alert", b -> b.contains("\"text\":\"FALL DETECTED\""), 10_000);
         assertEquals("{\"id\":\"falls\",\"text\":\"1\"}", cell.get("/ui/text?id=falls").body());
         assertEquals("{\"id\":\"peak_g\",\"text\":\"4.3 g\"}", cell.get("/ui/text?id=peak_g").body());

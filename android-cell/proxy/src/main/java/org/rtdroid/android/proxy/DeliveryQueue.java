@@ -56,7 +56,7 @@ final class DeliveryQueue {
     /** Called on the RtLink thread with a decoded intent frame. */
     void enqueueFromRt(Frame frame, int ring, long frameReadNanos) {
         Frame.Intent fi = frame.intent();
-        Inbound in = new Inbound(fi.channelString(), fi.actionString(), fi.senderPriority(),
+        Inbound in = new Inbound(fi.channelString(), fi.actionString(), fi.senderString(), fi.senderPriority(),
                 Arrays.copyOf(fi.payload().array(), fi.payload().length()),
                 fi.correlationId(), fi.rtReceiveNanos(), fi.rtReplyNanos(), frame.seq(), ring, frameReadNanos);
         handler.post(() -> accept(in));
@@ -145,6 +145,7 @@ final class DeliveryQueue {
             out.setPackage(pkg);
             out.putExtra(ProxyContract.EXTRA_CHANNEL, in.channel);
             out.putExtra(ProxyContract.EXTRA_PAYLOAD, in.payload);
+            out.putExtra(ProxyContract.EXTRA_SENDER, in.sender); // the RT peer's identity
             out.putExtra(ProxyContract.EXTRA_PRIORITY, in.priority);
             out.putExtra(ProxyContract.EXTRA_SENDER_PRIORITY, in.priority);
             // A reply carries the requesting app's own correlation id, only to that app.
@@ -161,6 +162,8 @@ final class DeliveryQueue {
     static final class Inbound {
         final String channel;
         final String action;
+        /** The RT component that sent it (the frame's sender). */
+        final String sender;
         final int priority;
         final byte[] payload;
         final long correlationId;
@@ -171,10 +174,11 @@ final class DeliveryQueue {
         final long frameReadNanos;
         long acceptNanos;
 
-        Inbound(String channel, String action, int priority, byte[] payload, long correlationId,
+        Inbound(String channel, String action, String sender, int priority, byte[] payload, long correlationId,
                 long rtReceiveNanos, long rtReplyNanos, long seq, int ring, long frameReadNanos) {
             this.channel = channel;
             this.action = action;
+            this.sender = sender;
             this.priority = priority;
             this.payload = payload;
             this.correlationId = correlationId;

@@ -1,27 +1,29 @@
 package org.rtdroid.android.proxy;
 
+import org.rtdroid.android.app.ProxyIntents;
 import org.rtdroid.xcc.XccBounds;
 
 /**
  * The Intent contract between apps and RTsProxyService (docs/android-cell.md, "Talking to the
- * RT cell"). Apps compiled for old API levels copy these strings; they are the whole interface.
+ * RT cell"). What apps use is said once in the apps' library, {@link ProxyIntents} (javac inlines
+ * its constants: the proxy does not carry the library); the rest is the proxy's and the cell's own.
  */
 public final class ProxyContract {
     private ProxyContract() {
     }
 
-    public static final String PROXY_PACKAGE = "org.rtdroid.proxy";
-    public static final String PROXY_SERVICE = "org.rtdroid.android.proxy.RTsProxyService";
+    public static final String PROXY_PACKAGE = ProxyIntents.PROXY_PACKAGE;
+    public static final String PROXY_SERVICE = ProxyIntents.PROXY_SERVICE;
 
     /** startService: send extras {@link #EXTRA_CHANNEL} … to the RT cell. */
-    public static final String ACTION_SEND = "org.rtdroid.proxy.SEND";
+    public static final String ACTION_SEND = ProxyIntents.ACTION_SEND;
     /**
      * The signature-level permission the proxy defines (its AndroidManifest.xml) and requires of
      * every caller of {@link #PROXY_SERVICE}: held only by apps signed with the proxy's certificate.
      */
     public static final String PERMISSION_CROSS_CONTEXT = "org.rtdroid.permission.CROSS_CONTEXT";
     /** Broadcast to the sender's package when a send is refused; extra {@link #EXTRA_REASON}. */
-    public static final String ACTION_REFUSED = "org.rtdroid.proxy.REFUSED";
+    public static final String ACTION_REFUSED = ProxyIntents.ACTION_REFUSED;
 
     /** Application meta-data: comma-separated cross-context channels the app may use. */
     public static final String META_CHANNELS = "org.rtdroid.channels";
@@ -34,12 +36,12 @@ public final class ProxyContract {
      */
     public static final String PROP_PEER_TIMEOUT_MS = "org.rtdroid.peerTimeoutMs";
 
-    public static final String EXTRA_CHANNEL = "channel";
-    public static final String EXTRA_ACTION = "action";
-    public static final String EXTRA_PAYLOAD = "payload";
-    public static final String EXTRA_PRIORITY = "priority";
-    public static final String EXTRA_CORRELATION_ID = "correlationId";
-    public static final String EXTRA_SENDER = "sender";
+    public static final String EXTRA_CHANNEL = ProxyIntents.EXTRA_CHANNEL;
+    public static final String EXTRA_ACTION = ProxyIntents.EXTRA_ACTION;
+    public static final String EXTRA_PAYLOAD = ProxyIntents.EXTRA_PAYLOAD;
+    public static final String EXTRA_PRIORITY = ProxyIntents.EXTRA_PRIORITY;
+    public static final String EXTRA_CORRELATION_ID = ProxyIntents.EXTRA_CORRELATION_ID;
+    public static final String EXTRA_SENDER = ProxyIntents.EXTRA_SENDER;
     /**
      * The package whose code called startService, stamped by the cell's system server from the
      * calling code's identity (as a device's Binder.getCallingUid()), overwriting anything an app
@@ -48,11 +50,11 @@ public final class ProxyContract {
      */
     public static final String EXTRA_CALLING_PACKAGE = "org.rtdroid.proxy.CALLING_PACKAGE";
     /** The app's System.nanoTime() when it sent: the start of the measured round trip. */
-    public static final String EXTRA_SEND_NANOS = "sendNanos";
-    public static final String EXTRA_REASON = "reason";
-    public static final String EXTRA_RT_RECEIVE_NANOS = "rtReceiveNanos";
-    public static final String EXTRA_RT_REPLY_NANOS = "rtReplyNanos";
-    public static final String EXTRA_SEQ = "seq";
+    public static final String EXTRA_SEND_NANOS = ProxyIntents.EXTRA_SEND_NANOS;
+    public static final String EXTRA_REASON = ProxyIntents.EXTRA_REASON;
+    public static final String EXTRA_RT_RECEIVE_NANOS = ProxyIntents.EXTRA_RT_RECEIVE_NANOS;
+    public static final String EXTRA_RT_REPLY_NANOS = ProxyIntents.EXTRA_RT_REPLY_NANOS;
+    public static final String EXTRA_SEQ = ProxyIntents.EXTRA_SEQ;
 
     /**
      * Any broadcast in the cell: the sender's priority, an int 0..99 on the RT cell's scale

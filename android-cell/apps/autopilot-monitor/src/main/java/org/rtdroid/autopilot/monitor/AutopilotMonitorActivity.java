@@ -1,11 +1,6 @@
 package org.rtdroid.autopilot.monitor;
 
-import static org.rtdroid.android.app.LittleEndian.getF32;
-import static org.rtdroid.android.app.LittleEndian.getI32;
-import static org.rtdroid.android.app.LittleEndian.getI64;
-import static org.rtdroid.android.app.LittleEndian.putI32;
 
-import android.content.Intent;
 import android.graphics.Color;
 import android.util.Log;
 import android.view.View;
@@ -15,14 +10,18 @@ import android.widget.LinearLayout;
 import android.widget.TextView;
 import java.util.Locale;
 import org.rtdroid.android.app.RtCellActivity;
+import org.rtdroid.android.app.RtIntent;
+import org.rtdroid.contract.autopilot.Autopilot;
+import org.rtdroid.contract.autopilot.Autopilot.Position;
+import org.rtdroid.contract.autopilot.Autopilot.SetMode;
 
 /**
  * The autopilot app's ground station (dissertation 3.8.3.2, jPapaBench): the RT cell's
- * AutopilotService publishes a POSITION record on cross-context channel
- * {@code autopilot.position} on every GPS fix (4 Hz), the Android-side proxy broadcasts it, and
+ * AutopilotService publishes a {@link Position} (the app's contract, bridge/contracts) on every GPS
+ * fix (4 Hz), the Android-side proxy broadcasts it, and
  * this activity shows the mode, the target waypoint, the position east and north of home, the
- * altitude, course, speed and the distance to the target. Its buttons send SET_MODE on
- * {@code autopilot.control} (sticks centred, cruise throttle).
+ * altitude, course, speed and the distance to the target. Its buttons send a {@link SetMode}
+ * (sticks centred, cruise throttle).
  *
  * <p>Plain Intents through the proxy, so the same code runs in the emulated Android cell and on a
  * real device. The UI is built in code (no resources, {@link RtCellActivity}) and every view the
@@ -31,20 +30,9 @@ import org.rtdroid.android.app.RtCellActivity;
 public class AutopilotMonitorActivity extends RtCellActivity {
     static final String TAG = "AutopilotMonitor";
 
-    static final String ACTION_POSITION = "org.rtdroid.autopilot.POSITION";
-    static final String ACTION_SET_MODE = "org.rtdroid.autopilot.SET_MODE";
-    static final String CONTROL_CHANNEL = "autopilot.control";
-    /** Priority class of a mode change on the wire (0..99). */
-    static final int SET_MODE_PRIORITY = 60;
     static final float CRUISE_THROTTLE = 0.5f;
 
     static final String[] MODES = {"MANUAL", "AUTO1", "AUTO2", "HOME"};
-
-    /**
-     * POSITION payload (protocols.md, 40 bytes): i64 fixes, i32 mode, i32 waypoint, f32 east,
-     * f32 north, f32 altitude, f32 course, f32 speed, f32 distance.
-     */
-    static final int POSITION_BYTES = 40;
 
     private static final int AUTO = Color.rgb(0x2e, 0x7d, 0x32);
     private static final int PILOT = Color.rgb(0xef, 0x6c, 0x00);
@@ -58,7 +46,8 @@ public class AutopilotMonitorActivity extends RtCellActivity {
     private TextView speed;
     private TextView distance;
     private TextView fixes;
-    private long nextCorrelationId = 1;
+    private final Position record = new Position();
+    private final SetMode request = new SetMode();
 
     public AutopilotMonitorActivity() {
         super(TAG);
@@ -66,38 +55,37 @@ public class AutopilotMonitorActivity extends RtCellActivity {
 
     @Override
     protected String[] rtActions() {
-        return new String[] {ACTION_POSITION, ACTION_REFUSED};
+        return new String[] {Position.ACTION_POSITION, ACTION_REFUSED};
     }
 
     @Override
-    protected void onRtIntent(Intent intent) {
-        if (ACTION_REFUSED.equals(intent.getAction())) {
-            mode.setText("Refused: " + intent.getStringExtra("reason"));
+    protected void onRtIntent(RtIntent in) {
+        if (in.refused()) {
+            mode.setText("Refused: " + in.reason());
             return;
         }
-        byte[] p = intent.getByteArrayExtra("payload");
-        if (p == null || p.length < POSITION_BYTES) {
-            Log.w(TAG, "position record too short: " + (p == null ? 0 : p.length));
+        if (!in.read(record)) {
+            Log.w(TAG, "not a position from " + in.peer() + ": " + in.payload().length + " bytes");
             return;
         }
-        long n = getI64(p, 0);
-        int m = getI32(p, 8);
-        int wp = getI32(p, 12);
-        float east = getF32(p, 16);
-        float north = getF32(p, 20);
-        float alt = getF32(p, 24);
-        float crs = getF32(p, 28);
-        float spd = getF32(p, 32);
-        float dist = getF32(p, 36);
+        long n = record.fixes();
+        int m = record.mode();
+        int wp = record.waypoint();
+        float east = record.east();
+        float north = record.north();
+        float alt = record.altitude();
+        float crs = record.course();
+        float spd = record.speed();
+        float dist = record.distance();
         String name = m >= 0 && m < MODES.length ? MODES[m] : "mode " + m;
         mode.setText(name);
-        modeBanner.setColor(m >= 2 ? AUTO : PILOT);
-        waypoint.setText(wp >= 0 ? "waypoint " + wp : m == 3 ? "home" : "–");
+        modeBanner.setColor(m >= Autopilot.MODE_AUTO2 ? AUTO : PILOT);
+        waypoint.setText(wp >= 0 ? "waypoint " + wp : m == Autopilot.MODE_HOME ? "home" : "–");
         position.setText(String.format(Locale.ROOT, "%.0f m E, %.0f m N", east, north));
         altitude.setText(String.format(Locale.ROOT, "%.1f m", alt));
         course.setText(String.format(Locale.ROOT, "%.0f°", crs));
         speed.setText(String.format(Locale.ROOT, "%.1f m/s", spd));
-        distance.setText(m >= 2 ? String.format(Locale.ROOT, "%.0f m", dist) : "–");
+        distance.setText(m >= Autopilot.MODE_AUTO2 ? String.format(Locale.ROOT, "%.0f m", dist) : "–");
         fixes.setText(Long.toString(n));
         if (n % 20 == 0) {
             Log.i(TAG, "fix " + n + ": " + name + " " + position.getText() + " alt " + alt + " m");
@@ -105,13 +93,7 @@ public class AutopilotMonitorActivity extends RtCellActivity {
     }
 
     void sendMode(int m) {
-        byte[] payload = new byte[16];
-        putI32(payload, 0, m);
-        putI32(payload, 4, Float.floatToIntBits(0f));
-        putI32(payload, 8, Float.floatToIntBits(0f));
-        putI32(payload, 12, Float.floatToIntBits(CRUISE_THROTTLE));
-        sendToRt(CONTROL_CHANNEL, ACTION_SET_MODE, payload, SET_MODE_PRIORITY, nextCorrelationId++,
-                System.nanoTime());
+        send(request.mode(m).roll(0f).pitch(0f).throttle(CRUISE_THROTTLE), SetMode.ACTION_SET_MODE);
         Log.i(TAG, "SET_MODE " + MODES[m] + " sent");
     }
 

@@ -1,11 +1,5 @@
 package org.rtdroid.cochlear.ui;
 
-import static org.rtdroid.android.app.LittleEndian.getF32;
-import static org.rtdroid.android.app.LittleEndian.getI32;
-import static org.rtdroid.android.app.LittleEndian.getI64;
-import static org.rtdroid.android.app.LittleEndian.putI32;
-
-import android.content.Intent;
 import android.graphics.Color;
 import android.graphics.drawable.GradientDrawable;
 import android.util.Log;
@@ -20,12 +14,17 @@ import android.widget.ScrollView;
 import android.widget.SeekBar;
 import android.widget.Switch;
 import android.widget.TextView;
+import java.nio.charset.StandardCharsets;
 import org.rtdroid.android.app.RtCellActivity;
+import org.rtdroid.android.app.RtIntent;
+import org.rtdroid.contract.cochlear.Cochlear.SetConfig;
+import org.rtdroid.contract.cochlear.Cochlear.Status;
+import org.rtdroid.contract.echo.Echo.Ping;
 
 /**
  * The cochlear implant's ConfigurationUI (RTDroid dissertation, chapter on the cochlear implant):
- * a volume SeekBar and a noise-reduction Switch sent to the RT cell on channel
- * {@code cochlear.config}, live status from {@code cochlear.status}, and a Ping over {@code echo}.
+ * a volume SeekBar and a noise-reduction Switch sent to the RT cell as a {@link SetConfig}, live
+ * {@link Status} back, and a {@link Ping} over echo (the apps' contracts, bridge/contracts).
  *
  * <p>Everything goes through the Android-side proxy (RTsProxyService) with plain Intents, so the
  * same code runs in the emulated Android cell and on a real device. The UI is built in code (no
@@ -34,15 +33,8 @@ import org.rtdroid.android.app.RtCellActivity;
 public class ConfigurationActivity extends RtCellActivity {
     static final String TAG = "ConfigurationUI";
 
-    static final String ACTION_PING = "org.rtdroid.echo.PING";
-    static final String ACTION_PONG = "org.rtdroid.echo.PONG";
-    static final String ACTION_SET_CONFIG = "org.rtdroid.cochlear.SET_CONFIG";
-    static final String ACTION_CONFIG_ACK = "org.rtdroid.cochlear.CONFIG_ACK";
-    static final String ACTION_STATUS = "org.rtdroid.cochlear.STATUS";
-
-    static final int PING_PRIORITY = 90;
-    static final int CONFIG_PRIORITY = 70;
-    static final int STATUS_RECORD_BYTES = 40;
+    /** What a ping carries besides its number: recognisable in a dump. */
+    static final byte[] PING_MARK = "RTDR".getBytes(StandardCharsets.US_ASCII);
 
     private static final int ACCENT = Color.rgb(0x00, 0x7a, 0x87);
     private static final int WARN = Color.rgb(0xc6, 0x28, 0x28);
@@ -62,10 +54,9 @@ public class ConfigurationActivity extends RtCellActivity {
     /** The settings the RT cell last acknowledged, as shown after "Applied: ". */
     private String lastAcked;
 
-    private long nextCorrelationId = 1;
-    // Outstanding requests: correlation id -> System.nanoTime() at send. Small and bounded.
-    private final long[] pendingIds = new long[64];
-    private final long[] pendingSendNanos = new long[64];
+    private final SetConfig config = new SetConfig();
+    private final Status status = new Status();
+    private final Ping ping = new Ping();
     private int pingsSent;
     private int repliesSeen;
 
@@ -75,95 +66,59 @@ public class ConfigurationActivity extends RtCellActivity {
 
     @Override
     protected String[] rtActions() {
-        return new String[] {ACTION_PONG, ACTION_CONFIG_ACK, ACTION_STATUS, ACTION_REFUSED};
+        return new String[] {Ping.ACTION_PONG, Status.ACTION_CONFIG_ACK, Status.ACTION_STATUS, ACTION_REFUSED};
     }
 
     // ---- sending -------------------------------------------------------------------------
 
     void sendPing() {
-        byte[] payload = new byte[8];
-        putI32(payload, 0, ++pingsSent);
-        putI32(payload, 4, 0x52544452); // "RTDR": recognisable in a dump
-        send("echo", ACTION_PING, payload, PING_PRIORITY);
+        send(ping.clear().number(++pingsSent).data(PING_MARK), Ping.ACTION_PING);
         pingResult.setText("Ping #" + pingsSent + " sent…");
     }
 
     void sendConfig() {
-        byte[] payload = new byte[8];
-        putI32(payload, 0, volume.getProgress());
-        putI32(payload, 4, noiseReduction.isChecked() ? 1 : 0);
-        send("cochlear.config", ACTION_SET_CONFIG, payload, CONFIG_PRIORITY);
-    }
-
-    private void send(String channel, String action, byte[] payload, int priority) {
-        long correlationId = nextCorrelationId++;
-        long sendNanos = System.nanoTime();
-        int slot = (int) (correlationId % pendingIds.length);
-        pendingIds[slot] = correlationId;
-        pendingSendNanos[slot] = sendNanos;
-        sendToRt(channel, action, payload, priority, correlationId, sendNanos);
+        send(config.volume(volume.getProgress()).noiseReduction(noiseReduction.isChecked() ? 1 : 0),
+                SetConfig.ACTION_SET_CONFIG);
     }
 
     // ---- receiving -----------------------------------------------------------------------
 
     @Override
-    protected void onRtIntent(Intent intent) {
-        String action = intent.getAction();
-        long now = System.nanoTime();
-        long correlationId = intent.getLongExtra("correlationId", 0);
-        if (ACTION_REFUSED.equals(action)) {
-            connection.setText("Refused: " + intent.getStringExtra("reason"));
+    protected void onRtIntent(RtIntent in) {
+        if (in.refused()) {
+            connection.setText("Refused: " + in.reason());
             connection.setTextColor(Color.rgb(0xff, 0xab, 0x91));
             return;
         }
         connection.setText("RT cell connected");
         connection.setTextColor(CONNECTED);
-        long rtt = roundTripNanos(correlationId, now);
+        long rtt = in.roundTripNanos();
         if (rtt > 0) {
             repliesSeen++;
             roundTrip.setText(formatMicros(rtt));
         }
-        byte[] payload = intent.getByteArrayExtra("payload");
-        if (ACTION_PONG.equals(action)) {
-            int n = payload != null && payload.length >= 4 ? getI32(payload, 0) : -1;
+        if (in.is(Ping.ACTION_PONG)) {
+            int n = in.read(ping) ? ping.number() : -1;
             pingResult.setText("Pong #" + n + " in " + (rtt > 0 ? formatMicros(rtt) : "?"));
-        } else if (ACTION_STATUS.equals(action) || ACTION_CONFIG_ACK.equals(action)) {
-            if (payload == null || payload.length < STATUS_RECORD_BYTES) {
-                Log.w(TAG, "status record too short: " + (payload == null ? 0 : payload.length));
+        } else if (in.is(Status.ACTION_STATUS) || in.is(Status.ACTION_CONFIG_ACK)) {
+            if (!in.read(status)) {
+                Log.w(TAG, "not a status from " + in.peer() + ": " + in.payload().length + " bytes");
                 return;
             }
-            showStatus(payload, ACTION_CONFIG_ACK.equals(action));
+            showStatus(status, in.is(Status.ACTION_CONFIG_ACK));
         }
     }
 
-    private long roundTripNanos(long correlationId, long now) {
-        if (correlationId <= 0) {
-            return 0;
-        }
-        int slot = (int) (correlationId % pendingIds.length);
-        if (pendingIds[slot] != correlationId) {
-            return 0;
-        }
-        pendingIds[slot] = 0;
-        return now - pendingSendNanos[slot];
-    }
-
-    private void showStatus(byte[] s, boolean ack) {
-        long rel = getI64(s, 0);
-        long misses = getI64(s, 8);
-        long worst = getI64(s, 16);
-        int vol = getI32(s, 24);
-        int nr = getI32(s, 28);
-        float in = getF32(s, 32);
-        float out = getF32(s, 36);
-        releases.setText(Long.toString(rel));
+    private void showStatus(Status s, boolean ack) {
+        long misses = s.deadlineMisses();
+        releases.setText(Long.toString(s.releases()));
         deadlineMisses.setText(Long.toString(misses));
         deadlineMisses.setTextColor(misses == 0 ? INK : WARN);
-        worstLateness.setText(formatMicros(worst));
-        levels.setText(String.format("in %.1f dBFS · out %.1f dBFS", in, out));
+        worstLateness.setText(formatMicros(s.worstLatenessNanos()));
+        levels.setText(String.format("in %.1f dBFS · out %.1f dBFS", s.inputRmsDbfs(), s.outputRmsDbfs()));
         // A status repeating the acknowledged settings keeps saying "Applied": the periodic status
         // (every 200 ms) would otherwise replace the acknowledgement before anyone could read it.
-        String settings = "volume " + vol + ", noise reduction " + (nr != 0 ? "on" : "off");
+        String settings = "volume " + s.volume() + ", noise reduction " + (s.noiseReduction() != 0 ? "on" : "off");
         if (ack) {
             lastAcked = settings;
         }
