@@ -60,7 +60,7 @@ def test_a_cell_too_small_is_over_budget(tmp_path):
     m.write_text(COCHLEAR.read_text().replace('total="24K" persistent="8K"', 'total="1040K" persistent="1024K"'))
     r = run("--board", str(board), str(m))
     assert r.returncode == 1, r.stdout + r.stderr
-    assert "OVER_BUDGET: scopes 1122304 B + channels 2912 B + runtime 229376 B = 1354592 B > rt_budget_bytes 1048576 B" \
+    assert "OVER_BUDGET: scopes 1122304 B + channels 3168 B + runtime 229376 B = 1354848 B > rt_budget_bytes 1048576 B" \
            " of board small" in r.stdout
     assert f"RecordingService         cochlear  1048576 B" in r.stdout and f"{m}:9" in r.stdout
 

@@ -87,7 +87,7 @@ class CochlearValidationTest {
     void overBudgetNamesEveryTerm() throws Exception {
         ValidationReport r = validate(cochlear(), new Cell("tiny", 1, 100_000, 40_000));
         assertFalse(r.memory().holds());
-        assertEquals(List.of("OVER_BUDGET: scopes 81920 B + channels 2912 B + runtime 40000 B = 124832 B > rt_budget_bytes"
+        assertEquals(List.of("OVER_BUDGET: scopes 81920 B + channels 3168 B + runtime 40000 B = 125088 B > rt_budget_bytes"
                 + " 100000 B of board tiny"), r.reasons());
     }
 
