@@ -898,38 +898,11 @@ final class FlyweightGenerator {
             open("public final class " + codec + " extends ProtoWire");
             open("private " + codec + "()").close();
             for (Msg m : schema.messages) {
-                if (contract.channels.get(m) == null) {
-                    continue;
+                if (contract.channels.get(m) != null) {
+                    entryPoints(type(m), m.name, "m", cap, "ERR_INVALID_UTF8", "value");
                 }
-                String t = type(m);
-                line("");
-                javadoc("Encodes {@code m} at {@code dst[off]}: the encoded length, or ERR_INVALID_UTF8 / ERR_DST_TOO_SMALL.");
-                open("public static int encode(" + t + " m, byte[] dst, int off)");
-                line("int size = sizeOf" + m.name + "(m);");
-                open("if (size < 0)").line("return size;").close();
-                open("if (off < 0 || off > dst.length - size)").line("return ERR_DST_TOO_SMALL;").close();
-                line("return write" + m.name + "(dst, off, m) - off;");
-                close();
-                line("");
-                javadoc("The encoded length of {@code m}, or ERR_INVALID_UTF8.");
-                open("public static int encodedSize(" + t + " m)").line("return sizeOf" + m.name + "(m);").close();
-                line("");
-                javadoc("Decodes {@code src[off, off+len)} into {@code into} (cleared first): OK or a negative code; after "
-                        + "an error {@code into} holds a partial value that must not be used.");
-                open("public static int decode(byte[] src, int off, int len, " + t + " into)");
-                line("into.clear();");
-                open("if (off < 0 || len < 0 || off > src.length - len)").line("return ERR_BAD_LENGTH;").close();
-                open("if (len > " + cap + ")").line("return ERR_OVERSIZE;").close();
-                line("return decode" + m.name + "(src, off, off + len, into);");
-                close();
             }
-            for (Msg m : schema.messages) {
-                size(m);
-                write(m);
-                decode(m);
-            }
-            close();
-            return toString();
+            return helpersAndClose();
         }
 
         String write() {
@@ -948,28 +921,12 @@ final class FlyweightGenerator {
             line(" */");
             open("public final class " + codec + " extends ProtoWire");
             open("private " + codec + "()").close();
-            line("");
-            javadoc("Encodes {@code frame} at {@code dst[off]}. Returns the encoded length, or a negative code "
-                    + "(ERR_NO_BODY, ERR_INVALID_UTF8, ERR_OVERSIZE, ERR_DST_TOO_SMALL) with nothing promised about dst.");
-            open("public static int encode(" + r + " frame, byte[] dst, int off)");
-            line("int size = encodedSize(frame);");
-            open("if (size < 0)").line("return size;").close();
-            open("if (size > " + r + ".MAX_FRAME_BYTES)").line("return ERR_OVERSIZE;").close();
-            open("if (off < 0 || off > dst.length - size)").line("return ERR_DST_TOO_SMALL;").close();
-            line("return write" + r + "(dst, off, frame) - off;");
-            close();
-            line("");
-            javadoc("The encoded length of {@code frame}, or ERR_NO_BODY / ERR_INVALID_UTF8.");
-            open("public static int encodedSize(" + r + " frame)").line("return sizeOf" + r + "(frame);").close();
-            line("");
-            javadoc("Decodes {@code src[off, off+len)} into {@code into} (cleared first). Returns OK or a negative code; "
-                    + "after an error {@code into} holds a partial frame that must not be used.");
-            open("public static int decode(byte[] src, int off, int len, " + r + " into)");
-            line("into.clear();");
-            open("if (off < 0 || len < 0 || off > src.length - len)").line("return ERR_BAD_LENGTH;").close();
-            open("if (len > " + r + ".MAX_FRAME_BYTES)").line("return ERR_OVERSIZE;").close();
-            line("return decode" + r + "(src, off, off + len, into);");
-            close();
+            entryPoints(r, r, "frame", r + ".MAX_FRAME_BYTES", "ERR_NO_BODY, ERR_INVALID_UTF8", "frame");
+            return helpersAndClose();
+        }
+
+        /** The private sizeOf / write / decode of every message, and the end of the class. */
+        private String helpersAndClose() {
             for (Msg m : schema.messages) {
                 size(m);
                 write(m);
@@ -977,6 +934,35 @@ final class FlyweightGenerator {
             }
             close();
             return toString();
+        }
+
+        /**
+         * The public encode / encodedSize / decode of one message type {@code t} (its private
+         * helpers are named after {@code stem}), held to {@code cap} bytes.
+         */
+        private void entryPoints(String t, String stem, String arg, String cap, String sizeErrors, String what) {
+            line("");
+            javadoc("Encodes {@code " + arg + "} at {@code dst[off]}. Returns the encoded length, or a negative code "
+                    + "(" + sizeErrors + ", ERR_OVERSIZE, ERR_DST_TOO_SMALL) with nothing promised about dst.");
+            open("public static int encode(" + t + " " + arg + ", byte[] dst, int off)");
+            line("int size = encodedSize(" + arg + ");");
+            open("if (size < 0)").line("return size;").close();
+            open("if (size > " + cap + ")").line("return ERR_OVERSIZE;").close();
+            open("if (off < 0 || off > dst.length - size)").line("return ERR_DST_TOO_SMALL;").close();
+            line("return write" + stem + "(dst, off, " + arg + ") - off;");
+            close();
+            line("");
+            javadoc("The encoded length of {@code " + arg + "}, or " + sizeErrors.replace(", ", " / ") + ".");
+            open("public static int encodedSize(" + t + " " + arg + ")").line("return sizeOf" + stem + "(" + arg + ");").close();
+            line("");
+            javadoc("Decodes {@code src[off, off+len)} into {@code into} (cleared first). Returns OK or a negative code; "
+                    + "after an error {@code into} holds a partial " + what + " that must not be used.");
+            open("public static int decode(byte[] src, int off, int len, " + t + " into)");
+            line("into.clear();");
+            open("if (off < 0 || len < 0 || off > src.length - len)").line("return ERR_BAD_LENGTH;").close();
+            open("if (len > " + cap + ")").line("return ERR_OVERSIZE;").close();
+            line("return decode" + stem + "(src, off, off + len, into);");
+            close();
         }
 
         /** The condition under which sub-message field {@code f} of {@code m} is written. */
