@@ -2,6 +2,7 @@ package org.rtdroid.android.cell;
 
 import org.rtdroid.android.cell.am.CellActivityManager;
 import org.rtdroid.android.cell.pm.Apps;
+import org.rtdroid.android.cell.pm.InstalledApp;
 
 import android.content.BroadcastReceiver;
 import android.content.ComponentName;
@@ -47,6 +48,15 @@ public class CellContextImplShadow extends ShadowContextImpl {
         // A generated accessor, bound once: ReflectionHelpers looked the method up on every
         // service and broadcast call.
         Context getOuterContext();
+
+        @Direct
+        java.io.File getDataDir();
+
+        @Direct
+        java.io.File getFilesDir();
+
+        @Direct
+        java.io.File getCacheDir();
     }
 
     /**
@@ -63,6 +73,36 @@ public class CellContextImplShadow extends ShadowContextImpl {
             return pkg;
         }
         return Reflector.reflector(ContextImplReflector.class, self).getPackageName();
+    }
+
+    /**
+     * An installed app's own data directory, files and cache ({@code /data/data/<package>} on a
+     * device, owned by the app's uid), when the app's code asks; the framework asking for itself
+     * gets Robolectric's.
+     */
+    @Implementation
+    protected java.io.File getDataDir() {
+        java.nio.file.Path d = appDataDir();
+        return d != null ? d.toFile() : Reflector.reflector(ContextImplReflector.class, self).getDataDir();
+    }
+
+    @Implementation
+    protected java.io.File getFilesDir() {
+        java.nio.file.Path d = appDataDir();
+        return d != null ? d.resolve("files").toFile() : Reflector.reflector(ContextImplReflector.class, self).getFilesDir();
+    }
+
+    @Implementation
+    protected java.io.File getCacheDir() {
+        java.nio.file.Path d = appDataDir();
+        return d != null ? d.resolve("cache").toFile() : Reflector.reflector(ContextImplReflector.class, self).getCacheDir();
+    }
+
+    private static java.nio.file.Path appDataDir() {
+        CellActivityManager am = am();
+        String pkg = am == null ? null : Apps.askingPackage();
+        InstalledApp app = pkg == null ? null : am.packages.get(pkg);
+        return app == null ? null : app.dataDir;
     }
 
     /**

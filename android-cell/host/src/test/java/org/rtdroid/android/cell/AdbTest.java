@@ -43,6 +43,7 @@ class AdbTest {
     Client adb;
     Client stranger;
     String serial;
+    Path dataDir;
 
     /** One adb client: its server's port and its HOME (where ~/.android/adbkey lives). */
     record Client(Path home, int serverPort) {
@@ -157,6 +158,19 @@ class AdbTest {
         assertTrue(r.out().contains("Success"), r.toString());
         assertTrue(shell("pm", "list", "packages").out().contains("package:" + UI + "\n"));
         assertTrue(shell("pm", "list", "packages", "-3").out().equals("package:" + UI + "\n"));
+        // Its own Linux uid from Android's app range, and a data directory of its own: 0700 and,
+        // where the cell runs as root, owned by that uid.
+        Result pkg = shell("dumpsys", "package", UI);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("userId=(\\d+) dataDir=(\\S+)").matcher(pkg.out());
+        assertTrue(m.find(), pkg.toString());
+        assertEquals(10000, Integer.parseInt(m.group(1)), pkg.out());
+        dataDir = Paths.get(m.group(2));
+        assertTrue(dataDir.endsWith(Paths.get("data", "data", UI)) && Files.isDirectory(dataDir.resolve("files")), pkg.out());
+        assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(dataDir)));
+        if ((Integer) Files.getAttribute(Paths.get("/proc/self"), "unix:uid") == 0) {
+            assertEquals(10000, Files.getAttribute(dataDir, "unix:uid"));
+            assertEquals(10000, Files.getAttribute(dataDir.resolve("files"), "unix:gid"));
+        }
         Result again = adb.run("-s", serial, "install", apk.toString());
         assertNotEquals(0, again.status(), again.toString());
         assertTrue(again.out().contains("Failure [") && again.out().contains("already installed"), again.toString());
@@ -243,6 +257,7 @@ class AdbTest {
         assertEquals(0, u.status(), u.toString());
         assertTrue(u.out().contains("Success"), u.toString());
         assertEquals("package:org.rtdroid.proxy\n", shell("pm", "list", "packages").out());
+        assertTrue(!Files.exists(dataDir), "an uninstall takes the app's data: " + dataDir);
         Result again = adb.run("-s", serial, "uninstall", UI);
         assertNotEquals(0, again.status(), again.toString());
     }

@@ -469,6 +469,7 @@ final class ShellCommands {
                 continue;
             }
             out.println("  Package [" + app.packageName + "]");
+            out.println("    userId=" + app.uid + (app.dataDir == null ? "" : " dataDir=" + app.dataDir));
             if (app.bundle != null) {
                 out.println("    versionCode=" + app.bundle.versionCode + " versionName=" + app.bundle.versionName);
                 out.println("    channels=" + app.bundle.channels);

@@ -340,6 +340,8 @@ public final class ControlServer {
                 .field("crashes", app.crashes)
                 .field("lastCrash", app.crash)
                 .field("certificateSha256", app.certificateSha256)
+                .field("uid", app.uid)
+                .field("dataDir", app.dataDir == null ? null : app.dataDir.toString())
                 .name("permissions").beginArray();
         for (String p : new java.util.TreeSet<>(app.permissions)) {
             w.value(p);

@@ -2,6 +2,7 @@ package org.rtdroid.android.cell.pm;
 
 import org.rtdroid.android.cell.os.CellException;
 import org.rtdroid.android.cell.os.CellLog;
+import org.rtdroid.android.cell.os.Posix;
 
 import static org.robolectric.Shadows.shadowOf;
 
@@ -48,9 +49,16 @@ public final class CellPackageManager {
     /** Signature-level permissions and the package that defines each (the proxy's, today). */
     private final Map<String, String> signaturePermissions = new ConcurrentHashMap<>();
 
+    /** Android's first application uid (android.os.Process.FIRST_APPLICATION_UID); apps get the lowest free one. */
+    public static final int FIRST_APPLICATION_UID = 10000;
+    public static final int LAST_APPLICATION_UID = 19999;
+    /** Where apps' data directories live: the cell's /data/data. */
+    private final Path dataRoot;
+
     public CellPackageManager(Application application, Path appsDir, String platformCertSha256) {
         this.application = application;
         this.appsDir = appsDir;
+        this.dataRoot = appsDir.toAbsolutePath().getParent().resolve("data").resolve("data");
         this.platformCertSha256 = platformCertSha256;
     }
 
@@ -60,13 +68,43 @@ public final class CellPackageManager {
         return Files.createTempDirectory(appsDir, ".staging-");
     }
 
+    /** The lowest application uid no installed app holds (installs run on the main looper, one at a time). */
+    private int freeUid() throws CellException {
+        java.util.Set<Integer> taken = new java.util.HashSet<>();
+        apps.values().forEach(a -> taken.add(a.uid));
+        for (int uid = FIRST_APPLICATION_UID; uid <= LAST_APPLICATION_UID; uid++) {
+            if (!taken.contains(uid)) {
+                return uid;
+            }
+        }
+        throw new CellException(507, "INSTALL_FAILED_INSUFFICIENT_STORAGE: every application uid is taken");
+    }
+
+    /**
+     * The app's data directory (files/, cache/), mode 0700, owned by the app's uid and gid where the
+     * cell runs as root (as installd makes it); elsewhere the cell's own.
+     */
+    private void makeDataDir(Path dataDir, int uid) throws IOException {
+        SignedApk.deleteTree(dataDir); // a previous install's data is not this one's
+        for (Path d : new Path[] {dataDir, dataDir.resolve("files"), dataDir.resolve("cache")}) {
+            Files.createDirectories(d);
+            Files.setPosixFilePermissions(d, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+            if (Posix.geteuid() == 0 && !Posix.chown(d, uid, uid)) {
+                throw new IOException("chown " + d + " to " + uid + " refused");
+            }
+        }
+    }
+
     /** The proxy: a system app whose classes ship with the host. */
     public InstalledApp installSystemProxy() {
         // Its manifest defines the signature permission that guards its service; the proxy is
         // signed with the platform's certificate (it ships with the cell, as a system image's apps).
+        // It runs in the system server, with the system server's uid (a platform app's
+        // android.uid.system on a device).
         InstalledApp proxy = new InstalledApp(Apps.PROXY_PACKAGE, null, getClass().getClassLoader(), null, true,
                 platformCertSha256, platformCertSha256 == null ? Set.of()
-                        : Set.of(ProxyContract.PERMISSION_CROSS_CONTEXT, ProxyContract.PERMISSION_REALTIME_BROADCAST));
+                        : Set.of(ProxyContract.PERMISSION_CROSS_CONTEXT, ProxyContract.PERMISSION_REALTIME_BROADCAST),
+                Posix.geteuid(), null);
         signaturePermissions.put(ProxyContract.PERMISSION_CROSS_CONTEXT, Apps.PROXY_PACKAGE);
         signaturePermissions.put(ProxyContract.PERMISSION_REALTIME_BROADCAST, Apps.PROXY_PACKAGE);
         PackageInfo pi = packageInfo(Apps.PROXY_PACKAGE, "RTDroid proxy", 1, "0.1.0", List.of(), List.of(),
@@ -100,8 +138,11 @@ public final class CellPackageManager {
         }
         Path dir = appsDir.resolve(b.packageName);
         Path jar = dir.resolve(AppBundle.CLASSES);
+        int uid = freeUid();
+        Path dataDir = dataRoot.resolve(b.packageName);
         URLClassLoader loader;
         try {
+            makeDataDir(dataDir, uid);
             Files.createDirectories(dir);
             // The cell runs its own copy: rebuilding the bundle cannot change a running app.
             Files.copy(b.classesJar, jar, StandardCopyOption.REPLACE_EXISTING);
@@ -125,10 +166,15 @@ public final class CellPackageManager {
             }
         } catch (CellException e) {
             closeQuietly(loader);
+            try {
+                SignedApk.deleteTree(dataDir);
+            } catch (IOException ignored) {
+                // the next install of the package empties it
+            }
             throw e;
         }
         InstalledApp app = new InstalledApp(b.packageName, b, loader, dir, false, apk.certificateSha256,
-                grants(b, apk.certificateSha256));
+                grants(b, apk.certificateSha256), uid, dataDir);
         Apps.register(loader, b.packageName);
         shadowOf(application.getPackageManager()).installPackage(packageInfo(b.packageName, b.label, b.versionCode,
                 b.versionName, b.channels, names(b.activities), names(b.services), names(b.receivers)));
@@ -173,6 +219,13 @@ public final class CellPackageManager {
     /** Forgets an app whose components the activity manager has already taken down. */
     public void remove(InstalledApp app) {
         apps.remove(app.packageName);
+        if (app.dataDir != null) {
+            try {
+                SignedApk.deleteTree(app.dataDir); // as on Android, an uninstall takes the app's data
+            } catch (IOException e) {
+                CellLog.w(TAG, "data of " + app.packageName + " left in " + app.dataDir + ": " + e.getMessage());
+            }
+        }
         shadowOf(application.getPackageManager()).removePackage(app.packageName);
         Apps.unregister(app.loader);
         app.close();

@@ -21,8 +21,15 @@ public final class InstalledApp {
     public volatile String crash; // first line of the last crash
     public volatile long crashes;
 
+    /** The app's Linux uid (Android's app range from {@link CellPackageManager#FIRST_APPLICATION_UID}), or the system's. */
+    public final int uid;
+    /** Its private data directory ({@code /data/data/<package>} on a device), owned by its uid where the cell is root. */
+    public final Path dataDir;
+
     InstalledApp(String packageName, AppBundle bundle, ClassLoader loader, Path installDir, boolean system,
-            String certificateSha256, Set<String> permissions) {
+            String certificateSha256, Set<String> permissions, int uid, Path dataDir) {
+        this.uid = uid;
+        this.dataDir = dataDir;
         this.packageName = packageName;
         this.bundle = bundle;
         this.loader = loader;
