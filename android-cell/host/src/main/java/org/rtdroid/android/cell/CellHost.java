@@ -3,6 +3,7 @@ package org.rtdroid.android.cell;
 import org.rtdroid.android.cell.adb.AdbDevice;
 import org.rtdroid.android.cell.adb.AdbServer;
 import org.rtdroid.android.cell.am.CellActivityManager;
+import org.rtdroid.android.cell.binder.BinderServer;
 import org.rtdroid.android.cell.control.ControlServer;
 import org.rtdroid.android.cell.control.UiAutomation;
 import org.rtdroid.android.cell.os.CellException;
@@ -99,10 +100,19 @@ final class CellHost {
                 CellHost.requestStop(why);
             }
         }, controlToken);
+        // The work directory is traversable by the apps' uids (not listable), for the IPC socket.
+        Files.setPosixFilePermissions(work, java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"));
+        Path binderSocket = work.resolve("binder.sock");
+        if (binderSocket.toString().length() > 100) { // sun_path holds 107 bytes
+            Path shortDir = Files.createTempDirectory(Path.of("/tmp"), "rtdroid-binder-");
+            Files.setPosixFilePermissions(shortDir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"));
+            binderSocket = shortDir.resolve("binder.sock");
+        }
+        BinderServer binder = BinderServer.start(am, binderSocket);
         AdbServer adb = null;
         if (System.getProperty(Main.PROP_ADB_PORT) != null) {
             String keys = System.getProperty(Main.PROP_ADB_KEYS);
-            adb = AdbServer.start(Integer.getInteger(Main.PROP_ADB_PORT), new AdbDevice(am, ui, work.resolve("data"), controlToken),
+            adb = AdbServer.start(Integer.getInteger(Main.PROP_ADB_PORT), new AdbDevice(am, ui, work.resolve("data"), controlToken, binder),
                     keys == null ? null : Path.of(keys));
         }
         Thread hook = new Thread(() -> {
@@ -143,6 +153,10 @@ final class CellHost {
         server.stop();
         if (adb != null) {
             adb.stop();
+        }
+        binder.stop();
+        if (!binder.socket().startsWith(work)) {
+            deleteTree(binder.socket().getParent());
         }
         try {
             MainThread.call(() -> {

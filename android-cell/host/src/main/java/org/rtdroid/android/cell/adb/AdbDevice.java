@@ -1,6 +1,7 @@
 package org.rtdroid.android.cell.adb;
 
 import org.rtdroid.android.cell.am.CellActivityManager;
+import org.rtdroid.android.cell.binder.BinderServer;
 import org.rtdroid.android.cell.control.UiAutomation;
 
 import java.io.IOException;
@@ -20,13 +21,17 @@ public final class AdbDevice {
     final UiAutomation ui;
     private final Path tmp;
     private final Path sdcard;
+    /** The system server's IPC endpoint (dumpsys binder). */
+    final BinderServer binder;
     /** What the control interface asks of its clients (null: it asks nothing); adb hands it out. */
     final String controlToken;
     /** The server this device answers through (its counters for dumpsys). */
     volatile AdbServer server;
 
     /** {@code dataDir}: the cell's folder where the shell user's places live. */
-    public AdbDevice(CellActivityManager am, UiAutomation ui, Path dataDir, String controlToken) throws IOException {
+    public AdbDevice(CellActivityManager am, UiAutomation ui, Path dataDir, String controlToken, BinderServer binder)
+            throws IOException {
+        this.binder = binder;
         this.am = am;
         this.ui = ui;
         this.controlToken = controlToken;

@@ -410,7 +410,7 @@ final class ShellCommands {
     // ------------------------------------------------------------------ dumpsys
 
     private int dumpsys(List<String> args) throws CellException {
-        List<String> services = List.of("activity", "package", "rtdroid.proxy", "broadcasts", "adb");
+        List<String> services = List.of("activity", "package", "rtdroid.proxy", "broadcasts", "binder", "adb");
         if (!args.isEmpty() && args.get(0).equals("-l")) {
             out.println("Currently running services:");
             services.forEach(s -> out.println("  " + s));
@@ -434,6 +434,7 @@ final class ShellCommands {
                     out.println(core == null ? "proxy not running" : core.statsJson());
                 }
                 case "broadcasts" -> out.println(device.am.broadcasts.statsJson());
+                case "binder" -> out.print(device.binder.dump());
                 case "adb" -> {
                     long[] c = device.server == null ? new long[3] : device.server.counters();
                     out.println("ADB MANAGER (dumpsys adb)");

@@ -183,10 +183,24 @@ public final class BroadcastQueue {
 
     public void sendBroadcast(Context caller, Intent intent, String permission, BroadcastReceiver resultReceiver,
             Handler scheduler) {
+        send(caller, null, intent, resultReceiver, scheduler);
+    }
+
+    /**
+     * A broadcast from an app the kernel identified (the system server's IPC: the connection's
+     * {@code SO_PEERCRED} uid): the real-time sender check is a look-up of that app's grants,
+     * not a stack walk.
+     */
+    public void sendBroadcastAs(String callerPackage, Intent intent) {
+        send(application, callerPackage, intent, null, null);
+    }
+
+    private void send(Context caller, String knownCaller, Intent intent, BroadcastReceiver resultReceiver,
+            Handler scheduler) {
         int priority = senderPriority(intent);
         if (priority >= RT_THRESHOLD && discipline != Discipline.FIFO) {
             long start = System.nanoTime();
-            enforceRealtimeSender(priority);
+            enforceRealtimeSender(priority, knownCaller != null ? knownCaller : Apps.askingPackage());
             long took = System.nanoTime() - start;
             senderChecks.incrementAndGet();
             senderCheckNanos.addAndGet(took);
@@ -248,8 +262,7 @@ public final class BroadcastQueue {
      * may claim one (as AOSP's broadcast path checks a sender's permissions, by the caller's
      * identity, never by the intent's data). The system and the proxy hold it.
      */
-    private void enforceRealtimeSender(int priority) {
-        String calling = Apps.askingPackage();
+    private void enforceRealtimeSender(int priority, String calling) {
         if (calling != null && !packages.holds(calling, ProxyContract.PERMISSION_REALTIME_BROADCAST)) {
             throw new SecurityException("Permission Denial: broadcast at real-time sender priority " + priority
                     + " from " + calling + " requires " + ProxyContract.PERMISSION_REALTIME_BROADCAST);

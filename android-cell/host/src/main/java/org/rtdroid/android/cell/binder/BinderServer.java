@@ -1,0 +1,255 @@
+package org.rtdroid.android.cell.binder;
+
+import org.rtdroid.android.cell.am.CellActivityManager;
+import org.rtdroid.android.cell.os.CellLog;
+import org.rtdroid.android.cell.os.Posix;
+import org.rtdroid.android.cell.pm.InstalledApp;
+
+import android.content.Intent;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.rtdroid.android.proxy.ProxyContract;
+
+/**
+ * The system server's Binder-like endpoint: a Unix domain socket where a process calls the system
+ * server and the receiving side learns who calls from the kernel ({@code SO_PEERCRED}: the pid, uid
+ * and gid of the connecting process), never from the caller's message. The uid names the app (its
+ * Linux uid from the package manager); permissions are checked against that app's grants.
+ *
+ * <p>A transaction is a little-endian 32-bit length and that many bytes of UTF-8: the method on
+ * the first line, then {@code key=value} lines. The reply has the same frame: {@code OK} and
+ * {@code key=value} lines, or {@code ERR reason}. Methods: {@code whoami}; {@code broadcast}
+ * ({@code action}, optional {@code package} (the receiver's), {@code priority} (the sender
+ * priority 0..99), {@code extra.NAME} string extras). A field naming the caller ({@code sender},
+ * {@code callingPackage}, {@code uid}, {@code pid}) is refused as a spoof; every refusal is
+ * counted by kind ({@code dumpsys binder}).
+ */
+public final class BinderServer {
+    static final String TAG = "Binder";
+    static final int MAX_TRANSACTION_BYTES = 64 * 1024;
+    private static final java.util.Set<String> IDENTITY_FIELDS = java.util.Set.of("sender", "callingPackage",
+            "callingUid", "uid", "pid");
+    private final CellActivityManager am;
+    private final Path socket;
+    private final int listenFd;
+    private final int systemUid = Posix.geteuid();
+    private final AtomicLong transactions = new AtomicLong();
+    private final AtomicLong unknownCaller = new AtomicLong();
+    private final AtomicLong spoofed = new AtomicLong();
+    private final AtomicLong forged = new AtomicLong();
+    private final AtomicLong denied = new AtomicLong();
+    private volatile boolean running = true;
+
+    private BinderServer(CellActivityManager am, Path socket, int listenFd) {
+        this.am = am;
+        this.socket = socket;
+        this.listenFd = listenFd;
+    }
+
+    /** Listens at {@code socket}, which every local uid may connect to (the kernel says who did). */
+    public static BinderServer start(CellActivityManager am, Path socket) throws IOException {
+        Files.deleteIfExists(socket);
+        int fd = UnixSocket.listen(socket, 64);
+        Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-rw-rw-"));
+        BinderServer s = new BinderServer(am, socket, fd);
+        Thread t = new Thread(s::acceptLoop, "binder");
+        t.setDaemon(true);
+        t.start();
+        CellLog.i(TAG, "system server IPC on " + socket + " (callers identified by SO_PEERCRED)");
+        return s;
+    }
+
+    public Path socket() {
+        return socket;
+    }
+
+    public void stop() {
+        running = false;
+        UnixSocket.shutdown(listenFd);
+        UnixSocket.close(listenFd);
+        try {
+            Files.deleteIfExists(socket);
+        } catch (IOException ignored) {
+            // the cell's temp directory goes with it
+        }
+    }
+
+    /** Lines for {@code dumpsys binder}. */
+    public String dump() {
+        return "BINDER (the system server's IPC, " + socket + ")\n"
+                + "  transactions: " + transactions.get() + "\n"
+                + "  refused, caller is no installed app: " + unknownCaller.get() + "\n"
+                + "  refused, a spoofed identity field: " + spoofed.get() + "\n"
+                + "  refused, forged or malformed arguments: " + forged.get() + "\n"
+                + "  refused, permission denied: " + denied.get() + "\n";
+    }
+
+    private void acceptLoop() {
+        while (running) {
+            int fd = UnixSocket.accept(listenFd);
+            if (fd < 0) {
+                if (running) {
+                    CellLog.w(TAG, "accept failed; the endpoint stops");
+                }
+                return;
+            }
+            Thread t = new Thread(() -> serve(fd), "binder-" + fd);
+            t.setDaemon(true);
+            t.start();
+        }
+    }
+
+    private void serve(int fd) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(Linker.Option.captureStateLayout());
+            UnixSocket.Peer peer = UnixSocket.peer(fd);
+            MemorySegment header = arena.allocate(4);
+            MemorySegment body = arena.allocate(MAX_TRANSACTION_BYTES);
+            while (running) {
+                if (!readFully(fd, header, state)) {
+                    return;
+                }
+                int len = header.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), 0);
+                if (len < 0 || len > MAX_TRANSACTION_BYTES) {
+                    forged.incrementAndGet();
+                    reply(fd, arena, state, "ERR transaction of " + len + " bytes (at most " + MAX_TRANSACTION_BYTES + ")");
+                    return;
+                }
+                MemorySegment b = body.asSlice(0, len);
+                if (!readFully(fd, b, state)) {
+                    return;
+                }
+                String request = new String(b.toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
+                transactions.incrementAndGet();
+                reply(fd, arena, state, transact(peer, request));
+            }
+        } catch (IOException e) {
+            // the caller went away
+        } finally {
+            UnixSocket.close(fd);
+        }
+    }
+
+    private static boolean readFully(int fd, MemorySegment seg, MemorySegment state) throws IOException {
+        long off = 0;
+        while (off < seg.byteSize()) {
+            int n = UnixSocket.read(fd, seg.asSlice(off), state);
+            if (n == 0) {
+                return false;
+            }
+            off += n;
+        }
+        return true;
+    }
+
+    private static void reply(int fd, Arena arena, MemorySegment state, String text) throws IOException {
+        byte[] b = text.getBytes(StandardCharsets.UTF_8);
+        byte[] frame = ByteBuffer.allocate(4 + b.length).order(ByteOrder.LITTLE_ENDIAN).putInt(b.length).put(b).array();
+        UnixSocket.writeFully(fd, arena.allocateFrom(ValueLayout.JAVA_BYTE, frame), state);
+    }
+
+    /** One transaction from the process the kernel names; the reply's text. */
+    String transact(UnixSocket.Peer peer, String request) {
+        String[] lines = request.split("\n");
+        String method = lines[0].trim();
+        Map<String, String> args = new LinkedHashMap<>();
+        for (int i = 1; i < lines.length; i++) {
+            int eq = lines[i].indexOf('=');
+            if (lines[i].isBlank()) {
+                continue;
+            }
+            if (eq <= 0) {
+                return refuse(forged, peer, "malformed line '" + lines[i] + "' (key=value)");
+            }
+            args.put(lines[i].substring(0, eq), lines[i].substring(eq + 1));
+        }
+        for (String k : args.keySet()) {
+            if (IDENTITY_FIELDS.contains(k)) {
+                return refuse(spoofed, peer, "field '" + k + "' refused: who calls is the kernel's to say (uid "
+                        + peer.uid() + ", pid " + peer.pid() + ")");
+            }
+        }
+        String pkg = callerPackage(peer);
+        if (pkg == null) {
+            return refuse(unknownCaller, peer, "uid " + peer.uid() + " (pid " + peer.pid() + ") is no installed app");
+        }
+        switch (method) {
+            case "whoami":
+                return "OK\nuid=" + peer.uid() + "\npid=" + peer.pid() + "\ngid=" + peer.gid() + "\npackage=" + pkg;
+            case "broadcast":
+                return broadcast(peer, pkg, args);
+            default:
+                return refuse(forged, peer, "no method '" + method + "' (whoami, broadcast)");
+        }
+    }
+
+    private String broadcast(UnixSocket.Peer peer, String pkg, Map<String, String> args) {
+        String action = args.get("action");
+        if (action == null || action.isEmpty() || action.length() > 255) {
+            return refuse(forged, peer, "broadcast needs action=NAME (1..255 characters)");
+        }
+        Intent intent = new Intent(action);
+        int priority = 0;
+        for (Map.Entry<String, String> e : args.entrySet()) {
+            String k = e.getKey();
+            if (k.equals("action")) {
+                continue;
+            } else if (k.equals("package")) {
+                intent.setPackage(e.getValue());
+            } else if (k.equals("priority")) {
+                try {
+                    priority = Integer.parseInt(e.getValue());
+                } catch (NumberFormatException x) {
+                    priority = -1;
+                }
+                if (priority < 0 || priority > 99) {
+                    return refuse(forged, peer, "priority '" + e.getValue() + "' is not 0..99");
+                }
+                intent.putExtra(ProxyContract.EXTRA_SENDER_PRIORITY, priority);
+            } else if (k.startsWith("extra.") && k.length() > 6) {
+                intent.putExtra(k.substring(6), e.getValue());
+            } else {
+                return refuse(forged, peer, "broadcast takes no field '" + k + "'");
+            }
+        }
+        try {
+            am.broadcasts.sendBroadcastAs("android".equals(pkg) ? null : pkg, intent);
+        } catch (SecurityException e) {
+            return refuse(denied, peer, e.getMessage());
+        }
+        return "OK\nqueued=" + action + "\npriority=" + priority;
+    }
+
+    /** The package of the calling uid: an installed app's, "android" for the system server's own. */
+    private String callerPackage(UnixSocket.Peer peer) {
+        if (peer.uid() == systemUid) {
+            return "android";
+        }
+        for (InstalledApp app : am.packages.installed()) {
+            if (app.uid == peer.uid() && !app.system) {
+                return app.packageName;
+            }
+        }
+        return null;
+    }
+
+    private static String refuse(AtomicLong counter, UnixSocket.Peer peer, String why) {
+        counter.incrementAndGet();
+        CellLog.w(TAG, "refused a transaction from uid " + peer.uid() + " pid " + peer.pid() + ": " + why);
+        return "ERR " + why;
+    }
+}

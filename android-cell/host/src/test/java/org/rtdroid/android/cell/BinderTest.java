@@ -1,0 +1,166 @@
+package org.rtdroid.android.cell;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * The system server's IPC learns its caller from the kernel: real processes under real Linux uids
+ * ({@code setpriv}, so the test needs root, as the project's machines and CI run) call it over its
+ * Unix socket with a client that is not this project's code (Python's socket module). The app's
+ * uid is the app; another uid is nobody; a caller naming itself, forging arguments or asking for a
+ * real-time priority it does not hold is refused; and one app's uid cannot read another's files.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class BinderTest {
+    static final String UI = "org.rtdroid.cochlear.ui";
+    /** A transaction client: argv[1] the socket, then one request per argument ("\n" between lines). */
+    static final String CLIENT = String.join("\n",
+            "import os, socket, struct, sys",
+            "s = socket.socket(socket.AF_UNIX)",
+            "s.connect(sys.argv[1])",
+            "print('pid=%d' % os.getpid())",
+            "for req in sys.argv[2:]:",
+            "    b = req.replace('\\\\n', '\\n').encode()",
+            "    s.sendall(struct.pack('<I', len(b)) + b)",
+            "    n = struct.unpack('<I', s.recv(4, socket.MSG_WAITALL))[0]",
+            "    print(s.recv(n, socket.MSG_WAITALL).decode().replace('\\n', ' '))");
+
+    Path tmp;
+    Path region;
+    CellProcess cell;
+    String socket;
+    int appUid;
+    Path dataDir;
+
+    @BeforeAll
+    void start() throws Exception {
+        assumeTrue((Integer) Files.getAttribute(Paths.get("/proc/self"), "unix:uid") == 0,
+                "real app uids need root (setpriv), as the project's machines and CI run");
+        tmp = Files.createTempDirectory("binder-test");
+        region = Paths.get("/dev/shm/android-cell-binder-test-" + ProcessHandle.current().pid());
+        TestRtPeer.format(region);
+        cell = CellProcess.start(region);
+        for (String line : cell.stdout) {
+            Matcher m = Pattern.compile("system server IPC on (\\S+)").matcher(line);
+            if (m.find()) {
+                socket = m.group(1);
+            }
+        }
+        assertTrue(socket != null, "the cell names its IPC socket: " + cell.stdout);
+        Path apk = Bundles.apk(Bundles.configurationUi(Files.createDirectories(tmp.resolve("ui"))));
+        assertEquals(200, cell.post("/apps/install", "{\"apk\":\"" + apk + "\"}").status());
+        String app = cell.get("/apps/" + UI).body();
+        Matcher uid = Pattern.compile("\"uid\":(\\d+)").matcher(app);
+        Matcher dir = Pattern.compile("\"dataDir\":\"([^\"]+)\"").matcher(app);
+        assertTrue(uid.find() && dir.find(), app);
+        appUid = Integer.parseInt(uid.group(1));
+        dataDir = Paths.get(dir.group(1));
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        if (cell != null) {
+            cell.close();
+        }
+        if (region != null) {
+            Files.deleteIfExists(region);
+        }
+        if (tmp != null) {
+            CellHost.deleteTree(tmp);
+        }
+    }
+
+    /** Runs a command as {@code uid} (its own gid, no supplementary groups); its stdout and stderr. */
+    static String runAs(int uid, String... command) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("setpriv", "--reuid=" + uid, "--regid=" + uid, "--clear-groups"));
+        cmd.addAll(List.of(command));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "did not finish: " + cmd);
+        return new String(p.getInputStream().readAllBytes());
+    }
+
+    String call(int uid, String... requests) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("/usr/bin/python3", "-c", CLIENT, socket));
+        cmd.addAll(List.of(requests));
+        return runAs(uid, cmd.toArray(String[]::new));
+    }
+
+    @Test
+    @Order(1)
+    void theKernelNamesTheCallerItsUidIsTheApp() throws Exception {
+        String out = call(appUid, "whoami");
+        Matcher pid = Pattern.compile("pid=(\\d+)\\n").matcher(out);
+        assertTrue(pid.find(), out);
+        assertTrue(out.contains("OK uid=" + appUid + " pid=" + pid.group(1) + " gid=" + appUid + " package=" + UI), out);
+    }
+
+    @Test
+    @Order(2)
+    void aCallerThatNamesItselfIsRefused() throws Exception {
+        String out = call(appUid, "broadcast\\naction=org.rtdroid.test.HELLO\\nsender=org.rtdroid.proxy");
+        assertTrue(out.contains("ERR field 'sender' refused: who calls is the kernel's to say (uid " + appUid), out);
+    }
+
+    @Test
+    @Order(3)
+    void aUidThatIsNoAppIsRefused() throws Exception {
+        String out = call(appUid + 1, "whoami");
+        assertTrue(out.contains("ERR uid " + (appUid + 1) + " (pid "), out);
+        assertTrue(out.contains("is no installed app"), out);
+    }
+
+    @Test
+    @Order(4)
+    void permissionsAreTheUidsAppsGrants() throws Exception {
+        String out = call(appUid, "broadcast\\naction=org.rtdroid.test.HELLO\\npriority=10\\nextra.k=v",
+                "broadcast\\naction=org.rtdroid.test.HELLO\\npriority=90");
+        assertTrue(out.contains("OK queued=org.rtdroid.test.HELLO priority=10"), out);
+        assertTrue(out.contains("ERR Permission Denial: broadcast at real-time sender priority 90 from " + UI
+                + " requires org.rtdroid.permission.REALTIME_BROADCAST"), out);
+    }
+
+    @Test
+    @Order(5)
+    void forgedArgumentsAreRefused() throws Exception {
+        String out = call(appUid, "broadcast\\naction=org.rtdroid.test.HELLO\\npriority=500", "reboot",
+                "broadcast\\npriority=1");
+        assertTrue(out.contains("ERR priority '500' is not 0..99"), out);
+        assertTrue(out.contains("ERR no method 'reboot'"), out);
+        assertTrue(out.contains("ERR broadcast needs action=NAME"), out);
+        long refusals = cell.stdout.stream().filter(l -> l.contains("W/Binder(android): refused a transaction")).count();
+        assertTrue(refusals >= 6, "every refusal is logged: " + refusals);
+    }
+
+    @Test
+    @Order(6)
+    void anotherUidCannotReadTheAppsFiles() throws Exception {
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dataDir)));
+        Path secret = dataDir.resolve("files/secret.txt");
+        Files.writeString(secret, "the app's own");
+        Files.setAttribute(secret, "unix:uid", appUid);
+        Files.setAttribute(secret, "unix:gid", appUid);
+        assertEquals("the app's own", runAs(appUid, "cat", secret.toString()));
+        String other = runAs(appUid + 1, "cat", secret.toString());
+        assertTrue(other.contains("Permission denied"), other);
+    }
+}
