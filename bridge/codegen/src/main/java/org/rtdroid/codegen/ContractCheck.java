@@ -56,7 +56,7 @@ public final class ContractCheck {
             System.exit(2);
         }
         if (args[0].equals("--doc")) {
-            System.exit(doc(Path.of(args[1]), args.length > 2 && args[2].equals("--write")));
+            System.exit(doc(Path.of(args[1]).toAbsolutePath().normalize(), args.length > 2 && args[2].equals("--write")));
         }
         Map<String, ContractChannel> channels;
         try {
@@ -68,7 +68,7 @@ public final class ContractCheck {
         }
         List<String> problems = new ArrayList<>();
         for (String a : args) {
-            problems.addAll(check(Path.of(a), channels));
+            problems.addAll(check(Path.of(a).toAbsolutePath().normalize(), channels));
         }
         for (String p : problems) {
             System.err.println("contract check: " + p);
