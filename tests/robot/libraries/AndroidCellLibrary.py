@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import subprocess
 import sys
 import time
 import zipfile
@@ -133,6 +135,99 @@ class AndroidCellLibrary(Keywords):
         if text not in log:
             raise AssertionError(f"adb logcat -d has no line with {text!r}; its last lines:\n"
                                  + "\n".join(log.splitlines()[-20:]))
+
+    @keyword
+    def app_uid_and_data(self, package: str) -> dict:
+        """The app's Linux uid and data directory as `adb shell dumpsys package` shows them, checked
+        against the directory itself: 0700 and, where the cell runs as root, owned by that uid."""
+        out = self._adb().shell("dumpsys", "package", package)
+        m = re.search(r"userId=(\d+) dataDir=(\S+)", out)
+        if not m:
+            raise AssertionError(f"dumpsys package {package} shows no userId/dataDir:\n{out}")
+        uid, data = int(m.group(1)), Path(m.group(2))
+        if not 10000 <= uid <= 19999:
+            raise AssertionError(f"{package} has uid {uid}, outside Android's app range 10000..19999")
+        st = data.stat()
+        if st.st_mode & 0o777 != 0o700:
+            raise AssertionError(f"{data} is mode {st.st_mode & 0o777:o}, not 700")
+        if os.geteuid() == 0 and (st.st_uid, st.st_gid) != (uid, uid):
+            raise AssertionError(f"{data} is owned by {st.st_uid}:{st.st_gid}, not the app's {uid}:{uid}")
+        logger.info(f"{package}: uid {uid}, data {data}")
+        return {"uid": uid, "data": str(data)}
+
+    @keyword
+    def uids_should_differ(self, first: dict, second: dict):
+        if first["uid"] == second["uid"]:
+            raise AssertionError(f"two apps share uid {first['uid']}")
+
+    @keyword
+    def another_uid_should_not_read_the_apps_files(self, app: dict, other: dict):
+        """A file in one app's data directory: its uid reads it, the other app's uid is refused by
+        the kernel (Permission denied). Needs root to act as the apps' uids."""
+        if os.geteuid() != 0:
+            BuiltIn().skip("acting as the apps' uids (setpriv) needs root")
+        secret = Path(app["data"]) / "files" / "isolation-secret.txt"
+        secret.write_text("the app's own")
+        os.chown(secret, app["uid"], app["uid"])
+        secret.chmod(0o600)
+        own = self._as_uid(app["uid"], ["cat", str(secret)])
+        if own.stdout != "the app's own":
+            raise AssertionError(f"the app's own uid could not read its file: {own.stdout}{own.stderr}")
+        theirs = self._as_uid(other["uid"], ["cat", str(secret)])
+        if theirs.returncode == 0 or "Permission denied" not in theirs.stderr:
+            raise AssertionError(f"uid {other['uid']} read uid {app['uid']}'s file: rc={theirs.returncode} "
+                                 f"{theirs.stdout}{theirs.stderr}")
+
+    @keyword
+    def a_hostile_caller_should_be_refused(self, app: dict):
+        """As the app's uid, a process calls the system server's IPC naming another sender and with
+        forged arguments; as a uid that is no app, it calls at all: each refused with its reason,
+        and counted in `adb shell dumpsys binder`."""
+        if os.geteuid() != 0:
+            BuiltIn().skip("acting as an app's uid (setpriv) needs root")
+        before = self._binder_refusals()
+        sock = re.search(r"BINDER \(the system server's IPC, (\S+)\)", self._adb().shell("dumpsys", "binder")).group(1)
+        client = ("import socket, struct, sys\n"
+                  "s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])\n"
+                  "for req in sys.argv[2:]:\n"
+                  "    b = req.encode(); s.sendall(struct.pack('<I', len(b)) + b)\n"
+                  "    n = struct.unpack('<I', s.recv(4, socket.MSG_WAITALL))[0]\n"
+                  "    print(s.recv(n, socket.MSG_WAITALL).decode().replace('\\n', ' '))\n")
+        asks = ["broadcast\naction=org.rtdroid.test.SPOOF\nsender=org.rtdroid.proxy",
+                "broadcast\naction=org.rtdroid.test.FORGED\npriority=500",
+                "broadcast\naction=org.rtdroid.test.RT\npriority=90"]
+        p = self._as_uid(app["uid"], ["/usr/bin/python3", "-c", client, sock, *asks])
+        logger.info(p.stdout + p.stderr)
+        for want in ("ERR field 'sender' refused: who calls is the kernel's to say",
+                     "ERR priority '500' is not 0..99", "ERR Permission Denial"):
+            if want not in p.stdout:
+                raise AssertionError(f"the hostile call was not refused with {want!r}: {p.stdout}{p.stderr}")
+        stranger = self._as_uid(19999, ["/usr/bin/python3", "-c", client, sock, "whoami"])
+        if "is no installed app" not in stranger.stdout:
+            raise AssertionError(f"uid 19999 was not refused: {stranger.stdout}{stranger.stderr}")
+        after = self._binder_refusals()
+        if after < before + 4:
+            raise AssertionError(f"dumpsys binder counted {after - before} refusals, not 4")
+
+    def _binder_refusals(self) -> int:
+        return sum(int(n) for n in re.findall(r"refused[^:]*: (\d+)", self._adb().shell("dumpsys", "binder")))
+
+    @staticmethod
+    def _as_uid(uid: int, command: list[str]):
+        return subprocess.run(["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", *command],
+                              capture_output=True, text=True, timeout=60)
+
+    @keyword
+    def start_app(self, apk: str = "configuration-ui"):
+        """Brings the app's launcher activity to the front: `adb shell am start -W -n`."""
+        logger.info(self._adb().start(ANDROID_APPS / f"{apk}.apk"))
+
+    @keyword
+    def stop_and_restart_app(self, package: str, apk: str = "configuration-ui"):
+        """`adb shell am force-stop`, then `am start -W` of its launcher activity again."""
+        device = self._adb()
+        device.shell("am", "force-stop", package)
+        logger.info(device.start(ANDROID_APPS / f"{apk}.apk"))
 
     def _adb(self) -> Adb:
         port = SESSION.adb_ports.get(self.board)
