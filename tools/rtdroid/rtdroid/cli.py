@@ -116,9 +116,28 @@ def cmd_board_status(a) -> int:
                 print(f"  peers: {p}")
         print(f"  Android control port 127.0.0.1:{b['control_port']}, adb 127.0.0.1:{b.get('adb_port')}; RT kernel realtime="
               f"{b.get('rt_kernel_realtime')}; up in {b.get('up_seconds')} s")
+        for line in _app_lines(b):
+            print("  " + line)
         if not b["up"] or b.get("link", "ok") != "ok":
             code = 1
     return code
+
+
+def _app_lines(b: dict) -> list[str]:
+    """The Android cell's apps: uid, state and, for a crashed one, why (as `adb shell dumpsys`)."""
+    if not any(c.get("role") == "android" and c.get("alive") for c in b.get("cells", {}).values()):
+        return []
+    from .control import AndroidControl
+    try:
+        apps = AndroidControl.for_board(b, timeout=5).call("GET", "/apps")
+    except lifecycle.BoardError as e:
+        return [f"apps: unknown ({str(e).splitlines()[0]})"]
+    lines = []
+    for app in apps:
+        why = f", last crash: {app['lastCrash'].splitlines()[0]}" if app.get("lastCrash") else ""
+        lines.append(f"app {app['package']}: uid {app.get('uid')}, {app['state']}"
+                     f"{' (system)' if app.get('system') else ''}, crashes {app.get('crashes', 0)}{why}")
+    return lines
 
 
 def _follow(path: Path, start_lines: int) -> None:
