@@ -28,6 +28,13 @@ def test_host_board_boots_both_cells_and_tears_down(tmp_path):
         assert st["board"] == "host" and st["cells"]["android"]["control_port"] == 7411, st
         peers = st["peers"]
         assert peers["rt"]["state"] == "READY" and peers["android"]["state"] == "READY", peers
+        # The text status lists the Android cell's apps with their uids and states.
+        code, text_status = rtdroid("board", "status", "--board", "host")
+        assert code == 0 and "app org.rtdroid.proxy: uid " in text_status and "RUNNING (system)" in text_status, \
+            text_status
+        # The user's adb server lists the cell, as it lists an emulator.
+        devices = subprocess.run(["adb", "devices"], capture_output=True, text=True, timeout=30).stdout
+        assert f"127.0.0.1:{st['adb_port']}\tdevice" in devices, devices
         # A broken app package (a zip without AndroidManifest.xml, unsigned) is refused by the cell
         # with its reason.
         broken = tmp_path / "broken-app.apk"
