@@ -2,6 +2,7 @@ package org.rtdroid.android.cell.os;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -19,6 +20,12 @@ public final class Posix {
             LINKER.defaultLookup().find("geteuid").orElseThrow(), FunctionDescriptor.of(JAVA_INT));
     private static final MethodHandle CHOWN = LINKER.downcallHandle(
             LINKER.defaultLookup().find("chown").orElseThrow(), FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
+    private static final MethodHandle SETGROUPS = LINKER.downcallHandle(
+            LINKER.defaultLookup().find("setgroups").orElseThrow(), FunctionDescriptor.of(JAVA_INT, JAVA_LONG, ADDRESS));
+    private static final MethodHandle SETRESGID = LINKER.downcallHandle(
+            LINKER.defaultLookup().find("setresgid").orElseThrow(), FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final MethodHandle SETRESUID = LINKER.downcallHandle(
+            LINKER.defaultLookup().find("setresuid").orElseThrow(), FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
 
     private Posix() {
     }
@@ -28,6 +35,22 @@ public final class Posix {
             return (int) GETEUID.invokeExact();
         } catch (Throwable t) {
             throw new IllegalStateException("geteuid", t);
+        }
+    }
+
+    /**
+     * Makes this whole process the app's: no supplementary groups, then real, effective and saved
+     * gid and uid (glibc's setresgid/setresuid apply to every thread of the process, so the JVM's
+     * own threads drop too). Zygote's specialisation of a pre-started process. One way: there is no
+     * going back to root. False when the kernel refused a step (not root, say).
+     */
+    public static boolean becomeApp(int uid, int gid) {
+        try {
+            return (int) SETGROUPS.invokeExact(0L, java.lang.foreign.MemorySegment.NULL) == 0
+                    && (int) SETRESGID.invokeExact(gid, gid, gid) == 0
+                    && (int) SETRESUID.invokeExact(uid, uid, uid) == 0;
+        } catch (Throwable t) {
+            throw new IllegalStateException("becoming uid " + uid, t);
         }
     }
 
