@@ -30,11 +30,13 @@ def run(*args, **kw):
 def test_cochlear_holds_with_table_5_3s_figures():
     r = run("--board", "host", str(COCHLEAR.parent))
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "CPU 0: utilization 37.5 %" in r.stdout
+    # Table 5.3's three tasks, and the processing task's cost-overrun handler below them
+    assert "CPU 0: utilization 38.1 %" in r.stdout
     tasks = [line.split() for line in r.stdout.splitlines() if line.split()[2:3] in (["periodic"], ["sporadic"])]
     # task app kind prio period ms cost ms jitter ms blocking ms WCRT ms ...
     assert [(t[0], t[3], t[12] + " " + t[13]) for t in tasks] == [
-        ("recordingTask", "90", "1 ms"), ("processingTask", "89", "2 ms"), ("OutputReceiver", "88", "3 ms")]
+        ("recordingTask", "90", "1 ms"), ("processingTask", "89", "2 ms"), ("OutputReceiver", "88", "3 ms"),
+        ("processingTask/overrun-handler", "87", "3050 us")]
     assert "Verdict: HOLDS" in r.stdout and r.stderr == ""
 
 
@@ -49,7 +51,8 @@ def test_an_unschedulable_set_exits_1_naming_the_task(tmp_path):
     m.write_text(COCHLEAR.read_text().replace('wcet="1ms"', 'wcet="3ms"').replace('cost="1ms"', 'cost="3ms"'))
     r = run("--board", "host", str(m))
     assert r.returncode == 1
-    assert r.stdout.endswith("Verdict: FAILS (1 reason(s)):\n  UNSCHEDULABLE: OutputReceiver WCRT 9 ms > deadline 8 ms\n")
+    assert r.stdout.endswith("Verdict: FAILS (2 reason(s)):\n  UNSCHEDULABLE: OutputReceiver WCRT 9 ms > deadline 8 ms\n"
+                             "  UNSCHEDULABLE: processingTask/overrun-handler WCRT unbounded > deadline 8 ms\n")
 
 
 def test_a_cell_too_small_is_over_budget(tmp_path):
@@ -86,8 +89,9 @@ def test_json_is_one_object_with_every_task():
     assert report["holds"] is True and report["reasons"] == []
     tasks = report["cpu_results"][0]["tasks"]
     assert [(t["name"], t["priority"], t["wcrt_ns"]) for t in tasks] == [
-        ("recordingTask", 90, 1_000_000), ("processingTask", 89, 2_000_000), ("OutputReceiver", 88, 3_000_000)]
-    assert report["cpu_results"][0]["utilization"] == pytest.approx(0.375)
+        ("recordingTask", 90, 1_000_000), ("processingTask", 89, 2_000_000), ("OutputReceiver", 88, 3_000_000),
+        ("processingTask/overrun-handler", 87, 3_050_000)]
+    assert report["cpu_results"][0]["utilization"] == pytest.approx(0.38125)
     assert {c["name"] for c in report["channels"]} == {"cochlear.audio", "cochlear.output", "cochlear.config",
                                                        "cochlear.status"}
 

@@ -21,9 +21,16 @@ final class AppHarness {
     }
 
     static DeployedApp deploy(RuntimeHost host, String app) throws Exception {
+        return deploy(host, app, xml -> xml);
+    }
+
+    /** Deploys the app with its shipped manifest as {@code edit} changes it (a test's variant). */
+    static DeployedApp deploy(RuntimeHost host, String app, java.util.function.UnaryOperator<String> edit)
+            throws Exception {
         Path file = Path.of("src/main/manifests", app, "manifest.xml");
+        String xml = edit.apply(Files.readString(file));
         Manifest m;
-        try (InputStream in = Files.newInputStream(file)) {
+        try (InputStream in = new java.io.ByteArrayInputStream(xml.getBytes(java.nio.charset.StandardCharsets.UTF_8))) {
             m = ManifestParser.parse(file.toString(), in);
         }
         return host.deploy(m, AppHarness.class.getClassLoader());

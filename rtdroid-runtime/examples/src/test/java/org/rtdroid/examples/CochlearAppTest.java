@@ -55,6 +55,23 @@ class CochlearAppTest {
         return out;
     }
 
+    /**
+     * With a cost of 1 µs every release overruns: the cost-overrun handler drops the processing to
+     * the cheaper filter bank, the task goes back to the full one after 125 releases, and the next
+     * overrun drops it again. The audio stays sane in both.
+     */
+    @Test
+    void aCostOverrunDropsProcessingToTheCheaperFilterBankAndItComesBack() throws Exception {
+        DeployedApp app = AppHarness.deploy(host, "cochlear",
+                xml -> xml.replace("name=\"processingTask\" wcet=\"1ms\"", "name=\"processingTask\" wcet=\"1us\""));
+        var processing = (ProcessingService) app.component(ProcessingService.class.getName());
+        var output = (OutputReceiver) app.component(OutputReceiver.class.getName());
+        AppHarness.await("cheap, full and cheap again", 60_000, () -> processing.modeChanges() >= 3);
+        var task = app.componentRuntime("ProcessingService").tasks().get(0);
+        assertTrue(task.jobs().overrunReleases() >= 2, "the handler was released on overruns");
+        assertEquals(0, output.violations(), "every block is bounded, finite and sane in either mode");
+    }
+
     @Test
     void recordsProcessesAndChecksAudioAndTakesConfigurationFromAndroid() throws Exception {
         DeployedApp app = AppHarness.deploy(host, "cochlear");

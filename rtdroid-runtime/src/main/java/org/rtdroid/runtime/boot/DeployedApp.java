@@ -58,6 +58,8 @@ public final class DeployedApp {
     private final List<ComponentRuntime> components = new ArrayList<>();
     private AlarmManager alarms;
     private SensorService sensors;
+    /** The threads of the deadline-miss and cost-overrun handlers (one each), or null when none is declared. */
+    private org.rtdroid.runtime.event.HandlerDispatcher jobHandlers;
     private final Context context = new Context();
     private volatile long epochNanos;
     private volatile boolean undeployed;
@@ -132,13 +134,17 @@ public final class DeployedApp {
      */
     void assumeCosts(SystemModel model) {
         Map<String, Long> costOfKey = new HashMap<>();
+        Map<String, Long> deadlineOfKey = new HashMap<>();
         for (Task t : model.tasks()) {
             if (t.app().equals(name()) && t.costNanos() > 0) {
                 costOfKey.put(t.key(), t.costNanos());
+                deadlineOfKey.put(t.key(), t.deadlineNanos());
             }
         }
         for (ComponentRuntime c : components) {
-            c.costNanos(costOfKey.getOrDefault(Task.key(name(), c.decl().simpleName()), c.costNanos()));
+            String key = Task.key(name(), c.decl().simpleName());
+            c.costNanos(costOfKey.getOrDefault(key, c.costNanos()));
+            c.deadlineNanos(deadlineOfKey.getOrDefault(key, c.deadlineNanos()));
             for (PeriodicTaskRuntime t : c.tasks()) {
                 t.costNanos(costOfKey.getOrDefault(Task.key(name(), t.decl().name()), t.costNanos()));
             }
@@ -230,6 +236,17 @@ public final class DeployedApp {
                 throw new DeploymentException(DeploymentException.Reason.LOAD_FAILED,
                         d.simpleName() + ": " + e.getMessage(), e);
             }
+        }
+        int handlers = 0;
+        for (ComponentDecl d : manifest.components()) {
+            handlers += d.handlers().size();
+            for (PeriodicTaskDecl t : d.tasks()) {
+                handlers += t.handlers().size();
+            }
+        }
+        if (handlers > 0) {
+            jobHandlers = org.rtdroid.runtime.event.HandlerDispatcher.create(name() + "/job-handlers",
+                    org.rtdroid.runtime.event.HandlerStrategy.BOUND, 0, handlers, context::policyFor);
         }
         AlarmsDecl a = manifest.alarms();
         if (a != null) {
@@ -328,6 +345,13 @@ public final class DeployedApp {
                 all = false;
             }
         }
+        if (jobHandlers != null) {
+            try {
+                jobHandlers.stop();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         if (all) {
             arena.close();
         } else {
@@ -403,6 +427,8 @@ public final class DeployedApp {
         @Override public AlarmManager alarmManager() { return alarms; }
 
         @Override public SensorService sensorService() { return sensors; }
+
+        @Override public org.rtdroid.runtime.event.HandlerDispatcher jobHandlerDispatcher() { return jobHandlers; }
 
         @Override
         public RealtimePolicy policyFor(int priority) {

@@ -102,6 +102,15 @@ public final class RuntimeHost {
                     c.simpleName(), c.priority());
             for (PeriodicTaskDecl t : c.tasks()) {
                 checkPriority(manifest, t.line(), "periodic-task", t.name(), t.priority());
+                for (org.rtdroid.runtime.manifest.JobHandlerDecl h : t.handlers()) {
+                    checkPriority(manifest, h.line(), h.kind().element(), t.name(), h.priority());
+                }
+            }
+            for (org.rtdroid.runtime.manifest.JobHandlerDecl h : c.handlers()) {
+                checkPriority(manifest, h.line(), h.kind().element(), c.simpleName(), h.priority());
+            }
+            if (c.reflection() != null) {
+                checkPriority(manifest, c.reflection().line(), "reflection", c.simpleName(), c.reflection().enginePriority());
             }
         }
         long used = 0;

@@ -39,6 +39,14 @@ public interface AppContext {
         return null;
     }
 
+    /**
+     * The dispatcher the application's deadline-miss and cost-overrun handlers run on (a thread
+     * per handler at its priority), or null when its manifest declares none.
+     */
+    default org.rtdroid.runtime.event.HandlerDispatcher jobHandlerDispatcher() {
+        return null;
+    }
+
     /** The scheduling policy for a thread at {@code priority}, or null to stay SCHED_OTHER. */
     RealtimePolicy policyFor(int priority);
 

@@ -39,6 +39,13 @@ import org.rtdroid.runtime.os.Linux;
 import org.rtdroid.runtime.os.RealtimePolicy;
 import org.rtdroid.runtime.os.RealtimeThreads;
 import org.rtdroid.runtime.xcc.CrossContextPublisher;
+import org.rtdroid.runtime.event.HandlerDispatcher;
+import org.rtdroid.runtime.manifest.JobHandlerDecl;
+import org.rtdroid.runtime.manifest.ReflectionDecl;
+import org.rtdroid.runtime.reflection.ExecutionEngine;
+import org.rtdroid.runtime.reflection.PastTimeline;
+import org.rtdroid.runtime.reflection.RealTimeLine;
+import org.rtdroid.runtime.reflection.Strategist;
 
 /**
  * The runtime side of one component: its thread, scopes, inbound sources, periodic tasks, counters
@@ -87,6 +94,13 @@ public final class ComponentRuntime implements IntentConsumer {
     private volatile long worstResponseNanos;
     private final ExecutionMeter execution = new ExecutionMeter(0);
     private volatile long lastHeapBytes;
+    // Reflection: its callbacks' past and handlers; a reflective service's timeline and engine.
+    private final JobReflection jobs;
+    private volatile long deadlineNanos;
+    private long previousEndNanos = Long.MIN_VALUE;
+    private final RealTimeLine timeline;
+    private volatile Strategist strategist;
+    private volatile ExecutionEngine engine;
 
     public ComponentRuntime(ComponentDecl decl, RealtimeComponent instance, AppContext app, Scope persistent,
                             Scope release, ImmortalScope immortal, Map<String, Scope> taskScopes) {
@@ -99,6 +113,11 @@ public final class ComponentRuntime implements IntentConsumer {
         this.taskScopes = taskScopes;
         this.heapError = new HeapBoundExceededError(decl.simpleName(), decl.memSizes().releaseBytes());
         instance.runtime = this;
+        this.jobs = new JobReflection(decl.simpleName(), decl.handler(JobHandlerDecl.Kind.DEADLINE_MISS),
+                decl.handler(JobHandlerDecl.Kind.COST_OVERRUN));
+        ReflectionDecl r = decl.reflection();
+        this.timeline = r == null ? null
+                : new RealTimeLine(decl.simpleName(), r.futureCapacity(), r.pastCapacity(), 4);
         if (decl.kind() == ComponentKind.RECEIVER) {
             for (IntentFilterDecl f : decl.intentFilters()) {
                 if (f.role() != IntentFilterDecl.Role.SUBSCRIBER) {
@@ -151,6 +170,16 @@ public final class ComponentRuntime implements IntentConsumer {
         }
     }
     public long lastHeapBytes() { return lastHeapBytes; }
+    /** Its callbacks' recent jobs and its miss and overrun handlers. */
+    public JobReflection jobs() { return jobs; }
+    /** The deadline of one callback from its intent's send (a receiver's: its minimum inter-arrival time); 0: none. */
+    public long deadlineNanos() { return deadlineNanos; }
+    /** Sets the deadline the analysis assumed for one callback (the deployed model's). */
+    public void deadlineNanos(long nanos) { deadlineNanos = nanos; }
+    /** A reflective service's timeline, or null. */
+    public RealTimeLine timeline() { return timeline; }
+    /** A reflective service's execution engine once started, or null. */
+    public ExecutionEngine engine() { return engine; }
     /** The failure that made this component FAILED, else the latest one; null if none. */
     public Throwable lastFailure() { return lastFailure; }
     /** The periodic task whose release failed (null: a callback of the component, or start-up). */
@@ -275,6 +304,43 @@ public final class ComponentRuntime implements IntentConsumer {
         tasks.add(new PeriodicTaskRuntime(td, this, task, taskScopes.get(name)));
     }
 
+    /** Set-up: the code of a handler the manifest declares, for task {@code task} or (null) the component's callbacks. */
+    void setJobHandler(String task, JobHandlerDecl.Kind kind, JobEventHandler handler) {
+        if (!setupPhase) {
+            throw new IllegalStateException("a " + kind.element() + " is set only in onCreate/onStartCommand");
+        }
+        if (task == null) {
+            jobs.set(kind, handler, decl.simpleName());
+            return;
+        }
+        for (PeriodicTaskRuntime t : tasks) {
+            if (t.decl().name().equals(task)) {
+                t.jobs().set(kind, handler, decl.simpleName() + "/" + task);
+                return;
+            }
+        }
+        throw new IllegalArgumentException(decl.simpleName() + ": no registered periodic task '" + task
+                + "' (register it before setting its handlers)");
+    }
+
+    /** Set-up: the strategist of a reflective service. */
+    void setStrategist(Strategist s) {
+        if (!setupPhase) {
+            throw new IllegalStateException("the strategist is set only in onCreate/onStartCommand");
+        }
+        if (timeline == null) {
+            throw new IllegalStateException(decl.simpleName() + " is not reflective: its manifest declares no <reflection>");
+        }
+        strategist = s;
+    }
+
+    RealTimeLine reflectiveTimeline() {
+        if (timeline == null) {
+            throw new IllegalStateException(decl.simpleName() + " is not reflective: its manifest declares no <reflection>");
+        }
+        return timeline;
+    }
+
     void registerHandler(String name, RealtimeHandler handler) {
         if (!setupPhase) {
             throw new IllegalStateException("registerHandler is allowed only in onCreate/onStartCommand");
@@ -365,6 +431,10 @@ public final class ComponentRuntime implements IntentConsumer {
                 r.onCreate();
                 release.reset();
             }
+            attachJobHandlers();
+            if (timeline != null && strategist == null) {
+                throw new IllegalStateException(decl.simpleName() + " declares <reflection> but set no strategist in onCreate/onStartCommand");
+            }
         } catch (Throwable t) {
             failStart(t);
             return;
@@ -386,11 +456,22 @@ public final class ComponentRuntime implements IntentConsumer {
         for (PeriodicTaskRuntime t : tasks) {
             t.start(app.appName() + "/" + t.decl().name());
         }
+        if (timeline != null) {
+            Throwable failure = startEngine();
+            if (failure != null) {
+                for (PeriodicTaskRuntime t : tasks) {
+                    t.stop();
+                }
+                failStart(failure);
+                return;
+            }
+        }
         state = ComponentState.RUNNING;
         started.countDown();
 
         deliveryLoop();
 
+        stopEngine();
         for (PeriodicTaskRuntime t : tasks) {
             t.stop();
         }
@@ -409,6 +490,58 @@ public final class ComponentRuntime implements IntentConsumer {
         release.reset();
         if (state != ComponentState.FAILED) {
             state = ComponentState.DESTROYED;
+        }
+    }
+
+    /** Every declared miss and overrun handler has the application's code and a thread at its priority. */
+    private void attachJobHandlers() {
+        HandlerDispatcher d = app.jobHandlerDispatcher();
+        String missing = jobs.unset();
+        if (missing != null) {
+            throw new IllegalStateException(decl.simpleName() + " declares a <" + missing
+                    + "> but set none in onCreate/onStartCommand");
+        }
+        if (jobs.hasHandlers()) {
+            jobs.attach(d, cpu());
+        }
+        for (PeriodicTaskRuntime t : tasks) {
+            missing = t.jobs().unset();
+            if (missing != null) {
+                throw new IllegalStateException(decl.simpleName() + "/" + t.decl().name() + " declares a <" + missing
+                        + "> but set none in onCreate/onStartCommand");
+            }
+            if (t.jobs().hasHandlers()) {
+                t.jobs().attach(d, cpu());
+            }
+        }
+    }
+
+    /**
+     * Starts a reflective service's execution engine at its engine priority, pinned to the
+     * component's CPU. @return null, or why it could not start
+     */
+    private Throwable startEngine() {
+        ExecutionEngine e = new ExecutionEngine(timeline, strategist);
+        int priority = decl.reflection().enginePriority();
+        e.start(app.appName() + "/" + decl.simpleName() + "/engine", () -> applyPolicy(priority));
+        engine = e;
+        try {
+            return e.awaitStarted(10_000);
+        } catch (InterruptedException x) {
+            Thread.currentThread().interrupt();
+            return x;
+        }
+    }
+
+    private void stopEngine() {
+        ExecutionEngine e = engine;
+        if (e != null) {
+            e.stop();
+            try {
+                e.join(2_000);
+            } catch (InterruptedException x) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -521,6 +654,8 @@ public final class ComponentRuntime implements IntentConsumer {
         }
         long before = HeapMeter.currentThreadAllocatedBytes();
         long cpu = ExecutionMeter.start();
+        long released = intent.sendNanos();
+        int flags = previousEndNanos > released ? PastTimeline.CLOBBERED : 0;
         try {
             if (instance instanceof RealtimeReceiver r) {
                 try {
@@ -532,16 +667,26 @@ public final class ComponentRuntime implements IntentConsumer {
                 currentHandler.handleMessage(intent);
             }
         } catch (Throwable t) {
+            flags |= PastTimeline.FAILED;
             fail(t, null, callbacks + 1);
         }
-        execution.end(cpu, callbacks + 1);
+        if (execution.end(cpu, callbacks + 1)) {
+            flags |= PastTimeline.COST_OVERRUN;
+        }
         long used = HeapMeter.currentThreadAllocatedBytes() - before;
         lastHeapBytes = used;
         release.reset();
-        long response = System.nanoTime() - intent.sendNanos();
+        long end = System.nanoTime();
+        long response = end - released;
         if (response > worstResponseNanos) {
             worstResponseNanos = response;
         }
+        long deadline = deadlineNanos;
+        if (deadline > 0 && response > deadline) {
+            flags |= PastTimeline.DEADLINE_MISS | PastTimeline.LATE;
+        }
+        previousEndNanos = end;
+        jobs.record(released, deadline > 0 ? released + deadline : released, startNanos, end, flags);
         long n = callbacks + 1;
         callbacks = n;
         if (n > HEAP_WARMUP_CALLBACKS && used > decl.memSizes().releaseBytes()) {
@@ -583,9 +728,13 @@ public final class ComponentRuntime implements IntentConsumer {
         lastFailure = t;
     }
 
-    /** Stops the component: its tasks, then onDestroy on its own thread. */
+    /** Stops the component: its engine and tasks, then onDestroy on its own thread. */
     public void stop() {
         running = false;
+        ExecutionEngine e = engine;
+        if (e != null) {
+            e.stop();
+        }
         if (state == ComponentState.RUNNING) {
             state = ComponentState.STOPPING;
         }

@@ -43,6 +43,9 @@ public abstract class PeriodicTask {
     public final long skippedReleases() { return rt().skippedReleases(); }
     public final long worstLatenessNanos() { return rt().worstLatenessNanos(); }
 
+    /** This task's recent releases (planned = release and deadline, actual = wake-up and completion). */
+    public final org.rtdroid.runtime.reflection.PastTimeline pastReleases() { return rt().jobs().past(); }
+
     /** Sending end of a message channel the parent service publishes on, at this task's priority. */
     public final MessagePublisher messagePublisher(String channel) {
         return rt().service().messagePublisher(channel, priority());

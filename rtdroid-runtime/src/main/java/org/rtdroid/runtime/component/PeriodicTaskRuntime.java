@@ -8,6 +8,7 @@ import org.rtdroid.runtime.memory.Scope;
 import org.rtdroid.runtime.os.CpuClock;
 import org.rtdroid.runtime.os.ExecutionMeter;
 import org.rtdroid.runtime.os.Linux;
+import org.rtdroid.runtime.reflection.PastTimeline;
 
 /**
  * Runs one periodic task: releases at epoch + start offset + k × period, slept to with
@@ -25,6 +26,10 @@ import org.rtdroid.runtime.os.Linux;
  *       overrun when it exceeds the cost the admission analysis assumed for the task (its declared
  *       wcet): the analysed response time is then no bound on this board.</li>
  * </ul>
+ * Every release is recorded in the task's past timeline ({@link #jobs()}: release and deadline
+ * planned, wake-up and completion actual, clobbered when the previous release ended after this
+ * one was due), and releases the task's deadline-miss or cost-overrun handler when it calls for one;
+ * a skip is one entry flagged {@link PastTimeline#SKIPPED} for its first skipped release.
  */
 public final class PeriodicTaskRuntime {
     private final PeriodicTaskDecl decl;
@@ -46,6 +51,8 @@ public final class PeriodicTaskRuntime {
     private volatile long lastLatenessNanos;
     private volatile long worstResponseNanos;
     private final ExecutionMeter execution;
+    private final JobReflection jobs;
+    private long previousEndNanos = Long.MIN_VALUE;
     private volatile long heapViolations;
     private volatile long lastHeapBytes;
 
@@ -56,6 +63,9 @@ public final class PeriodicTaskRuntime {
         this.releaseScope = releaseScope;
         this.heapError = new HeapBoundExceededError(service.decl().simpleName() + "/" + decl.name(), decl.releaseBytes());
         this.execution = new ExecutionMeter(decl.wcetNanos());
+        this.jobs = new JobReflection(service.decl().simpleName() + "/" + decl.name(),
+                decl.handler(org.rtdroid.runtime.manifest.JobHandlerDecl.Kind.DEADLINE_MISS),
+                decl.handler(org.rtdroid.runtime.manifest.JobHandlerDecl.Kind.COST_OVERRUN));
         task.runtime = this;
     }
 
@@ -85,6 +95,8 @@ public final class PeriodicTaskRuntime {
     public void costNanos(long nanos) { execution.costNanos(nanos); }
     public long heapViolations() { return heapViolations; }
     public long lastHeapBytes() { return lastHeapBytes; }
+    /** The task's recent releases and its miss and overrun handlers. */
+    public JobReflection jobs() { return jobs; }
     public Thread thread() { return thread; }
     /** The thread is set up and waits for the application's epoch. */
     public boolean isReady() { return ready; }
@@ -161,6 +173,8 @@ public final class PeriodicTaskRuntime {
             long behind = end - next;
             if (behind >= period) {
                 long skip = behind / period;
+                jobs.record(next, next + decl.deadlineNanos(), end, end,
+                        PastTimeline.SKIPPED | PastTimeline.DEADLINE_MISS | PastTimeline.LATE);
                 next += skip * period;
                 skippedReleases += skip;
                 deadlineMisses += skip;
@@ -183,12 +197,16 @@ public final class PeriodicTaskRuntime {
         currentReleaseNanos = next;
         long before = HeapMeter.currentThreadAllocatedBytes();
         long cpu = ExecutionMeter.start();
+        int flags = previousEndNanos > next ? PastTimeline.CLOBBERED : 0;
         try {
             task.onRelease();
         } catch (Throwable t) {
+            flags |= PastTimeline.FAILED;
             service.fail(t, decl.name(), releases + 1);
         }
-        execution.end(cpu, releases + 1);
+        if (execution.end(cpu, releases + 1)) {
+            flags |= PastTimeline.COST_OVERRUN;
+        }
         long used = HeapMeter.currentThreadAllocatedBytes() - before;
         lastHeapBytes = used;
         releaseScope.reset();
@@ -199,10 +217,13 @@ public final class PeriodicTaskRuntime {
         }
         if (response > decl.deadlineNanos()) {
             deadlineMisses++;
+            flags |= PastTimeline.DEADLINE_MISS | PastTimeline.LATE;
         }
         if (response > period) {
             overruns++;
         }
+        previousEndNanos = end;
+        jobs.record(next, next + decl.deadlineNanos(), now, end, flags);
         long n = releases + 1;
         releases = n;
         if (n > ComponentRuntime.HEAP_WARMUP_CALLBACKS && used > decl.releaseBytes()) {

@@ -99,4 +99,20 @@ public abstract class RealtimeComponent {
 
     /** Number of callbacks this component has completed. */
     public final long callbacks() { return rt().callbacks(); }
+
+    /**
+     * Set-up: the code of this component's {@code <deadline-miss-handler>}, released at its declared
+     * priority after a callback misses its deadline (a receiver's: its minimum inter-arrival time).
+     */
+    public final void onDeadlineMiss(JobEventHandler handler) {
+        rt().setJobHandler(null, org.rtdroid.runtime.manifest.JobHandlerDecl.Kind.DEADLINE_MISS, handler);
+    }
+
+    /** Set-up: the code of this component's {@code <cost-overrun-handler>} (a callback used more CPU than its cost). */
+    public final void onCostOverrun(JobEventHandler handler) {
+        rt().setJobHandler(null, org.rtdroid.runtime.manifest.JobHandlerDecl.Kind.COST_OVERRUN, handler);
+    }
+
+    /** This component's recent callbacks (planned = send and deadline, actual = start and end). */
+    public final org.rtdroid.runtime.reflection.PastTimeline pastCallbacks() { return rt().jobs().past(); }
 }

@@ -29,4 +29,34 @@ public abstract class RealtimeService extends RealtimeComponent {
      * ({@link #messageChannel}). Allowed only in {@link #onCreate} or {@link #onStartCommand}.
      */
     protected final void registerHandler(String channel, RealtimeHandler handler) { rt().registerHandler(channel, handler); }
+
+    /**
+     * Set-up: the code of registered task {@code taskName}'s {@code <deadline-miss-handler>}, released
+     * at its declared priority after a release of the task completes past its deadline or is skipped.
+     */
+    protected final void onDeadlineMiss(String taskName, JobEventHandler handler) {
+        rt().setJobHandler(taskName, org.rtdroid.runtime.manifest.JobHandlerDecl.Kind.DEADLINE_MISS, handler);
+    }
+
+    /**
+     * Set-up: the code of registered task {@code taskName}'s {@code <cost-overrun-handler>}, released at
+     * its declared priority after a release used more CPU time than the task's cost (wcet).
+     */
+    protected final void onCostOverrun(String taskName, JobEventHandler handler) {
+        rt().setJobHandler(taskName, org.rtdroid.runtime.manifest.JobHandlerDecl.Kind.COST_OVERRUN, handler);
+    }
+
+    /**
+     * A reflective service's real-time line (its manifest's {@code <reflection>}): plan actions on it;
+     * its execution engine runs them at the engine's priority from the end of {@link #onStartCommand}.
+     *
+     * @throws IllegalStateException the service is not reflective
+     */
+    protected final org.rtdroid.runtime.reflection.RealTimeLine timeline() { return rt().reflectiveTimeline(); }
+
+    /** Set-up: the strategist the engine calls after each action (required for a reflective service). */
+    protected final void strategist(org.rtdroid.runtime.reflection.Strategist strategist) { rt().setStrategist(strategist); }
+
+    /** The engine running this service's timeline (null until the service started), e.g. for calibration. */
+    protected final org.rtdroid.runtime.reflection.ExecutionEngine executionEngine() { return rt().engine(); }
 }

@@ -2,10 +2,25 @@ package org.rtdroid.runtime.manifest;
 
 import java.util.List;
 
-/** One {@code <service>} or {@code <receiver>}. {@code className} is its {@code name} attribute. */
+/**
+ * One {@code <service>} or {@code <receiver>}. {@code className} is its {@code name} attribute;
+ * {@code reflection} its {@code <reflection>} (null: not reflective); {@code handlers} the miss and
+ * overrun handlers of its own callbacks.
+ */
 public record ComponentDecl(ComponentKind kind, String className, int priority, MemSizes memSizes,
                             long startNanos, FailurePolicy failurePolicy, List<PeriodicTaskDecl> tasks,
-                            List<IntentFilterDecl> intentFilters, int line) {
+                            List<IntentFilterDecl> intentFilters, int line, ReflectionDecl reflection,
+                            List<JobHandlerDecl> handlers) {
+
+    /** A component that is not reflective and declares no miss or overrun handler of its callbacks. */
+    public ComponentDecl(ComponentKind kind, String className, int priority, MemSizes memSizes, long startNanos,
+                         FailurePolicy failurePolicy, List<PeriodicTaskDecl> tasks, List<IntentFilterDecl> intentFilters,
+                         int line) {
+        this(kind, className, priority, memSizes, startNanos, failurePolicy, tasks, intentFilters, line, null, List.of());
+    }
+
+    /** Its handler of that kind (of its own callbacks), or null. */
+    public JobHandlerDecl handler(JobHandlerDecl.Kind kind) { return JobHandlerDecl.find(handlers, kind); }
 
     /** Short name (simple class name) used in status lists and error messages. */
     public String simpleName() {

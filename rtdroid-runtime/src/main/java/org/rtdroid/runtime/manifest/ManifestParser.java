@@ -318,8 +318,18 @@ public final class ManifestParser {
             long start = 0;
             List<PeriodicTaskDecl> tasks = new ArrayList<>();
             List<IntentFilterDecl> filters = new ArrayList<>();
+            List<JobHandlerDecl> handlers = new ArrayList<>();
+            Element reflectionEl = null;
             for (Element c : e.children) {
                 switch (c.name) {
+                    case "reflection" -> {
+                        if (kind != ComponentKind.SERVICE || reflectionEl != null) {
+                            throw err(c, kind != ComponentKind.SERVICE ? "only a <service> may be reflective"
+                                    : "only one <reflection> per service");
+                        }
+                        reflectionEl = c;
+                    }
+                    case "deadline-miss-handler", "cost-overrun-handler" -> handlers.add(jobHandler(c, handlers));
                     case "memSizes" -> {
                         if (memEl != null) {
                             throw err(c, "only one <memSizes> per component");
@@ -366,8 +376,9 @@ public final class ManifestParser {
                         + " + periodic-task releases " + children + " = "
                         + (persistent + release + immortal + children) + " B");
             }
+            ReflectionDecl reflection = reflectionEl == null ? null : reflection(reflectionEl, priority, tasks);
             return new ComponentDecl(kind, cls, priority, new MemSizes(total, persistent, release, immortal), start, policy,
-                    List.copyOf(tasks), List.copyOf(filters), e.line);
+                    List.copyOf(tasks), List.copyOf(filters), e.line, reflection, List.copyOf(handlers));
         }
 
         private PeriodicTaskDecl task(Element e, int parentPriority) throws ManifestException {
@@ -382,9 +393,11 @@ public final class ManifestParser {
             long deadline = -1;
             long wcet = e.attrs.containsKey("wcet") ? duration(e, "wcet", 0) : 0;
             Element rel = null;
+            List<JobHandlerDecl> handlers = new ArrayList<>();
             for (Element c : e.children) {
                 switch (c.name) {
                     case "priority" -> priority = priority(c, required(c, "priority"));
+                    case "deadline-miss-handler", "cost-overrun-handler" -> handlers.add(jobHandler(c, handlers));
                     case "memSizes" -> {
                         if (c.attrs.containsKey("persistent") || c.attrs.containsKey("total")) {
                             throw err(c, "a periodic task has only a release scope: declare release only");
@@ -418,7 +431,54 @@ public final class ManifestParser {
             if (wcet > deadline) {
                 throw err(e, "wcet of '" + name + "' exceeds its deadline");
             }
-            return new PeriodicTaskDecl(name, priority, releaseBytes, start, period, deadline, wcet, e.line);
+            if (wcet <= 0 && JobHandlerDecl.find(handlers, JobHandlerDecl.Kind.COST_OVERRUN) != null) {
+                throw err(e, "periodic task '" + name + "' has a <cost-overrun-handler> but no wcet to overrun");
+            }
+            return new PeriodicTaskDecl(name, priority, releaseBytes, start, period, deadline, wcet, e.line,
+                    List.copyOf(handlers));
+        }
+
+        /** {@code <deadline-miss-handler priority cost/>} or {@code <cost-overrun-handler priority cost/>}. */
+        private JobHandlerDecl jobHandler(Element e, List<JobHandlerDecl> earlier) throws ManifestException {
+            onlyAttributes(e, "priority", "cost");
+            JobHandlerDecl.Kind kind = e.name.equals("deadline-miss-handler")
+                    ? JobHandlerDecl.Kind.DEADLINE_MISS : JobHandlerDecl.Kind.COST_OVERRUN;
+            if (JobHandlerDecl.find(earlier, kind) != null) {
+                throw err(e, "only one <" + e.name + "> per task or component");
+            }
+            int priority = priority(e, required(e, "priority"));
+            long cost = duration(e, "cost", -1);
+            if (cost <= 0) {
+                throw err(e, "<" + e.name + "> needs a cost greater than 0 (the handler's WCET, for validation)");
+            }
+            return new JobHandlerDecl(kind, priority, cost, e.line);
+        }
+
+        /**
+         * {@code <reflection engine-priority budget period future past/>}: the engine's priority must
+         * be above the service's and each of its tasks' (its actions must not be preempted by the
+         * component's other work on its CPU).
+         */
+        private ReflectionDecl reflection(Element e, int componentPriority, List<PeriodicTaskDecl> tasks)
+                throws ManifestException {
+            onlyAttributes(e, "engine-priority", "budget", "period", "future", "past");
+            int priority = priority(e, required(e, "engine-priority"));
+            int above = componentPriority;
+            for (PeriodicTaskDecl t : tasks) {
+                above = Math.max(above, t.priority());
+            }
+            if (priority <= above) {
+                throw err(e, "engine-priority " + priority + " must be above the service's other work (" + above + ")");
+            }
+            long budget = duration(e, "budget", -1);
+            long period = duration(e, "period", -1);
+            if (budget <= 0 || period <= 0 || budget > period) {
+                throw err(e, "<reflection> needs budget and period greater than 0, budget at most the period "
+                        + "(the engine's CPU time in any window of one period)");
+            }
+            int future = integer(e, "future", 16, 1, ReflectionDecl.MAX_FUTURE);
+            int past = integer(e, "past", 256, 1, ReflectionDecl.MAX_PAST);
+            return new ReflectionDecl(priority, budget, period, future, past, e.line);
         }
 
         private AlarmsDecl alarms(Element e) throws ManifestException {

@@ -21,8 +21,12 @@ public final class ExecutionMeter {
         return CpuClock.currentThreadNanos();
     }
 
-    /** Ends release or callback {@code number} (from 1) begun at CPU time {@code start}. */
-    public void end(long start, long number) {
+    /**
+     * Ends release or callback {@code number} (from 1) begun at CPU time {@code start}.
+     *
+     * @return whether it overran the cost
+     */
+    public boolean end(long start, long number) {
         long execution = CpuClock.currentThreadNanos() - start;
         if (execution > worstNanos) {
             worstNanos = execution;
@@ -31,7 +35,9 @@ public final class ExecutionMeter {
         if (cost > 0 && execution > cost) {
             overruns++;
             lastOverrun = number;
+            return true;
         }
+        return false;
     }
 
     public long worstNanos() { return worstNanos; }

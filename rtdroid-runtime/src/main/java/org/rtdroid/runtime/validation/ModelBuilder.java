@@ -10,6 +10,8 @@ import org.rtdroid.runtime.manifest.ChannelType;
 import org.rtdroid.runtime.manifest.ComponentDecl;
 import org.rtdroid.runtime.manifest.ComponentKind;
 import org.rtdroid.runtime.manifest.IntentFilterDecl;
+import org.rtdroid.runtime.manifest.JobHandlerDecl;
+import org.rtdroid.runtime.manifest.ReflectionDecl;
 import org.rtdroid.runtime.manifest.Manifest;
 import org.rtdroid.runtime.manifest.ManifestException;
 import org.rtdroid.runtime.manifest.ManifestParser;
@@ -28,7 +30,12 @@ import org.rtdroid.runtime.manifest.TimingDeclarations.Timing;
  *   <li>a service is a task of its own only when it declares aperiodic work (a {@code <server>}, a
  *       cost, a minimum inter-arrival time) or, owning no periodic task, subscribes to a channel
  *       (its handler runs on its thread); otherwise its periodic tasks carry its work;</li>
- *   <li>a component's channel ends and locks belong to every task of the component.</li>
+ *   <li>a component's channel ends and locks belong to every task of the component;</li>
+ *   <li>a deadline-miss or cost-overrun handler is a sporadic task at its own priority, released at
+ *       most once per job of its owner (minimum inter-arrival time: the task's period, the
+ *       receiver's minimum inter-arrival time), on its owner's CPU;</li>
+ *   <li>a reflective service's execution engine is a periodic task at its engine priority: its
+ *       {@code budget} every {@code period}, on the service's CPU.</li>
  * </ul>
  * A task without a cost (or a sporadic one without a minimum inter-arrival time) is not guessed:
  * it becomes a problem of the model, {@code INCOMPLETE: ... cost required for schedulability}.
@@ -73,8 +80,26 @@ public final class ModelBuilder {
                     }
                     add(names, new Task(m.name(), t.name(), Task.Kind.PERIODIC, t.priority(), t.periodNanos(),
                             t.wcetNanos(), t.deadlineNanos(), jitter(tt), cpu(tt, ct), at(t.line()), c.simpleName()));
+                    for (JobHandlerDecl h : t.handlers()) {
+                        handler(names, c, t.name(), h, t.periodNanos(), cpu(tt, ct));
+                    }
                 }
                 ownWork(c, ct, names);
+                for (JobHandlerDecl h : c.handlers()) {
+                    long mit = ct == null ? -1 : ct.minInterArrivalNanos();
+                    if (mit <= 0) {
+                        problems.add("INCOMPLETE: " + c.simpleName() + "'s " + h.kind().element() + " (" + at(h.line())
+                                + "): the component's minimum inter-arrival time is required to bound its releases");
+                        continue;
+                    }
+                    handler(names, c, c.simpleName(), h, mit, cpu(null, ct));
+                }
+                ReflectionDecl r = c.reflection();
+                if (r != null) {
+                    add(names, new Task(m.name(), c.simpleName() + "/engine", Task.Kind.PERIODIC, r.enginePriority(),
+                            r.periodNanos(), r.budgetNanos(), r.periodNanos(), 0, cpu(null, ct), at(r.line()),
+                            c.simpleName()));
+                }
                 tasksOf.put(c, names);
             }
             RuntimeServices.addTo(m, timing, tasks, problems);
@@ -111,6 +136,16 @@ public final class ModelBuilder {
             }
             add(names, new Task(m.name(), name, Task.Kind.SPORADIC, c.priority(), mit, cost, mit, jitter(ct),
                     cpu(null, ct), src));
+        }
+
+        /**
+         * A miss or overrun handler of {@code owner}: sporadic, at most one release per job of its
+         * owner. Not an end of the component's channels (it changes the component's mode).
+         */
+        private void handler(List<String> names, ComponentDecl c, String owner, JobHandlerDecl h, long mit, int cpu) {
+            String what = h.kind() == JobHandlerDecl.Kind.DEADLINE_MISS ? "/miss-handler" : "/overrun-handler";
+            tasks.add(new Task(m.name(), owner + what, Task.Kind.SPORADIC, h.priority(), mit, h.costNanos(), mit, 0,
+                    cpu, at(h.line()), c.simpleName()));
         }
 
         private void add(List<String> names, Task t) {

@@ -18,8 +18,12 @@ class CochlearValidationTest {
     static final Path COCHLEAR = Path.of("examples/src/main/manifests/cochlear/manifest.xml");
     static final Cell HOST = new Cell("host", 1, 64L << 20, ValidateMain.DEFAULT_RUNTIME_RESERVED_BYTES);
 
+    /**
+     * Table 5.3's three tasks: the shipped manifest without its cost-overrun handler (not in the
+     * dissertation; {@code ReflectionDeploymentTest} validates the shipped manifest with it).
+     */
     static String cochlear() throws IOException {
-        return Files.readString(COCHLEAR);
+        return Files.readString(COCHLEAR).replaceAll("\\s*<!--[^>]*cheaper filter bank[^>]*-->\\s*<cost-overrun-handler[^>]*/>", "");
     }
 
     static String chapter5() throws IOException {

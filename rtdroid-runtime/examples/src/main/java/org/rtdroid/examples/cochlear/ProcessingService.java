@@ -39,6 +39,12 @@ import org.rtdroid.runtime.xcc.CrossContextPublisher;
  * read from the transfer scope it arrived in (moved, not copied, from the RecordingService) into
  * working buffers allocated once with the component.
  *
+ * <p>Its cost overruns are handled (the manifest's {@code <cost-overrun-handler>}): a release that
+ * used more CPU time than its declared 1 ms drops the processing to a cheaper filter bank (the 4
+ * even bands; each odd electrode takes its lower neighbour's level), which halves the filtering
+ * work; after {@link #CHEAP_RELEASES} releases (1 s) the task goes back to the full bank, and a
+ * further overrun drops it again. {@link #cheapMode()} and {@link #modeChanges()} say where it is.
+ *
  * <p>The signal path is run on synthetic blocks while the service is created, and its state reset
  * after: the JVM's JIT has then compiled it before the first release. Cold, the first ~25
  * releases ran partly interpreted and used up to 2.6 ms of CPU against the declared 1 ms WCET
@@ -57,6 +63,8 @@ public final class ProcessingService extends RealtimeService {
      * (200 invocations) with room for the compile itself to finish before the first release.
      */
     static final int WARMUP_BLOCKS = 400;
+    /** Releases the cheaper filter bank runs before the full one is tried again (1 s at 8 ms). */
+    static final int CHEAP_RELEASES = 125;
 
     private BulkChannel audio;
     private MessageChannel config;
@@ -75,6 +83,9 @@ public final class ProcessingService extends RealtimeService {
     private volatile long configsAccepted;
     private volatile long configsRefused;
     private volatile long statusRefused;
+    /** Written by the cost-overrun handler (to true) and by the task (back to false). */
+    private volatile boolean cheap;
+    private volatile long modeChanges;
 
     @Override
     public void onCreate() {
@@ -112,6 +123,13 @@ public final class ProcessingService extends RealtimeService {
     @Override
     public void onStartCommand() {
         registerTask("processingTask", task);
+        // Released at the handler's priority after a release overran its cost: the cheaper bank.
+        onCostOverrun("processingTask", job -> {
+            if (!cheap) {
+                cheap = true;
+                modeChanges++;
+            }
+        });
     }
 
     private final class ProcessingTask extends PeriodicTask implements BulkHandler, MessageClosure, CrossContextClosure {
@@ -124,6 +142,7 @@ public final class ProcessingService extends RealtimeService {
         private final Status statusRecord = new Status();
         private long block = -1;
         private long lastBlock = -1;
+        private int cheapReleases;
         private float peak;
         private boolean ack;
 
@@ -141,7 +160,13 @@ public final class ProcessingService extends RealtimeService {
             if (!any) {
                 blocksMissing++;
             }
-            // 3. Status every 25 releases.
+            // 3. Back to the full filter bank after a second of the cheap one.
+            if (cheap && ++cheapReleases >= CHEAP_RELEASES) {
+                cheapReleases = 0;
+                cheap = false;
+                modeChanges++;
+            }
+            // 4. Status every 25 releases.
             if ((releases() + 1) % STATUS_EVERY_RELEASES == 0) {
                 ack = false;
                 if (status.publish(this) != CrossContextPublisher.PUBLISHED) {
@@ -211,7 +236,12 @@ public final class ProcessingService extends RealtimeService {
                 inSum += x[i] * x[i];
                 y[i] = 0f;
             }
+            boolean half = cheap;
             for (int b = 0; b < BANDS; b++) {
+                if (half && (b & 1) == 1) {
+                    levels[b] = levels[b - 1];  // the cheap bank filters the even bands only
+                    continue;
+                }
                 long at = bands + 8L * b * PER_BAND_DOUBLES;
                 double b0 = p.getDouble(at + 8 * B0);
                 double b2 = p.getDouble(at + 8 * B2);
@@ -300,4 +330,8 @@ public final class ProcessingService extends RealtimeService {
     public long configsAccepted() { return configsAccepted; }
     public long configsRefused() { return configsRefused; }
     public long statusRefused() { return statusRefused; }
+    /** Whether the cheaper filter bank runs (after a cost overrun, for {@link #CHEAP_RELEASES} releases). */
+    public boolean cheapMode() { return cheap; }
+    /** Switches between the full and the cheap filter bank so far. */
+    public long modeChanges() { return modeChanges; }
 }
