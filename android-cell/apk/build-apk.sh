@@ -4,6 +4,7 @@
 #   build/apk/cochlear-configuration-ui.apk  the cochlear ConfigurationUI (min API 16)
 #   build/apk/fall-alert.apk                 the fall detection app's FallAlert (min API 16)
 #   build/apk/autopilot-monitor.apk          the autopilot app's AutopilotMonitor (min API 16)
+#   build/apk/spark-monitor.apk              the spark detection app's SparkMonitor, with the test video (min API 16)
 # Toolchain (nothing from the Android SDK installer): Debian's aapt2, zipalign, apksigner and
 # framework-res.apk (packages aapt, zipalign, apksigner, android-framework-res); D8 from Maven
 # Central's com.android.tools:r8; javac from the JDK; keytool for a debug key under build/keys.
@@ -84,10 +85,11 @@ package_apk() {
   step "$name: $(stat -c %s "$final") bytes -> $final"
 }
 
-# --- the apps (ConfigurationUI, FallAlert, AutopilotMonitor): Java 8 bytecode against the API 16 stubs ----------
+# --- the apps (ConfigurationUI, FallAlert, AutopilotMonitor, SparkMonitor): Java 8 bytecode against the API 16 stubs ----------
 # app_apk NAME SOURCE_FOLDER OUT_NAME CONTRACT...: javac (the app with the apps' library, content/,
 # which every app carries in its own APK), D8 --min-api 16 (with the app contracts' shared classes
-# and the app's own contracts, bridge/contracts), then package_apk.
+# and the app's own contracts, bridge/contracts), then package_apk. EXTRA_SOURCES (set for one call)
+# names an app's own library sources (SparkMonitor's: the test video, video/).
 APP_LIBRARY="$REPO/android-cell/content/src/main/java"
 CONTRACTS="$REPO/bridge/contracts/target/classes"
 [[ -d "$CONTRACTS/org/rtdroid/contract" ]] || die "bridge/contracts is not built: run 'mvn -B -q -pl bridge/contracts -am install -DskipTests' first"
@@ -101,7 +103,7 @@ app_apk() {
   mkdir -p "$WORK/$name/classes" "$WORK/$name/dex"
   step "$name: javac --release 8 against android-$STUBS_VERSION.jar (with the apps' library and contracts $*)"
   javac --release 8 -Xlint:-options -nowarn -encoding UTF-8 -cp "$STUBS:$CONTRACTS" -d "$WORK/$name/classes" \
-    $(find "$src/java" "$APP_LIBRARY" -name '*.java')
+    $(find "$src/java" "$APP_LIBRARY" ${EXTRA_SOURCES:-} -name '*.java')
   step "$name: D8 --min-api 16"
   java -cp "$R8" com.android.tools.r8.D8 --release --min-api 16 --lib "$STUBS" --lib "$JAVA_HOME" --output "$WORK/$name/dex" \
     $(find "$WORK/$name/classes" -name '*.class') "${contracts[@]}"
@@ -110,6 +112,7 @@ app_apk() {
 app_apk configuration-ui configuration-ui cochlear-configuration-ui cochlear echo
 app_apk fall-alert fall-alert fall-alert fall
 app_apk autopilot-monitor autopilot-monitor autopilot-monitor autopilot
+EXTRA_SOURCES="$REPO/video/src/main/java" app_apk spark-monitor spark-monitor spark-monitor spark
 
 # --- the proxy: Java 11 bytecode (with xcc-java's VarHandles) against the SDK 34 framework ---
 PROXY_SRC="$REPO/android-cell/proxy/src/main"
@@ -126,5 +129,5 @@ package_apk rtdroid-proxy "$PROXY_SRC/AndroidManifest.xml" 33 33 "$WORK/proxy/de
 
 if [[ $VERIFY == 1 ]]; then
   "$REPO/android-cell/apk/verify-apk.sh" "$OUT/cochlear-configuration-ui.apk" "$OUT/fall-alert.apk" "$OUT/autopilot-monitor.apk" \
-    "$OUT/rtdroid-proxy.apk"
+    "$OUT/spark-monitor.apk" "$OUT/rtdroid-proxy.apk"
 fi

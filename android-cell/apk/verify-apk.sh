@@ -46,6 +46,12 @@ for apk in "$@"; do
       check "dex holds AutopilotMonitorActivity" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/autopilot/monitor/AutopilotMonitorActivity;'"
       check "dex holds the apps' library (RtCellActivity)" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/android/app/RtCellActivity;'"
       ;;
+    spark-monitor.apk)
+      check "launchable activity SparkMonitorActivity" grep -q "launchable-activity: name='org.rtdroid.spark.monitor.SparkMonitorActivity'" <<<"$badging"
+      check "uses-permission org.rtdroid.permission.CROSS_CONTEXT" grep -q "uses-permission: name='org.rtdroid.permission.CROSS_CONTEXT'" <<<"$perms"
+      check "dex holds SparkMonitorActivity" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/spark/monitor/SparkMonitorActivity;'"
+      check "dex holds the test video (SparkScene)" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/video/SparkScene;'"
+      ;;
     rtdroid-proxy.apk)
       check "package org.rtdroid.proxy, minSdk 33" grep -q "sdkVersion:'33'" <<<"$badging"
       check "declares permission org.rtdroid.permission.CROSS_CONTEXT" grep -q "^permission: org.rtdroid.permission.CROSS_CONTEXT" <<<"$perms"

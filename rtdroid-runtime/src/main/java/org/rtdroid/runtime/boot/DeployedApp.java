@@ -162,6 +162,15 @@ public final class DeployedApp {
             out.add(new ServiceStatus(base, c.state().name(), c.callbacks(), 0, c.worstDeliveryNanos(),
                     c.worstResponseNanos(), 0, c.failures(), c.decl().priority(), cause, cpu,
                     new ServiceStatus.Execution(c.worstExecutionNanos(), c.costNanos(), c.costOverruns(), c.lastCostOverrun())));
+            org.rtdroid.runtime.reflection.ExecutionEngine e = c.engine();
+            if (e != null) {
+                // The engine's line: actions run, late ones (ended after their planned end) as misses,
+                // clobbered ones as overruns, the latest start after a planned begin as lateness.
+                out.add(new ServiceStatus(base + ".engine", e.isRunning() ? c.state().name() : "STOPPED", e.executed(),
+                        e.late(), e.worstLatenessNanos(), 0, e.clobbered(), e.failures(),
+                        c.decl().reflection().enginePriority(), e.lastFailure() == null ? null
+                                : FailureCause.of(e.lastFailure(), "engine", 0), cpu, ServiceStatus.Execution.NONE));
+            }
             for (PeriodicTaskRuntime t : c.tasks()) {
                 String st = c.state() == org.rtdroid.runtime.component.ComponentState.RUNNING && !t.isRunning()
                         ? "STOPPED" : c.state().name();

@@ -56,6 +56,8 @@ public final class PosixIo {
     // it, an object C2 does not always scalar-replace (seen: 2-5 heap bytes per frame read).
     private static final MethodHandle READ_NO_ERRNO = downcall("read",
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle PREAD_NO_ERRNO = downcall("pread",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG));
     private static final MethodHandle POLL_NO_ERRNO = downcall("poll",
             FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
     // ioctl(int, unsigned long, ...): the third argument is variadic, a pointer or an integer.
@@ -133,6 +135,20 @@ public final class PosixIo {
             return (long) READ_NO_ERRNO.invokeExact(fd, address(buf, offset, count), count);
         } catch (Throwable t) {
             throw unexpected("read", t);
+        }
+    }
+
+    /**
+     * pread(2) for a real-time path (a file read at {@code fileOffset}, the descriptor's own offset
+     * untouched), allocation-free in every compilation state, without errno.
+     *
+     * @return bytes read, 0 at end of file, or -1
+     */
+    public static long preadNoErrno(int fd, MemorySegment buf, long offset, long count, long fileOffset) {
+        try {
+            return (long) PREAD_NO_ERRNO.invokeExact(fd, address(buf, offset, count), count, fileOffset);
+        } catch (Throwable t) {
+            throw unexpected("pread", t);
         }
     }
 

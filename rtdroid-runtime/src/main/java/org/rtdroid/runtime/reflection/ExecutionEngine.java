@@ -37,6 +37,7 @@ public final class ExecutionEngine implements Calibratable {
     private volatile Throwable lastFailure;
     private volatile long lastOverheadNanos;
     private volatile long worstOverheadNanos;
+    private volatile long worstLatenessNanos;
     private boolean lastSleptFor;
 
     public ExecutionEngine(RealTimeLine timeline, Strategist strategist) {
@@ -122,6 +123,9 @@ public final class ExecutionEngine implements Calibratable {
             }
             long end = System.nanoTime();
             in.actualEndNanos = end;
+            if (begin - in.plannedBeginNanos > worstLatenessNanos) {
+                worstLatenessNanos = begin - in.plannedBeginNanos;
+            }
             // The seed's clobber: the previous action's late end delayed this one's start.
             boolean clobber = previousEnd > in.plannedBeginNanos;
             a.clobber = clobber;
@@ -178,6 +182,9 @@ public final class ExecutionEngine implements Calibratable {
     public long lastOverheadNanos() { return lastOverheadNanos; }
 
     public long worstOverheadNanos() { return worstOverheadNanos; }
+
+    /** The latest an action started after its planned begin (clobbered ones included). */
+    public long worstLatenessNanos() { return worstLatenessNanos; }
 
     /**
      * Whether the engine slept until the last action was due (rather than finding it already due:

@@ -96,7 +96,7 @@ public final class ModelBuilder {
                 }
                 ReflectionDecl r = c.reflection();
                 if (r != null) {
-                    add(names, new Task(m.name(), c.simpleName() + "/engine", Task.Kind.PERIODIC, r.enginePriority(),
+                    add(names, new Task(m.name(), c.simpleName() + ".engine", Task.Kind.PERIODIC, r.enginePriority(),
                             r.periodNanos(), r.budgetNanos(), r.periodNanos(), 0, cpu(null, ct), at(r.line()),
                             c.simpleName()));
                 }

@@ -276,7 +276,7 @@ class ReflectionDeploymentTest {
                                 + "<deadline-miss-handler priority=\"31\" cost=\"60us\"/></periodic-task>")
                 + "</application></manifest>";
         SystemModel model = ModelBuilder.read("v.xml", xml.getBytes(StandardCharsets.UTF_8));
-        Task engine = find(model, "v/Reflective/engine");
+        Task engine = find(model, "v/Reflective.engine");
         assertEquals(25, engine.priority());
         assertEquals(3_000_000L, engine.costNanos());
         assertEquals(40_000_000L, engine.periodNanos());

@@ -1,0 +1,94 @@
+package org.rtdroid.examples;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.rtdroid.examples.spark.SparkProtocol.*;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.rtdroid.examples.spark.SparkDetectionService;
+import org.rtdroid.runtime.boot.DeployedApp;
+import org.rtdroid.runtime.boot.RuntimeHost;
+import org.rtdroid.runtime.validation.ModelBuilder;
+import org.rtdroid.runtime.validation.SystemModel;
+import org.rtdroid.runtime.validation.Task;
+import org.rtdroid.runtime.xcc.CrossContextIntent;
+import org.rtdroid.video.SparkScene;
+
+/**
+ * The spark detection app deployed from its shipped manifest: one RESULT per frame on
+ * {@code spark.result}, 40 ms apart in plan, with a box on the frames that have a spark or
+ * lightning (inside it) and none on the others. Its manifest's engine enters the analysis.
+ */
+class SparkAppTest {
+    private final RuntimeHost host = AppHarness.host();
+
+    @AfterEach
+    void tearDown() {
+        host.shutdown();
+    }
+
+    @Test
+    void eachFrameIsAnalysedAndItsResultCrossesToAndroidWithABoxOnlyOnTheSparks() throws Exception {
+        DeployedApp app = AppHarness.deploy(host, "spark");
+        var service = (SparkDetectionService) app.component(SparkDetectionService.class.getName());
+        CrossContextIntent out = new CrossContextIntent();
+        int[] seen = {0};
+        int[] withBox = {0};
+        long[] lastPlanned = {0};
+        AppHarness.await("50 frames' results", 60_000, () -> {
+            while (host.crossContext().pollOutbound(out)) {
+                if (!out.channelEquals(RESULT_CHANNEL)) {
+                    continue;
+                }
+                assertTrue(out.actionEquals(ACTION_RESULT));
+                assertEquals(RESULT_BYTES, out.payloadLength());
+                int frame = out.payloadInt(FRAME_OFFSET);
+                assertEquals(seen[0], frame, "every frame, in order");
+                long planned = out.payloadLong(PLANNED_DISPLAY_OFFSET);
+                if (frame > 0) {
+                    assertEquals(40_000_000L, planned - lastPlanned[0], "25 frames a second, in plan");
+                }
+                lastPlanned[0] = planned;
+                assertTrue(out.payloadLong(ACTUAL_DISPLAY_OFFSET) >= planned - 1_000_000L, "not displayed early");
+                int x0 = out.payloadInt(BOX_OFFSET);
+                SparkScene.Event e = SparkScene.eventOn(frame);
+                boolean analysed = out.payloadInt(DX_OFFSET) > 0;
+                boolean box = (out.payloadInt(FLAGS_OFFSET) & FLAG_BOX) != 0;
+                assertEquals(x0 >= 0, box);
+                if (analysed && e != null) {
+                    withBox[0]++;
+                    assertTrue(box, "frame " + frame + " has a " + e.kind);
+                    int y0 = out.payloadInt(BOX_OFFSET + 4);
+                    int x1 = out.payloadInt(BOX_OFFSET + 8);
+                    int y1 = out.payloadInt(BOX_OFFSET + 12);
+                    assertTrue(x0 >= e.x && x1 < e.x + e.width && y0 >= e.y && y1 < e.y + e.height,
+                            "frame " + frame + ": box inside the " + e.kind);
+                } else if (e == null) {
+                    assertTrue(!box, "frame " + frame + " has no spark: no box");
+                }
+                assertTrue(out.payloadInt(READ_BEGIN_OFFSET) < out.payloadInt(PARSE_BEGIN_OFFSET));
+                seen[0]++;
+            }
+            return seen[0] >= 50;
+        });
+        assertTrue(withBox[0] >= 5, "the events of frames 8, 9, 20, 33-35, 47, 48 were analysed: " + withBox[0]);
+        assertTrue(service.published() >= 50);
+        assertTrue(service.pipeline().table().observed(0));
+    }
+
+    @Test
+    void theManifestPutsTheEngineIntoTheAnalysisAboveTheService() throws Exception {
+        Path m = Path.of("src/main/manifests/spark/manifest.xml");
+        SystemModel model = ModelBuilder.read(m.toString(), Files.readAllBytes(m));
+        Task engine = model.tasks().stream().filter(t -> t.key().equals("spark/SparkDetectionService.engine")).findFirst()
+                .orElseThrow(() -> new AssertionError("no engine task: " + model.tasks()));
+        assertEquals(85, engine.priority());
+        assertEquals(40_000_000L, engine.periodNanos());
+        assertEquals(12_000_000L, engine.costNanos());
+        assertTrue(new String(Files.readAllBytes(m), StandardCharsets.UTF_8).contains("engine-priority=\"85\""));
+    }
+}
