@@ -10,6 +10,8 @@ import org.rtdroid.runtime.reflection.Strategist;
 /**
  * The seed's read → parse → analyse → display plan (Figure 3, Listings 4-6) on a reflective
  * timeline: four actions and the strategist's handlers.
+ * Every action of a frame is planned to end before the frame's display instant (less the engine's
+ * anticipation): the engine flags one that ends later as late.
  * <ul>
  *   <li><b>read</b> reads the next frame of the file; its handler plans <b>parse</b> at once;</li>
  *   <li><b>parse</b> converts it to RGB; its handler plans <b>display</b> at the frame's instant
@@ -30,9 +32,7 @@ public final class SparkPipeline implements Strategist {
     public static final int PARSE = 2;
     public static final int ANALYSE = 3;
     public static final int DISPLAY = 4;
-    /** Planned lengths of read, parse and display (informative: the engine runs them as long as they take). */
-    static final long READ_NANOS = 2_000_000L;
-    static final long PARSE_NANOS = 5_000_000L;
+    /** The display action's planned length: the window it should start and end in. */
     static final long DISPLAY_NANOS = 1_000_000L;
     /** The largest change of the anticipation one display may cause (see {@link FeedbackCalibration}). */
     static final long CALIBRATION_STEP_NANOS = 20_000L;
@@ -96,7 +96,7 @@ public final class SparkPipeline implements Strategist {
 
     /**
      * @param frameIntervalNanos time between two frames' display instants (40 ms: 25 fps)
-     * @param firstDisplayLeadNanos how far after its parse the first frame is displayed
+     * @param firstDisplayLeadNanos how far after the first read the first frame is displayed
      * @param calibrateFromFrame the frame from which the engine's wake-up is calibrated (seed: 25)
      * @param engine the engine that runs this plan (known once it started)
      */
@@ -112,9 +112,20 @@ public final class SparkPipeline implements Strategist {
         this.rgb = new int[video.width() * video.height()];
     }
 
-    /** Plans the first read at {@code beginNanos}. */
+    /** Plans the first read at {@code beginNanos}; the first frame is displayed the lead after it. */
     void start(RealTimeLine timeline, long beginNanos) {
-        timeline.plan(read, beginNanos, beginNanos + READ_NANOS);
+        firstDisplayNanos = beginNanos + firstDisplayLeadNanos;
+        timeline.plan(read, beginNanos, Math.max(beginNanos, latestEnd(engine.get())));
+    }
+
+    /** When the frame's display is due. */
+    private long displayInstant() {
+        return firstDisplayNanos + frame * frameIntervalNanos;
+    }
+
+    /** The latest the frame's read, parse or analysis may end: its display's wake-up. */
+    private long latestEnd(ExecutionEngine e) {
+        return displayInstant() - (e == null ? 0 : e.anticipationNanos());
     }
 
     @Override
@@ -127,7 +138,7 @@ public final class SparkPipeline implements Strategist {
             case READ -> {
                 readBegin = begin;
                 long now = tl.now();
-                tl.plan(parse, now, now + PARSE_NANOS);
+                tl.plan(parse, now, Math.max(now, latestEnd(e)));
             }
             case PARSE -> {
                 parseBegin = begin;
@@ -135,16 +146,12 @@ public final class SparkPipeline implements Strategist {
                     framesDropped++;  // a short read or a bad tag: no display for it, on to the next
                     frame++;
                     long now = tl.now();
-                    tl.plan(read, now, now + READ_NANOS);
+                    tl.plan(read, now, Math.max(now, latestEnd(e)));
                     return;
                 }
-                long now = tl.now();
-                if (framesDisplayed == 0 && firstDisplayNanos == 0) {
-                    firstDisplayNanos = now + firstDisplayLeadNanos;
-                }
-                long when = firstDisplayNanos + frame * frameIntervalNanos;
+                long when = displayInstant();
                 tl.plan(show, when, when + DISPLAY_NANOS);
-                now = tl.now();
+                long now = tl.now();
                 long wake = when - e.anticipationNanos();
                 availableNanos = wake - now;
                 row = table.lookup(availableNanos);
@@ -171,7 +178,7 @@ public final class SparkPipeline implements Strategist {
                 framesDisplayed++;
                 frame++;
                 long now = tl.now();
-                tl.plan(read, now, now + READ_NANOS);
+                tl.plan(read, now, Math.max(now, latestEnd(e)));
             }
             default -> { }
         }
