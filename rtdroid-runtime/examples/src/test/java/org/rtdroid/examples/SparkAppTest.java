@@ -2,13 +2,13 @@ package org.rtdroid.examples;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.rtdroid.examples.spark.SparkProtocol.*;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.rtdroid.contract.spark.Spark;
 import org.rtdroid.examples.spark.SparkDetectionService;
 import org.rtdroid.runtime.boot.DeployedApp;
 import org.rtdroid.runtime.boot.RuntimeHost;
@@ -36,41 +36,38 @@ class SparkAppTest {
         DeployedApp app = AppHarness.deploy(host, "spark");
         var service = (SparkDetectionService) app.component(SparkDetectionService.class.getName());
         CrossContextIntent out = new CrossContextIntent();
+        Spark.FrameResult r = new Spark.FrameResult();
         int[] seen = {0};
         int[] withBox = {0};
         long[] lastPlanned = {0};
         AppHarness.await("50 frames' results", 60_000, () -> {
             while (host.crossContext().pollOutbound(out)) {
-                if (!out.channelEquals(RESULT_CHANNEL)) {
+                if (!out.channelEquals(Spark.FrameResult.CHANNEL)) {
                     continue;
                 }
-                assertTrue(out.actionEquals(ACTION_RESULT));
-                assertEquals(RESULT_BYTES, out.payloadLength());
-                int frame = out.payloadInt(FRAME_OFFSET);
+                assertTrue(out.actionEquals(Spark.FrameResult.ACTION_RESULT));
+                assertTrue(out.payloadLength() <= Spark.FrameResult.MAX_BYTES);
+                assertEquals(org.rtdroid.contract.spark.SparkCodec.OK, r.decode(out.payload(), 0, out.payloadLength()), "decodes");
+                int frame = (int) r.frame();
                 assertEquals(seen[0], frame, "every frame, in order");
-                long planned = out.payloadLong(PLANNED_DISPLAY_OFFSET);
+                long planned = r.plannedDisplayNanos();
                 if (frame > 0) {
                     assertEquals(40_000_000L, planned - lastPlanned[0], "25 frames a second, in plan");
                 }
                 lastPlanned[0] = planned;
-                assertTrue(out.payloadLong(ACTUAL_DISPLAY_OFFSET) >= planned - 1_000_000L, "not displayed early");
-                int x0 = out.payloadInt(BOX_OFFSET);
+                assertTrue(r.actualDisplayNanos() >= planned - 1_000_000L, "not displayed early");
                 SparkScene.Event e = SparkScene.eventOn(frame);
-                boolean analysed = out.payloadInt(DX_OFFSET) > 0;
-                boolean box = (out.payloadInt(FLAGS_OFFSET) & FLAG_BOX) != 0;
-                assertEquals(x0 >= 0, box);
+                boolean analysed = r.dx() > 0;
+                boolean box = r.x0() >= 0;
                 if (analysed && e != null) {
                     withBox[0]++;
                     assertTrue(box, "frame " + frame + " has a " + e.kind);
-                    int y0 = out.payloadInt(BOX_OFFSET + 4);
-                    int x1 = out.payloadInt(BOX_OFFSET + 8);
-                    int y1 = out.payloadInt(BOX_OFFSET + 12);
-                    assertTrue(x0 >= e.x && x1 < e.x + e.width && y0 >= e.y && y1 < e.y + e.height,
+                    assertTrue(r.x0() >= e.x && r.x1() < e.x + e.width && r.y0() >= e.y && r.y1() < e.y + e.height,
                             "frame " + frame + ": box inside the " + e.kind);
                 } else if (e == null) {
                     assertTrue(!box, "frame " + frame + " has no spark: no box");
                 }
-                assertTrue(out.payloadInt(READ_BEGIN_OFFSET) < out.payloadInt(PARSE_BEGIN_OFFSET));
+                assertTrue(r.readBeginUs() < r.parseBeginUs());
                 seen[0]++;
             }
             return seen[0] >= 50;

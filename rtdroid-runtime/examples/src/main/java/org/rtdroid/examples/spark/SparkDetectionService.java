@@ -1,12 +1,11 @@
 package org.rtdroid.examples.spark;
 
-import static org.rtdroid.examples.spark.SparkProtocol.*;
-
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.rtdroid.contract.spark.Spark;
 import org.rtdroid.runtime.component.RealtimeService;
 import org.rtdroid.runtime.reflection.ExecutionEngine;
 import org.rtdroid.runtime.xcc.CrossContextClosure;
@@ -22,7 +21,8 @@ import org.rtdroid.video.Y4mWriter;
  * (the {@code video} leaf's {@link SparkScene}: sparks and lightning at known frames), written as
  * a YUV4MPEG2 file in the cell's temporary directory when the service is created and read from it
  * frame by frame, 25 frames a second, looping. Each frame's result goes to the Android cell on
- * cross-context channel {@value SparkProtocol#RESULT_CHANNEL} as the display action.
+ * cross-context channel {@code spark.result} as the display action: a {@code FrameResult} of the
+ * app's contract ({@code bridge/contracts/spark.proto}), encoded in place into the runtime's intent.
  *
  * <p>Raw frames rather than an encoded stream: no decoder on Maven Central fits the RT cell (the
  * pure-Java ones, JCodec among them, allocate per frame and are no longer maintained; FFmpeg's
@@ -42,12 +42,13 @@ public final class SparkDetectionService extends RealtimeService implements Cros
     private SparkPipeline pipeline;
     private CrossContextPublisher results;
     private SparkPipeline shown;
+    private final Spark.FrameResult result = new Spark.FrameResult();
     private volatile long published;
     private volatile long refused;
 
     @Override
     public void onCreate() {
-        results = crossContextPublisher(RESULT_CHANNEL);
+        results = crossContextPublisher(Spark.FrameResult.CHANNEL);
         try {
             file = Files.createTempFile("rtdroid-spark-", ".y4m");
             try (OutputStream out = new java.io.BufferedOutputStream(Files.newOutputStream(file))) {
@@ -96,28 +97,19 @@ public final class SparkDetectionService extends RealtimeService implements Cros
         SparkPipeline f = shown;
         long planned = f.plannedDisplayNanos();
         int[] box = f.box();
-        int flags = (box[0] >= 0 ? FLAG_BOX : 0) | (f.displayClobbered() ? FLAG_CLOBBERED : 0)
-                | (f.calibrating() ? FLAG_CALIBRATED : 0);
-        out.setAction(ACTION_RESULT);
-        out.setSender(SENDER);
-        out.setSenderPriority(50);
-        out.putPayloadInt(FRAME_OFFSET, (int) f.frame());
-        for (int i = 0; i < 4; i++) {
-            out.putPayloadInt(BOX_OFFSET + 4 * i, box[i]);
-        }
-        out.putPayloadInt(DX_OFFSET, f.dx());
-        out.putPayloadInt(DY_OFFSET, f.dy());
-        out.putPayloadInt(FLAGS_OFFSET, flags);
-        out.putPayloadLong(PLANNED_DISPLAY_OFFSET, planned);
-        out.putPayloadLong(ACTUAL_DISPLAY_OFFSET, f.actualDisplayNanos());
-        out.putPayloadInt(READ_BEGIN_OFFSET, micros(f.readBeginNanos() - planned));
-        out.putPayloadInt(PARSE_BEGIN_OFFSET, micros(f.parseBeginNanos() - planned));
         boolean analysed = f.analyseBeginNanos() != 0;
-        out.putPayloadInt(ANALYSE_BEGIN_OFFSET, analysed ? micros(f.analyseBeginNanos() - planned) : 0);
-        out.putPayloadInt(ANALYSE_END_OFFSET, analysed ? micros(f.analyseEndNanos() - planned) : 0);
-        out.putPayloadInt(AVAILABLE_OFFSET, micros(f.availableNanos()));
-        out.putPayloadInt(ANTICIPATION_OFFSET, (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, f.anticipationNanos())));
-        out.setPayloadLength(RESULT_BYTES);
+        result.frame(f.frame()).x0(box[0]).y0(box[1]).x1(box[2]).y1(box[3]).dx(f.dx()).dy(f.dy())
+                .clobbered(f.displayClobbered()).calibrated(f.calibrating())
+                .plannedDisplayNanos(planned).actualDisplayNanos(f.actualDisplayNanos())
+                .readBeginUs(micros(f.readBeginNanos() - planned)).parseBeginUs(micros(f.parseBeginNanos() - planned))
+                .analyseBeginUs(analysed ? micros(f.analyseBeginNanos() - planned) : 0)
+                .analyseEndUs(analysed ? micros(f.analyseEndNanos() - planned) : 0)
+                .availableUs(micros(f.availableNanos()))
+                .anticipationNs((int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, f.anticipationNanos())));
+        out.setAction(Spark.FrameResult.ACTION_RESULT);
+        out.setSender("rtdroid.spark");
+        out.setSenderPriority(Spark.FrameResult.PRIORITY);
+        out.setPayloadLength(result.encode(out.payload(), 0));
     }
 
     private static int micros(long nanos) {

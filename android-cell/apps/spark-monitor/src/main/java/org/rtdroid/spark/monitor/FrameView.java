@@ -61,7 +61,7 @@ final class FrameView extends View {
         }
         holdUntil = r.hasBox() ? now + HOLD_MILLIS : 0;
         shown = r;
-        SparkScene.render(r.frame, yuv, 0);
+        SparkScene.render((int) (r.frame % SparkScene.FRAMES), yuv, 0);
         toArgb();
         bitmap.setPixels(argb, 0, SparkScene.WIDTH, 0, 0, SparkScene.WIDTH, SparkScene.HEIGHT);
         invalidate();

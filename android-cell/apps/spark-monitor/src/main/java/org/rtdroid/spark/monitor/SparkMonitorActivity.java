@@ -1,6 +1,5 @@
 package org.rtdroid.spark.monitor;
 
-import android.content.Intent;
 import android.graphics.Color;
 import android.util.Log;
 import android.view.View;
@@ -8,6 +7,8 @@ import android.widget.LinearLayout;
 import android.widget.TextView;
 import java.util.Locale;
 import org.rtdroid.android.app.RtCellActivity;
+import org.rtdroid.android.app.RtIntent;
+import org.rtdroid.contract.spark.Spark;
 
 /**
  * The spark detection app's Android side (seed 004, section 5, where the detection is reported to
@@ -25,7 +26,6 @@ import org.rtdroid.android.app.RtCellActivity;
  */
 public class SparkMonitorActivity extends RtCellActivity {
     static final String TAG = "SparkMonitor";
-    static final String ACTION_RESULT = "org.rtdroid.spark.RESULT";
     static final int HISTORY = 12;
 
     private FrameView frameView;
@@ -39,6 +39,7 @@ public class SparkMonitorActivity extends RtCellActivity {
     private long received;
     private long withBox;
     private long malformed;
+    private final Spark.FrameResult message = new Spark.FrameResult();
 
     public SparkMonitorActivity() {
         super(TAG);
@@ -46,19 +47,19 @@ public class SparkMonitorActivity extends RtCellActivity {
 
     @Override
     protected String[] rtActions() {
-        return new String[] {ACTION_RESULT, ACTION_REFUSED};
+        return new String[] {Spark.FrameResult.ACTION_RESULT, ACTION_REFUSED};
     }
 
     @Override
-    protected void onRtIntent(Intent intent) {
-        if (ACTION_REFUSED.equals(intent.getAction())) {
-            result.setText("Refused: " + intent.getStringExtra("reason"));
+    protected void onRtIntent(RtIntent in) {
+        if (in.refused()) {
+            result.setText("Refused: " + in.reason());
             return;
         }
-        Result r = Result.parse(intent.getByteArrayExtra("payload"));
+        Result r = in.read(message) ? Result.of(message) : null;
         if (r == null) {
             malformed++;
-            Log.w(TAG, "malformed RESULT record (" + malformed + " so far)");
+            Log.w(TAG, "not a frame result from " + in.peer() + " (" + malformed + " so far)");
             return;
         }
         received++;
