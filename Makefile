@@ -13,17 +13,19 @@ export JAVA_HOME
 export PATH := $(JAVA_HOME)/bin:$(VENV)/bin:$(PATH)
 export RTDROID_HOME := $(ROOT)
 MVN       := mvn -B -q -Dstyle.color=never
-BOARD     ?= qemu-arm64-xen
+# The default board (board-configs/default-board, which the rtdroid CLI reads too).
+BOARD     ?= $(shell cat board-configs/default-board)
 BENCH     ?=
-# Robot suites run on these boards in `make test`.
-TEST_BOARDS ?= host qemu-x86_64 qemu-arm64-xen
+# The boards whose Robot suites `make test` runs: those whose board file says `tests: make_test: true`
+# (each board file lists its suites and budgets). Read once the venv exists.
+TEST_BOARDS ?= $(shell $(PY) -m rtdroid.boardtests boards)
 
 .PHONY: help setup build java contracts-doc android-aot c apk apk-test test unit-test java-test python-test c-test integration-test robot \
         fuzz-short run bench fuzz soak clean
 
 help:
-	@echo "make run   [BOARD=qemu-arm64-xen|qemu-x86_64|host]  boot the board, deploy the demo, measure, report"
-	@echo "make test                            every test: unit, integration, Robot (host, qemu-x86_64, qemu-arm64-xen)"
+	@echo "make run   [BOARD=$(BOARD)|...]      boot the board (see board-configs/), deploy the demo, measure, report"
+	@echo "make test                            every test: unit, integration, Robot on each board with tests.make_test"
 	@echo "make bench [BENCH=looper|periodic|channels|alarm|sensor|broadcast|bridge]   benchmarks -> build/bench/*.json"
 	@echo "make apk                             signed APKs -> build/apk/"
 	@echo "make soak  [SOAK_MINUTES=60]         cochlear implant under Android stress, restarts, floods: per-minute figures"
@@ -100,11 +102,14 @@ integration-test: setup
 	@echo "== integration tests (real processes, real regions, QEMU under TCG)"
 	$(PY) -m pytest -q -m integration tools/rtdroid/tests
 
+# Each board runs the suites its board file lists (tests.suites), with its budgets as variables.
 robot: setup
+	@test -n "$(TEST_BOARDS)" || { echo "make robot: no board to test (TEST_BOARDS is empty)"; exit 1; }
 	@for b in $(TEST_BOARDS); do \
 	  echo "== Robot suites on board $$b"; \
-	  $(PY) -m robot --outputdir $(BUILD)/robot/$$b --variablefile tests/robot/variables/$$b.py \
-	    --include board:$$b --include any --listener tests/robot/libraries/LatencyListener.py \
+	  suites=$$($(PY) -m rtdroid.boardtests suites $$b) || exit 1; \
+	  $(PY) -m robot --outputdir $(BUILD)/robot/$$b --variablefile tests/robot/variables/board.py:$$b \
+	    $$suites --listener tests/robot/libraries/LatencyListener.py \
 	    tests/robot/suites || { $(PY) tests/robot/failed.py $(BUILD)/robot/$$b/output.xml; exit 1; }; \
 	done
 

@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import report  # noqa: E402
 from xcc.mgmt import describe_failure  # noqa: E402
 from rtdroid.adb import Adb  # noqa: E402
+from rtdroid.boardtests import default_board  # noqa: E402
 from rtdroid.control import AndroidControl, ControlError  # noqa: E402
 
 
@@ -42,7 +43,7 @@ def cli(*args: str, timeout: float = 600, capture: bool = False) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--board", default="qemu-arm64-xen")
+    ap.add_argument("--board", default=default_board())
     ap.add_argument("--seconds", type=float, default=float(os.environ.get("DEMO_SECONDS", 20)),
                     help="how long to drive the UI (default 20)")
     ap.add_argument("--out", default=str(BUILD / "report"))

@@ -2,7 +2,6 @@
 Documentation     A user's first act: boot the partitioned board, see both cells ready, tear it down.
 Resource          ../resources/rtdroid.resource
 Suite Teardown    Tear Down The Board
-Test Tags         any    board:qemu-arm64-xen    board:qemu-arm64-xen-smp
 
 
 *** Test Cases ***
@@ -16,7 +15,7 @@ Both Cells Report Ready
 RT Cell Runs A PREEMPT_RT Kernel
     [Documentation]    Only a board that boots its own RT kernel can promise this; the host
     ...                board's RT cell is a process on whatever kernel the host runs.
-    [Tags]    board:qemu-x86_64    board:qemu-arm64-xen    board:qemu-arm64-xen-smp    cell:rt
+    [Tags]    cell:rt
     Skip If    '${BOARD}' == 'host'    the host board boots no kernel of its own
     RT Cell Should Run A PREEMPT_RT Kernel
 
@@ -25,14 +24,14 @@ RT Cell Kernel Bounds How Long A Real-Time Thread Holds Its CPU
     ...                that spins waiting on one of the JVM's SCHED_OTHER threads lets it run within
     ...                tens of ms, not Linux's ~1 s. Read from the cell's kernel, and measured there
     ...                by the agent at start-up (a SCHED_FIFO spin until a starved thread ran).
-    [Tags]    board:qemu-x86_64    board:qemu-arm64-xen    board:qemu-arm64-xen-smp    cell:rt
+    [Tags]    cell:rt
     Skip If    '${BOARD}' == 'host'    the host board boots no kernel of its own
     RT Cell Kernel Should Throttle Real-Time Tasks As Its Board File Says
 
 Region Is Shared Both Ways With Every Xen Domain
     [Documentation]    The host's writes are read in every domU, the RT cell's writes in its domU
     ...                are read by the host and the borrowing domUs, and a frame makes the round trip.
-    [Tags]    board:qemu-arm64-xen    board:qemu-arm64-xen-smp    cell:rt
+    [Tags]    cell:rt
     Skip If    '${BOARD}' not in ('qemu-arm64-xen', 'qemu-arm64-xen-smp')    only a xen board has domains
     Region Should Be Shared Both Ways With Every Xen Domain
 

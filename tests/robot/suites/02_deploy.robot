@@ -6,7 +6,6 @@ Documentation     Deployment to both cells: signed RT bundles are verified and a
 Resource          ../resources/rtdroid.resource
 Suite Setup       Boot Board    ${BOARD}    ${BOOT_BUDGET_S}
 Suite Teardown    Tear Down The Board
-Test Tags         any    board:qemu-arm64-xen    board:qemu-arm64-xen-smp
 
 
 *** Test Cases ***

@@ -5,7 +5,6 @@ Documentation     End-to-end round trips: UI -> Android proxy -> shared memory -
 Resource          ../resources/rtdroid.resource
 Suite Setup       Board Is Up With The Cochlear Implant
 Suite Teardown    Tear Down The Board
-Test Tags         any    board:qemu-arm64-xen    board:qemu-arm64-xen-smp
 
 
 *** Test Cases ***

@@ -5,7 +5,6 @@ Documentation     Faults on the Android side never reach the RT cell: a killed A
 Resource          ../resources/rtdroid.resource
 Suite Setup       Board Is Up With The Cochlear Implant
 Suite Teardown    Tear Down The Board
-Test Tags         any    board:qemu-arm64-xen
 
 
 *** Test Cases ***

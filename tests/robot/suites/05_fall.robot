@@ -10,7 +10,7 @@ Documentation     Fall detection end to end (dissertation 3.8.3.1): a motion tra
 Resource          ../resources/rtdroid.resource
 Suite Setup       Boot Board    ${BOARD}    ${BOOT_BUDGET_S}
 Suite Teardown    Tear Down The Board
-Test Tags         board:qemu-x86_64    board:qemu-arm64-xen    board:host    cell:rt    cell:android
+Test Tags         cell:rt    cell:android
 
 
 *** Variables ***

@@ -12,7 +12,7 @@ Documentation     The autopilot end to end (dissertation 3.8.3.2, jPapaBench): t
 Resource          ../resources/rtdroid.resource
 Suite Setup       Boot Board    ${BOARD}    ${BOOT_BUDGET_S}
 Suite Teardown    Tear Down The Board
-Test Tags         board:qemu-x86_64    board:qemu-arm64-xen    board:host    cell:rt    cell:android
+Test Tags         cell:rt    cell:android
 
 
 *** Variables ***

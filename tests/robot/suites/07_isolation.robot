@@ -6,14 +6,14 @@ Documentation     The Android cell keeps apps apart as Android does, as far as t
 ...               stopped mid-stream and started again while the cochlear implant keeps every
 ...               deadline. Apps do not run in processes of their own yet: what needs them (two
 ...               pids in /proc, a killed app process) is not tested here. The Android cell is the
-...               same host process on every board, so `make test` runs this suite on the host
-...               board only (another board's boot would add a minute or more to a run that must
-...               stay under 20 minutes); on another board: robot --variablefile
-...               tests/robot/variables/BOARD.py --include isolation tests/robot/suites/07_isolation.robot
+...               same host process on every board, so only the host board's file lists this suite
+...               (another board's boot would add a minute or more to a run that must stay under 20
+...               minutes); on another board: robot --variablefile
+...               tests/robot/variables/board.py:BOARD tests/robot/suites/07_isolation.robot
 Resource          ../resources/rtdroid.resource
 Suite Setup       Board Is Up With The Cochlear Implant
 Suite Teardown    Tear Down The Board
-Test Tags         board:host    isolation    cell:android
+Test Tags         isolation    cell:android
 
 
 *** Test Cases ***

@@ -10,7 +10,7 @@ Resource          ../resources/rtdroid.resource
 Library           ../libraries/SparkLibrary.py
 Suite Setup       Boot Board    ${BOARD}    ${BOOT_BUDGET_S}
 Suite Teardown    Tear Down The Board
-Test Tags         board:qemu-x86_64    board:qemu-arm64-xen    board:host    cell:rt    cell:android
+Test Tags         cell:rt    cell:android
 
 
 *** Variables ***

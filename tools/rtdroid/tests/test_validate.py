@@ -41,7 +41,7 @@ def test_cochlear_holds_with_table_5_3s_figures():
 
 
 def test_cochlear_and_echo_together_on_the_qemu_board():
-    r = run(str(COCHLEAR), str(EXAMPLES / "echo"))
+    r = run("--board", "qemu-x86_64", str(COCHLEAR), str(EXAMPLES / "echo"))
     assert r.returncode == 0, r.stdout + r.stderr
     assert "Validation for board qemu-x86_64" in r.stdout and "EchoReceiver" in r.stdout
 

@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Callable
 
 from .. import lifecycle
+from ..boardtests import default_board
 
-DEFAULT_BOARD = "qemu-x86_64"
+DEFAULT_BOARD = default_board()  # board-configs/default-board, which the Makefile reads too
 
 
 class CliError(Exception):
