@@ -16,17 +16,20 @@ MVN       := mvn -B -q -Dstyle.color=never
 # The default board (board-configs/default-board, which the rtdroid CLI reads too).
 BOARD     ?= $(shell cat board-configs/default-board)
 BENCH     ?=
+# make figures: quick (short runs, the seeds' shapes; what make test runs) or full (the seeds' sample counts).
+FIGURES   ?= quick
 # The boards whose Robot suites `make test` runs: those whose board file says `tests: make_test: true`
 # (each board file lists its suites and budgets). Read once the venv exists.
 TEST_BOARDS ?= $(shell $(PY) -m rtdroid.boardtests boards)
 
 .PHONY: help setup build java contracts-doc android-aot c apk apk-test test unit-test java-test python-test c-test integration-test robot \
-        fuzz-short run bench fuzz soak clean
+        fuzz-short run bench fuzz soak clean figures figures-test
 
 help:
 	@echo "make run   [BOARD=$(BOARD)|...]      boot the board (see board-configs/), deploy the demo, measure, report"
 	@echo "make test                            every test: unit, integration, Robot on each board with tests.make_test"
 	@echo "make bench [BENCH=looper|periodic|channels|alarm|sensor|broadcast|bridge]   benchmarks -> build/bench/*.json"
+	@echo "make figures [FIGURES=quick|full]    the seeds' figures and tables reproduced -> build/report/figures/index.html"
 	@echo "make apk                             signed APKs -> build/apk/"
 	@echo "make soak  [SOAK_MINUTES=60]         cochlear implant under Android stress, restarts, floods: per-minute figures"
 	@echo "make fuzz  [FUZZ_SECONDS=60]         fuzz every decoder of the other cell's bytes (C, Java, Python)"
@@ -73,7 +76,7 @@ apk-test: setup
 # Order matters: Maven builds and tests the JVM modules, the C peer is built and tested, the APKs
 # are built and verified, then the Python tests (some run against the built Java and C peers),
 # the integration tests and the Robot suites on real boards.
-test: setup java-test android-aot c-test apk-test python-test fuzz-short integration-test robot
+test: setup java-test android-aot c-test apk-test python-test fuzz-short integration-test robot figures-test
 	@echo "make test: all suites passed"
 
 unit-test: java-test c-test python-test
@@ -120,6 +123,15 @@ run: build
 # --- benchmarks, fuzzing and the soak (not part of make test) -------------------------------------------
 bench: build
 	$(PY) tools/bench.py $(if $(BENCH),--only $(BENCH),)
+
+# The seeds' evaluations (bench/figures): every reproduction's benchmark, then one page.
+figures: build
+	$(PY) bench/figures/figures.py --form $(FIGURES)
+
+# make test's share: the quick form once, then the shape of every figure's output.
+figures-test: setup
+	$(PY) bench/figures/figures.py --form quick --out $(BUILD)/report/figures-test || true
+	FIGURES_OUT=$(BUILD)/report/figures-test $(PY) -m pytest -q -p no:cacheprovider bench/figures/tests
 
 fuzz: build
 	$(PY) fuzz/run.py --seconds $${FUZZ_SECONDS:-60}

@@ -15,14 +15,15 @@ import org.rtdroid.runtime.os.RealtimePolicy;
 import org.rtdroid.runtime.os.RealtimeThreads;
 
 /**
- * The dissertation's Fig. 3.13 experiment: every round, one high-priority alarm and N low-priority
- * alarms are due at the same instant T; we measure the high alarm's delivery latency (T to the
+ * The dissertation's Fig. 3.13 experiment (3.8.2): every round, one high-priority alarm and N
+ * low-priority alarms are due at the same instant T, 40 ms after the round starts, N from 5 to 100
+ * by 10 ({@code --full}: 0, 5, 10, 20, ..., 100; by default 0, 10, 50, 100; quick 0, 100); we measure the high alarm's delivery latency (T to the
  * start of its receiver's callback) and its fire latency (T to the moment the alarm thread took it
  * out of the queue).
  *
  * <p>Participants: {@code rtdroid} ({@link AlarmManager}: at one instant the higher sender
  * priority fires first; each receiver's callback runs at the receiver's priority, strategy
- * {@code bound} or {@code pooled} with one pool thread) and {@code fifo} ({@link FifoAlarmQueue},
+ * {@code bound} or {@code pooled} with a pool of {@value #POOL_THREADS} threads, "to induce queueing in the thread pool") and {@code fifo} ({@link FifoAlarmQueue},
  * strategy {@code serial}: Android's order, registration order at one instant, every receiver run
  * by the one alarm thread). The setter registers the N low alarms first and the high one last,
  * at an instant {@link #LEAD_NANOS} ahead; a round in which any set was discarded (its instant
@@ -33,8 +34,14 @@ import org.rtdroid.runtime.os.RealtimeThreads;
  * low receivers {@value #LOW_PRIORITY}.
  */
 final class AlarmBench implements Benchmark {
-    static final long PERIOD_NANOS = 10_000_000L;
-    static final long LEAD_NANOS = 3_000_000L;
+    /** A round every 50 ms: the 40 ms lead and the round's delivery fit in it. */
+    static final long PERIOD_NANOS = 50_000_000L;
+    /** 3.8.2: "a single high-priority alarm at the current system time + 40 ms". */
+    static final long LEAD_NANOS = 40_000_000L;
+    /** 3.8.2: "only 3 worker threads are allocated for the thread pool". */
+    static final int POOL_THREADS = 3;
+    /** A full case: 600 rounds. */
+    static final double FULL_SECONDS = 30;
     static final long LOW_WORK_NANOS = 20_000L;
     static final int ALARM_PRIORITY = 90;
     static final int HIGH_PRIORITY = 80;
@@ -58,12 +65,16 @@ final class AlarmBench implements Benchmark {
         final boolean high;
         final Latency delivery = new Latency();
         final Latency fire = new Latency();
+        /** The high alarm's: t_ns (its instant, from the first measured one), delivery_ns, fire_ns. */
+        final Samples samples;
+        long firstTrigger = -1;
         volatile boolean measuring;
         volatile long received;
         long sink;
 
-        Sink(boolean high) {
+        Sink(boolean high, int capacity) {
             this.high = high;
+            this.samples = new Samples(high ? capacity : 1, "t_ns", "delivery_ns", "fire_ns");
         }
 
         void received(long triggerNanos, long firedNanos) {
@@ -72,6 +83,10 @@ final class AlarmBench implements Benchmark {
                 if (measuring) {
                     delivery.recordNanos(now - triggerNanos);
                     fire.recordNanos(firedNanos - triggerNanos);
+                    if (firstTrigger < 0) {
+                        firstTrigger = triggerNanos;
+                    }
+                    samples.add(triggerNanos - firstTrigger, now - triggerNanos, firedNanos - triggerNanos);
                 }
             } else {
                 long end = now + LOW_WORK_NANOS;
@@ -118,7 +133,7 @@ final class AlarmBench implements Benchmark {
 
         @Override
         public void start(int lows, Sink high, Sink low, IntFunction<RealtimePolicy> policyFor) {
-            am = new AlarmManager("bench", lows + 1, strategy, 1, ALARM_PRIORITY, policyFor);
+            am = new AlarmManager("bench", lows + 1, strategy, POOL_THREADS, ALARM_PRIORITY, policyFor);
             am.declareReceiver("High", HIGH_PRIORITY,
                     in -> high.received(in.getLong(AlarmManager.TRIGGER_NANOS_OFFSET), in.getLong(AlarmManager.FIRE_NANOS_OFFSET)));
             am.declareReceiver("Low", LOW_PRIORITY,
@@ -211,7 +226,9 @@ final class AlarmBench implements Benchmark {
 
     @Override
     public void run(BenchOptions o, Report report) throws Exception {
-        int[] lowCounts = o.quick() ? new int[] {0, 100} : new int[] {0, 10, 50, 100};
+        int[] lowCounts = o.cases(new int[] {0, 100}, new int[] {0, 10, 50, 100},
+                new int[] {0, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100});
+        double seconds = o.secondsOr(FULL_SECONDS);
         CpuSet cpu = o.cpuSet();
         IntFunction<RealtimePolicy> policyFor = p -> RealtimePolicy.fifo(p).withCpus(cpu);
         Map<String, Map<Integer, Report.Row>> byParticipant = new LinkedHashMap<>();
@@ -220,7 +237,11 @@ final class AlarmBench implements Benchmark {
         for (int n : lowCounts) {
             for (Supplier<Participant> make : participants) {
                 Participant p = make.get(); // a fresh manager or queue per case
-                Report.Row row = runCase(o, report, p, n, policyFor);
+                Report.Row row;
+                try (Watchdog.Phase phase = Watchdog.phase("alarm " + p.impl() + "/" + p.strategy() + " N=" + n,
+                        seconds * 3 + 60)) {
+                    row = runCase(o, report, p, n, policyFor, seconds);
+                }
                 byParticipant.computeIfAbsent(p.impl() + "/" + p.strategy(), k -> new LinkedHashMap<>()).put(n, row);
                 System.gc();
             }
@@ -244,19 +265,19 @@ final class AlarmBench implements Benchmark {
         }
         report.note("one round every " + PERIOD_NANOS / 1_000_000 + " ms: N low alarms then the high one set for an instant "
                 + LEAD_NANOS / 1_000_000 + " ms ahead; each low callback works " + LOW_WORK_NANOS / 1000
-                + " us; all threads SCHED_FIFO on CPU " + o.cpu() + " (alarm " + ALARM_PRIORITY + ", high receiver "
+                + " us; pooled: " + POOL_THREADS + " pool threads; all threads SCHED_FIFO on CPU " + o.cpu() + " (alarm " + ALARM_PRIORITY + ", high receiver "
                 + HIGH_PRIORITY + ", setter " + SETTER_PRIORITY + ", low receivers " + LOW_PRIORITY + ")");
         report.note("p50/p99 = the high alarm's delivery latency (trigger instant to its callback); fire_p50_us/fire_p99_us ="
                 + " trigger instant to the alarm thread taking it out of the queue");
     }
 
     private Report.Row runCase(BenchOptions o, Report report, Participant p, int lows,
-                               IntFunction<RealtimePolicy> policyFor) throws Exception {
-        Sink high = new Sink(true);
-        Sink low = new Sink(false);
+                               IntFunction<RealtimePolicy> policyFor, double seconds) throws Exception {
+        long rounds = Math.max(1, (long) (seconds * 1e9) / PERIOD_NANOS);
+        Sink high = new Sink(true, (int) rounds + 16);
+        Sink low = new Sink(false, 1);
         p.start(lows, high, low, policyFor);
-        long rounds = Math.max(1, o.nanosPerCase() / PERIOD_NANOS);
-        long warmup = o.quick() ? 20 : 100;
+        long warmup = o.quick() ? 20 : o.full() ? 100 : 40;
         long[] result = new long[3]; // measured, skipped, undelivered
         Thread setter = RealtimeThreads.start("bench-alarm-setter", policyFor.apply(SETTER_PRIORITY), () -> {
             long next = Linux.monotonicNanos() + PERIOD_NANOS;
@@ -299,7 +320,7 @@ final class AlarmBench implements Benchmark {
         extra.put("undelivered_rounds", result[2]);
         extra.put("low_delivered", low.received);
         extra.put("saturated_releases", p.saturatedReleases());
-        return report.row(p.impl(), cases, high.delivery.histogram(), extra);
+        return report.row(p.impl(), cases, high.delivery.histogram(), extra, high.samples);
     }
 
     private static long fire(Sink s, double percentile) {

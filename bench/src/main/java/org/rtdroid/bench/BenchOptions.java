@@ -13,12 +13,18 @@ import org.rtdroid.runtime.os.Linux;
  * @param out the output directory for JSON and PNG
  * @param python the Python interpreter that runs plot.py (null: no plot)
  * @param plotScript bench/plot.py (null: no plot)
+ * @param full the seeds' sample counts and case lists (bench/figures' full form)
+ * @param runs how many times the benchmark runs (worst cases over runs: the maximum of maxima)
+ * @param secondsGiven whether --seconds was given (a full run otherwise takes the seed's duration)
  */
-public record BenchOptions(double secondsPerCase, boolean quick, int cpu, Path out, String python, Path plotScript) {
+public record BenchOptions(double secondsPerCase, boolean quick, int cpu, Path out, String python, Path plotScript,
+                           boolean full, int runs, boolean secondsGiven) {
     public static final String USAGE = """
             usage: org.rtdroid.bench.Main <looper|periodic|channels|alarm|sensor|all> [options]
               --out DIR            output directory (default build/bench)
               --quick              smoke run: about 1 s per case and fewer cases (CI)
+              --full               the seeds' sample counts and case lists (figures' full form)
+              --runs N             run N times (1..100): each row keeps its run, worst_case the maxima
               --seconds S          seconds per (impl, case); default 8, quick 1
               --cpu N              CPU for the real-time measuring threads (default: the last allowed CPU)
               --python PATH        Python with matplotlib for the plot (default: no plot)
@@ -28,6 +34,8 @@ public record BenchOptions(double secondsPerCase, boolean quick, int cpu, Path o
     public static BenchOptions parse(String[] args, int from) {
         double seconds = -1;
         boolean quick = false;
+        boolean full = false;
+        int runs = 1;
         int cpu = -1;
         Path out = Path.of("build/bench");
         String python = null;
@@ -36,6 +44,18 @@ public record BenchOptions(double secondsPerCase, boolean quick, int cpu, Path o
             String a = args[i];
             switch (a) {
                 case "--quick" -> quick = true;
+                case "--full" -> full = true;
+                case "--runs" -> {
+                    String v = value(args, ++i, a);
+                    try {
+                        runs = Integer.parseInt(v);
+                    } catch (NumberFormatException e) {
+                        throw new IllegalArgumentException("--runs: \"" + v + "\" is not a number");
+                    }
+                    if (runs < 1 || runs > 100) {
+                        throw new IllegalArgumentException("--runs: " + v + " is outside 1..100");
+                    }
+                }
                 case "--out" -> out = Path.of(value(args, ++i, a));
                 case "--python" -> python = value(args, ++i, a);
                 case "--plot-script" -> plot = Path.of(value(args, ++i, a));
@@ -65,6 +85,10 @@ public record BenchOptions(double secondsPerCase, boolean quick, int cpu, Path o
                 default -> throw new IllegalArgumentException("unknown option \"" + a + "\"");
             }
         }
+        if (quick && full) {
+            throw new IllegalArgumentException("--quick and --full exclude each other");
+        }
+        boolean secondsGiven = seconds > 0;
         if (seconds < 0) {
             seconds = quick ? 1.0 : 8;
         }
@@ -72,7 +96,7 @@ public record BenchOptions(double secondsPerCase, boolean quick, int cpu, Path o
             int[] allowed = Linux.currentAffinity().toArray();
             cpu = allowed[allowed.length - 1];
         }
-        return new BenchOptions(seconds, quick, cpu, out, python, plot);
+        return new BenchOptions(seconds, quick, cpu, out, python, plot, full, runs, secondsGiven);
     }
 
     private static String value(String[] args, int i, String flag) {
@@ -80,6 +104,19 @@ public record BenchOptions(double secondsPerCase, boolean quick, int cpu, Path o
             throw new IllegalArgumentException(flag + " needs a value");
         }
         return args[i];
+    }
+
+    /**
+     * Seconds per case: --seconds when given, else {@code seedSeconds} in a full run (the seed's
+     * duration), else the default (8 s, quick 1 s).
+     */
+    public double secondsOr(double seedSeconds) {
+        return secondsGiven || !full ? secondsPerCase : seedSeconds;
+    }
+
+    /** The case list of this form: quick, default or full. */
+    public int[] cases(int[] quickCases, int[] defaultCases, int[] fullCases) {
+        return quick ? quickCases : full ? fullCases : defaultCases;
     }
 
     public CpuSet cpuSet() {

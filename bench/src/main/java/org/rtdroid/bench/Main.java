@@ -56,10 +56,19 @@ public final class Main {
         int failed = 0;
         for (Benchmark b : selected) {
             System.out.println("== " + b.name() + ": " + b.description()
-                    + (options.quick() ? " (quick)" : "") + ", " + options.secondsPerCase() + " s per case");
-            Report report = new Report(b.name());
+                    + (options.quick() ? " (quick)" : options.full() ? " (full)" : "")
+                    + (options.runs() > 1 ? ", " + options.runs() + " runs" : ""));
+            Report report = new Report(b.name(), options.out());
+            report.command(commandLine(b.name(), args));
             try {
-                b.run(options, report);
+                deleteTree(report.samplesDir());
+                for (int run = 1; run <= options.runs(); run++) {
+                    if (options.runs() > 1) {
+                        System.out.println("-- run " + run + " of " + options.runs());
+                    }
+                    report.run(run, options.runs());
+                    b.run(options, report);
+                }
                 Path json = report.write(options.out());
                 System.out.println("  wrote " + json);
                 plot(options, json);
@@ -70,6 +79,31 @@ public final class Main {
             }
         }
         System.exit(failed == 0 ? 0 : 1);
+    }
+
+    /** The command as a user types it: bench/run.sh, the benchmark and its options, without the paths run.sh adds. */
+    static String commandLine(String name, String[] args) {
+        StringBuilder sb = new StringBuilder("bench/run.sh ").append(name);
+        for (int i = 1; i < args.length; i++) {
+            if (List.of("--out", "--python", "--plot-script").contains(args[i])) {
+                i++;
+            } else {
+                sb.append(' ').append(args[i]);
+            }
+        }
+        return sb.toString();
+    }
+
+    /** Removes a previous run's raw samples, so none of them is taken for this run's. */
+    static void deleteTree(Path dir) throws java.io.IOException {
+        if (!Files.isDirectory(dir)) {
+            return;
+        }
+        try (var paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
     }
 
     private static void plot(BenchOptions o, Path json) {

@@ -15,8 +15,15 @@ import org.rtdroid.json.JsonWriter;
 
 /**
  * The result of one benchmark run, written as build/bench/&lt;name&gt;.json:
- * {@code {"bench", "started", "host": {...}, "rows": [{"impl", <case fields>, "count", "p50_us",
- * "p99_us", "p999_us", "max_us", <extra>}], "goals": [{"text", "measured", "met"}], "notes": [...]}}.
+ * {@code {"bench", "started", "command", "runs", "case_fields", "host": {...}, "rows": [{"impl",
+ * <case fields>, "count", "p50_us", "p99_us", "p999_us", "max_us", <extra>, "run", "samples"}],
+ * "worst_case": [...], "goals": [{"text", "measured", "met"}], "notes": [...]}}.
+ *
+ * <p>A row given its {@link Samples} writes them at once as CSV under
+ * &lt;out&gt;/&lt;name&gt;.samples/ (one file per row, named by run, impl and case) and names the
+ * file, relative to the JSON, in its {@code samples} field. With {@code --runs N} every row and goal
+ * carries its {@code run} (1..N) and {@code worst_case} has one entry per (impl, case): the maximum
+ * of the runs' maxima, as OSADL reports a worst case, with each run's maximum and p99 beside it.
  */
 public final class Report {
     /** One measured (impl, case): what the JSON row says, kept for goals and the console table. */
@@ -24,13 +31,46 @@ public final class Report {
             double p999Micros, double maxMicros, Map<String, Object> extra) {}
 
     private final String bench;
+    private final Path out;
+    private int run = 1;
+    private int runs = 1;
+    private String command = "";
+    private final List<String> caseFields = new ArrayList<>();
+    private final List<Integer> rowRuns = new ArrayList<>();
+    private final List<String> rowSamples = new ArrayList<>();
     private final Instant started = Instant.now().truncatedTo(ChronoUnit.SECONDS);
     private final List<Row> rows = new ArrayList<>();
     private final List<Map<String, Object>> goals = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
 
     public Report(String bench) {
+        this(bench, Path.of("build/bench"));
+    }
+
+    /** @param out where the JSON goes; raw samples go under out/&lt;bench&gt;.samples/ */
+    public Report(String bench, Path out) {
         this.bench = bench;
+        this.out = out;
+    }
+
+    /** The directory that holds this benchmark's raw samples. */
+    public Path samplesDir() {
+        return out.resolve(bench + ".samples");
+    }
+
+    /** The run the next rows belong to (1..runs). */
+    public void run(int run, int runs) {
+        this.run = run;
+        this.runs = runs;
+    }
+
+    public int run() {
+        return run;
+    }
+
+    /** The command line that produced this report, recorded in the JSON. */
+    public void command(String command) {
+        this.command = command;
     }
 
     public String bench() {
@@ -44,6 +84,40 @@ public final class Report {
      * @param extra additional per-row facts (e.g. dropped messages), may be empty
      */
     public Row row(String impl, Map<String, Object> cases, Histogram h, Map<String, Object> extra) {
+        return row(impl, cases, h, extra, null);
+    }
+
+    /**
+     * Adds a row and writes its raw samples (when not null) as CSV beside the JSON.
+     *
+     * @throws java.io.UncheckedIOException if the samples cannot be written
+     */
+    public Row row(String impl, Map<String, Object> cases, Histogram h, Map<String, Object> extra, Samples samples) {
+        for (String k : cases.keySet()) {
+            if (!caseFields.contains(k)) {
+                caseFields.add(k);
+            }
+        }
+        String samplesFile = null;
+        if (samples != null) {
+            StringBuilder name = new StringBuilder("run" + run + "/" + String.format("%03d", rows.size() + 1) + "_" + impl);
+            for (Object v : cases.values()) {
+                name.append('_').append(v);
+            }
+            Path file = samplesDir().resolve(name.toString().replaceAll("[^A-Za-z0-9._/-]", "-") + ".csv");
+            try {
+                samples.writeCsv(file);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException("samples of " + impl + " " + cases + ": " + file, e);
+            }
+            samplesFile = out.toAbsolutePath().relativize(file.toAbsolutePath()).toString();
+            if (samples.overflow() > 0) {
+                extra = new LinkedHashMap<>(extra);
+                extra.put("samples_not_kept", samples.overflow());
+            }
+        }
+        rowRuns.add(run);
+        rowSamples.add(samplesFile);
         long n = h.getTotalCount();
         Row r = new Row(impl, cases, n,
                 n == 0 ? Double.NaN : micros(h.getValueAtPercentile(50)),
@@ -66,6 +140,9 @@ public final class Report {
         g.put("text", text);
         g.put("measured", measured);
         g.put("met", met);
+        if (runs > 1) {
+            g.put("run", run);
+        }
         goals.add(g);
         System.out.println("  goal " + (met ? "MET    " : "NOT MET") + ": " + text + " -- " + measured);
     }
@@ -84,9 +161,13 @@ public final class Report {
         Map<String, Object> root = new LinkedHashMap<>();
         root.put("bench", bench);
         root.put("started", started.toString());
+        root.put("command", command);
+        root.put("runs", runs);
+        root.put("case_fields", caseFields);
         root.put("host", host());
         List<Object> rs = new ArrayList<>();
-        for (Row r : rows) {
+        for (int i = 0; i < rows.size(); i++) {
+            Row r = rows.get(i);
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("impl", r.impl());
             m.putAll(r.cases());
@@ -96,14 +177,63 @@ public final class Report {
             m.put("p999_us", r.p999Micros());
             m.put("max_us", r.maxMicros());
             m.putAll(r.extra());
+            m.put("run", rowRuns.get(i));
+            if (rowSamples.get(i) != null) {
+                m.put("samples", rowSamples.get(i));
+            }
             rs.add(m);
         }
         root.put("rows", rs);
+        if (runs > 1) {
+            root.put("worst_case", worstCase());
+        }
         root.put("goals", goals);
         root.put("notes", notes);
         Path file = dir.resolve(bench + ".json");
         Files.writeString(file, JsonWriter.write(root));
         return file;
+    }
+
+    /** Per (impl, case): the maximum of the runs' maxima, each run's maximum and p99, their mean and sd. */
+    private List<Object> worstCase() {
+        Map<String, List<Row>> groups = new LinkedHashMap<>();
+        for (Row r : rows) {
+            groups.computeIfAbsent(r.impl() + " " + r.cases(), k -> new ArrayList<>()).add(r);
+        }
+        List<Object> out = new ArrayList<>();
+        for (List<Row> g : groups.values()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("impl", g.get(0).impl());
+            m.putAll(g.get(0).cases());
+            List<Double> maxima = new ArrayList<>();
+            List<Double> p99s = new ArrayList<>();
+            double worst = Double.NaN;
+            double sum = 0;
+            for (Row r : g) {
+                maxima.add(r.maxMicros());
+                p99s.add(r.p99Micros());
+                if (!Double.isNaN(r.maxMicros())) {
+                    worst = Double.isNaN(worst) ? r.maxMicros() : Math.max(worst, r.maxMicros());
+                    sum += r.maxMicros();
+                }
+            }
+            long measured = maxima.stream().filter(v -> !Double.isNaN(v)).count();
+            double mean = measured == 0 ? Double.NaN : sum / measured;
+            double var = 0;
+            for (double v : maxima) {
+                if (!Double.isNaN(v)) {
+                    var += (v - mean) * (v - mean);
+                }
+            }
+            m.put("runs", g.size());
+            m.put("max_of_max_us", worst);
+            m.put("mean_of_max_us", Math.round(mean * 100) / 100.0);
+            m.put("sd_of_max_us", measured < 2 ? 0.0 : Math.round(Math.sqrt(var / (measured - 1)) * 100) / 100.0);
+            m.put("max_us_per_run", maxima);
+            m.put("p99_us_per_run", p99s);
+            out.add(m);
+        }
+        return out;
     }
 
     static Map<String, Object> host() {

@@ -1,0 +1,91 @@
+"""Shape of every reproduction's quick form: each figure drawn, its rows, its fields, its raw
+samples (as many as the row counted), its plot file. No timing threshold: figures are judged on
+the page, not here."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from catalog import FIGURES, JOBS
+from data import Result, read_csv
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def section(summary: dict, fig_id: str) -> dict:
+    found = [f for f in summary["figures"] if f["id"] == fig_id]
+    assert found, f"{fig_id} has no section on the page"
+    return found[0]
+
+
+@pytest.mark.parametrize("fig", FIGURES, ids=[f.slug for f in FIGURES])
+def test_every_figure_is_drawn_with_its_table_command_board_and_time_base(quick_run: Path, summary: dict, fig):
+    s = section(summary, fig.id)
+    assert s["status"] in ("reproduced", "differs"), f"{fig.id}: {s['status']}: {s['outcome']}"
+    assert s["outcome"], f"{fig.id} says nothing of the seed's outcome"
+    if s["status"] == "differs":
+        assert s["why"], f"{fig.id} differs without saying why"
+    assert s["images"], f"{fig.id} drew no plot"
+    for name in s["images"]:
+        png = quick_run / name
+        assert png.is_file() and png.read_bytes()[:8] == PNG_MAGIC, f"{fig.id}: {png} is not a PNG"
+    assert s["header"] and s["rows"], f"{fig.id} has no table"
+    assert all(len(r) == len(s["header"]) for r in s["rows"]), f"{fig.id}: a row's width differs from its header's"
+    assert s["commands"] and s["board"] and s["time_base"], f"{fig.id} lacks its command, board or time base"
+    html = (quick_run / "index.html").read_text()
+    assert f"id='{fig.slug}'" in html
+
+
+@pytest.mark.parametrize("job", [j for j in JOBS.values() if j.name in {n for f in FIGURES for n in f.jobs}],
+                         ids=lambda j: j.name)
+def test_each_job_keeps_its_raw_samples_beside_its_json(quick_run: Path, job):
+    for stem in job.outputs:
+        r = Result(quick_run / "data" / f"{stem}.json")
+        assert r.rows, f"{stem}.json has no rows"
+        for row in r.rows:
+            for key in ("impl", "count", "p50_us", "p99_us", "max_us", "run"):
+                assert key in row, f"{stem}: a row lacks {key}: {row}"
+            if "samples" in row:
+                cols = read_csv(r.path.parent / row["samples"])
+                kept = len(next(iter(cols.values())))
+                assert kept == row["count"] - row.get("samples_not_kept", 0), \
+                    f"{stem}: {row['samples']} keeps {kept} samples, the row counted {row['count']}"
+
+
+# ---------------------------------------------------------------- per benchmark: the seed's workload and form
+
+def result(quick_run: Path, stem: str) -> Result:
+    return Result(quick_run / "data" / f"{stem}.json")
+
+
+def test_looper_runs_the_seeds_workload_twice_with_worst_cases(quick_run: Path):
+    r = result(quick_run, "looper")
+    assert r.doc["runs"] == 2 and "--runs 2" in r.command
+    for run in (1, 2):
+        for impl in ("rtdroid", "fifo"):
+            for n in (0, 300):
+                row = r.one(run, impl=impl, high_period_ms=100, noise_threads=n)
+                assert row and row.get("samples"), f"run {run}: no {impl} row at N={n} with samples"
+                cols = read_csv(r.path.parent / row["samples"])
+                assert set(cols) == {"t_ns", "latency_ns"}
+    wc = r.worst_case(impl="rtdroid", high_period_ms=100, noise_threads=300)
+    assert wc and len(wc[0]["max_us_per_run"]) == 2 and wc[0]["max_of_max_us"] == max(wc[0]["max_us_per_run"])
+
+
+def test_alarm_sets_the_high_alarm_40_ms_ahead_with_a_pool_of_3(quick_run: Path):
+    r = result(quick_run, "alarm")
+    notes = " ".join(r.doc["notes"])
+    assert "40 ms ahead" in notes and "3 pool threads" in notes
+    for impl, strategy in (("rtdroid", "bound"), ("rtdroid", "pooled"), ("fifo", "serial")):
+        for n in (0, 100):
+            row = r.one(impl=impl, strategy=strategy, low_alarms=n)
+            assert row and row["rounds"] > 0, f"no {impl}/{strategy} row at N={n}"
+            assert set(read_csv(r.path.parent / row["samples"])) == {"t_ns", "delivery_ns", "fire_ns"}
+
+
+def test_the_summary_lists_every_figure_once(summary: dict):
+    ids = [f["id"] for f in summary["figures"]]
+    assert ids == [f.id for f in FIGURES]
+    assert summary["form"] == "quick"
