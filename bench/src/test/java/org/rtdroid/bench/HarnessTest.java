@@ -87,4 +87,58 @@ class HarnessTest {
         assertEquals(-10, JvmThreads.niceOf(stat));
         assertEquals(0, JvmThreads.niceOf("7 (java) R 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0"));
     }
+
+    @Test
+    void samplesAreKeptUpToTheirCapacityAndWrittenAsCsv() throws Exception {
+        Samples s = new Samples(2, "t_ns", "latency_ns");
+        s.add(0, 100);
+        s.add(5, 200);
+        s.add(9, 300);
+        assertEquals(2, s.count());
+        assertEquals(1, s.overflow());
+        assertEquals(200, s.get(1, 1));
+        assertThrows(IllegalArgumentException.class, () -> s.add(1));
+        Path csv = dir.resolve("x/s.csv");
+        s.writeCsv(csv);
+        assertEquals("t_ns,latency_ns\n0,100\n5,200\n", Files.readString(csv));
+    }
+
+    @Test
+    void repeatedRunsKeepTheirSamplesAndTheMaximumOfMaxima() throws Exception {
+        Report r = new Report("demo", dir);
+        for (int run = 1; run <= 3; run++) {
+            r.run(run, 3);
+            Latency l = new Latency();
+            Samples s = new Samples(4, "latency_ns");
+            for (long v : new long[] {1000, 2000, run * 10_000L}) {
+                l.recordNanos(v);
+                s.add(v);
+            }
+            Map<String, Object> cases = new LinkedHashMap<>();
+            cases.put("noise_threads", 10);
+            r.row("rtdroid", cases, l.histogram(), Map.of(), s);
+        }
+        String json = Files.readString(r.write(dir));
+        for (String key : new String[] {"\"runs\": 3", "\"run\": 3",
+                "\"samples\": \"demo.samples/run2/002_rtdroid_10.csv\"", "\"worst_case\"", "\"max_of_max_us\": 30",
+                "\"max_us_per_run\""}) {
+            assertTrue(json.contains(key), key + " missing in\n" + json);
+        }
+        assertEquals("latency_ns\n1000\n2000\n20000\n",
+                Files.readString(dir.resolve("demo.samples/run2/002_rtdroid_10.csv")));
+    }
+
+    @Test
+    void runsAndFullFormAreOptions() {
+        BenchOptions o = BenchOptions.parse(new String[] {"x", "--full", "--runs", "10"}, 1);
+        assertTrue(o.full() && o.runs() == 10 && o.secondsOr(40) == 40);
+        assertEquals(3, BenchOptions.parse(new String[] {"x", "--full", "--seconds", "3"}, 1).secondsOr(40));
+        assertEquals(8, BenchOptions.parse(new String[] {"x"}, 1).secondsOr(40));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse(new String[] {"x", "--runs", "0"}, 1))
+                .getMessage().contains("--runs"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse(new String[] {"x", "--quick", "--full"}, 1))
+                .getMessage().contains("exclude"));
+        assertEquals("bench/run.sh looper --full --runs 10",
+                Main.commandLine("looper", new String[] {"looper", "--out", "/x", "--full", "--python", "/p", "--runs", "10"}));
+    }
 }
