@@ -73,7 +73,7 @@ def test_a_malformed_manifest_exits_2_with_file_line_and_element(tmp_path):
     m.write_text(COCHLEAR.read_text().replace('priority="89">', 'priority="189">'))
     r = run(str(m))
     assert r.returncode == 2
-    assert r.stderr == f"rtdroid: validate: {m}:19: <service>: priority 189 is outside 1..99\n"
+    assert r.stderr == f"rtdroid: validate: {m}:19:84: <service>: priority 189 is outside 1..99\n"
     assert r.stdout == "" and "Traceback" not in r.stderr
 
 

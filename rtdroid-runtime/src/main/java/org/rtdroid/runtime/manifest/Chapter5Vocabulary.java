@@ -2,175 +2,218 @@ package org.rtdroid.runtime.manifest;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
+import java.util.Locale;
+import java.util.Map;
 
 /**
- * Rewrites the validation vocabulary of the dissertation's chapter 5 (Fig. 5.2, 5.3, 5.5,
- * Table 5.1) into chapter 4's, so that both parse to the same {@link Manifest}:
+ * Rewrites a manifest tree into the canonical vocabulary of {@code manifest.xsd}, before it is
+ * validated: a pure tree-to-tree rewrite (the input tree is not changed, nothing is read into a
+ * {@link Manifest} here). It folds
  * <ul>
- *   <li>{@code <mem-size total persistent release>} is {@code <memSizes>};</li>
- *   <li>{@code <time>} with {@code <start>}, {@code <cost>}, {@code <periodic>}, {@code <deadline>}
- *       (and {@code <jitter>}) is, in a periodic task, {@code <release start periodic deadline>}
- *       plus {@code wcet}; in a service or receiver only its {@code start} (cost and minimum
- *       inter-arrival time are read by {@link TimingDeclarations});</li>
- *   <li>a {@code <receiver>} nested in the {@code <service>} that owns it moves up beside it; the
- *       service's {@code total} counts the nested receivers' totals (Fig. 5.3), so their totals are
- *       taken out of it after checking that sum;</li>
- *   <li>{@code <server>} and {@code <uses>} are for validation only and are dropped here.</li>
+ *   <li>the validation vocabulary of the dissertation's chapter 5 (Fig. 5.2, 5.3, 5.5, Table 5.1):
+ *       {@code <mem-size>} is {@code <memSizes>}; {@code <time>} with {@code <start>},
+ *       {@code <cost>}, {@code <periodic>}, {@code <deadline>}, {@code <jitter>} is, in a periodic
+ *       task, {@code <release start periodic deadline>} plus the task's {@code wcet} and
+ *       {@code jitter}, and in a service or receiver {@code <release start>} plus the component's
+ *       {@code cost}, {@code min-interarrival} (its {@code <periodic>}: the minimum interval
+ *       between two releases of a sporadic component) and {@code jitter}; a {@code <receiver>}
+ *       nested in the {@code <service>} that owns it moves up beside it, and the service's
+ *       {@code total}, which counts the nested receivers' totals (Fig. 5.3), loses them;</li>
+ *   <li>chapter 4's other spellings: {@code wcet} and {@code jitter} on a task's {@code <release>}
+ *       and {@code cost} on a periodic task are the task's {@code wcet}/{@code jitter}; the channel
+ *       types {@code message}, {@code rt-intent}/{@code broadcast}, {@code bulk}, {@code xcc}; the
+ *       order {@code priority}; the drop policy {@code priority-oldest}.</li>
  * </ul>
- * The input tree is not changed.
+ * What the rewrite cannot place (an unknown element inside {@code <time>}, nested receivers larger
+ * than their service) is an error here; everything else is left for the schema to judge. A value
+ * made from an element's text keeps that element as its origin ({@link Element#origins}).
  */
 final class Chapter5Vocabulary {
-    private static final Set<String> VALIDATION_ONLY = Set.of("server", "uses");
+    private static final Map<String, String> CHANNEL_TYPES = Map.of("message", "rt-msg", "rt-intent", "rt-broadcast",
+            "broadcast", "rt-broadcast", "bulk", "rt-bulk", "xcc", "cross-context");
+    private static final Map<String, String> TEXT_ALIASES = Map.of("order:priority", "priority-inheritance",
+            "drop:priority-oldest", "priority&oldest");
 
     private Chapter5Vocabulary() {}
 
-    static ManifestParser.Element normalize(String src, ManifestParser.Element root) throws ManifestException {
+    static Element rewrite(String src, Element root) throws ManifestException {
         if (root == null) {
             return null;
         }
-        ManifestParser.Element out = copy(root, root.name);
-        for (ManifestParser.Element c : root.children) {
-            if (c.name.equals("application")) {
-                out.children.add(application(src, c));
-            } else {
-                out.children.add(c);
+        Element out = root.renamed(root.name);
+        for (Element c : root.children) {
+            out.children.add(c.name.equals("application") ? application(src, c) : c);
+        }
+        return out;
+    }
+
+    private static Element application(String src, Element app) throws ManifestException {
+        Element out = app.renamed(app.name);
+        for (Element c : app.children) {
+            switch (c.name) {
+                case "service", "receiver" -> {
+                    List<Element> nested = new ArrayList<>();
+                    out.children.add(component(src, c, nested));
+                    out.children.addAll(nested);
+                }
+                case "channel" -> out.children.add(channel(c));
+                default -> out.children.add(c);
             }
         }
         return out;
     }
 
-    private static ManifestParser.Element application(String src, ManifestParser.Element app) throws ManifestException {
-        ManifestParser.Element out = copy(app, app.name);
-        for (ManifestParser.Element c : app.children) {
-            if (c.name.equals("service") || c.name.equals("receiver")) {
-                List<ManifestParser.Element> nested = new ArrayList<>();
-                out.children.add(component(src, c, nested));
-                out.children.addAll(nested);
-            } else {
-                out.children.add(c);
-            }
-        }
-        return out;
-    }
-
-    /** @param nested collects the receivers nested in a service, already normalized */
-    private static ManifestParser.Element component(String src, ManifestParser.Element e,
-                                                    List<ManifestParser.Element> nested) throws ManifestException {
-        ManifestParser.Element out = copy(e, e.name);
-        ManifestParser.Element mem = null;
-        ManifestParser.Element memDeclared = null;
-        for (ManifestParser.Element c : e.children) {
+    /** @param nested collects the receivers nested in a service, already rewritten */
+    private static Element component(String src, Element e, List<Element> nested) throws ManifestException {
+        Element out = e.renamed(e.name);
+        Element mem = null;
+        for (Element c : e.children) {
             switch (c.name) {
                 case "mem-size", "memSizes" -> {
-                    memDeclared = c;
-                    mem = copy(c, "memSizes");
+                    mem = c.renamed("memSizes");
                     out.children.add(mem);
                 }
-                case "time" -> out.children.add(release(src, c, false, out));
+                case "time" -> out.children.add(componentTime(src, c, out));
                 case "periodic-task" -> out.children.add(task(src, c));
                 case "receiver" -> {
-                    if (!e.name.equals("service")) {
-                        throw new ManifestException(src, c.line, c.name, "a receiver may be nested only in a <service>");
+                    if (e.name.equals("service")) {
+                        nested.add(component(src, c, nested));
+                    } else {
+                        out.children.add(c);  // the schema refuses it where it stands
                     }
-                    nested.add(component(src, c, nested));
                 }
-                default -> {
-                    if (!VALIDATION_ONLY.contains(c.name)) {
-                        out.children.add(c);
+                default -> out.children.add(c);
+            }
+        }
+        if (!nested.isEmpty() && mem != null) {
+            long receivers = 0;
+            for (Element r : nested) {
+                for (Element c : r.children) {
+                    if (c.name.equals("memSizes")) {
+                        receivers += Math.max(0, Units.parseSizeBytes(c.attrs.get("total")));
                     }
                 }
             }
-        }
-        if (!nested.isEmpty() && mem != null && mem.attrs.containsKey("total")) {
-            out.children.set(out.children.indexOf(mem), withoutNestedTotals(src, e, memDeclared, mem, nested));
+            long total = Units.parseSizeBytes(mem.attrs.get("total"));
+            if (total >= 0) {  // a malformed total is the schema's to name
+                if (total < receivers) {
+                    throw new ManifestException(src, mem.line, mem.column, memDeclared(e).name, "total " + total + " B of "
+                            + e.attrs.get("name") + " is smaller than the " + receivers + " B of its nested receivers");
+                }
+                mem.attrs.put("total", (total - receivers) + "B");
+            }
         }
         return out;
     }
 
-    /** The service's memSizes with the nested receivers' totals taken out of its total. */
-    private static ManifestParser.Element withoutNestedTotals(String src, ManifestParser.Element service,
-            ManifestParser.Element declared, ManifestParser.Element mem, List<ManifestParser.Element> nested)
-            throws ManifestException {
-        long receivers = 0;
-        for (ManifestParser.Element r : nested) {
-            for (ManifestParser.Element c : r.children) {
-                if (c.name.equals("memSizes") && c.attrs.containsKey("total")) {
-                    receivers += size(src, c, "total");
-                }
+    private static Element memDeclared(Element component) {
+        for (Element c : component.children) {
+            if (c.name.equals("mem-size") || c.name.equals("memSizes")) {
+                return c;
             }
         }
-        long total = size(src, mem, "total");
-        if (total < receivers) {
-            throw new ManifestException(src, declared.line, declared.name, "total " + total + " B of " + service.attrs.get("name")
-                    + " is smaller than the " + receivers + " B of its nested receivers");
-        }
-        ManifestParser.Element out = copy(mem, mem.name);
-        out.attrs.put("total", (total - receivers) + "B");
-        return out;
+        return component;
     }
 
-    private static ManifestParser.Element task(String src, ManifestParser.Element t) throws ManifestException {
-        ManifestParser.Element out = copy(t, t.name);
-        for (ManifestParser.Element c : t.children) {
+    private static Element task(String src, Element t) throws ManifestException {
+        Element out = t.renamed(t.name);
+        aliasAttr(out, "cost", "wcet");
+        for (Element c : t.children) {
             switch (c.name) {
-                case "mem-size" -> out.children.add(copy(c, "memSizes"));
-                case "time" -> out.children.add(release(src, c, true, out));
-                default -> {
-                    if (!VALIDATION_ONLY.contains(c.name)) {
-                        out.children.add(c);
+                case "mem-size" -> out.children.add(c.renamed("memSizes"));
+                case "time" -> out.children.add(taskTime(src, c, out));
+                case "release" -> {
+                    Element rel = c.renamed("release");
+                    for (String a : List.of("wcet", "jitter")) {
+                        if (rel.attrs.containsKey(a)) {
+                            if (!out.attrs.containsKey(a)) {
+                                out.moveFrom(rel, a, a);
+                            }
+                            rel.attrs.remove(a);
+                            rel.origins.remove(a);
+                        }
                     }
+                    out.children.add(rel);
                 }
+                default -> out.children.add(c);
             }
         }
         return out;
     }
 
-    /** {@code <time>} as {@code <release>}; a task's cost becomes its owner's {@code wcet}. */
-    private static ManifestParser.Element release(String src, ManifestParser.Element time, boolean periodicTask,
-                                                  ManifestParser.Element owner) throws ManifestException {
-        ManifestParser.Element out = new ManifestParser.Element("release", time.line);
-        for (ManifestParser.Element c : time.children) {
-            String text = c.text.toString().trim();
+    /** A task's {@code <time>}: its release, and its cost and jitter as the task's wcet and jitter. */
+    private static Element taskTime(String src, Element time, Element task) throws ManifestException {
+        Element release = new Element("release", time.line, time.column);
+        for (Element c : timeChildren(src, time)) {
             switch (c.name) {
-                case "start" -> out.attrs.put("start", text);
-                case "periodic" -> {
-                    if (periodicTask) {
-                        out.attrs.put("periodic", text);
-                    }
-                }
-                case "deadline" -> {
-                    if (periodicTask) {
-                        out.attrs.put("deadline", text);
-                    }
-                }
-                case "cost" -> {
-                    if (periodicTask) {
-                        owner.attrs.put("wcet", text);
-                    }
-                }
-                case "jitter" -> { }
-                default -> throw new ManifestException(src, c.line, c.name,
+                case "start", "periodic", "deadline" -> release.setFromText(c.name, c);
+                case "cost" -> setIfAbsent(task, "wcet", c);
+                case "jitter" -> setIfAbsent(task, "jitter", c);
+                default -> throw new IllegalStateException(c.name);
+            }
+        }
+        return release;
+    }
+
+    /** A component's {@code <time>}: its start, and its cost, minimum inter-arrival time and jitter. */
+    private static Element componentTime(String src, Element time, Element component) throws ManifestException {
+        Element release = new Element("release", time.line, time.column);
+        for (Element c : timeChildren(src, time)) {
+            switch (c.name) {
+                case "start" -> release.setFromText("start", c);
+                case "cost" -> setIfAbsent(component, "cost", c);
+                case "periodic" -> setIfAbsent(component, "min-interarrival", c);
+                case "jitter" -> setIfAbsent(component, "jitter", c);
+                case "deadline" -> { }  // a sporadic component's deadline is its minimum inter-arrival time
+                default -> throw new IllegalStateException(c.name);
+            }
+        }
+        return release;
+    }
+
+    private static List<Element> timeChildren(String src, Element time) throws ManifestException {
+        for (Element c : time.children) {
+            if (!List.of("start", "cost", "periodic", "deadline", "jitter").contains(c.name)) {
+                throw new ManifestException(src, c.line, c.column, c.name,
                         "unexpected element inside <time> (expected <start>, <cost>, <periodic>, <deadline>, <jitter>)");
             }
         }
-        return out;
+        return time.children;
     }
 
-    private static long size(String src, ManifestParser.Element e, String attr) throws ManifestException {
-        long n = Units.parseSizeBytes(e.attrs.get(attr));
-        if (n < 0) {
-            throw new ManifestException(src, e.line, e.name, attr + " '" + e.attrs.get(attr)
-                    + "' is not a size (e.g. 256B, 64K, 3M)");
+    private static Element channel(Element ch) {
+        Element out = ch.renamed(ch.name);
+        String type = ch.attrs.get("type");
+        if (type != null) {
+            out.attrs.put("type", CHANNEL_TYPES.getOrDefault(type.trim().toLowerCase(Locale.ROOT), type));
         }
-        return n;
+        for (Element c : ch.children) {
+            String alias = TEXT_ALIASES.get(c.name + ":" + c.trimmedText());
+            if (alias == null) {
+                out.children.add(c);
+            } else {
+                Element canonical = c.renamed(c.name);
+                canonical.text.setLength(0);
+                canonical.text.append(alias);
+                out.children.add(canonical);
+            }
+        }
+        return out;
     }
 
-    /** The element under another name, with its attributes and text but not its children. */
-    private static ManifestParser.Element copy(ManifestParser.Element e, String name) {
-        ManifestParser.Element out = new ManifestParser.Element(name, e.line);
-        out.attrs.putAll(e.attrs);
-        out.text.append(e.text);
-        return out;
+    private static void aliasAttr(Element e, String alias, String canonical) {
+        if (e.attrs.containsKey(alias)) {
+            if (!e.attrs.containsKey(canonical)) {
+                e.moveFrom(e, alias, canonical);
+            }
+            e.attrs.remove(alias);
+            e.origins.remove(alias);
+        }
+    }
+
+    private static void setIfAbsent(Element e, String attr, Element source) {
+        if (!e.attrs.containsKey(attr)) {
+            e.setFromText(attr, source);
+        }
     }
 }

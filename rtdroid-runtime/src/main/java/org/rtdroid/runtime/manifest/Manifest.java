@@ -11,14 +11,34 @@ import java.util.List;
  *     bundle older than the one it deployed last, and a bundle without a version.
  * @param alarms the application's {@code <alarms>}, or null: it gets no AlarmManager
  * @param sensors the application's {@code <sensors>}, or null: it gets no SensorManager
+ * @param timing what the manifest declares for static validation only (cost, minimum inter-arrival
+ *     time, jitter, CPU, servers, critical sections), read by the same readers as the rest
  */
 public record Manifest(String sourceName, String name, int versionCode, List<ComponentDecl> components,
-                       List<ChannelDecl> channels, AlarmsDecl alarms, SensorsDecl sensors) {
+                       List<ChannelDecl> channels, AlarmsDecl alarms, SensorsDecl sensors, TimingDeclarations timing) {
+
+    /** A manifest without timing declarations for the validation. */
+    public Manifest(String sourceName, String name, int versionCode, List<ComponentDecl> components,
+                    List<ChannelDecl> channels, AlarmsDecl alarms, SensorsDecl sensors) {
+        this(sourceName, name, versionCode, components, channels, alarms, sensors, TimingDeclarations.none());
+    }
 
     /** A manifest without {@code <sensors>}. */
     public Manifest(String sourceName, String name, int versionCode, List<ComponentDecl> components,
                     List<ChannelDecl> channels, AlarmsDecl alarms) {
         this(sourceName, name, versionCode, components, channels, alarms, null);
+    }
+
+    /**
+     * What the RT cell agent refuses in a manifest that parses, beyond the schema and the readers:
+     * the one rule the deployer and {@code rtdroid validate} both apply, so that what validates
+     * deploys: a missing {@code versionCode} (the agent orders versions by it).
+     *
+     * @return the problem, to follow {@code "<source>: <manifest>: "}, or null when it may deploy
+     */
+    public String deployProblem() {
+        return versionCode == 0 ? "missing attribute 'versionCode' (a positive integer, raised with every release;"
+                + " the cell refuses older versions)" : null;
     }
 
     public List<ComponentDecl> services() {

@@ -46,7 +46,7 @@ public final class ModelBuilder {
     /** Parses and models one manifest. @throws ManifestException when it does not parse or validate */
     public static SystemModel read(String sourceName, byte[] bytes) throws ManifestException {
         Manifest m = ManifestParser.parse(sourceName, new ByteArrayInputStream(bytes));
-        return build(m, TimingDeclarations.read(sourceName, bytes));
+        return build(m, m.timing());
     }
 
     public static SystemModel build(Manifest m, TimingDeclarations timing) {

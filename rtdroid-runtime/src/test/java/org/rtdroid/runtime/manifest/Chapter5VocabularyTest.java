@@ -56,15 +56,15 @@ class Chapter5VocabularyTest {
         String five = chapter5();
         ManifestException e = assertThrows(ManifestException.class,
                 () -> parse(five.replace("<cost>1ms</cost><periodic>8ms</periodic></time>", "<cost>1ms</cost><period>8ms</period></time>")));
-        assertEquals("m.xml:26: <period>: unexpected element inside <time> (expected <start>, <cost>, <periodic>, <deadline>, <jitter>)",
+        assertEquals("m.xml:26:39: <period>: unexpected element inside <time> (expected <start>, <cost>, <periodic>, <deadline>, <jitter>)",
                 e.getMessage());
         e = assertThrows(ManifestException.class, () -> parse(five.replace("<mem-size total=\"56K\"", "<mem-size total=\"6K\"")));
-        assertEquals("m.xml:17: <mem-size>: total 6144 B of org.rtdroid.examples.cochlear.ProcessingService is smaller than"
+        assertEquals("m.xml:17:59: <mem-size>: total 6144 B of org.rtdroid.examples.cochlear.ProcessingService is smaller than"
                 + " the 8192 B of its nested receivers", e.getMessage());
         e = assertThrows(ManifestException.class, () -> parse(five.replace("<mem-size total=\"56K\"", "<mem-size total=\"60K\"")));
         assertEquals(17, e.line(), e.getMessage());
         e = assertThrows(ManifestException.class, () -> TimingDeclarations.read("m.xml",
                 five.replace("<cost>1ms</cost><periodic>8ms", "<cost>fast</cost><periodic>8ms").getBytes(StandardCharsets.UTF_8)));
-        assertEquals("m.xml:12: <cost>: 'fast' is not a duration with a unit (ns, us, ms, s)", e.getMessage());
+        assertEquals("m.xml:12:39: <cost>: 'fast' is not a duration with a unit (ns, us, ms, s)", e.getMessage());
     }
 }

@@ -95,7 +95,7 @@ class ManifestParserTest {
         assertEquals(4, e.line());
         assertEquals("memSizes", e.element());
         assertTrue(e.problem().contains("must equal persistent"), e.getMessage());
-        assertTrue(e.getMessage().startsWith("test.xml:4: <memSizes>: "), e.getMessage());
+        assertTrue(e.getMessage().startsWith("test.xml:4:58: <memSizes>: "), e.getMessage());
     }
 
     @Test

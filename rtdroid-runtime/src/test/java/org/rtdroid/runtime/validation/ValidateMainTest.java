@@ -45,12 +45,12 @@ class ValidateMainTest {
     }
 
     @Test
-    void malformedManifestExitsTwoNamingFileLineAndElement() throws Exception {
+    void malformedManifestExitsTwoNamingFileLineColumnAndElement() throws Exception {
         Path m = dir.resolve("manifest.xml");
         Files.writeString(m, CochlearValidationTest.cochlear().replace("priority=\"89\">", "priority=\"189\">"));
         Run r = run(m.toString());
         assertEquals(2, r.code());
-        assertEquals("validate: " + m + ":19: <service>: priority 189 is outside 1..99\n", r.err());
+        assertEquals("validate: " + m + ":19:84: <service>: priority 189 is outside 1..99\n", r.err());
         assertEquals("", r.out());
         Run missing = run(dir.resolve("nothing.xml").toString());
         assertEquals(2, missing.code());

@@ -8,8 +8,6 @@ import java.util.Map;
 import java.util.function.Supplier;
 import org.rtdroid.runtime.boot.CellConfig;
 import org.rtdroid.runtime.manifest.Manifest;
-import org.rtdroid.runtime.manifest.ManifestException;
-import org.rtdroid.runtime.manifest.TimingDeclarations;
 import org.rtdroid.runtime.validation.Cell;
 import org.rtdroid.runtime.validation.ModelBuilder;
 import org.rtdroid.runtime.validation.ResponseTimeAnalysis;
@@ -53,17 +51,11 @@ final class Admission {
 
     /**
      * @return the new application's model, to {@link #admit} once it runs
-     * @throws DeployRefusal BAD_MANIFEST when its timing declarations do not parse; UNSCHEDULABLE,
-     *     CHANNEL_OVERFLOW or OVER_BUDGET (the first reason's kind) when the analysis of everything
+     * @throws DeployRefusal UNSCHEDULABLE, CHANNEL_OVERFLOW or OVER_BUDGET (the first reason's kind) when the analysis of everything
      *     deployed plus it fails
      */
-    SystemModel check(Manifest manifest, byte[] manifestXml) throws DeployRefusal {
-        SystemModel model;
-        try {
-            model = ModelBuilder.build(manifest, TimingDeclarations.read(manifest.sourceName(), manifestXml));
-        } catch (ManifestException e) {
-            throw new DeployRefusal(ResultCode.BAD_MANIFEST, e.getMessage(), e);
-        }
+    SystemModel check(Manifest manifest) throws DeployRefusal {
+        SystemModel model = ModelBuilder.build(manifest, manifest.timing());
         List<SystemModel> all = new ArrayList<>(admitted.values());
         all.add(model);
         ValidationReport report;

@@ -93,7 +93,7 @@ public final class CellDeployments implements Deployments {
         }
         // Admission control: the static validation of what runs plus this bundle, before any of its
         // classes loads (RuntimeHost.deploy checks the memory budget and utilization again).
-        SystemModel model = admission.check(manifest, bundle.manifestXml());
+        SystemModel model = admission.check(manifest);
         int version = manifest.versionCode();
         int previous = versions.of(name);
         if (version == 0) {
