@@ -598,25 +598,23 @@ final class ManifestReader {
     }
 
     private long size(Element e, String attr, long dflt) throws ManifestException {
-        String v = e.attrs.get(attr);
-        if (v == null) {
-            return dflt;
-        }
-        long n = Units.parseSizeBytes(v);
-        if (n < 0) {
-            throw valueError(e, attr, "is not a size (e.g. 256B, 64K, 3M) of at most 2^63-1 bytes");
-        }
-        return n;
+        return withUnit(e, attr, dflt, Units::parseSizeBytes, "is not a size (e.g. 256B, 64K, 3M) of at most 2^63-1 bytes");
     }
 
     private long duration(Element e, String attr, long dflt) throws ManifestException {
+        return withUnit(e, attr, dflt, Units::parseDurationNanos,
+                "is not a duration with a unit (ns, us, ms, s) of at most 2^63-1 ns");
+    }
+
+    private long withUnit(Element e, String attr, long dflt, java.util.function.ToLongFunction<String> parse, String what)
+            throws ManifestException {
         String v = e.attrs.get(attr);
         if (v == null) {
             return dflt;
         }
-        long n = Units.parseDurationNanos(v);
+        long n = parse.applyAsLong(v);
         if (n < 0) {
-            throw valueError(e, attr, "is not a duration with a unit (ns, us, ms, s) of at most 2^63-1 ns");
+            throw valueError(e, attr, what);
         }
         return n;
     }
