@@ -89,3 +89,16 @@ def test_the_summary_lists_every_figure_once(summary: dict):
     ids = [f["id"] for f in summary["figures"]]
     assert ids == [f.id for f in FIGURES]
     assert summary["form"] == "quick"
+
+
+def test_channel_events_break_every_event_down_under_each_noise_and_payload(quick_run: Path):
+    r = result(quick_run, "channel-events")
+    for kind in ("message", "intent"):
+        for noise in ("none", "heap", "pi", "message"):
+            row = r.one(channel=kind, noise=noise, payload_bytes=64)
+            assert row and row["count"] > 0, f"no {kind} row under {noise} noise"
+            cols = read_csv(r.path.parent / row["samples"])
+            assert list(cols) == ["t_ns", "alloc_ns", "passing_ns", "switch_ns", "callback_ns"]
+    sizes = sorted(x["payload_bytes"] for x in r.select(channel="bulk"))
+    assert sizes[0] == 64 and sizes[-1] >= 1 << 20 and len(sizes) >= 4
+    assert "every 100 ms" in " ".join(r.doc["notes"])

@@ -19,7 +19,8 @@ public final class Main {
 
     static Map<String, Benchmark> benchmarks() {
         Map<String, Benchmark> all = new LinkedHashMap<>();
-        for (Benchmark b : List.of(new LooperBench(), new PeriodicBench(), new ChannelsBench(), new AlarmBench(), new SensorBench())) {
+        for (Benchmark b : List.of(new LooperBench(), new PeriodicBench(), new ChannelsBench(), new AlarmBench(), new SensorBench(),
+                new ChannelEventsBench())) {
             all.put(b.name(), b);
         }
         return all;

@@ -86,6 +86,17 @@ public final class Samples {
         }
     }
 
+    public void add(long a, long b, long c, long d, long e) {
+        int at = slot(5);
+        if (at >= 0) {
+            values[at] = a;
+            values[at + 1] = b;
+            values[at + 2] = c;
+            values[at + 3] = d;
+            values[at + 4] = e;
+        }
+    }
+
     private int slot(int arity) {
         if (arity != columns.length) {
             throw new IllegalArgumentException("samples: " + arity + " values for " + columns.length + " columns");
