@@ -105,6 +105,8 @@ def job(name: str, quick: list[str], full: list[str], quick_timeout_s: int, full
 job("looper", ["bench/run.sh", "looper", "--quick", "--runs", "2"],
     ["bench/run.sh", "looper", "--full", "--runs", "10"], 180, 10 * 3600)
 job("alarm", ["bench/run.sh", "alarm", "--quick"], ["bench/run.sh", "alarm", "--full"], 120, 2 * 3600)
+job("sensor", ["bench/run.sh", "sensor", "--quick", "--runs", "2"], ["bench/run.sh", "sensor", "--full", "--runs", "10"],
+    300, 6 * 3600)
 job("channel-events", ["bench/run.sh", "channel-events", "--quick"], ["bench/run.sh", "channel-events", "--full"],
     180, 2 * 3600)
 
@@ -268,6 +270,150 @@ FIG_3_13 = Figure("Fig. 3.13", "RT AlarmManager: per-thread vs thread pool",
                   "pool). Workload: one high alarm at now + 40 ms among 5..100 low alarms at the same instant, pool of 3.",
                   ("alarm",), fig_3_13)
 
+# ------------------------------------------------------------------------------------- 3.16 - 3.18
+
+def sensor_rows(r: Result, impl: str, noise: str, run: int | None = 1) -> list[dict]:
+    return sorted(r.select(run, impl=impl, noise=noise), key=lambda x: x["noise_threads"])
+
+
+def fig_3_16(ctx: Context) -> Section:
+    r = ctx.result("sensor")
+    if r is None:
+        return missing("sensor")
+    s = host_section(r)
+    fig, axes = draw.figure(2, 3, width=4.6, height=3.2)
+    s.header = ["impl", "noise", "threads", "frames", "p50 µs", "p99 µs", "max µs"]
+    for row_i, noise in enumerate(("memory", "computation")):
+        rt = sensor_rows(r, "rtdroid", noise)
+        ff = sensor_rows(r, "fifo", noise)
+        panels = [(rt[:1], f"RTDroid, {rt[0]['noise_threads'] if rt else '?'} {noise} thread(s)"),
+                  (rt[-1:], f"RTDroid, {rt[-1]['noise_threads'] if rt else '?'} {noise} threads"),
+                  (ff[-1:], f"Android-style, {ff[-1]['noise_threads'] if ff else '?'} {noise} threads")]
+        for col, (rows, title) in enumerate(panels):
+            series = []
+            for row in rows:
+                smp = r.samples(row)
+                series.append((f"{row['impl']} {noise} x{row['noise_threads']}",
+                               [t / 1e9 for t in smp.get("t_ns", [])], [v * US for v in smp.get("latency_ns", [])]))
+            draw.scatter_events(axes[row_i * 3 + col], series, title, log=True, xlabel="time of the frame's write (s)")
+        for row in rt + ff:
+            s.rows.append([row["impl"], noise, row["noise_threads"], row["count"], row["p50_us"], row["p99_us"], row["max_us"]])
+    s.images.append(draw.save(fig, ctx.png(FIG_3_16)))
+    base = r.one(impl="rtdroid", noise="none")
+    worst = max((x for x in r.select(impl="rtdroid") if x["noise"] in ("memory", "computation")),
+                key=lambda x: x["p99_us"], default=None)
+    if base and worst:
+        rel = worst["p99_us"] / max(base["p99_us"], 0.01)
+        same = rel <= 1.5
+        s.status = "reproduced" if same else "differs"
+        s.outcome = (f"{'Same' if same else 'Not the same'} as the seed on the host board: RTDroid's p99 under the worst noise "
+                     f"({worst['noise_threads']} {worst['noise']} threads) is {rel:.2f}x its unloaded p99 ({worst['p99_us']} vs "
+                     f"{base['p99_us']} µs); the seed saw \"no perceivable difference\". Ours are µs, not the seed's ~25-30 ms: "
+                     "the listener is woken by the device's event, not by a 25 ms polling loop.")
+        if not same:
+            s.why = "the p99 under noise exceeded 1.5x the unloaded p99 on this shared VM"
+    return s
+
+
+def fig_3_17(ctx: Context) -> Section:
+    r = ctx.result("sensor")
+    if r is None:
+        return missing("sensor")
+    s = host_section(r)
+    fig, axes = draw.figure(1, 2)
+    s.header = ["impl", "case", "frames", "p50 µs", "sd µs", "p99 µs", "max µs"]
+    for ax, impl, title in ((axes[0], "rtdroid", "RTDroid"), (axes[1], "fifo", "Android-style")):
+        series = []
+        for noise in ("none", "computation", "memory"):
+            rows = r.select(impl=impl, noise=noise)
+            row = next((x for x in rows if x["noise_threads"] == 30), rows[0] if noise == "none" and rows else None)
+            if row is None:
+                continue
+            smp = r.samples(row)
+            lat = [v * US for v in smp.get("latency_ns", [])]
+            label = "unloaded" if noise == "none" else f"30 {noise} threads"
+            series.append((label, [t / 1e9 for t in smp.get("t_ns", [])], lat))
+            mean = sum(lat) / len(lat) if lat else float("nan")
+            sd = (sum((v - mean) ** 2 for v in lat) / max(1, len(lat) - 1)) ** 0.5 if lat else float("nan")
+            s.rows.append([impl, label, row["count"], row["p50_us"], round(sd, 1), row["p99_us"], row["max_us"]])
+        draw.scatter_events(ax, series, f"{title}: unloaded, 30 computation, 30 memory threads", log=True,
+                            xlabel="time of the frame's write (s)")
+    s.images.append(draw.save(fig, ctx.png(FIG_3_17)))
+    rt = {row[1]: row for row in s.rows if row[0] == "rtdroid"}
+    if "unloaded" in rt and "30 memory threads" in rt:
+        rel = rt["30 memory threads"][3] / max(rt["unloaded"][3], 0.01)
+        same = rel <= 1.5
+        s.status = "reproduced" if same else "differs"
+        s.outcome = (f"{'Same' if same else 'Not the same'} as the seed on the host board: RTDroid's typical (median) latency "
+                     f"under 30 memory threads is {rel:.2f}x the unloaded median (the seed: typically 5.5 ms either way, "
+                     "memory noise more variable but under 6.5 ms).")
+        if not same:
+            s.why = "the median moved beyond 1.5x under memory noise"
+    return s
+
+
+def fig_3_18(ctx: Context) -> Section:
+    r = ctx.result("sensor")
+    if r is None:
+        return missing("sensor")
+    s = host_section(r)
+    runs = r.doc.get("runs", 1)
+    fig, axes = draw.figure(1, 2)
+    s.header = ["impl", "noise", "threads", "runs", "worst µs", "mean of maxima µs", "sd of maxima µs"]
+    worst_rt = []
+    for ax, noise in zip(axes, ("memory", "computation")):
+        series, styles = [], []
+        for impl in ("rtdroid", "fifo"):
+            wc = [w for w in r.worst_case(impl=impl) if w["noise"] in (noise, "none")]
+            wc.sort(key=lambda w: w["noise_threads"])
+            if not wc:
+                continue
+            xs = [w["noise_threads"] for w in wc]
+            series.append((f"{impl}: worst over {runs} runs", xs, [w["max_of_max_us"] for w in wc]))
+            series.append((f"{impl}: mean of maxima", xs, [w["mean_of_max_us"] for w in wc]))
+            styles += ["-", ":"]
+            for w in wc:
+                s.rows.append([impl, w["noise"], w["noise_threads"], w["runs"], w["max_of_max_us"], w["mean_of_max_us"],
+                               w["sd_of_max_us"]])
+                if impl == "rtdroid":
+                    worst_rt.append(w["max_of_max_us"])
+        draw.lines(ax, series, f"{noise} noise: observed worst case of delivery", "low-priority noise threads",
+                   "latency (µs)", log=True, styles=styles)
+    s.images.append(draw.save(fig, ctx.png(FIG_3_18)))
+    if worst_rt:
+        lo, hi = min(worst_rt), max(worst_rt)
+        s.outcome = (f"RTDroid's observed worst case over {runs} runs is {lo:.0f}-{hi:.0f} µs across the noise cases on the host "
+                     f"board ({hi / max(lo, 0.01):.1f}x spread); the seed's Nexus S: 24-28 ms (its 25 ms polling period), LEON3 "
+                     "about 5 ms, both flat in the noise.")
+        s.status = "reproduced" if hi <= 3 * lo else "differs"
+        if s.status == "differs":
+            s.why = ("the worst case grew more than 3x with noise: a worst case on this shared VM without PREEMPT_RT includes "
+                     "the machine's and the JVM's stalls (safepoints), which a mean of maxima shows apart")
+    if runs < 10:
+        s.notes.append(f"{runs} runs in this form; the seed's figure and the full form take 10.")
+    return s
+
+
+FIG_3_16 = Figure("Fig. 3.16", "Fall detection: sensor event delivery under memory and computation noise",
+                  "raw latency of each sensor event, RTDroid with one and with 100 low-priority memory (a, b) or computation "
+                  "(d, e) threads, and stock Android (c, f)",
+                  "Nexus S (1 GHz Cortex-A8, Android 4.1.2, RT Linux 3.0.50): \"The upper bound of these four runs was always "
+                  "around 30 ms, and there is no perceivable difference between executing the app with or without memory "
+                  "and computationally intensive threads\"; Android affected by them. Workloads: memory = 2.5 MB Integer "
+                  "arrays, every other entry dropped; computation = 1,000 floating-point multiplications every 20 ms.",
+                  ("sensor",), fig_3_16)
+FIG_3_17 = Figure("Fig. 3.17", "Fall detection: unloaded, 30 computation and 30 memory threads",
+                  "raw latency of each sensor event, unloaded, with 30 computational and with 30 memory threads",
+                  "LEON3 (RTEMS 4.9.6, 50 MHz): \"The typical latency is 5.5 ms with a very low standard deviation. The memory "
+                  "intensive test shows a greater variability ... but they still fall under 6.5 ms\".",
+                  ("sensor",), fig_3_17)
+FIG_3_18 = Figure("Fig. 3.18", "Fall detection: observed worst case of sensor delivery over 10 runs",
+                  "observed WCET of sensor event delivery over 10 executions, by the number of noise threads",
+                  "Nexus S: \"observed WCETs of sensor event delivery are from 24 ms to 28 ms with 0.2 ms standard deviation\" "
+                  "(the RT SensorManager's 25 ms polling); LEON3: \"around 5 ms\".",
+                  ("sensor",), fig_3_18)
+
+
 # ------------------------------------------------------------------------------------- 4.17 / 4.18
 
 def column(r: Result, row: dict | None, name: str) -> list[float]:
@@ -380,4 +526,4 @@ FIG_4_18 = Figure("Fig. 4.18", "Real-time channels under noise; bulk by payload 
                   "latency flat in the payload size (zero copy). No numbers are given.",
                   ("channel-events",), fig_4_18)
 
-FIGURES: list[Figure] = [FIG_3_9, FIG_3_12, FIG_3_13, FIG_4_17, FIG_4_18]
+FIGURES: list[Figure] = [FIG_3_9, FIG_3_12, FIG_3_13, FIG_3_16, FIG_3_17, FIG_3_18, FIG_4_17, FIG_4_18]

@@ -102,3 +102,14 @@ def test_channel_events_break_every_event_down_under_each_noise_and_payload(quic
     sizes = sorted(x["payload_bytes"] for x in r.select(channel="bulk"))
     assert sizes[0] == 64 and sizes[-1] >= 1 << 20 and len(sizes) >= 4
     assert "every 100 ms" in " ".join(r.doc["notes"])
+
+
+def test_sensor_runs_the_seeds_noise_kinds_twice_with_raw_frames(quick_run: Path):
+    r = result(quick_run, "sensor")
+    assert r.doc["runs"] == 2
+    for impl in ("rtdroid", "fifo"):
+        for noise, n in (("none", 0), ("memory", 30), ("computation", 30)):
+            row = r.one(impl=impl, noise=noise, noise_threads=n)
+            assert row and row["count"] > 0, f"no {impl} row under {n} {noise} threads"
+            assert list(read_csv(r.path.parent / row["samples"])) == ["t_ns", "latency_ns"]
+        assert r.worst_case(impl=impl, noise="memory", noise_threads=30)

@@ -32,14 +32,18 @@ import org.rtdroid.runtime.sensor.sim.InputEventWriter;
 import org.rtdroid.runtime.sensor.sim.UinputDevice;
 
 /**
- * The dissertation's Fig. 3.16-3.17 experiment: latency from the write of an accelerometer frame
- * (its SYN_REPORT) into the input device to the start of a high-priority listener's
- * {@code onSensorChanged}, unloaded and under low-priority noise of three kinds, 5 and 30 of each:
- * {@code memory} (the dissertation's: every 200 ms a 2.5 MB array of Integer objects, every other
- * one dropped: GC and fragmentation), {@code computation} (threads spinning on arithmetic) and
+ * The dissertation's Fig. 3.16-3.18 experiment (3.8.3.1, fall detection): latency from the write of
+ * an accelerometer frame (its SYN_REPORT) into the input device to the start of a high-priority
+ * listener's {@code onSensorChanged}, unloaded and under low-priority noise of three kinds, 5 and
+ * 30 of each (with {@code --full}: 1, 5, 30 and 100, the seed's 1 and 100 of Fig. 3.16 and 30 of
+ * Fig. 3.17): {@code memory} (the dissertation's: every 200 ms a 2.5 MB array of Integer objects,
+ * every other one dropped: GC and fragmentation), {@code computation} (the dissertation's: "a tight
+ * loop performing floating point multiplication for 1,000 iterations" every 20 ms) and
  * {@code listeners} (extra listeners of the same sensor, 20 µs of work per event each, at
- * priorities 10..39); and, reported beside them, {@code allocation-flood} (allocating 64 KiB
- * arrays without pause, faster than the collector keeps up on one CPU).
+ * priorities 10..39); and, reported beside them, {@code computation-spin} (threads spinning on
+ * arithmetic without pause, the harder variant) and {@code allocation-flood} (allocating 64 KiB
+ * arrays without pause, faster than the collector keeps up on one CPU). Every frame's latency is
+ * kept as a raw sample; {@code --runs 10} gives Fig. 3.18's worst case over 10 runs.
  *
  * <p>Participants: {@code rtdroid} ({@link SensorService}: polling thread SCHED_FIFO
  * {@value #POLL_PRIORITY}, the accelerometer's processing thread inheriting the listener's
@@ -64,7 +68,11 @@ final class SensorBench implements Benchmark {
     static final int SEQUENCES = 4096;
     static final String[] NOISE = {"memory", "computation", "listeners"};
     /** Noise run and reported beside the goal's kinds, not part of it (see {@link #startNoise}). */
-    static final String[] NOISE_REPORTED = {"allocation-flood"};
+    static final String[] NOISE_REPORTED = {"computation-spin", "allocation-flood"};
+    /** The seed's computation noise: 1,000 floating-point multiplications every 20 ms. */
+    static final int COMPUTATION_MULTIPLICATIONS = 1_000;
+    static final long COMPUTATION_PERIOD_NANOS = 20_000_000L;
+    static volatile double computationSink;
 
     static List<String> allNoise() {
         List<String> all = new ArrayList<>(List.of(NOISE));
@@ -79,7 +87,7 @@ final class SensorBench implements Benchmark {
 
     @Override
     public String description() {
-        return "Fig. 3.16-3.17: device write to listener callback, unloaded and under low-priority noise";
+        return "Figs. 3.16-3.18: device write to listener callback, unloaded and under low-priority noise";
     }
 
     /** Where the frames go: a pair of uinput devices, or a pair of FIFOs. */
@@ -159,13 +167,25 @@ final class SensorBench implements Benchmark {
         /** Whether the frame of each sequence number counts: a warm-up frame that arrives late does not. */
         final boolean[] measured = new boolean[SEQUENCES];
         final Latency latency = new Latency();
+        /** t_ns: the frame's write, from the first measured one; latency_ns. */
+        final Samples samples;
+        long firstWrite = -1;
         volatile long received;
+
+        Probe(int capacity) {
+            samples = new Samples(capacity, "t_ns", "latency_ns");
+        }
 
         /** @param seq the frame's sequence number (its raw x value) */
         void received(int seq) {
             long now = Linux.monotonicNanos();
             if (measured[seq % SEQUENCES]) {
-                latency.recordNanos(now - writeNanos[seq % SEQUENCES]);
+                long written = writeNanos[seq % SEQUENCES];
+                latency.recordNanos(now - written);
+                if (firstWrite < 0) {
+                    firstWrite = written;
+                }
+                samples.add(written - firstWrite, now - written);
             }
             received = received + 1;
         }
@@ -309,8 +329,9 @@ final class SensorBench implements Benchmark {
      * Low-priority noise threads of one kind (SCHED_OTHER, pinned to the bench CPU): {@code memory}
      * (the dissertation's workload, periodic, phases spread over the period), {@code allocation-flood}
      * (allocating and touching 64 KiB arrays without pause, faster than any collector on one CPU
-     * keeps up: not the dissertation's workload, reported beside it), {@code computation} (spinning
-     * on arithmetic without pause; the dissertation's ran 1,000 multiplications every 20 ms).
+     * keeps up: not the dissertation's workload, reported beside it), {@code computation} (the
+     * dissertation's: 1,000 multiplications every 20 ms, phases spread over the period) and
+     * {@code computation-spin} (spinning on arithmetic without pause, reported beside it).
      */
     static List<Thread> startNoise(String kind, int n, CpuSet cpu, AtomicBoolean stop, LongAdder rounds, LongAdder overruns) {
         List<Thread> threads = new ArrayList<>();
@@ -320,6 +341,7 @@ final class SensorBench implements Benchmark {
         long start = Linux.monotonicNanos();
         for (int i = 0; i < n; i++) {
             long phase = MEMORY_PERIOD_NANOS * i / n;
+            long cphase = COMPUTATION_PERIOD_NANOS * i / n;
             Runnable body = switch (kind) {
                 case "memory" -> () -> {
                     for (long next = start + phase; !stop.get(); next += MEMORY_PERIOD_NANOS) {
@@ -345,6 +367,20 @@ final class SensorBench implements Benchmark {
                     }
                 };
                 case "computation" -> () -> {
+                    for (long next = start + cphase; !stop.get(); next += COMPUTATION_PERIOD_NANOS) {
+                        Linux.sleepUntilNanos(next);
+                        double v = 1.0 + next % 7;
+                        for (int k = 0; k < COMPUTATION_MULTIPLICATIONS; k++) {
+                            v *= 1.0000001;
+                        }
+                        computationSink = v;
+                        long now = Linux.monotonicNanos();
+                        if (now - next > COMPUTATION_PERIOD_NANOS) {
+                            next = now - COMPUTATION_PERIOD_NANOS; // overran: none is made up
+                        }
+                    }
+                };
+                case "computation-spin" -> () -> {
                     double v = 1.0;
                     while (!stop.get()) {
                         v = Math.sqrt(v * 1.000001 + 1.0);
@@ -368,18 +404,21 @@ final class SensorBench implements Benchmark {
     public void run(BenchOptions o, Report report) throws Exception {
         CpuSet cpu = o.cpuSet();
         IntFunction<RealtimePolicy> policyFor = p -> new RealtimePolicy(p, cpu, p == 0 ? 0 : 1);
-        int[] counts = {5, 30};
+        int[] counts = o.cases(new int[] {30}, new int[] {5, 30}, new int[] {1, 5, 30, 100});
         Map<String, Report.Row> rows = new LinkedHashMap<>();
         String source = Source.uinputAvailable() ? "uinput" : "fifo";
         // The RT cell's JVM (bench/run.sh) runs its own threads at nice -10; the plain-ZGC cases put
         // them back to nice 0 for their duration: both configurations, case by case, on the same machine.
         JvmThreads jvm = JvmThreads.lifted();
-        List<String> gcs = jvm.any() ? List.of(GC_PLAIN, GC_LIFTED) : List.of(GC_PLAIN);
+        // The figures' forms (quick, full) run the shipped configuration only; the default runs both.
+        List<String> gcs = !jvm.any() ? List.of(GC_PLAIN) : o.quick() || o.full() ? List.of(GC_LIFTED)
+                : List.of(GC_PLAIN, GC_LIFTED);
         List<String[]> cases = new ArrayList<>();
         cases.add(new String[] {"none", "0"});
         for (String kind : allNoise()) {
             for (int n : counts) {
-                if (!o.quick() || n == 30) {
+                // the variants beside the seed's kinds: 5 and 30 only; quick: the seed's kinds only
+                if (List.of(NOISE).contains(kind) || !o.quick() && (n == 5 || n == 30)) {
                     cases.add(new String[] {kind, Integer.toString(n)});
                 }
             }
@@ -391,8 +430,11 @@ final class SensorBench implements Benchmark {
                     jvm.lift(gc.equals(GC_LIFTED));
                     for (String impl : List.of("rtdroid", "fifo")) {
                         int n = Integer.parseInt(c[1]);
-                        rows.put(impl + "/" + gc + "/" + c[0] + "/" + n,
-                                runCase(o, report, impl, gc, jvm.liftedNice(gc.equals(GC_LIFTED)), c[0], n, policyFor, cpu));
+                        try (Watchdog.Phase phase = Watchdog.phase("sensor " + impl + " " + c[0] + " " + n,
+                                o.secondsPerCase() * 3 + 120)) {
+                            rows.put(impl + "/" + gc + "/" + c[0] + "/" + n,
+                                    runCase(o, report, impl, gc, jvm.liftedNice(gc.equals(GC_LIFTED)), c[0], n, policyFor, cpu));
+                        }
                         System.gc();
                     }
                 }
@@ -405,6 +447,9 @@ final class SensorBench implements Benchmark {
                 Report.Row base = rows.get(impl + "/" + gc + "/none/0");
                 for (String kind : allNoise()) {
                     Report.Row r = rows.get(impl + "/" + gc + "/" + kind + "/30");
+                    if (r == null) {
+                        continue;
+                    }
                     double ratio = r.p99Micros() / base.p99Micros();
                     String text = impl + " (gc=" + gc + "): p99 with 30 " + kind + " noise within 1.5x the unloaded p99";
                     String measured = String.format(Locale.ROOT, "%.1f us vs %.1f us (%.2fx)", r.p99Micros(),
@@ -442,13 +487,13 @@ final class SensorBench implements Benchmark {
 
     private Report.Row runCase(BenchOptions o, Report report, String impl, String gc, int jvmNice, String noise, int n,
                                IntFunction<RealtimePolicy> policyFor, CpuSet cpu) throws Exception {
-        Probe probe = new Probe();
+        long frames = Math.max(1, o.nanosPerCase() / PERIOD_NANOS);
+        Probe probe = new Probe((int) frames + 16);
         Participant p = impl.equals("rtdroid") ? new RtdroidParticipant() : new FifoParticipant();
         AtomicBoolean stop = new AtomicBoolean();
         List<Thread> noiseThreads;
         LongAdder memoryRounds = new LongAdder();
         LongAdder memoryOverruns = new LongAdder();
-        long frames = Math.max(1, o.nanosPerCase() / PERIOD_NANOS);
         long warmup = o.quick() ? 100 : 400;
         long[] written = new long[1];
         try (Source source = Source.create()) {
@@ -505,6 +550,6 @@ final class SensorBench implements Benchmark {
             extra.put("memory_rounds", memoryRounds.sum());  // periods of the memory workload completed
             extra.put("memory_overruns", memoryOverruns.sum());  // of them, ended after the next period's start
         }
-        return report.row(impl, cases, probe.latency.histogram(), extra);
+        return report.row(impl, cases, probe.latency.histogram(), extra, probe.samples);
     }
 }

@@ -41,6 +41,20 @@ class SensorNoiseTest {
     }
 
     @Test
+    void theSeedsComputationWorkloadIsPeriodicAndStops() throws Exception {
+        AtomicBoolean stop = new AtomicBoolean();
+        List<Thread> threads = SensorBench.startNoise("computation", 3, cpu, stop, new LongAdder(), new LongAdder());
+        assertEquals(3, threads.size());
+        Thread.sleep(100);
+        stop.set(true);
+        for (Thread t : threads) {
+            t.join(60_000);
+            assertFalse(t.isAlive(), t.getName() + " did not stop");
+        }
+        assertTrue(SensorBench.computationSink > 1.0, "no multiplication ran");
+    }
+
+    @Test
     void listenersAreNotThreadsAndAnUnknownKindIsRefusedByName() {
         AtomicBoolean stop = new AtomicBoolean(true);
         assertTrue(SensorBench.startNoise("listeners", 5, cpu, stop, new LongAdder(), new LongAdder()).isEmpty());
@@ -52,6 +66,6 @@ class SensorNoiseTest {
     @Test
     void theGoalsKindsAreTheDissertationsAndTheFloodIsOnlyReported() {
         assertEquals(List.of("memory", "computation", "listeners"), List.of(SensorBench.NOISE));
-        assertEquals(List.of("memory", "computation", "listeners", "allocation-flood"), SensorBench.allNoise());
+        assertEquals(List.of("memory", "computation", "listeners", "computation-spin", "allocation-flood"), SensorBench.allNoise());
     }
 }
