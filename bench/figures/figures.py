@@ -66,7 +66,9 @@ def page(sections: list[tuple[catalog.Figure, Section]], form: str, jobs: dict[s
         f"<p>Form: <b>{e(form)}</b> ({'short runs, same shapes' if form == 'quick' else 'the seeds’ sample counts'}). "
         "Each section: the seed's figure or table in its form, the seed's published numbers with its platform, ours "
         "beside them, the command, the board and the time base. Raw samples (CSV) and each benchmark's JSON are in "
-        "<code>data/</code>.</p>",
+        "<code>data/</code>.</p>" + ("<p><b>This is the quick form:</b> each case runs about a second, so every "
+        "percentile and every verdict below rests on few samples; <code>make figures FIGURES=full</code> is the "
+        "reproduction.</p>" if form == "quick" else ""),
         "<h2>Contents</h2><table><tr><th>figure</th><th>what</th><th>status</th><th>in one line</th></tr>",
     ]
     for fig, s in sections:
