@@ -60,7 +60,8 @@ class Figure:
 
     @property
     def slug(self) -> str:
-        return self.id.lower().replace("fig. ", "fig-").replace("table ", "table-").replace(" ", "-")
+        import re
+        return re.sub(r"[^a-z0-9.]+", "-", self.id.lower().replace("fig. ", "fig-")).strip("-")
 
 
 @dataclass
@@ -107,6 +108,8 @@ job("looper", ["bench/run.sh", "looper", "--quick", "--runs", "2"],
 job("alarm", ["bench/run.sh", "alarm", "--quick"], ["bench/run.sh", "alarm", "--full"], 120, 2 * 3600)
 job("sensor", ["bench/run.sh", "sensor", "--quick", "--runs", "2"], ["bench/run.sh", "sensor", "--full", "--runs", "10"],
     300, 6 * 3600)
+job("intents", ["android-cell/bench/run.sh", "intents", "--quick"], ["android-cell/bench/run.sh", "intents", "--full"],
+    240, 3 * 3600)
 job("channel-events", ["bench/run.sh", "channel-events", "--quick"], ["bench/run.sh", "channel-events", "--full"],
     180, 2 * 3600)
 
@@ -526,4 +529,106 @@ FIG_4_18 = Figure("Fig. 4.18", "Real-time channels under noise; bulk by payload 
                   "latency flat in the payload size (zero copy). No numbers are given.",
                   ("channel-events",), fig_4_18)
 
-FIGURES: list[Figure] = [FIG_3_9, FIG_3_12, FIG_3_13, FIG_3_16, FIG_3_17, FIG_3_18, FIG_4_17, FIG_4_18]
+# ------------------------------------------------------------------------------------- seed 001
+
+SEED_001_PLATFORM = ("Google Nexus 10 (Exynos 5250, dual Cortex-A15 1.7 GHz, 2 GB), Android 4.2.2 with a real-time "
+                     "extension (RT_PREEMPT kernel, reference-counting GC); a test app with 1 real-time and k_nrt "
+                     "regular sender threads, N intents each, one receiver that only takes the time")
+INTENT_IMPLS = {"ams": [("fifo", "original (FIFO)"), ("foreground", "original with foreground flag"),
+                        ("priority", "new: priority order, real-time delivery")],
+                "lbm": [("fifo", "original LocalBroadcastManager (FIFO)"), ("priority", "new: priority queue, RT first")]}
+
+
+def intents_delay(ctx: Context, fig: Figure, path: str) -> Section:
+    r = ctx.result("intents")
+    if r is None:
+        return missing("intents")
+    s = host_section(r)
+    s.board = s.board.replace("board host", "board host, the Android cell's framework sandbox on the host JVM")
+    impls = INTENT_IMPLS[path]
+    fig_, axes = draw.figure(1, len(impls), width=4.6)
+    s.header = ["impl", "k_nrt", "intents sent", "delivered", "p50 µs", "p99 µs", "max µs", "undelivered"]
+    for ax, (impl, label) in zip(axes, impls):
+        row = r.one(impl=impl, path=path, k_nrt=10)
+        if row is None:
+            continue
+        smp = r.samples(row)
+        draw.scatter_events(ax, [(label, smp.get("intent", []), [v * US for v in smp.get("delay_ns", [])])],
+                            f"{label}, k_nrt = 10", ylabel="delay (µs)", log=True, xlabel="intent #")
+        s.rows.append([impl, 10, row["sent"], row["count"], row["p50_us"], row["p99_us"], row["max_us"],
+                       row["undelivered"] + row["dropped"]])
+    s.images.append(draw.save(fig_, ctx.png(fig)))
+    new = r.one(impl="priority", path=path, k_nrt=10)
+    old = r.one(impl="fifo", path=path, k_nrt=10)
+    if new and old and new["count"] and old["count"]:
+        better = new["p99_us"] <= old["p99_us"]
+        s.status = "reproduced" if better else "differs"
+        s.outcome = (f"{'Same' if better else 'Not the same'} as the seed on the host board at k_nrt = 10: the new "
+                     f"implementation's p99 {new['p99_us']:.0f} µs vs the original's {old['p99_us']:.0f} µs "
+                     f"(medians {new['p50_us']:.0f} vs {old['p50_us']:.0f} µs).")
+        if not better:
+            s.why = ("at light load the FIFO queue rarely holds anything ahead of the real-time intent, and the cell's "
+                     "real-time path adds a hand-over to its delivery thread")
+    return s
+
+
+def intents_load(ctx: Context, fig: Figure, path: str) -> Section:
+    r = ctx.result("intents")
+    if r is None:
+        return missing("intents")
+    s = host_section(r)
+    s.board = s.board.replace("board host", "board host, the Android cell's framework sandbox on the host JVM")
+    fig_, axes = draw.figure(1, 2)
+    s.header = ["impl", "k_nrt", "delivered", "p50 µs", "p99 µs", "max µs", "undelivered"]
+    series_p99, series_max = [], []
+    for impl, label in INTENT_IMPLS[path]:
+        rows = sorted(r.select(impl=impl, path=path), key=lambda x: x["k_nrt"])
+        xs = [x["k_nrt"] for x in rows]
+        series_p99.append((label, xs, [x["p99_us"] or float("nan") for x in rows]))
+        series_max.append((label, xs, [x["max_us"] or float("nan") for x in rows]))
+        for x in rows:
+            s.rows.append([impl, x["k_nrt"], x["count"], x["p50_us"], x["p99_us"], x["max_us"], x["undelivered"] + x["dropped"]])
+    draw.lines(axes[0], series_p99, "p99 delay of the real-time intents", "regular sender threads k_nrt", "delay (µs)", log=True)
+    draw.lines(axes[1], series_max, "worst delay of the real-time intents", "regular sender threads k_nrt", "delay (µs)", log=True)
+    s.images.append(draw.save(fig_, ctx.png(fig)))
+    ks = sorted({row[1] for row in s.rows})
+    p99 = {(row[0], row[1]): row[4] for row in s.rows}
+    lost = {(row[0], row[1]): row[6] for row in s.rows}
+    if ks:
+        k = ks[-1]
+        new, old = p99.get(("priority", k)), p99.get(("fifo", k))
+        same = new is not None and old is not None and (new < old or lost.get(("fifo", k), 0) > 0) and lost.get(("priority", k), 0) == 0
+        s.status = "reproduced" if same else "differs"
+        fg = f", with the foreground flag {p99[('foreground', k)]:.0f} µs" if ("foreground", k) in p99 and p99[("foreground", k)] else ""
+        s.outcome = (f"{'Same' if same else 'Not the same'} as the seed on the host board at k_nrt = {k}: the new implementation's "
+                     f"p99 {new or float('nan'):.0f} µs vs the original's {old or float('nan'):.0f} µs{fg}; real-time intents lost: "
+                     f"new {lost.get(('priority', k), 0)}, original {lost.get(('fifo', k), 0)}.")
+        if not same:
+            s.why = "under this load the original's queue did not delay the real-time intent more than the new one's"
+    return s
+
+
+FIG_001_AMS = Figure("Seed 001 (a)", "Intents through the Activity Manager: per-intent delay, k_nrt = 10",
+                     "transmission delay of each real-time intent (intent #) in the AMS, k_nrt = 10, N = 1,000; original vs new",
+                     SEED_001_PLATFORM + ". The slides show the plot, no numbers: the original's delay varies with the "
+                     "regular intents queued ahead of the real-time one; the new implementation's stays low.",
+                     ("intents",), lambda ctx: intents_delay(ctx, FIG_001_AMS, "ams"))
+FIG_001_AMS_LOAD = Figure("Seed 001 (b)", "Intents through the Activity Manager under load, k_nrt = 10..100",
+                          "delay of the real-time intents for k_nrt in {25, 50, 75, 100}, N = 1,000: original, original with "
+                          "foreground flag, new implementation",
+                          SEED_001_PLATFORM + ". The slides plot the three; the new implementation's delay stays flat as "
+                          "k_nrt grows, the original's grows, the foreground flag helps only in part.",
+                          ("intents",), lambda ctx: intents_load(ctx, FIG_001_AMS_LOAD, "ams"))
+FIG_001_LBM = Figure("Seed 001 (c)", "Local broadcasts (LocalBroadcastManager): per-intent delay, k_nrt = 10",
+                     "transmission delay of each real-time intent in the LocalBroadcastManager, k_nrt = 10, N = 1,000; "
+                     "original vs new (UI thread)",
+                     SEED_001_PLATFORM + ". Plot only: the new LocalBroadcastManager (priority queue, real-time intents "
+                     "first on the UI thread) keeps the real-time intents' delay low.",
+                     ("intents",), lambda ctx: intents_delay(ctx, FIG_001_LBM, "lbm"))
+FIG_001_LBM_LOAD = Figure("Seed 001 (d)", "Local broadcasts under load, k_nrt = 10..100",
+                          "delay of the real-time intents in the LocalBroadcastManager for k_nrt in {25, 50, 75, 100}",
+                          SEED_001_PLATFORM + ". Plot only: the new implementation stays flat under load.",
+                          ("intents",), lambda ctx: intents_load(ctx, FIG_001_LBM_LOAD, "lbm"))
+
+FIGURES: list[Figure] = [FIG_3_9, FIG_3_12, FIG_3_13, FIG_3_16, FIG_3_17, FIG_3_18, FIG_4_17, FIG_4_18,
+                         FIG_001_AMS, FIG_001_AMS_LOAD, FIG_001_LBM, FIG_001_LBM_LOAD]

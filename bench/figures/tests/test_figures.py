@@ -113,3 +113,14 @@ def test_sensor_runs_the_seeds_noise_kinds_twice_with_raw_frames(quick_run: Path
             assert row and row["count"] > 0, f"no {impl} row under {n} {noise} threads"
             assert list(read_csv(r.path.parent / row["samples"])) == ["t_ns", "latency_ns"]
         assert r.worst_case(impl=impl, noise="memory", noise_threads=30)
+
+
+def test_intents_sweep_k_nrt_over_both_paths_and_keep_each_intents_delay(quick_run: Path):
+    r = result(quick_run, "intents")
+    for path, impls in (("ams", ("fifo", "foreground", "priority")), ("lbm", ("fifo", "priority"))):
+        for impl in impls:
+            for k in (10, 100):
+                row = r.one(impl=impl, path=path, k_nrt=k)
+                assert row and row["sent"] == 50, f"no {impl} {path} row at k_nrt={k}"
+                cols = read_csv(r.path.parent / row["samples"])
+                assert list(cols) == ["intent", "delay_ns"] and len(cols["intent"]) == row["count"]

@@ -92,7 +92,15 @@ public final class BroadcastQueue {
         PRIORITY((a, b) -> a.priority != b.priority
                 ? Integer.compare(b.priority, a.priority) : Long.compare(a.arrival, b.arrival)),
         /** Stock Android: one lane, arrival order, the guard taken first come. */
-        FIFO((a, b) -> Long.compare(a.arrival, b.arrival));
+        FIFO((a, b) -> Long.compare(a.arrival, b.arrival)),
+        /**
+         * Stock Android with {@link Intent#FLAG_RECEIVER_FOREGROUND} on the urgent intent (seed
+         * 001's "original with foreground flag" baseline): AMS's foreground broadcast queue is
+         * served before its background queue, arrival order within each; as in FIFO, no real-time
+         * lane, thread or priority guard.
+         */
+        FOREGROUND((a, b) -> a.priority != b.priority
+                ? Integer.compare(b.priority, a.priority) : Long.compare(a.arrival, b.arrival));
 
         final Comparator<Pending> order;
 
@@ -141,7 +149,7 @@ public final class BroadcastQueue {
     public BroadcastQueue(Application application, Handler main, CellPackageManager packages, AppCrashes crashes,
             Discipline discipline) {
         this.discipline = discipline;
-        boolean fifo = discipline == Discipline.FIFO;
+        boolean fifo = discipline != Discipline.PRIORITY;
         this.rt = new Lane("rt", RT_CAPACITY, fifo ? 0 : MAX_SENDER_PRIORITY + 1, discipline.order);
         this.normal = new Lane("normal", NORMAL_CAPACITY, fifo ? 0 : RT_THRESHOLD - 1, discipline.order);
         this.application = application;
@@ -198,7 +206,10 @@ public final class BroadcastQueue {
     private void send(Context caller, String knownCaller, Intent intent, BroadcastReceiver resultReceiver,
             Handler scheduler) {
         int priority = senderPriority(intent);
-        if (priority >= RT_THRESHOLD && discipline != Discipline.FIFO) {
+        if (discipline == Discipline.FOREGROUND) {
+            priority = (intent.getFlags() & Intent.FLAG_RECEIVER_FOREGROUND) != 0 ? 1 : 0; // the queue, not the sender
+        }
+        if (priority >= RT_THRESHOLD && discipline == Discipline.PRIORITY) {
             long start = System.nanoTime();
             enforceRealtimeSender(priority, knownCaller != null ? knownCaller : Apps.askingPackage());
             long took = System.nanoTime() - start;
@@ -207,7 +218,7 @@ public final class BroadcastQueue {
             senderCheckWorstNanos.accumulateAndGet(took, Math::max);
         }
         Pending p = new Pending(new Intent(intent), priority, resultReceiver, scheduler, caller);
-        boolean fifo = discipline == Discipline.FIFO;
+        boolean fifo = discipline != Discipline.PRIORITY;
         Lane lane = priority >= RT_THRESHOLD && !fifo ? rt : normal;
         p.lane = lane;
         Pending dropped;

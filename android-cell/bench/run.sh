@@ -1,0 +1,23 @@
+#!/bin/sh
+# Runs one of the Android cell's benchmarks in the cell's framework sandbox, with the cell's JVM
+# arguments (android-cell/target/dist/jvm.args):
+#   android-cell/bench/run.sh <intents|broadcast> [the benchmark's options] [--out DIR]
+# intents: IntentDelayBench (seed 001's per-intent delays, k_nrt sweep, AMS and LocalBroadcastManager);
+# broadcast: BroadcastBench (`make bench BENCH=broadcast`).
+# Needs `make java` (android-cell/target/dist and android-cell/target/bench/lib).
+set -eu
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
+DIST="$ROOT/android-cell/target/dist"
+LIB="$ROOT/android-cell/target/bench/lib"
+if [ ! -f "$DIST/jvm.args" ] || [ ! -d "$LIB" ]; then
+  echo "android-cell/bench/run.sh: the Android cell is not built; run: make java" >&2
+  exit 2
+fi
+case "${1:-}" in
+  intents) CLASS=org.rtdroid.android.cell.bench.IntentDelayBench ;;
+  broadcast) CLASS=org.rtdroid.android.cell.bench.BroadcastBench ;;
+  *) echo "usage: android-cell/bench/run.sh <intents|broadcast> [options]" >&2; exit 2 ;;
+esac
+shift
+exec "$JAVA_HOME/bin/java" "@$DIST/jvm.args" -cp "$DIST/lib/*:$LIB/*" "$CLASS" "$@"
