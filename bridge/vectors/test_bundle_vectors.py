@@ -52,3 +52,33 @@ def test_python_signs_and_verifies_as_the_vectors_say(tmp_path, name, entry, man
         with pytest.raises(B.BundleError) as e:
             B.verify_bundle(rtb, pub)
         assert e.value.code == "BAD_SIGNATURE"
+
+
+ZIPS = [v[1:] for v in LINES if v[0] == "zip"]
+PRINTABLE = [v[1:] for v in LINES if v[0] == "printable"]
+
+
+def test_the_reading_rule_has_its_crafted_bundles():
+    assert {name for name, _, _ in ZIPS} >= {"well_formed", "data_descriptors", "local_name_differs"}
+    assert {expect for _, expect, _ in ZIPS} == {"ok", "bad_bundle"}
+
+
+@pytest.mark.parametrize("name,expect,data", ZIPS, ids=[z[0] for z in ZIPS])
+def test_python_reads_a_bundles_zip_by_the_one_rule(name, expect, data):
+    data = bytes.fromhex(data)
+    if expect == "ok":
+        manifest, jar, signature, downgrade = B.read_bundle(data, name)
+        assert (manifest, downgrade) == (bundle_vectors.MANIFEST, False)
+    else:
+        with pytest.raises(B.BundleError) as e:
+            B.read_bundle(data, name)
+        assert e.value.code == "BAD_BUNDLE"
+        assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("text,escaped", PRINTABLE)
+def test_python_escapes_outside_text_as_the_vectors_say(text, escaped):
+    text = "" if text == "-" else bytes.fromhex(text).decode("utf-16-be", "surrogatepass")
+    escaped = "" if escaped == "-" else bytes.fromhex(escaped).decode("utf-8")
+    from xcc import printable
+    assert printable.escape(text) == escaped

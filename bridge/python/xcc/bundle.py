@@ -18,9 +18,10 @@ from __future__ import annotations
 import hashlib
 import io
 import os
-import re
+import struct
 import tempfile
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from xml.etree import ElementTree
@@ -28,6 +29,9 @@ from xml.etree import ElementTree
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from . import manifest as manifest_values
+from . import printable
 
 MANIFEST_ENTRY = "manifest.xml"
 JAR_ENTRY = "app.jar"
@@ -42,7 +46,6 @@ MAX_BUNDLE_BYTES = 16 * 1024 * 1024  # what DeployChunk.total_bytes may announce
 SIGNED_PREFIX = b"RTDROID-BUNDLE-V1\n"
 DOWNGRADE_PREFIX = b"RTDROID-DOWNGRADE-V1\n"
 MAX_VERSION_CODE = 2**31 - 1  # a Java int, as Android's versionCode
-_NAME = re.compile(r"^[A-Za-z0-9._-]{1,63}$")
 _ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)  # fixed timestamps: the same inputs give the same bundle
 
 
@@ -77,7 +80,7 @@ def application_name(manifest: bytes, source: str = MANIFEST_ENTRY) -> str:
 
 
 def version_code(manifest: bytes, source: str = MANIFEST_ENTRY) -> int:
-    """The root's ``versionCode``: required, 1..2^31-1, as the RT cell agent reads it."""
+    """The root's ``versionCode``: required, digits only, 1..2^31-1, as the RT cell agent reads it."""
     _, root = _identity(manifest, source)
     local = lambda k: k.rsplit("}", 1)[-1].split(":")[-1]  # noqa: E731
     text = next((v for k, v in root.attrib.items() if local(k) == "versionCode"), None)
@@ -85,12 +88,10 @@ def version_code(manifest: bytes, source: str = MANIFEST_ENTRY) -> int:
         raise BundleError("BAD_MANIFEST", f"{source}: <manifest> has no versionCode; declare one, e.g. "
                                           f'<manifest versionCode="1">, and raise it with every release '
                                           f"(the RT cell refuses versions older than the one it deployed last)")
-    if not re.fullmatch(r"\s*[+-]?[0-9]{1,10}\s*", text):
-        raise BundleError("BAD_MANIFEST", f"{source}: <manifest> versionCode {text!r} is not an integer")
-    if not 1 <= int(text) <= MAX_VERSION_CODE:
-        raise BundleError("BAD_MANIFEST", f"{source}: <manifest> versionCode {int(text)} is outside "
-                                          f"1..{MAX_VERSION_CODE}")
-    return int(text)
+    try:
+        return manifest_values.number(text, 1, MAX_VERSION_CODE)
+    except manifest_values.ValueProblem as e:
+        raise BundleError("BAD_MANIFEST", f"{source}: <manifest> versionCode {e}") from None
 
 
 def _identity(manifest: bytes, source: str):
@@ -112,9 +113,10 @@ def _identity(manifest: bytes, source: str):
     name = next((v for k, v in apps[0].attrib.items() if local(k).split(":")[-1] == "name"), None)
     if name is None:
         raise BundleError("BAD_MANIFEST", f"{source}: <application> has no name attribute")
-    if not _NAME.match(name):
-        raise BundleError("BAD_MANIFEST", f"{source}: application name {name!r} must be 1-63 characters "
-                                          f"of [A-Za-z0-9._-]")
+    try:
+        manifest_values.app_name(name)
+    except manifest_values.ValueProblem as e:
+        raise BundleError("BAD_MANIFEST", f"{source}: {e}") from None
     return name, root
 
 
@@ -202,38 +204,142 @@ def build_bundle(jar_path, manifest_path, key_path, out_path, allow_downgrade: b
     return BundleInfo(name, len(manifest), len(jar), len(data), out_path, version, allow_downgrade)
 
 
+# The reading rule of a bundle's zip (protocols.md "RT bundle"), the RT cell agent's too (BundleZip):
+# the central directory and the local headers must tell the same story, or the bundle is refused.
+_LOCAL, _CENTRAL, _END = 0x04034B50, 0x02014B50, 0x06054B50
+_FLAG_ENCRYPTED, _FLAG_DATA_DESCRIPTOR = 1, 8
+_STORED, _DEFLATED = 0, 8
+_MAX_ENTRIES = 16  # a bundle has three; a few more are read so that the extra one is named
+
+
+@dataclass(frozen=True)
+class _Entry:
+    name: str
+    name_bytes: bytes
+    flags: int
+    method: int
+    crc: int
+    compressed: int
+    size: int
+    local_offset: int
+
+
+def _not_readable(source: str, what: str) -> BundleError:
+    return BundleError("BAD_BUNDLE", f"{source} is not a readable zip: {what}")
+
+
+def _quote(name: str) -> str:
+    return printable.quote(name if len(name) <= 60 else name[:60] + "...")
+
+
+def zip_entries(data: bytes, source: str = "bundle") -> list[_Entry]:
+    """The entries of a bundle's zip in central-directory order, once the reading rule holds for all:
+    the end record is the last 22 bytes (no comment, one disk, no zip64), the central directory ends
+    where it begins, the first local header is at 0; each entry's local header has the same name bytes,
+    flags and method (stored or deflated, not encrypted) and, without a data descriptor, the same CRC-32
+    and sizes; the entries' data lie in order, without overlap, before the central directory."""
+    end = len(data) - 22
+    if end < 0 or struct.unpack_from("<I", data, end)[0] != _END:
+        raise _not_readable(source, "no end-of-central-directory record in its last 22 bytes (or a zip comment)")
+    _, disk, cd_disk, on_disk, count, cd_bytes, cd_offset, _ = struct.unpack_from("<IHHHHIIH", data, end)
+    if disk != 0 or cd_disk != 0 or on_disk != count:
+        raise _not_readable(source, "it spans several disks")
+    if cd_offset + cd_bytes != end:
+        raise _not_readable(source, f"its central directory ({cd_bytes} B at {cd_offset}) does not end where the end "
+                                    f"record begins ({end})")
+    if count > _MAX_ENTRIES:
+        raise BundleError("BAD_BUNDLE", f"{source} has {count} entries; it must have exactly {list(ENTRIES)} "
+                                        f"(or {DOWNGRADE_SIGNATURE_ENTRY} for the signature)")
+    entries, p = [], cd_offset
+    for i in range(count):
+        if p + 46 > end or struct.unpack_from("<I", data, p)[0] != _CENTRAL:
+            raise _not_readable(source, f"central directory entry {i + 1} is not where the directory says")
+        (flags, method, crc, compressed, size, name_len, extra_len, comment_len) = struct.unpack_from("<HH4xIIIHHH", data, p + 8)
+        local_offset = struct.unpack_from("<I", data, p + 42)[0]
+        nxt = p + 46 + name_len + extra_len + comment_len
+        if nxt > end:
+            raise _not_readable(source, f"central directory entry {i + 1} runs past the directory")
+        name_bytes = data[p + 46:p + 46 + name_len]
+        entries.append(_Entry(name_bytes.decode("latin-1"), name_bytes, flags, method, crc, compressed, size,
+                              local_offset))
+        p = nxt
+    if p != end:
+        raise _not_readable(source, f"its central directory holds more than its {count} entries")
+    expected = 0  # the first local header at 0, each next one at or after the previous data's end
+    for e in sorted(entries, key=lambda x: x.local_offset):
+        n = f"{source}: entry {_quote(e.name)}"
+        if e.flags & _FLAG_ENCRYPTED or e.method not in (_STORED, _DEFLATED):
+            raise BundleError("BAD_BUNDLE", f"{n} is encrypted or neither stored nor deflated")
+        if e.local_offset < expected or (expected == 0 and e.local_offset != 0):
+            raise _not_readable(source, f"entry {_quote(e.name)}'s local header at {e.local_offset} is not right after "
+                                        f"the previous entry's data ({expected})")
+        p = e.local_offset
+        if p + 30 > cd_offset or struct.unpack_from("<I", data, p)[0] != _LOCAL:
+            raise _not_readable(source, f"entry {_quote(e.name)} has no local header at {p}")
+        flags, method, crc, compressed, size, name_len, extra_len = struct.unpack_from("<HH4xIIIHH", data, p + 6)
+        start = p + 30 + name_len + extra_len
+        if start + e.compressed > cd_offset:
+            raise _not_readable(source, f"entry {_quote(e.name)}'s data run into the central directory")
+        local_name = data[p + 30:p + 30 + name_len]
+        what = None
+        if local_name != e.name_bytes:
+            what = f"names {_quote(local_name.decode('latin-1'))}"
+        elif (flags, method) != (e.flags, e.method):
+            what = "gives other flags or another method"
+        elif not e.flags & _FLAG_DATA_DESCRIPTOR and (crc, compressed, size) != (e.crc, e.compressed, e.size):
+            what = "gives another CRC-32 or other sizes"
+        if what:
+            raise BundleError("BAD_BUNDLE", f"{n}: its local header {what}; the central directory and the local "
+                                            f"header must agree")
+        expected = start + e.compressed
+    return entries
+
+
+def zip_content(data: bytes, e: _Entry, bound: int, source: str = "bundle") -> bytes:
+    """The content of ``e`` (one of ``zip_entries``), read bounded by ``bound`` whatever it declares."""
+    if e.size > bound:
+        raise BundleError("BAD_BUNDLE", f"{source}: {e.name} is {e.size} bytes; the bound is {bound}")
+    p = e.local_offset
+    name_len, extra_len = struct.unpack_from("<HH", data, p + 26)
+    start = p + 30 + name_len + extra_len
+    raw = data[start:start + e.compressed]
+    if e.method == _STORED:
+        if e.compressed != e.size:
+            raise _not_readable(source, f"stored entry {_quote(e.name)} has two sizes")
+        out = raw
+    else:
+        d = zlib.decompressobj(-15)
+        try:
+            out = d.decompress(raw, bound + 1)  # never trust the declared size alone (zip bombs)
+        except zlib.error as x:
+            raise _not_readable(source, f"entry {_quote(e.name)} does not inflate: {x}") from None
+        if len(out) > bound:
+            raise BundleError("BAD_BUNDLE", f"{source}: {e.name} exceeds {bound} bytes")
+        if not d.eof:
+            raise _not_readable(source, f"entry {_quote(e.name)} is cut short")
+        if d.unused_data:
+            raise _not_readable(source, f"entry {_quote(e.name)} has bytes after its deflated data")
+    if len(out) != e.size or zlib.crc32(out) != e.crc:
+        raise _not_readable(source, f"entry {_quote(e.name)} does not inflate to its declared size and CRC-32")
+    return out
+
+
 def read_bundle(data: bytes, source: str = "bundle") -> tuple[bytes, bytes, bytes, bool]:
-    """(manifest, jar, signature, downgrade) of bundle bytes, refusing anything but the three bounded
-    entries; ``downgrade`` is True when the signature entry is downgrade.ed25519."""
+    """(manifest, jar, signature, downgrade) of bundle bytes read by the reading rule (``zip_entries``),
+    refusing anything but the three bounded entries; ``downgrade`` is True when the signature entry is
+    downgrade.ed25519."""
     if len(data) > MAX_BUNDLE_BYTES:
         raise BundleError("BAD_BUNDLE", f"{source} is {len(data)} bytes; the bound is {MAX_BUNDLE_BYTES}")
-    try:
-        z = zipfile.ZipFile(io.BytesIO(data))
-        infos = z.infolist()
-    except (zipfile.BadZipFile, ValueError, EOFError) as e:
-        raise BundleError("BAD_BUNDLE", f"{source} is not a valid zip: {e}") from None
-    names = [i.filename for i in infos]
+    entries = zip_entries(data, source)
+    names = [e.name for e in entries]
     downgrade = DOWNGRADE_SIGNATURE_ENTRY in names
     if sorted(names) != sorted(DOWNGRADE_ENTRIES if downgrade else ENTRIES):
-        raise BundleError("BAD_BUNDLE", f"{source} has entries {names}; it must have exactly "
+        raise BundleError("BAD_BUNDLE", f"{source} has entries {printable.escape(str(names))}; it must have exactly "
                                         f"{list(ENTRIES)} (or {DOWNGRADE_SIGNATURE_ENTRY} for the signature) "
                                         f"and no directories")
     sig_entry = DOWNGRADE_SIGNATURE_ENTRY if downgrade else SIGNATURE_ENTRY
     bounds = {MANIFEST_ENTRY: MAX_MANIFEST_BYTES, JAR_ENTRY: MAX_JAR_BYTES, sig_entry: SIGNATURE_BYTES}
-    out = {}
-    for info in infos:
-        bound = bounds[info.filename]
-        if info.file_size > bound:
-            raise BundleError("BAD_BUNDLE", f"{source}: {info.filename} is {info.file_size} bytes; "
-                                            f"the bound is {bound}")
-        try:
-            with z.open(info) as f:
-                content = f.read(bound + 1)  # never trust the declared size alone (zip bombs)
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError) as e:
-            raise BundleError("BAD_BUNDLE", f"{source}: cannot read {info.filename}: {e}") from None
-        if len(content) > bound:
-            raise BundleError("BAD_BUNDLE", f"{source}: {info.filename} exceeds {bound} bytes")
-        out[info.filename] = content
+    out = {e.name: zip_content(data, e, bounds[e.name], source) for e in entries}
     if len(out[sig_entry]) != SIGNATURE_BYTES:
         raise BundleError("BAD_SIGNATURE", f"{source}: {sig_entry} is {len(out[sig_entry])} bytes, "
                                            f"not {SIGNATURE_BYTES}")

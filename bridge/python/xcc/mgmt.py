@@ -20,6 +20,7 @@ from __future__ import annotations
 import fcntl
 import math
 import os
+import re
 import time
 import zlib
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from typing import Callable
 
 from . import bundle as B
 from . import frames as F
+from . import printable
 from . import region as R
 
 RESULT_NAMES = {0: "OK", 1: "BAD_CHUNK", 2: "BAD_SIGNATURE", 3: "BAD_MANIFEST", 4: "OVER_BUDGET",
@@ -359,26 +361,21 @@ def describe_failure(cause: dict) -> str:
     return f"{cause['exception_class']}{message} ({where})" + (f" at {frames[0]}" if frames else "")
 
 
+_NAME = re.compile(r"[A-Za-z0-9._-]{1,63}")  # a name to look up (an application, a trace): the agent answers for it
+
+
 def _check_name(name: str) -> None:
-    if not B._NAME.match(name or ""):
-        raise MgmtError(f"name {name!r} must be 1-63 characters of [A-Za-z0-9._-]")
+    if not _NAME.fullmatch(name or ""):
+        raise MgmtError(f"name {printable.quote(name)} must be 1-63 characters of [A-Za-z0-9._-]")
 
 
 def bundle_name(data: bytes, source: str) -> str:
-    """The application name from the bundle's manifest.xml, without judging the rest (the agent does)."""
-    import io
-    import zipfile
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as z:
-            info = z.getinfo(B.MANIFEST_ENTRY)
-            if info.file_size > B.MAX_MANIFEST_BYTES:
-                raise B.BundleError("BAD_BUNDLE", f"{source}: manifest.xml is {info.file_size} bytes")
-            manifest = z.read(info)
-    except (zipfile.BadZipFile, KeyError, ValueError, EOFError) as e:
-        if isinstance(e, B.BundleError):
-            raise
-        raise B.BundleError("BAD_BUNDLE", f"{source}: cannot read manifest.xml from the zip ({e})") from None
-    return B.application_name(manifest, f"{source}!manifest.xml")
+    """The application name from the bundle's manifest.xml (its zip read by the one reading rule,
+    ``bundle.zip_entries``), without judging the rest (the agent does)."""
+    entry = next((e for e in B.zip_entries(data, source) if e.name == B.MANIFEST_ENTRY), None)
+    if entry is None:
+        raise B.BundleError("BAD_BUNDLE", f"{source}: no manifest.xml in the zip")
+    return B.application_name(B.zip_content(data, entry, B.MAX_MANIFEST_BYTES, source), f"{source}!manifest.xml")
 
 
 # --- one-call helpers (what the CLI uses) -------------------------------------------------------

@@ -62,15 +62,16 @@ def misses_all_explain(per_thread: dict[int, list[int]], periods_us: list[float]
                default=0)
 
 
-_DURATION_UNITS_US = {"ns": 0.001, "us": 1.0, "ms": 1000.0, "s": 1_000_000.0}
-
-
 def duration_us(text: str) -> float:
-    """A manifest duration ("8ms", "500us") in µs."""
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ns|us|ms|s)\s*", text)
-    if not m or float(m.group(1)) <= 0:
+    """A manifest duration ("8ms", "500us") in µs, by the manifest's one rule (xcc.manifest)."""
+    from xcc import manifest as manifest_values
+    try:
+        ns = manifest_values.duration_ns(text)
+    except manifest_values.ValueProblem:
+        ns = 0
+    if ns <= 0:
         raise ValueError(f"not a positive manifest duration: {text!r}")
-    return float(m.group(1)) * _DURATION_UNITS_US[m.group(2)]
+    return ns / 1000.0
 
 
 def periods_us(manifest: Path) -> list[float]:

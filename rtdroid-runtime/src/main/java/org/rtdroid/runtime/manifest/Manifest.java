@@ -31,8 +31,9 @@ public record Manifest(String sourceName, String name, int versionCode, List<Com
 
     /**
      * What the RT cell agent refuses in a manifest that parses, beyond the schema and the readers:
-     * the one rule the deployer and {@code rtdroid validate} both apply, so that what validates
-     * deploys: a missing {@code versionCode} (the agent orders versions by it).
+     * the one check the deployer and {@code rtdroid validate} both make, so that what validates
+     * deploys: a missing {@code versionCode} (the agent orders versions by it; a manifest without
+     * one parses, for the runtime's own tests and the standalone runner).
      *
      * @return the problem, to follow {@code "<source>: <manifest>: "}, or null when it may deploy
      */

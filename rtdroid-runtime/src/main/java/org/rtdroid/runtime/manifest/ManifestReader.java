@@ -91,7 +91,8 @@ final class ManifestReader {
     private Manifest application(Element app, int versionCode) throws ManifestException {
         String appName = required(app, "name");
         if (!APP_NAME.matcher(appName).matches()) {
-            throw err(app, "application name '" + appName + "' must be 1-" + MAX_APP_NAME_BYTES + " characters of [A-Za-z0-9._-]");
+            throw err(app, "application name '" + appName + "' must be 1-" + MAX_APP_NAME_BYTES
+                    + " characters of [A-Za-z0-9._-], the first a letter or a digit");
         }
         List<ComponentDecl> components = new ArrayList<>();
         Map<ComponentDecl, Element> componentElements = new LinkedHashMap<>();

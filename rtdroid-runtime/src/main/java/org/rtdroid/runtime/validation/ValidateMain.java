@@ -1,5 +1,6 @@
 package org.rtdroid.runtime.validation;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -7,8 +8,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.rtdroid.runtime.manifest.Manifest;
 import org.rtdroid.runtime.manifest.ManifestException;
 import org.rtdroid.runtime.manifest.ManifestParser;
+import org.rtdroid.runtime.text.Printable;
 import org.rtdroid.runtime.xcc.CrossContextIntent;
 
 /**
@@ -63,19 +66,32 @@ public final class ValidateMain {
             err.println("validate: " + e.getMessage());
             return 2;
         }
+        // Every manifest is read and every refusal reported (not only the first): what the RT cell
+        // agent would refuse to deploy is an error here too (Manifest.deployProblem), so what
+        // validates, deploys.
         List<SystemModel> models = new ArrayList<>();
+        boolean malformed = false;
         for (Path p : manifests) {
             Path file = Files.isDirectory(p) ? p.resolve("manifest.xml") : p;
             try {
-                byte[] bytes = read(file);
-                models.add(ModelBuilder.read(file.toString(), bytes));
+                Manifest m = ManifestParser.parse(file.toString(), new ByteArrayInputStream(read(file)));
+                String problem = m.deployProblem();
+                if (problem != null) {
+                    err.println("validate: " + Printable.escape(file.toString()) + ": <manifest>: " + problem);
+                    malformed = true;
+                    continue;
+                }
+                models.add(ModelBuilder.build(m, m.timing()));
             } catch (ManifestException e) {
                 err.println("validate: " + e.getMessage());
-                return 2;
+                malformed = true;
             } catch (IOException e) {
-                err.println("validate: " + file + ": cannot read: " + e.getMessage());
-                return 2;
+                err.println("validate: " + Printable.escape(file.toString()) + ": cannot read: " + e.getMessage());
+                malformed = true;
             }
+        }
+        if (malformed) {
+            return 2;
         }
         ValidationReport report = Validation.run(SystemModel.union(models), new Cell(board, cpus, budget, reserved));
         out.print(json ? ReportJson.render(report) + "\n" : ReportText.render(report));

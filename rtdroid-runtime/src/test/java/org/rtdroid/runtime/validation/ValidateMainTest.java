@@ -45,6 +45,21 @@ class ValidateMainTest {
     }
 
     @Test
+    void whatTheDeployerRefusesIsAnErrorAndEveryErrorIsReported() throws Exception {
+        // issue 38 defect 3: no versionCode passed validation ("HOLDS") while the agent refused it
+        Path noVersion = dir.resolve("no-version.xml");
+        Files.writeString(noVersion, CochlearValidationTest.cochlear().replaceFirst("<manifest versionCode=\"[0-9]+\"", "<manifest"));
+        Path badPriority = dir.resolve("bad-priority.xml");
+        Files.writeString(badPriority, CochlearValidationTest.cochlear().replace("priority=\"89\">", "priority=\"189\">"));
+        Run r = run(noVersion.toString(), badPriority.toString());
+        assertEquals(2, r.code(), r.out() + r.err());
+        assertEquals("", r.out());
+        assertEquals("validate: " + noVersion + ": <manifest>: missing attribute 'versionCode' (a positive integer, raised"
+                + " with every release; the cell refuses older versions)\n"
+                + "validate: " + badPriority + ":19:84: <service>: priority 189 is outside 1..99\n", r.err());
+    }
+
+    @Test
     void malformedManifestExitsTwoNamingFileLineColumnAndElement() throws Exception {
         Path m = dir.resolve("manifest.xml");
         Files.writeString(m, CochlearValidationTest.cochlear().replace("priority=\"89\">", "priority=\"189\">"));

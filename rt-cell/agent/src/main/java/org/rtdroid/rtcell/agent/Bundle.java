@@ -2,21 +2,17 @@ package org.rtdroid.rtcell.agent;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.security.Signature;
-import java.util.Enumeration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.zip.ZipEntry;
-import java.util.zip.ZipFile;
 import java.util.zip.ZipOutputStream;
+import org.rtdroid.runtime.text.Printable;
 
 /**
  * An RT bundle ({@code *.rtb}, protocols.md "RT bundle"): a zip with exactly {@code manifest.xml},
@@ -26,9 +22,10 @@ import java.util.zip.ZipOutputStream;
  * {@code "RTDROID-DOWNGRADE-V1\n" || ...}. The distinct prefix is what keeps an ordinary bundle
  * from being replayed as a downgrade: renaming its signature entry makes it fail verification.
  *
- * <p>Everything here treats the bundle as hostile: sizes are bounded while reading (the zip's
- * own size fields are not trusted), entries are checked by name and count, and nothing from the
- * bundle is used before the signature has verified.
+ * <p>Everything here treats the bundle as hostile: the zip is read by one rule, the host's too
+ * ({@link BundleZip}), sizes are bounded while reading (the zip's own size fields are not
+ * trusted), entries are checked by name and count, and nothing from the bundle is used before the
+ * signature has verified.
  */
 public final class Bundle {
     public static final String MANIFEST_ENTRY = "manifest.xml";
@@ -40,7 +37,7 @@ public final class Bundle {
     public static final int SIGNATURE_BYTES = 64;
     static final byte[] SIGNED_PREFIX = "RTDROID-BUNDLE-V1\n".getBytes(StandardCharsets.US_ASCII);
     static final byte[] DOWNGRADE_PREFIX = "RTDROID-DOWNGRADE-V1\n".getBytes(StandardCharsets.US_ASCII);
-    private static final String ALLOWED = "allowed exactly " + MANIFEST_ENTRY + ", " + JAR_ENTRY + " and "
+    static final String ALLOWED = "allowed exactly " + MANIFEST_ENTRY + ", " + JAR_ENTRY + " and "
             + SIGNATURE_ENTRY + " (or " + DOWNGRADE_SIGNATURE_ENTRY + ")";
 
     private final byte[] manifestXml;
@@ -143,62 +140,39 @@ public final class Bundle {
     }
 
     /**
-     * Opens and verifies a bundle.
+     * Opens and verifies a bundle: its zip read by the one reading rule ({@link BundleZip}), its
+     * entries by name and bound, its signature.
      *
-     * @param scratchDir a private directory where the zip is written so its central directory can be read
-     * @throws DeployRefusal BAD_BUNDLE (malformed zip, wrong entries, entry too large) or
-     *     BAD_SIGNATURE (no signature entry, wrong length, signature does not verify over the prefix
-     *     its entry name stands for)
+     * @throws DeployRefusal BAD_BUNDLE (malformed zip, central directory and local headers that
+     *     disagree, wrong entries, entry too large) or BAD_SIGNATURE (no signature entry, wrong
+     *     length, signature does not verify over the prefix its entry name stands for)
      */
-    public static Bundle verify(byte[] bundleBytes, PublicKey deployKey, Path scratchDir) throws DeployRefusal {
-        Path file;
-        try {
-            file = Files.createTempFile(scratchDir, "bundle-", ".rtb");
-            Files.write(file, bundleBytes);
-        } catch (IOException e) {
-            throw new DeployRefusal(ResultCode.LOAD_FAILED, "cannot write bundle to " + scratchDir + ": " + e.getMessage(), e);
-        }
+    public static Bundle verify(byte[] bundleBytes, PublicKey deployKey) throws DeployRefusal {
         Map<String, byte[]> entries = new HashMap<>();
-        try (ZipFile zip = new ZipFile(file.toFile())) {
-            Enumeration<? extends ZipEntry> en = zip.entries();
-            int count = 0;
-            while (en.hasMoreElements()) {
-                ZipEntry e = en.nextElement();
-                count++;
-                String name = e.getName();
-                if (count > 3) {
-                    throw new DeployRefusal(ResultCode.BAD_BUNDLE,
-                            "bundle has more than 3 entries (extra entry '" + clip(name) + "'); " + ALLOWED);
-                }
-                if (e.isDirectory()) {
-                    throw new DeployRefusal(ResultCode.BAD_BUNDLE, "bundle entry '" + clip(name) + "' is a directory");
-                }
-                int limit;
-                switch (name) {
-                    case MANIFEST_ENTRY: limit = MAX_MANIFEST_BYTES; break;
-                    case JAR_ENTRY: limit = MAX_JAR_BYTES; break;
-                    case SIGNATURE_ENTRY, DOWNGRADE_SIGNATURE_ENTRY: limit = SIGNATURE_BYTES; break;
-                    default:
-                        throw new DeployRefusal(ResultCode.BAD_BUNDLE, "bundle has unexpected entry '" + clip(name)
-                                + "'; " + ALLOWED);
-                }
-                if (entries.containsKey(name)) {
-                    throw new DeployRefusal(ResultCode.BAD_BUNDLE, "bundle has entry '" + name + "' twice");
-                }
-                try (InputStream in = zip.getInputStream(e)) {
-                    entries.put(name, readBounded(in, limit, name));
-                }
+        int count = 0;
+        for (BundleZip.Entry e : BundleZip.entries(bundleBytes)) {
+            count++;
+            String name = e.name();
+            if (count > 3) {
+                throw new DeployRefusal(ResultCode.BAD_BUNDLE,
+                        "bundle has more than 3 entries (extra entry " + Printable.quote(clip(name)) + "); " + ALLOWED);
             }
-        } catch (DeployRefusal r) {
-            throw r;
-        } catch (IOException | RuntimeException e) {
-            throw new DeployRefusal(ResultCode.BAD_BUNDLE, "bundle is not a readable zip: " + e.getMessage(), e);
-        } finally {
-            try {
-                Files.deleteIfExists(file);
-            } catch (IOException ignored) {
-                // a leftover scratch file is harmless; the directory is the agent's own
+            if (name.endsWith("/")) {
+                throw new DeployRefusal(ResultCode.BAD_BUNDLE, "bundle entry " + Printable.quote(clip(name)) + " is a directory");
             }
+            int limit;
+            switch (name) {
+                case MANIFEST_ENTRY: limit = MAX_MANIFEST_BYTES; break;
+                case JAR_ENTRY: limit = MAX_JAR_BYTES; break;
+                case SIGNATURE_ENTRY, DOWNGRADE_SIGNATURE_ENTRY: limit = SIGNATURE_BYTES; break;
+                default:
+                    throw new DeployRefusal(ResultCode.BAD_BUNDLE, "bundle has unexpected entry " + Printable.quote(clip(name))
+                            + "; " + ALLOWED);
+            }
+            if (entries.containsKey(name)) {
+                throw new DeployRefusal(ResultCode.BAD_BUNDLE, "bundle has entry '" + name + "' twice");
+            }
+            entries.put(name, BundleZip.content(bundleBytes, e, limit));
         }
         byte[] manifest = entries.get(MANIFEST_ENTRY);
         byte[] jar = entries.get(JAR_ENTRY);
@@ -232,21 +206,6 @@ public final class Bundle {
                     : "Ed25519 signature does not verify with the board's deploy key (bundle tampered with, or signed with another key)");
         }
         return new Bundle(manifest, jar, downgrade);
-    }
-
-    private static byte[] readBounded(InputStream in, int limit, String name) throws IOException, DeployRefusal {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(Math.min(limit, 64 * 1024));
-        byte[] buf = new byte[8192];
-        long total = 0;
-        int n;
-        while ((n = in.read(buf)) > 0) {
-            total += n;
-            if (total > limit) {
-                throw new DeployRefusal(ResultCode.BAD_BUNDLE, "bundle entry " + name + " exceeds " + limit + " bytes");
-            }
-            out.write(buf, 0, n);
-        }
-        return out.toByteArray();
     }
 
     static String clip(String s) {

@@ -72,7 +72,7 @@ public final class CellDeployments implements Deployments {
 
     @Override
     public synchronized Deployment deploy(String expectedName, byte[] bundleBytes) throws DeployRefusal {
-        Bundle bundle = Bundle.verify(bundleBytes, deployKey, workDir);
+        Bundle bundle = Bundle.verify(bundleBytes, deployKey);
         String source = (expectedName != null ? expectedName : "bundle") + "/" + Bundle.MANIFEST_ENTRY;
         Manifest manifest;
         try {
@@ -96,9 +96,9 @@ public final class CellDeployments implements Deployments {
         SystemModel model = admission.check(manifest);
         int version = manifest.versionCode();
         int previous = versions.of(name);
-        if (version == 0) {
-            throw new DeployRefusal(ResultCode.BAD_MANIFEST, source + ": <manifest>: missing attribute 'versionCode'"
-                    + " (a positive integer, raised with every release; the cell refuses older versions)");
+        String problem = manifest.deployProblem();  // the check rtdroid validate makes too
+        if (problem != null) {
+            throw new DeployRefusal(ResultCode.BAD_MANIFEST, source + ": <manifest>: " + problem);
         }
         if (version < previous && !bundle.downgradeAllowed()) {
             throw new DeployRefusal(ResultCode.DOWNGRADE, name + " version " + version + " < deployed " + previous

@@ -100,7 +100,7 @@ public final class Main {
             host.setLog(console);
             deployments = new CellDeployments(host, key, workDir, versions);
             console.accept(RuntimeWarmup.run(host, RuntimeWarmup.DEFAULT_RELEASES));
-            console.accept(Warmup.deployPath(workDir));
+            console.accept(Warmup.deployPath());
             console.accept(ProxyWarmup.run(host.crossContext(), ProxyWarmup.DEFAULT_PASSES));
             console.accept(ThrottleProbe.run(cpus));
             // The simulator's devices exist before any app looks for them (and, on the QEMU board,

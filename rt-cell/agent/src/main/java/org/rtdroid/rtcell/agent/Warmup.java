@@ -2,7 +2,6 @@ package org.rtdroid.rtcell.agent;
 
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
@@ -37,13 +36,13 @@ final class Warmup {
     }
 
     /** @return a line for the console: what was exercised and how long it took */
-    static String deployPath(Path scratchDir) {
+    static String deployPath() {
         long t0 = System.nanoTime();
         try {
             KeyPair throwaway = KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
             byte[] manifest = MANIFEST.getBytes(StandardCharsets.UTF_8);
             byte[] jar = Bundle.zip(Map.of("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n".getBytes(StandardCharsets.US_ASCII)));
-            Bundle bundle = Bundle.verify(Bundle.build(manifest, jar, throwaway.getPrivate()), throwaway.getPublic(), scratchDir);
+            Bundle bundle = Bundle.verify(Bundle.build(manifest, jar, throwaway.getPrivate()), throwaway.getPublic());
             ManifestParser.parse("warmup/" + Bundle.MANIFEST_ENTRY, new ByteArrayInputStream(bundle.manifestXml()));
         } catch (GeneralSecurityException | DeployRefusal | ManifestException | RuntimeException e) {
             // Only a warm-up: a real deployment reports its own errors.

@@ -5,10 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.NoSuchAlgorithmException;
@@ -27,7 +23,6 @@ import org.rtdroid.runtime.manifest.ManifestParser;
  */
 class BundleFuzzTest {
     private static final KeyPair KEY = ed25519();
-    private static final Path SCRATCH = scratch();
     private static final String[] NAMES = {Bundle.MANIFEST_ENTRY, Bundle.JAR_ENTRY, Bundle.SIGNATURE_ENTRY,
         "extra.txt", "dir/", Bundle.MANIFEST_ENTRY};
 
@@ -36,7 +31,7 @@ class BundleFuzzTest {
         byte[] bytes = in.consumeBoolean() ? in.consumeRemainingAsBytes() : zipFrom(in);
         Bundle bundle;
         try {
-            bundle = Bundle.verify(bytes, KEY.getPublic(), SCRATCH);
+            bundle = Bundle.verify(bytes, KEY.getPublic());
         } catch (DeployRefusal refused) {
             assertNotNull(refused.reason());
             return;
@@ -74,16 +69,6 @@ class BundleFuzzTest {
             return KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
-        }
-    }
-
-    private static Path scratch() {
-        try {
-            Path dir = Files.createTempDirectory("bundle-fuzz-");
-            dir.toFile().deleteOnExit();
-            return dir;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }

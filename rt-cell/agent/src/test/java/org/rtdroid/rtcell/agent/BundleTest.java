@@ -6,23 +6,18 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 class BundleTest {
     static KeyPair board;
     static KeyPair other;
     static final byte[] MANIFEST = "<manifest/>".getBytes(StandardCharsets.UTF_8);
     static final byte[] JAR = new byte[] {'P', 'K', 3, 4, 1, 2, 3};
-
-    @TempDir
-    Path scratch;
 
     @BeforeAll
     static void keys() throws Exception {
@@ -32,7 +27,7 @@ class BundleTest {
 
     @Test
     void signedBundleVerifies() throws Exception {
-        Bundle b = Bundle.verify(Bundle.build(MANIFEST, JAR, board.getPrivate()), board.getPublic(), scratch);
+        Bundle b = Bundle.verify(Bundle.build(MANIFEST, JAR, board.getPrivate()), board.getPublic());
         assertArrayEquals(MANIFEST, b.manifestXml());
         assertArrayEquals(JAR, b.appJar());
     }
@@ -41,7 +36,7 @@ class BundleTest {
     void pemRoundTripKeepsTheKeyUsable() throws Exception {
         var pub = DeployKey.publicFromPem(DeployKey.toPem(board.getPublic()), "deploy.pub");
         var priv = DeployKey.privateFromPem(DeployKey.toPem(board.getPrivate()), "deploy.key");
-        Bundle.verify(Bundle.build(MANIFEST, JAR, priv), pub, scratch);
+        Bundle.verify(Bundle.build(MANIFEST, JAR, priv), pub);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> DeployKey.publicFromPem("hello", "x.pem"));
         assertTrue(e.getMessage().contains("x.pem"));
@@ -124,7 +119,7 @@ class BundleTest {
     }
 
     private void assertRefused(int code, String reasonPart, byte[] bundle) {
-        DeployRefusal r = assertThrows(DeployRefusal.class, () -> Bundle.verify(bundle, board.getPublic(), scratch));
+        DeployRefusal r = assertThrows(DeployRefusal.class, () -> Bundle.verify(bundle, board.getPublic()));
         assertEquals(ResultCode.name(code), ResultCode.name(r.code()), r.reason());
         assertTrue(r.reason().contains(reasonPart), r.reason());
     }

@@ -150,6 +150,19 @@ class VersionsTest {
     }
 
     @Test
+    void aVersionCodeThatIsNotDigitsOnlyIsRefused() throws Exception {
+        // issue 38 defect 2: "+2" and " 2" were deployed as version 2
+        CellDeployments cell = cell(DeployedVersions.inMemory());
+        for (String lenient : new String[] {"+2", " 2", "2 ", "\uff12"}) {
+            byte[] manifest = new String(TestApps.manifest("echo"), StandardCharsets.UTF_8)
+                    .replace(" versionCode=\"1\"", " versionCode=\"" + lenient + "\"").getBytes(StandardCharsets.UTF_8);
+            DeployRefusal r = refused(ResultCode.BAD_MANIFEST, cell, Bundle.build(manifest, echoJar, board.getPrivate()));
+            assertTrue(r.reason().contains("versionCode '" + lenient + "' is not an integer (digits only)"), r.reason());
+        }
+        assertEquals(0, cell.deployedVersion("echo"));
+    }
+
+    @Test
     void versionOfAnApplicationThatFailsToLoadIsNotRecorded() throws Exception {
         CellDeployments cell = cell(DeployedVersions.open(state));
         cell.deploy("echo", echo(1));
