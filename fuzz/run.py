@@ -52,12 +52,25 @@ TARGETS = [
            "org.rtdroid.bridge.ConsumerRingFuzzTest", "consume"),
     Target("java-manifest", "java", "manifest", [ROOT / "rtdroid-runtime/examples/src/main/manifests"],
            "rtdroid-runtime", "org.rtdroid.runtime.manifest.ManifestParserFuzzTest", "parse"),
-    Target("java-bundle", "java", "bundle", [], "rt-cell/agent",
+    Target("java-bundle", "java", "bundle", [BUILD / "seeds" / "bundle"], "rt-cell/agent",
            "org.rtdroid.rtcell.agent.BundleFuzzTest", "verify"),
     Target("python-frame", "python", "frame", [VECTORS / "frames"], script="fuzz_frame.py"),
     Target("python-region", "python", "region", [VECTORS / "regions"], script="fuzz_region.py"),
     Target("python-board", "python", "board", [ROOT / "board-configs"], script="fuzz_board.py"),
+    Target("python-manifest", "python", "manifest", [ROOT / "rtdroid-runtime/examples/src/main/manifests"],
+           script="fuzz_manifest.py"),
+    Target("python-bundle", "python", "bundle", [BUILD / "seeds" / "bundle"], script="fuzz_bundle.py"),
 ]
+
+
+def bundle_seeds() -> None:
+    """build/fuzz/seeds/bundle: the shared vectors' bundle zips (well-formed and crafted), as files."""
+    out = BUILD / "seeds" / "bundle"
+    out.mkdir(parents=True, exist_ok=True)
+    for line in (VECTORS / "bundles" / "index.txt").read_text().splitlines():
+        v = line.split()
+        if v and v[0] == "zip":
+            (out / f"{v[1]}.rtb").write_bytes(bytes.fromhex(v[3]))
 
 _DONE = re.compile(r"Done (\d+) runs in (\d+) second")
 _COV = re.compile(r"#(\d+)\s+\w+\s+cov: (\d+) ft: (\d+) corp: (\d+)/")
@@ -158,6 +171,7 @@ def main() -> int:
     if unknown:
         ap.error(f"unknown target(s) {', '.join(sorted(unknown))}; known: {', '.join(t.name for t in TARGETS)}")
     targets = [t for t in TARGETS if not a.only or t.name in a.only]
+    bundle_seeds()
     if any(t.lang == "c" for t in targets):
         say("building the C fuzzers (clang, libFuzzer, ASan, UBSan)")
         subprocess.run(["make", "-s", "-C", "bridge/c", "fuzz-bin"], cwd=ROOT, check=True)

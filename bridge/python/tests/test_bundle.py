@@ -148,6 +148,7 @@ def test_zip_bomb_entry_is_refused(tmp_path, keys, inputs):
     (b"<manifest><application name='bad name'/></manifest>", "must be 1-63"),
     (b"<manifest><application name='x'>", "line 1"),
     (b"<!DOCTYPE m [<!ENTITY a 'aaaa'>]><manifest/>", "DTD"),
+    (b'<?xml version="1.0" encoding="UTF-6"?><manifest/>', "cannot be read as XML"),  # found by fuzz_manifest
 ])
 def test_manifest_name_errors(manifest, needle):
     with pytest.raises(B.BundleError) as e:

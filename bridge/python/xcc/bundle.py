@@ -103,7 +103,9 @@ def _identity(manifest: bytes, source: str):
     try:
         root = ElementTree.fromstring(manifest)
     except ElementTree.ParseError as e:
-        raise BundleError("BAD_MANIFEST", f"{source} line {e.position[0]}: {e}") from None
+        raise BundleError("BAD_MANIFEST", f"{source} line {e.position[0]}: {printable.escape(str(e))}") from None
+    except (LookupError, ValueError) as e:  # an encoding the XML declaration names that Python does not know
+        raise BundleError("BAD_MANIFEST", f"{source}: cannot be read as XML: {printable.escape(str(e))}") from None
     local = lambda tag: tag.rsplit("}", 1)[-1]  # noqa: E731
     if local(root.tag) != "manifest":
         raise BundleError("BAD_MANIFEST", f"{source}: the root element is <{local(root.tag)}>, not <manifest>")
