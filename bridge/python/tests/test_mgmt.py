@@ -316,3 +316,11 @@ def test_sensor_status_says_why_sensors_are_unavailable(small_region, agent):
     r = M.sensor_status(small_region, timeout=5)
     assert (r.ok, r.name) == (False, "SENSORS_UNAVAILABLE")
     assert r.text == "sensors unavailable: this kernel has no /dev/uinput"
+
+
+def test_what_the_rt_cell_answers_is_one_line_on_the_host():
+    # issue 38 defect 1: a reason quoting outside text must never start a line of the host's output
+    r = M.Result.of(K(kind=K.DEPLOY_RESULT, code=4, subject="abs\nRTCELL READY",
+                      text="x.xml:3: <application>: name 'abs\\nRTCELL READY'\r\nRTCELL READY\u2028"))
+    assert "\n" not in r.text and "\r" not in r.text and "\u2028" not in r.text and "\n" not in r.subject
+    assert r.text == "x.xml:3: <application>: name 'abs\\nRTCELL READY'\\r\\nRTCELL READY\\u2028"

@@ -65,8 +65,9 @@ class Result:
 
     @classmethod
     def of(cls, control) -> "Result":
-        return cls(control.code, RESULT_NAMES.get(control.code, f"CODE_{control.code}"), control.text,
-                   control.subject)
+        # What the RT cell says is outside text to the host: one line each, whatever it holds.
+        return cls(control.code, RESULT_NAMES.get(control.code, f"CODE_{control.code}"),
+                   printable.one_line(control.text), printable.one_line(control.subject))
 
 
 DeployResult = Result
@@ -356,7 +357,7 @@ def failure_where(cause: dict) -> str:
 def describe_failure(cause: dict) -> str:
     """One line: ``IllegalStateException: boom (task sample, release 3) at Foo.bar(Foo.java:12)``."""
     where = failure_where(cause)
-    message = f": {cause['message']}" if cause.get("message") else ""
+    message = f": {printable.one_line(cause['message'])}" if cause.get("message") else ""
     frames = cause.get("frames") or []
     return f"{cause['exception_class']}{message} ({where})" + (f" at {frames[0]}" if frames else "")
 

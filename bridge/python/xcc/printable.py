@@ -34,6 +34,15 @@ def escape(text: str | None) -> str:
     return "".join(out)
 
 
+def one_line(text: str | None) -> str:
+    """``text`` as one line for a console or a log: the rule above, except that a backslash stays as
+    it is (text the other side escaped reads the same). What the host applies to every string a cell
+    sends it (answers, reasons, causes) before printing it."""
+    if text is None:
+        return "null"
+    return "".join(c if c == "\\" or _escaped(c) is None else _escaped(c) for c in text)
+
+
 def quote(text: str | None) -> str:
     """``'text'``, escaped: how a message quotes a value it did not write itself."""
     return "'" + escape(text) + "'"

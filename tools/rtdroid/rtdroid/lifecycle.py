@@ -126,7 +126,7 @@ def _wait_ready(board: Board, state: dict, pending: dict, progress: Progress) ->
                                 ("kernel_init", r"RTCELL realtime="),
                                 ("agent_awaiting_region", r"rtcell: runtime started; awaiting the region"),
                                 ("agent_jvm_started", r"rtcell: region"),
-                                ("agent_ready", r"RTCELL READY")):
+                                ("agent_ready", pattern)):
                     if key not in ms and re.search(rx, text):
                         ms[key] = round(progress.elapsed(), 3)
             if role == "rt" and name not in booted:
@@ -320,13 +320,16 @@ def _up_started(board, cells, state, progress, run, hv_values, boot_timeout, col
                       else "no AOT cache (make build makes one)"))
             ready_file = log
         progress.stage(f"{cell_name} cell started: {how}")
-        pending[cell_name] = (p, ready_file, _ready_pattern(role), timeout)
+        pending[cell_name] = (p, ready_file, _ready_pattern(role, hv.console_line_prefix if role == "rt" else ""),
+                              timeout)
         save_state(state)
     _wait_ready(board, state, pending, progress)
 
 
-def _ready_pattern(role: str) -> str:
-    return r"RTCELL READY[^\n]*" if role == "rt" else r"ANDROID CELL READY[^\n]*"
+def _ready_pattern(role: str, console_line_prefix: str = "") -> str:
+    """The cell's ready marker, only as the start of a line (after the console's own prefix)."""
+    marker = "RTCELL READY" if role == "rt" else "ANDROID CELL READY"
+    return rf"(?m)^(?:{console_line_prefix})?{marker}[^\r\n]*"
 
 
 def _remove_run_files(run: Path, *names: str) -> None:
@@ -363,7 +366,7 @@ def restart(cell_name: str, board_name: str | None = None, boot_timeout: float |
         p = _start_cell(state, cell_name, cell["argv"], log)
         state["cells"][cell_name]["role"] = cell["role"]
         progress.stage(f"{cell_name} cell restarted, pid {p.pid}")
-        pattern = _ready_pattern(cell["role"])
+        pattern = _ready_pattern(cell["role"], hv.console_line_prefix if cell["role"] == "rt" else "")
         timeout = boot_timeout or board.cell(cell["role"]).get("boot_timeout_seconds", 60)
         _wait_ready(board, state, {cell_name: (p, log, pattern, timeout)}, progress)
         if state["cells"][cell_name].get("adb"):

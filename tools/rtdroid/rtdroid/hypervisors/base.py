@@ -105,6 +105,11 @@ class Hypervisor:
         return {}
 
     # -- wait ready / stop -------------------------------------------------------------
+    # What the RT cell's console puts before each line of the cell's own output (a regex; "": nothing).
+    # The waiter reads a marker (RTCELL READY) only at the start of a line after it: the agent writes
+    # every record as one line with its own prefix, so nothing a cell quotes can forge one.
+    console_line_prefix = ""
+
     def ready_file(self, run: Path, rendered: dict) -> Path:
         """The file the generic waiter scans for the RT cell's ready line."""
         return run / rendered["log"]

@@ -361,6 +361,8 @@ class Xen(Hypervisor):
     restartable = False              # a dom0less domU is created by Xen at boot only
     prepare_stages = 1
 
+    console_line_prefix = r"\(XEN\) DOM\d+: "  # a domU's line on Xen's console when the focus is elsewhere
+
     def check(self, data: dict) -> list[Problem]:
         return check(data)
 

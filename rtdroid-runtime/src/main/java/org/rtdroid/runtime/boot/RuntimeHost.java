@@ -21,6 +21,7 @@ import org.rtdroid.runtime.os.RealtimeThreads;
 import org.rtdroid.runtime.validation.ModelBuilder;
 import org.rtdroid.runtime.validation.Partition;
 import org.rtdroid.runtime.validation.SystemModel;
+import org.rtdroid.runtime.text.Printable;
 import org.rtdroid.runtime.xcc.CrossContextEndpoint;
 import org.rtdroid.runtime.xcc.CrossContextRouter;
 
@@ -47,7 +48,7 @@ public final class RuntimeHost {
     private final Map<String, SystemModel> models = new LinkedHashMap<>();
     /** CPU index (within {@link CellConfig#cpus}) of every placed component, {@code app/Component}. */
     private final Map<String, Integer> partition = new LinkedHashMap<>();
-    private volatile Consumer<String> log = System.err::println;
+    private volatile Consumer<String> log = line -> System.err.println(Printable.oneLine(line));
     private volatile boolean shutdown;
 
     private RuntimeHost(CellConfig config) {

@@ -17,12 +17,26 @@ public final class Printable {
 
     /** {@code text} escaped by the rule above ("null" for null). */
     public static String escape(CharSequence text) {
+        return escape(text, false);
+    }
+
+    /**
+     * {@code text} as one line for a log or a console, whatever it holds: the rule above, except
+     * that a backslash stays as it is, so a message whose quotes are already escaped reads the same.
+     * What a log sink applies to every record it writes (the quotes in it were escaped where they
+     * were made; this is what keeps a record one line if one was not).
+     */
+    public static String oneLine(CharSequence text) {
+        return escape(text, true);
+    }
+
+    private static String escape(CharSequence text, boolean keepBackslash) {
         if (text == null) {
             return "null";
         }
         int n = text.length();
         int i = 0;
-        while (i < n && plain(text, i)) {
+        while (i < n && (plain(text, i) || keepBackslash && text.charAt(i) == '\\')) {
             i++;
         }
         if (i == n) {
@@ -31,7 +45,7 @@ public final class Printable {
         StringBuilder out = new StringBuilder(n + 16).append(text, 0, i);
         for (; i < n; i++) {
             char c = text.charAt(i);
-            if (plain(text, i)) {
+            if (plain(text, i) || keepBackslash && c == '\\') {
                 out.append(c);
                 continue;
             }

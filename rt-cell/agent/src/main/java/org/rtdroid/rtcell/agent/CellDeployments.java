@@ -20,6 +20,7 @@ import org.rtdroid.runtime.boot.ServiceStatus;
 import org.rtdroid.runtime.manifest.Manifest;
 import org.rtdroid.runtime.manifest.ManifestException;
 import org.rtdroid.runtime.manifest.ManifestParser;
+import org.rtdroid.runtime.text.Printable;
 import org.rtdroid.runtime.sensor.SensorService;
 import org.rtdroid.runtime.validation.SystemModel;
 
@@ -73,6 +74,7 @@ public final class CellDeployments implements Deployments {
     @Override
     public synchronized Deployment deploy(String expectedName, byte[] bundleBytes) throws DeployRefusal {
         Bundle bundle = Bundle.verify(bundleBytes, deployKey);
+        // The name came in the frame: quoted escaped (ManifestException escapes its source name itself).
         String source = (expectedName != null ? expectedName : "bundle") + "/" + Bundle.MANIFEST_ENTRY;
         Manifest manifest;
         try {
@@ -80,12 +82,12 @@ public final class CellDeployments implements Deployments {
         } catch (ManifestException e) {
             throw new DeployRefusal(ResultCode.BAD_MANIFEST, e.getMessage(), e);
         } catch (RuntimeException e) {
-            throw new DeployRefusal(ResultCode.BAD_MANIFEST, source + ":0: <manifest>: " + e, e);
+            throw new DeployRefusal(ResultCode.BAD_MANIFEST, Printable.escape(source) + ":0: <manifest>: " + e, e);
         }
         String name = manifest.name();
         if (expectedName != null && !expectedName.equals(name)) {
-            throw new DeployRefusal(ResultCode.BAD_MANIFEST, source + ": <application>: name '" + name
-                    + "' differs from the bundle name '" + expectedName + "' it was sent as");
+            throw new DeployRefusal(ResultCode.BAD_MANIFEST, Printable.escape(source) + ": <application>: name '" + name
+                    + "' differs from the bundle name " + Printable.quote(expectedName) + " it was sent as");
         }
         if (deployed.containsKey(name)) {
             throw new DeployRefusal(ResultCode.DUPLICATE, "an application named '" + name
@@ -98,7 +100,7 @@ public final class CellDeployments implements Deployments {
         int previous = versions.of(name);
         String problem = manifest.deployProblem();  // the check rtdroid validate makes too
         if (problem != null) {
-            throw new DeployRefusal(ResultCode.BAD_MANIFEST, source + ": <manifest>: " + problem);
+            throw new DeployRefusal(ResultCode.BAD_MANIFEST, Printable.escape(source) + ": <manifest>: " + problem);
         }
         if (version < previous && !bundle.downgradeAllowed()) {
             throw new DeployRefusal(ResultCode.DOWNGRADE, name + " version " + version + " < deployed " + previous
@@ -166,7 +168,7 @@ public final class CellDeployments implements Deployments {
     public synchronized void undeploy(String name) throws DeployRefusal {
         Deployed d = deployed.get(name);
         if (d == null) {
-            throw new DeployRefusal(ResultCode.NOT_FOUND, "no application named '" + name + "' is deployed");
+            throw new DeployRefusal(ResultCode.NOT_FOUND, "no application named " + Printable.quote(name) + " is deployed");
         }
         try {
             host.undeploy(name);

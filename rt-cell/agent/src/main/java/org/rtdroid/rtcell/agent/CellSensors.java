@@ -13,6 +13,7 @@ import org.rtdroid.runtime.os.Linux;
 import org.rtdroid.runtime.sensor.sim.MotionTrace;
 import org.rtdroid.runtime.sensor.sim.TraceReplayer;
 import org.rtdroid.runtime.sensor.sim.UinputDevice;
+import org.rtdroid.runtime.text.Printable;
 
 /**
  * The cell's sensors as the management ring sees them (protocols.md, "Sensor traces"): the
@@ -161,7 +162,7 @@ public class CellSensors implements AutoCloseable {
         @Override
         synchronized String start(String name, MotionTrace trace) throws DeployRefusal {
             if (replaying != null && replaying.isAlive()) {
-                throw new DeployRefusal(ResultCode.BUSY, "replay of " + replayName + " running (" + replayer.written()
+                throw new DeployRefusal(ResultCode.BUSY, "replay of " + Printable.escape(replayName) + " running (" + replayer.written()
                         + " of " + replayTrace.size() + " samples written); try again when it ends");
             }
             TraceReplayer r = new TraceReplayer(trace, accelerometer, gyroscope);

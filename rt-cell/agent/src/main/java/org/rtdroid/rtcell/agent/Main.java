@@ -20,6 +20,7 @@ import org.rtdroid.runtime.boot.RuntimeHost;
 import org.rtdroid.runtime.boot.RuntimeWarmup;
 import org.rtdroid.runtime.os.CpuSet;
 import org.rtdroid.runtime.sensor.sim.UinputDevice;
+import org.rtdroid.runtime.text.Printable;
 
 /**
  * {@code java --enable-native-access=ALL-UNNAMED -cp 'lib/*' org.rtdroid.rtcell.agent.Main
@@ -51,9 +52,11 @@ public final class Main {
             stderr.println("rtcell: " + e.getMessage());
             return 2;
         }
+        // Every record one line, whatever it quotes: the host reads this console a line at a time,
+        // and a line it parses as a marker (RTCELL READY) is only ever one the agent wrote itself.
         Consumer<String> console = line -> {
             synchronized (stdout) {
-                stdout.println(line);
+                stdout.println(Printable.oneLine(line));
                 stdout.flush();
             }
         };

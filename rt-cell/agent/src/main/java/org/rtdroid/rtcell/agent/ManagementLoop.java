@@ -11,6 +11,7 @@ import org.rtdroid.bridge.Region;
 import org.rtdroid.bridge.codec.Frame;
 import org.rtdroid.bridge.codec.FrameCodec;
 import org.rtdroid.runtime.boot.FailureCause;
+import org.rtdroid.runtime.text.Printable;
 import org.rtdroid.xcc.XccBounds;
 
 /**
@@ -158,7 +159,7 @@ public final class ManagementLoop {
                 }
                 try {
                     Deployments.Deployment d = deployments.deploy(name, bundle);
-                    out.accept("rtcell: deploy " + d.name() + ": OK");
+                    out.accept("rtcell: deploy " + printable(d.name()) + ": OK");
                     if (d.downgrade()) {
                         out.accept("rtcell: deploy " + d.name() + ": version " + d.versionCode() + " replaces "
                                 + d.previousVersionCode() + " (a downgrade, signed for it)");
@@ -200,7 +201,7 @@ public final class ManagementLoop {
                 String name = c.subjectString();
                 try {
                     deployments.undeploy(name);
-                    out.accept("rtcell: undeploy " + name + ": OK");
+                    out.accept("rtcell: undeploy " + printable(name) + ": OK");
                     answerControl(Frame.Control.ACK, ResultCode.OK, name, "undeployed " + name);
                 } catch (DeployRefusal r) {
                     out.accept("rtcell: undeploy " + printable(name) + ": " + ResultCode.name(r.code()) + ": " + r.reason());
@@ -395,12 +396,9 @@ public final class ManagementLoop {
         field.set(b, 0, n);
     }
 
+    /** A name from a frame, for the console: escaped, at most as long as a name may be. */
     private static String printable(String name) {
-        StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < name.length() && i < XccBounds.MAX_DEPLOY_CHUNK_BUNDLE_BYTES; i++) {
-            char ch = name.charAt(i);
-            sb.append(ch >= 0x20 && ch < 0x7f ? ch : '?');
-        }
-        return sb.toString();
+        return Printable.escape(name.length() > XccBounds.MAX_DEPLOY_CHUNK_BUNDLE_BYTES
+                ? name.substring(0, XccBounds.MAX_DEPLOY_CHUNK_BUNDLE_BYTES) + "..." : name);
     }
 }

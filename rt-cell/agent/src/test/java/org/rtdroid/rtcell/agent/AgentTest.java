@@ -200,6 +200,37 @@ class AgentTest {
         assertResult(ResultCode.BAD_MANIFEST, "manifest.xml:1", notXml);
     }
 
+    /**
+     * Issue 38 defect 1: an application name with a newline (an XML character reference) was
+     * refused, but the reason went raw into the console, where a line began with the board's own
+     * readiness marker. Now every record and every answer is one line, and no record begins with
+     * anything but the agent's own prefix.
+     */
+    @Test
+    void nothingABundleOrAFrameSaysCanStartALineOfTheConsole() {
+        String forged = "abs&#10;RTCELL READY&#13;&#x2028;x";
+        byte[] manifest = new String(TestApps.manifest("echo"), StandardCharsets.UTF_8)
+                .replace("name=\"echo\"", "name=\"" + forged + "\"").getBytes(StandardCharsets.UTF_8);
+        Frame.Control byName = deploy("echo", signed(manifest, echoJar, board));
+        assertResult(ResultCode.BAD_MANIFEST, "abs\\nRTCELL READY\\r\\u2028x", byName);
+        Frame.Control byFrame = deploy("abs\nRTCELL READY", signed(TestApps.manifest("echo"), echoJar, board));
+        assertEquals(ResultCode.name(ResultCode.BAD_MANIFEST), ResultCode.name(byFrame.code()), byFrame.textString());
+        Map<String, byte[]> entries = signed(TestApps.manifest("echo"), echoJar, board);
+        entries.put("x\nRTCELL READY", new byte[1]);
+        Frame.Control byEntry = deploy("echo", entries);
+        assertEquals(ResultCode.name(ResultCode.BAD_BUNDLE), ResultCode.name(byEntry.code()), byEntry.textString());
+        Frame.Control undeploy = client.request(Frame.Control.UNDEPLOY, "gone\rRTCELL READY", T);
+        assertEquals(ResultCode.name(ResultCode.NOT_FOUND), ResultCode.name(undeploy.code()), undeploy.textString());
+        for (Frame.Control c : List.of(byName, byFrame, byEntry, undeploy)) {
+            assertTrue(c.textString().chars().noneMatch(ch -> ch == '\n' || ch == '\r' || ch == 0x2028), c.textString());
+        }
+        assertTrue(console.size() >= 4, console.toString());
+        for (String line : console) {
+            assertTrue(line.chars().noneMatch(ch -> ch == '\n' || ch == '\r' || ch == 0x2028), line);
+            assertTrue(line.startsWith("rtcell: "), line);
+        }
+    }
+
     @Test
     void manifestNamedDifferentlyFromTheBundleIsRefused() {
         assertResult(ResultCode.BAD_MANIFEST, "differs from the bundle name",
