@@ -105,12 +105,14 @@ integration-test: setup
 	@echo "== integration tests (real processes, real regions, QEMU under TCG)"
 	$(PY) -m pytest -q -m integration tools/rtdroid/tests
 
-# Each board runs the suites its board file lists (tests.suites), with its budgets as variables.
+# Each board runs the suites its board file lists (tests.suites), with its budgets as variables;
+# SUITES="03_latency 08_spark" runs only those (each suite brings its own board up).
 robot: setup
 	@test -n "$(TEST_BOARDS)" || { echo "make robot: no board to test (TEST_BOARDS is empty)"; exit 1; }
 	@for b in $(TEST_BOARDS); do \
 	  echo "== Robot suites on board $$b"; \
 	  suites=$$($(PY) -m rtdroid.boardtests suites $$b) || exit 1; \
+	  if [ -n "$(SUITES)" ]; then suites=$$(for s in $(SUITES); do printf -- '--suite %s ' $$s; done); fi; \
 	  $(PY) -m robot --outputdir $(BUILD)/robot/$$b --variablefile tests/robot/variables/board.py:$$b \
 	    $$suites --listener tests/robot/libraries/LatencyListener.py \
 	    tests/robot/suites || { $(PY) tests/robot/failed.py $(BUILD)/robot/$$b/output.xml; exit 1; }; \
