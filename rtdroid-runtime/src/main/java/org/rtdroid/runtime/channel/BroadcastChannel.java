@@ -128,6 +128,27 @@ public final class BroadcastChannel {
     private final class Subscriber implements InboundSource {
         final SlotQueue queue;
         volatile Thread consumer;
+        private final SlotDelivery<IntentConsumer> delivery = new SlotDelivery<>(lock) {
+            @Override
+            int take() {
+                if (queue.isEmpty()) {
+                    return -1;
+                }
+                int slot = queue.pollHead();
+                started[slot]++;
+                return slot;
+            }
+
+            @Override
+            void hand(int slot, IntentConsumer c) { c.onIntent(pool[slot]); }
+
+            @Override
+            void giveBack(int slot) {
+                if (--remaining[slot] == 0) {
+                    slots.release(slot);
+                }
+            }
+        };
 
         Subscriber(int capacity) { queue = new SlotQueue(capacity); }
 
@@ -140,37 +161,12 @@ public final class BroadcastChannel {
         public void setConsumerThread(Thread t) { consumer = t; }
 
         @Override
-        public int headPriority() { lock.lock(); try { return queue.headPriority(); } finally { lock.unlock(); } }
+        public int headPriority() { return delivery.headPriority(queue); }
 
         @Override
-        public long headSeq() { lock.lock(); try { return queue.headSeq(); } finally { lock.unlock(); } }
+        public long headSeq() { return delivery.headSeq(queue); }
 
         @Override
-        public boolean deliverOne(IntentConsumer c) {
-            int slot;
-            lock.lock();
-            try {
-                if (queue.isEmpty()) {
-                    return false;
-                }
-                slot = queue.pollHead();
-                started[slot]++;
-            } finally {
-                lock.unlock();
-            }
-            try {
-                c.onIntent(pool[slot]);
-            } finally {
-                lock.lock();
-                try {
-                    if (--remaining[slot] == 0) {
-                        slots.release(slot);
-                    }
-                } finally {
-                    lock.unlock();
-                }
-            }
-            return true;
-        }
+        public boolean deliverOne(IntentConsumer c) { return delivery.deliverOne(c); }
     }
 }

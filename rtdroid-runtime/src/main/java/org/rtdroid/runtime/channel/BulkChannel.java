@@ -26,6 +26,7 @@ public final class BulkChannel {
     private int head;
     private int count;
     private final PiMutex lock;
+    private final SlotDelivery<BulkHandler> delivery;
     private volatile Thread consumer;
     private long sentCount;
     private long deliveredCount;
@@ -44,6 +45,36 @@ public final class BulkChannel {
             scopes[i] = new TransferScope(name, i, region.asSlice(i * dataSizeBytes, dataSizeBytes));
         }
         lock = new PiMutex("bulk channel '" + name + "'");
+        delivery = new SlotDelivery<>(lock) {
+            @Override
+            int take() {
+                if (count == 0) {
+                    return -1;
+                }
+                int slot = fifo[head];
+                head = (head + 1) % fifo.length;
+                count--;
+                slots.dequeued(slot);
+                return slot;
+            }
+
+            @Override
+            void hand(int slot, BulkHandler handler) {
+                TransferScope s = scopes[slot];
+                s.grantToReceiver(Thread.currentThread());
+                try {
+                    handler.onBulk(s);
+                } finally {
+                    s.reclaim();
+                }
+            }
+
+            @Override
+            void giveBack(int slot) {
+                slots.release(slot);
+                deliveredCount++;
+            }
+        };
     }
 
     public String channelName() { return name; }
@@ -114,36 +145,7 @@ public final class BulkChannel {
      *
      * @return false if nothing was queued
      */
-    public boolean receive(BulkHandler handler) {
-        int slot;
-        lock.lock();
-        try {
-            if (count == 0) {
-                return false;
-            }
-            slot = fifo[head];
-            head = (head + 1) % fifo.length;
-            count--;
-            slots.dequeued(slot);
-        } finally {
-            lock.unlock();
-        }
-        TransferScope s = scopes[slot];
-        s.grantToReceiver(Thread.currentThread());
-        try {
-            handler.onBulk(s);
-        } finally {
-            s.reclaim();
-            lock.lock();
-            try {
-                slots.release(slot);
-                deliveredCount++;
-            } finally {
-                lock.unlock();
-            }
-        }
-        return true;
-    }
+    public boolean receive(BulkHandler handler) { return delivery.deliverOne(handler); }
 
     public int size() { lock.lock(); try { return count; } finally { lock.unlock(); } }
     public long sentCount() { lock.lock(); try { return sentCount; } finally { lock.unlock(); } }

@@ -25,6 +25,7 @@ public final class MessageChannel implements InboundSource {
     private final SlotPool.Reclaimer reclaimer = this::reclaimFor;
     private final SlotQueue queue;
     private final PiMutex lock;
+    private final SlotDelivery<IntentConsumer> delivery;
     private volatile Thread consumer;
     private long sentCount;
     private long deliveredCount;
@@ -43,6 +44,26 @@ public final class MessageChannel implements InboundSource {
         }
         this.queue = new SlotQueue(capacity);
         this.lock = new PiMutex("message channel '" + name + "'");
+        this.delivery = new SlotDelivery<>(lock) {
+            @Override
+            int take() {
+                if (queue.isEmpty()) {
+                    return -1;
+                }
+                int slot = queue.pollHead();
+                slots.dequeued(slot);
+                return slot;
+            }
+
+            @Override
+            void hand(int slot, IntentConsumer c) { c.onIntent(pool[slot]); }
+
+            @Override
+            void giveBack(int slot) {
+                slots.release(slot);
+                deliveredCount++;
+            }
+        };
     }
 
     @Override
@@ -102,55 +123,17 @@ public final class MessageChannel implements InboundSource {
     }
 
     @Override
-    public int headPriority() {
-        lock.lock();
-        try {
-            return queue.headPriority();
-        } finally {
-            lock.unlock();
-        }
-    }
+    public int headPriority() { return delivery.headPriority(queue); }
 
     @Override
-    public long headSeq() {
-        lock.lock();
-        try {
-            return queue.headSeq();
-        } finally {
-            lock.unlock();
-        }
-    }
+    public long headSeq() { return delivery.headSeq(queue); }
 
     /**
      * Zero-copy receive: hands the highest-priority message to {@code consumer} (valid during the
      * call only; it cannot be stolen meanwhile), then returns it to the pool.
      */
     @Override
-    public boolean deliverOne(IntentConsumer consumer) {
-        int slot;
-        lock.lock();
-        try {
-            if (queue.isEmpty()) {
-                return false;
-            }
-            slot = queue.pollHead();
-            slots.dequeued(slot);
-        } finally {
-            lock.unlock();
-        }
-        try {
-            consumer.onIntent(pool[slot]);
-        } finally {
-            lock.lock();
-            try {
-                slots.release(slot);
-                deliveredCount++;
-            } finally {
-                lock.unlock();
-            }
-        }
-        return true;
-    }
+    public boolean deliverOne(IntentConsumer consumer) { return delivery.deliverOne(consumer); }
 
     /** Copying receive (for polling consumers, e.g. a periodic task): @return false if empty */
     public boolean receive(RealtimeIntent into) {
