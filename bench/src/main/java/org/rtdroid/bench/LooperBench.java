@@ -6,14 +6,22 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
-import org.rtdroid.runtime.looper.MessagePolicy;
-import org.rtdroid.runtime.looper.RtHandler;
-import org.rtdroid.runtime.looper.RtHandlerThread;
-import org.rtdroid.runtime.looper.RtLooper;
-import org.rtdroid.runtime.looper.RtMessage;
-import org.rtdroid.runtime.looper.fifo.Handler;
-import org.rtdroid.runtime.looper.fifo.Looper;
-import org.rtdroid.runtime.looper.fifo.Message;
+import java.util.concurrent.locks.LockSupport;
+import org.rtdroid.bench.looper.MessagePolicy;
+import org.rtdroid.bench.looper.RtHandler;
+import org.rtdroid.bench.looper.RtHandlerThread;
+import org.rtdroid.bench.looper.RtLooper;
+import org.rtdroid.bench.looper.RtMessage;
+import org.rtdroid.bench.looper.fifo.Handler;
+import org.rtdroid.bench.looper.fifo.Looper;
+import org.rtdroid.bench.looper.fifo.Message;
+import org.rtdroid.runtime.channel.ChannelSender;
+import org.rtdroid.runtime.channel.IntentConsumer;
+import org.rtdroid.runtime.channel.MessageChannel;
+import org.rtdroid.runtime.channel.MessageClosure;
+import org.rtdroid.runtime.channel.RealtimeIntent;
+import org.rtdroid.runtime.manifest.DropPolicy;
+import org.rtdroid.runtime.manifest.ManifestParser;
 import org.rtdroid.runtime.os.Linux;
 import org.rtdroid.runtime.os.RealtimePolicy;
 import org.rtdroid.runtime.os.RealtimeThreads;
@@ -29,8 +37,9 @@ import org.rtdroid.runtime.os.RealtimeThreads;
  * ({@code high_period_ms} says which).
  *
  * <p>Participants: {@code rtdroid} (RT looper, per-priority queues, priority inheritance, a bounded
- * pool per sender: a flooding sender drops its own messages) and {@code fifo} (stock Android
- * semantics: one time-ordered FIFO queue, unbounded). Both looper threads run at the same kernel
+ * pool per sender: a flooding sender drops its own messages), {@code component} (what RT apps
+ * use: a message channel to a component's thread, {@link ComponentParticipant}) and {@code fifo}
+ * (stock Android semantics: one time-ordered FIFO queue, unbounded). Both looper threads run at the same kernel
  * priority (SCHED_OTHER, the noise senders'), so only the queueing discipline differs (and the RT
  * looper's inheritance of the high message's priority). After the
  * senders stop, each looper drains its backlog, so every high-priority message sent is measured.
@@ -126,7 +135,7 @@ final class LooperBench implements Benchmark {
     public void run(BenchOptions o, Report report) throws Exception {
         int[] noiseCounts = o.cases(new int[] {0, 300}, steps(0, 300, 50), steps(0, 300, 10));
         double seconds = o.secondsOr(SEED_SECONDS);
-        List<Participant> participants = List.of(new RtdroidParticipant(), new FifoParticipant());
+        List<Participant> participants = List.of(new RtdroidParticipant(), new ComponentParticipant(), new FifoParticipant());
         // period -> impl -> N -> row
         Map<Long, Map<String, Map<Integer, Report.Row>>> byPeriod = new LinkedHashMap<>();
         for (Participant p : participants) {
@@ -156,6 +165,13 @@ final class LooperBench implements Benchmark {
             report.goal(period + ": rtdroid p99 at noise_threads=" + maxN + " within 1.2x its p99 at noise_threads=0",
                     String.format("p99 %.1f us at N=%d vs %.1f us at N=0 (%.2fx)", rN.p99Micros(), maxN, r0.p99Micros(), ratio),
                     ratio <= 1.2);
+            Report.Row c0 = e.getValue().get(COMPONENT).get(0);
+            Report.Row cN = e.getValue().get(COMPONENT).get(maxN);
+            double cratio = cN.p99Micros() / c0.p99Micros();
+            report.goal(period + ": component (a message channel to a component's thread, what apps use) p99 at noise_threads="
+                    + maxN + " within 1.2x its p99 at noise_threads=0",
+                    String.format("p99 %.1f us at N=%d vs %.1f us at N=0 (%.2fx)", cN.p99Micros(), maxN, c0.p99Micros(), cratio),
+                    cratio <= 1.2);
             Report.Row f0 = e.getValue().get("fifo").get(0);
             Report.Row fN = e.getValue().get("fifo").get(maxN);
             double fratio = fN.p99Micros() / f0.p99Micros();
@@ -163,8 +179,9 @@ final class LooperBench implements Benchmark {
                     String.format("p99 %.1f us at N=%d vs %.1f us at N=0 (%.1fx)", fN.p99Micros(), maxN, f0.p99Micros(), fratio),
                     fratio >= 10);
         }
-        report.note("looper threads: " + (LOOPER_BASE_PRIORITY > 0 ? "SCHED_FIFO " + LOOPER_BASE_PRIORITY : "SCHED_OTHER")
-                + " (rtdroid inherits up to " + HIGH_PRIORITY + "); high sender SCHED_FIFO " + HIGH_PRIORITY
+        report.note("looper threads and the component's thread: "
+                + (LOOPER_BASE_PRIORITY > 0 ? "SCHED_FIFO " + LOOPER_BASE_PRIORITY : "SCHED_OTHER")
+                + " (rtdroid inherits up to " + HIGH_PRIORITY + "; a component runs at its own priority); high sender SCHED_FIFO " + HIGH_PRIORITY
                 + "; noise senders SCHED_OTHER, " + NOISE_WORK_NANOS + " ns of work in each noise message's handler; "
                 + seconds + " s measured per case after a warm-up; looper drains its backlog before a case ends (at most "
                 + drainNanos(o) / 1_000_000_000L + " s)");
@@ -365,6 +382,99 @@ final class LooperBench implements Benchmark {
         @Override
         public void stop() throws InterruptedException {
             thread.quit();
+            thread.join(10_000);
+        }
+    }
+
+    static final String COMPONENT = "component";
+
+    /**
+     * What RT applications use, since their components run on channels, not on the looper
+     * (docs/rtdroid-runtime.md, "Why components do not run on the RT Looper"): a real-time message
+     * channel (rt-msg, priority&amp;oldest, one pool of the largest capacity a manifest may declare)
+     * queued by sender priority, and one consuming thread that takes it as a component's thread
+     * does ({@code deliverOne} until empty, then park until a sender wakes it) at the component's
+     * own priority ({@code execution component-priority}: no inheritance), here the loopers' base
+     * priority. The senders are the channel's endpoints at their own priorities (noise: 0).
+     */
+    static final class ComponentParticipant implements Participant {
+        private MessageChannel channel;
+        private ChannelSender high;
+        private ChannelSender[] noise;
+        private Stamp highStamp;
+        private Stamp[] noiseStamps;
+        private Thread thread;
+        private volatile boolean running;
+        private long sink;
+
+        /** One sender's closure: its send time and kind into the pre-allocated message (no allocation per send). */
+        static final class Stamp implements MessageClosure {
+            final int what;
+            long ts;
+
+            Stamp(int what) { this.what = what; }
+
+            @Override
+            public void genMsg(RealtimeIntent m) {
+                m.what = what;
+                m.putLong(0, ts);
+            }
+        }
+
+        @Override
+        public String impl() {
+            return COMPONENT;
+        }
+
+        @Override
+        public void start(HighRecorder rec, int noiseThreads) {
+            String name = "looper.bench";
+            int capacity = Math.min(ManifestParser.MAX_CHANNEL_CAPACITY, 16 + 4 * NOISE_BURST * noiseThreads);
+            channel = new MessageChannel(name, capacity, 8, DropPolicy.PRIORITY_OLDEST, false);
+            high = new ChannelSender(name, "high", HIGH_PRIORITY, false);
+            highStamp = new Stamp(WHAT_HIGH);
+            noise = new ChannelSender[noiseThreads];
+            noiseStamps = new Stamp[noiseThreads];
+            for (int i = 0; i < noiseThreads; i++) {
+                noise[i] = new ChannelSender(name, "noise-" + i, 0, false);
+                noiseStamps[i] = new Stamp(WHAT_NOISE);
+            }
+            IntentConsumer consumer = m -> {
+                if (m.what == WHAT_HIGH) {
+                    rec.handled(m.getLong(0));
+                } else {
+                    sink += noiseWork(m.getLong(0));
+                }
+            };
+            running = true;
+            thread = RealtimeThreads.newThread("component", RealtimePolicy.fifo(LOOPER_BASE_PRIORITY), null, () -> {
+                while (running) {
+                    if (!channel.deliverOne(consumer)) {
+                        LockSupport.park(this);
+                    }
+                }
+            });
+            thread.setDaemon(true);
+            channel.setConsumerThread(thread);
+            thread.start();
+        }
+
+        @Override
+        public boolean sendHigh(long ts) {
+            highStamp.ts = ts;
+            return channel.send(high, highStamp) == ChannelSender.SENT;
+        }
+
+        @Override
+        public boolean sendNoise(int thread, long ts) {
+            noiseStamps[thread].ts = ts;
+            return channel.send(noise[thread], noiseStamps[thread]) == ChannelSender.SENT;
+        }
+
+        @Override
+        public void stop() throws InterruptedException {
+            running = false;
+            LockSupport.unpark(thread);
             thread.join(10_000);
         }
     }

@@ -59,8 +59,8 @@ public final class Linux {
     // Blocks for up to a period: must NOT be critical, or a safepoint would wait on a sleeping thread.
     private static final MethodHandle CLOCK_NANOSLEEP = downcall("clock_nanosleep",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
-    // Changed on real-time paths (a pooled handler's thread taking the handler's priority, an RT
-    // looper following its most urgent message), so called without errno capture: JDK 25 allocates
+    // Changed on real-time paths (a pooled handler's thread taking the handler's priority, the
+    // benchmark's RT looper following its most urgent message), so called without errno capture: JDK 25 allocates
     // ~40 bytes per call that captures call state until the JIT compiles the caller with escape
     // analysis, which a path run a few hundred times may never be. A failed call (rc -1) is repeated
     // with capture to learn its errno: the call is idempotent and fails the same way again.
@@ -205,7 +205,7 @@ public final class Linux {
 
     /**
      * sched_setscheduler for another thread of this process, by kernel thread id (see {@link #gettid});
-     * used to boost a looper thread to the priority of a message queued for it.
+     * used to boost a thread to the priority of work queued for it (the benchmark's RT looper).
      *
      * @return 0 or errno
      */

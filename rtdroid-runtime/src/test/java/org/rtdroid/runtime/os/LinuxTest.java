@@ -159,7 +159,7 @@ class LinuxTest {
 
     @Test
     void priorityAndAffinityChangesAllocateNothingBeforeTheJitCompilesThem() throws Exception {
-        // A pooled handler's thread takes each handler's priority and CPU; an RT looper follows its
+        // A pooled handler's thread takes each handler's priority and CPU; the bench's RT looper follows its
         // most urgent message. Those paths may run a few hundred times only, interpreted: measured
         // cold, on a new thread (its native buffers made by the first call), in windows of 300
         // calls, no JIT warm-up first. The first ~600 calls allocate once (the JDK spinning its

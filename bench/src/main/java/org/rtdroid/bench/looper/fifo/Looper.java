@@ -1,4 +1,4 @@
-package org.rtdroid.runtime.looper.fifo;
+package org.rtdroid.bench.looper.fifo;
 
 /**
  * {@code android.os.Looper} with stock semantics: the comparison baseline of the looper benchmark.

@@ -1,4 +1,4 @@
-package org.rtdroid.runtime.looper;
+package org.rtdroid.bench.looper;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

@@ -1,4 +1,4 @@
-package org.rtdroid.runtime.looper;
+package org.rtdroid.bench.looper;
 
 import java.util.concurrent.CountDownLatch;
 import org.rtdroid.runtime.os.AppliedPolicy;

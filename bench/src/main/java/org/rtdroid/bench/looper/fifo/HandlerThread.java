@@ -1,4 +1,4 @@
-package org.rtdroid.runtime.looper.fifo;
+package org.rtdroid.bench.looper.fifo;
 
 import java.util.concurrent.CountDownLatch;
 

@@ -1,4 +1,4 @@
-package org.rtdroid.runtime.looper;
+package org.rtdroid.bench.looper;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -9,9 +9,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.rtdroid.runtime.looper.fifo.Handler;
-import org.rtdroid.runtime.looper.fifo.HandlerThread;
-import org.rtdroid.runtime.looper.fifo.Message;
+import org.rtdroid.bench.looper.fifo.Handler;
+import org.rtdroid.bench.looper.fifo.HandlerThread;
+import org.rtdroid.bench.looper.fifo.Message;
 import org.rtdroid.runtime.os.RealtimePolicy;
 import org.rtdroid.runtime.os.RealtimeThreads;
 

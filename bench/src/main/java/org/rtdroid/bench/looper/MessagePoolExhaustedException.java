@@ -1,4 +1,4 @@
-package org.rtdroid.runtime.looper;
+package org.rtdroid.bench.looper;
 
 /**
  * Every message of a handler's pool is queued or held by a sender. Pre-allocated once per handler

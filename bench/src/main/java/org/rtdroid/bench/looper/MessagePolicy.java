@@ -1,4 +1,4 @@
-package org.rtdroid.runtime.looper;
+package org.rtdroid.bench.looper;
 
 /** How a message sent through an {@link RtHandler} gets its priority (dissertation section 3.5.2). */
 public enum MessagePolicy {

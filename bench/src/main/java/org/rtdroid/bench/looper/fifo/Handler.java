@@ -1,4 +1,4 @@
-package org.rtdroid.runtime.looper.fifo;
+package org.rtdroid.bench.looper.fifo;
 
 /** {@code android.os.Handler} with stock semantics (benchmark baseline). */
 public class Handler {

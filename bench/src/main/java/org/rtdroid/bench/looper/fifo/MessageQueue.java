@@ -1,4 +1,4 @@
-package org.rtdroid.runtime.looper.fifo;
+package org.rtdroid.bench.looper.fifo;
 
 /**
  * {@code android.os.MessageQueue} semantics: one queue ordered by delivery time, FIFO among equal

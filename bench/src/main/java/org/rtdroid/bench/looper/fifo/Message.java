@@ -1,9 +1,9 @@
-package org.rtdroid.runtime.looper.fifo;
+package org.rtdroid.bench.looper.fifo;
 
 /**
  * {@code android.os.Message} with stock semantics, for benchmarks only: a global pool of at most
  * {@value #MAX_POOL_SIZE} recycled messages that allocates a new one when empty, exactly as Android
- * does. Payload fields match {@link org.rtdroid.runtime.looper.RtMessage} so the same benchmark
+ * does. Payload fields match {@link org.rtdroid.bench.looper.RtMessage} so the same benchmark
  * code drives both.
  */
 public final class Message {

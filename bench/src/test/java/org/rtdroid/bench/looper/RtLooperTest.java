@@ -1,4 +1,4 @@
-package org.rtdroid.runtime.looper;
+package org.rtdroid.bench.looper;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,4 +1,4 @@
-package org.rtdroid.runtime.looper;
+package org.rtdroid.bench.looper;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -14,9 +14,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.rtdroid.runtime.looper.fifo.Handler;
-import org.rtdroid.runtime.looper.fifo.HandlerThread;
-import org.rtdroid.runtime.looper.fifo.Message;
+import org.rtdroid.bench.looper.fifo.Handler;
+import org.rtdroid.bench.looper.fifo.HandlerThread;
+import org.rtdroid.bench.looper.fifo.Message;
 
 /** {@code removeMessages}, {@code hasMessages}, {@code removeCallbacksAndMessages(null)} on both loopers. */
 class HandlerRemoveTest {
