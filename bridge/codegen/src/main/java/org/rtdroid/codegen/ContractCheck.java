@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import javax.xml.XMLConstants;
 import javax.xml.parsers.DocumentBuilder;
@@ -213,21 +212,27 @@ public final class ContractCheck {
         }
     }
 
-    /** "65B", "1K", "2KiB" → bytes (the manifest's units); -1 if not a size. */
+    /**
+     * "65B", "1K", "2KiB" → bytes, by the manifest schema's one rule (rtdroid-runtime's
+     * manifest.xsd, type {@code size}: digits only, then the unit as spelt there); -1 if not a size.
+     */
     static long sizeBytes(String text) {
-        String s = text.trim().toUpperCase(Locale.ROOT);
-        long mult = 1;
-        for (String[] sfx : new String[][] {{"KIB", "1024"}, {"KB", "1024"}, {"K", "1024"}, {"B", "1"}}) {
-            if (s.endsWith(sfx[0])) {
-                mult = Long.parseLong(sfx[1]);
-                s = s.substring(0, s.length() - sfx[0].length()).trim();
-                break;
-            }
+        java.util.regex.Matcher m = SIZE.matcher(text);
+        if (!m.matches()) {
+            return -1;
         }
+        long mult = switch (m.group(2)) {
+            case "B" -> 1;
+            case "K", "KB", "KiB" -> 1L << 10;
+            case "M", "MB", "MiB" -> 1L << 20;
+            default -> 1L << 30;
+        };
         try {
-            return Long.parseLong(s) * mult;
-        } catch (NumberFormatException e) {
+            return Math.multiplyExact(Long.parseLong(m.group(1)), mult);
+        } catch (ArithmeticException | NumberFormatException e) {
             return -1;
         }
     }
+
+    private static final java.util.regex.Pattern SIZE = java.util.regex.Pattern.compile("([0-9]+)(B|K|KB|KiB|M|MB|MiB|G|GB|GiB)");
 }

@@ -23,7 +23,7 @@ class ContractCheckTest {
     void rtManifestChannelsAreHeldToTheContracts(@TempDir Path dir) throws Exception {
         Path good = write(dir, "good.xml", "<manifest><application name=\"app\">"
                 + "<channel name=\"app.in\" type=\"cross-context\" direction=\"in\"><data size=\"22B\"/></channel>"
-                + "<channel name=\"app.out\" type=\"cross-context\" direction=\"out\"><data size=\"65\"/></channel>"
+                + "<channel name=\"app.out\" type=\"cross-context\" direction=\"out\"><data size=\"65B\"/></channel>"
                 + "<channel name=\"app.internal\" type=\"rt-msg\"><data size=\"8B\"/></channel>"
                 + "</application></manifest>");
         assertEquals(List.of(), ContractCheck.check(good, CONTRACTS));
@@ -49,5 +49,14 @@ class ContractCheckTest {
                 + " (bridge/contracts/*.proto)"), ContractCheck.check(bad, CONTRACTS));
         Path broken = write(dir, "broken.xml", "<manifest>");
         assertEquals(1, ContractCheck.check(broken, CONTRACTS).size());
+    }
+
+    @Test
+    void sizesAreReadByTheManifestsOneRule() {
+        assertEquals(65, ContractCheck.sizeBytes("65B"));
+        assertEquals(2048, ContractCheck.sizeBytes("2KiB"));
+        for (String lenient : new String[] {"+65B", " 65B", "65 B", "65b", "65"}) {
+            assertEquals(-1, ContractCheck.sizeBytes(lenient), lenient);
+        }
     }
 }
