@@ -56,7 +56,7 @@ final class CellHost {
         pump.start();
 
         Application application = RuntimeEnvironment.getApplication();
-        Path work = Files.createTempDirectory("rtdroid-android-cell-");
+        Path work = workDirectory();
         CellActivityManager am = new CellActivityManager(application, work.resolve("apps"),
                 System.getProperty(Main.PROP_PLATFORM_CERT_SHA256));
         CellContextImplShadow.attach(am);
@@ -222,6 +222,34 @@ final class CellHost {
     }
 
     /** Deletes a directory tree, best effort (a missing tree is nothing to do). */
+    /**
+     * The cell's work directory (installed apps, their data directories, the IPC socket). Each
+     * app's uid must reach its own data directory and the socket, so every ancestor must be
+     * traversable by others: java.io.tmpdir when it is, /tmp otherwise (a checkout under a
+     * private home directory, or a 0700 directory from mktemp).
+     */
+    static Path workDirectory() throws IOException {
+        Path base = Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath();
+        if (!traversableByOthers(base)) {
+            CellLog.i(TAG, base + " is not traversable by the apps' uids: the cell's work directory goes under /tmp");
+            base = Path.of("/tmp");
+        }
+        return Files.createTempDirectory(base, "rtdroid-android-cell-");
+    }
+
+    static boolean traversableByOthers(Path dir) {
+        for (Path p = dir; p != null; p = p.getParent()) {
+            try {
+                if (!Files.getPosixFilePermissions(p).contains(java.nio.file.attribute.PosixFilePermission.OTHERS_EXECUTE)) {
+                    return false;
+                }
+            } catch (IOException | UnsupportedOperationException e) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     static void deleteTree(Path p) {
         try (Stream<Path> s = Files.walk(p)) {
             s.sorted(Comparator.reverseOrder()).forEach(f -> {
