@@ -23,7 +23,7 @@ FIGURES   ?= quick
 TEST_BOARDS ?= $(shell $(PY) -m rtdroid.boardtests boards)
 
 .PHONY: help setup build java contracts-doc android-aot c apk apk-test test unit-test java-test python-test c-test integration-test robot \
-        fuzz-short run bench fuzz soak clean figures figures-test
+        fuzz-short run bench fuzz soak loop clean figures figures-test
 
 help:
 	@echo "make run   [BOARD=$(BOARD)|...]      boot the board (see board-configs/), deploy the demo, measure, report"
@@ -32,6 +32,7 @@ help:
 	@echo "make figures [FIGURES=quick|full]    the seeds' figures and tables reproduced -> build/report/figures/index.html"
 	@echo "make apk                             signed APKs -> build/apk/"
 	@echo "make soak  [SOAK_MINUTES=60]         cochlear implant under Android stress, restarts, floods: per-minute figures"
+	@echo "make loop  [BOARD=...] [RUNS=100]    make run again and again, stops at the first deadline miss: build/loop/"
 	@echo "make fuzz  [FUZZ_SECONDS=60]         fuzz every decoder of the other cell's bytes (C, Java, Python)"
 
 # --- set-up -----------------------------------------------------------------------------------
@@ -140,6 +141,10 @@ fuzz: build
 
 soak: build
 	$(PY) tools/soak.py --minutes $${SOAK_MINUTES:-60}
+
+# LOOP_LOCK=FILE: flock around each run only (a machine shared with others' boards).
+loop: build
+	$(PY) tools/loop.py --board $(BOARD) --runs $${RUNS:-100} $(if $(LOOP_LOCK),--lock $(LOOP_LOCK),)
 
 clean:
 	-$(VENV)/bin/rtdroid board down 2>/dev/null || true
