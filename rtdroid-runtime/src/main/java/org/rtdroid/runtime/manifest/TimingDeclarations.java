@@ -5,8 +5,8 @@ import java.util.Map;
 
 /**
  * What a manifest declares for static validation beyond what the runtime needs to run it (read by
- * {@link ManifestReader} with the rest of each element, in either vocabulary), each with its
- * source line:
+ * {@link ManifestReader} with the rest of each element, in either vocabulary; a manifest's are its
+ * {@link Manifest#timing()}: this record reads nothing itself), each with its source line:
  * <ul>
  *   <li>per component ({@code <service>}/{@code <receiver>}, nested or not): {@code cost},
  *       {@code min-interarrival} (or chapter 5's {@code <time><cost>…<periodic>}, the minimum
@@ -60,13 +60,5 @@ public record TimingDeclarations(Map<String, Timing> components, Map<String, Tim
     /** No declarations (a manifest known only parsed: its tasks' wcet is all the analysis gets). */
     public static TimingDeclarations none() {
         return new TimingDeclarations(Map.of(), Map.of(), Map.of(), List.of(), Map.of(), null, null);
-    }
-
-    /**
-     * The declarations of a manifest's bytes: {@link ManifestParser#parse} (schema and readers) and
-     * its {@link Manifest#timing()}.
-     */
-    public static TimingDeclarations read(String src, byte[] bytes) throws ManifestException {
-        return ManifestParser.parse(src, new java.io.ByteArrayInputStream(bytes)).timing();
     }
 }

@@ -3,6 +3,7 @@ package org.rtdroid.runtime.boot;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -12,7 +13,7 @@ import org.rtdroid.runtime.component.PeriodicTask;
 import org.rtdroid.runtime.component.RealtimeReceiver;
 import org.rtdroid.runtime.component.RealtimeService;
 import org.rtdroid.runtime.manifest.Manifest;
-import org.rtdroid.runtime.manifest.TimingDeclarations;
+import org.rtdroid.runtime.manifest.ManifestParser;
 import org.rtdroid.runtime.os.CpuClock;
 import org.rtdroid.runtime.validation.ModelBuilder;
 
@@ -89,7 +90,7 @@ class ExecutionTimeTest {
         Manifest manifest = Apps.manifest("spin", body);
         String xml = "<manifest>\n<application name=\"spin\">\n" + body + "\n</application>\n</manifest>\n";
         DeployedApp app = host.deploy(manifest, ModelBuilder.build(manifest,
-                TimingDeclarations.read("spin.xml", xml.getBytes(StandardCharsets.UTF_8))), Apps.class.getClassLoader());
+                ManifestParser.parse("spin.xml", new ByteArrayInputStream(xml.getBytes(StandardCharsets.UTF_8))).timing()), Apps.class.getClassLoader());
         var checks = app.messageChannel("checks");
         checks.send(new ChannelSender("checks", "within", 10, true), m -> m.what = 1);  // 1 ms of a 2 ms cost
         Apps.await("the first check", 10_000, () -> Checker.callbacks == 1);

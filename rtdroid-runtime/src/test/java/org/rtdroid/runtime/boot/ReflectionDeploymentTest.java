@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -13,7 +14,7 @@ import org.rtdroid.runtime.component.PeriodicTask;
 import org.rtdroid.runtime.component.PeriodicTaskRuntime;
 import org.rtdroid.runtime.component.RealtimeService;
 import org.rtdroid.runtime.manifest.ManifestException;
-import org.rtdroid.runtime.manifest.TimingDeclarations;
+import org.rtdroid.runtime.manifest.ManifestParser;
 import org.rtdroid.runtime.os.Linux;
 import org.rtdroid.runtime.os.RealtimeThreads;
 import org.rtdroid.runtime.reflection.Action;
@@ -287,7 +288,7 @@ class ReflectionDeploymentTest {
         assertEquals(10_000_000L, overrun.periodNanos(), "at most once per release of its task");
         assertEquals(50_000L, overrun.costNanos());
         assertEquals(31, find(model, "v/t/miss-handler").priority());
-        assertTrue(TimingDeclarations.read("v.xml", xml.getBytes(StandardCharsets.UTF_8)) != null);
+        assertTrue(ManifestParser.parse("v.xml", new ByteArrayInputStream(xml.getBytes(StandardCharsets.UTF_8))).timing() != null);
     }
 
     private static Task find(SystemModel m, String key) {

@@ -40,13 +40,12 @@ class Chapter5VocabularyTest {
 
     @Test
     void timingDeclarationsReadCostAndMinimumInterArrivalFromBoth() throws Exception {
-        TimingDeclarations five = TimingDeclarations.read("m.xml", chapter5().getBytes(StandardCharsets.UTF_8));
+        TimingDeclarations five = parse(chapter5()).timing();
         TimingDeclarations.Timing receiver = five.components().get("org.rtdroid.examples.cochlear.OutputReceiver");
         assertEquals(1_000_000, receiver.costNanos());
         assertEquals(8_000_000, receiver.minInterArrivalNanos());
         assertEquals(24, receiver.line());
-        TimingDeclarations four = TimingDeclarations.read("m.xml",
-                Files.readAllBytes(Path.of("examples/src/main/manifests/cochlear/manifest.xml")));
+        TimingDeclarations four = parse(Files.readString(Path.of("examples/src/main/manifests/cochlear/manifest.xml"))).timing();
         assertEquals(receiver.costNanos(), four.components().get("org.rtdroid.examples.cochlear.OutputReceiver").costNanos());
         assertEquals(8_000_000, four.components().get("org.rtdroid.examples.cochlear.OutputReceiver").minInterArrivalNanos());
     }
@@ -63,8 +62,7 @@ class Chapter5VocabularyTest {
                 + " the 8192 B of its nested receivers", e.getMessage());
         e = assertThrows(ManifestException.class, () -> parse(five.replace("<mem-size total=\"56K\"", "<mem-size total=\"60K\"")));
         assertEquals(17, e.line(), e.getMessage());
-        e = assertThrows(ManifestException.class, () -> TimingDeclarations.read("m.xml",
-                five.replace("<cost>1ms</cost><periodic>8ms", "<cost>fast</cost><periodic>8ms").getBytes(StandardCharsets.UTF_8)));
+        e = assertThrows(ManifestException.class, () -> parse(five.replace("<cost>1ms</cost><periodic>8ms", "<cost>fast</cost><periodic>8ms")));
         assertEquals("m.xml:12:39: <cost>: 'fast' is not a duration with a unit (ns, us, ms, s)", e.getMessage());
     }
 }
