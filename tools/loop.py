@@ -137,6 +137,8 @@ def main() -> int:
                 break
         elif run_dir.is_dir():
             shutil.rmtree(run_dir)
+        if args.lock is not None and run < args.runs:
+            time.sleep(5)  # flock is not fair: give the others waiting for the lock their turn
     s = summary(args.board, rows)
     print(f"loop: {s['runs']} runs on {args.board}: {s['releases']} releases, {s['deadline_misses']} misses "
           f"(runs {s['runs_with_misses'] or 'none'}), failed runs {s['runs_failed'] or 'none'}; {out}/loop.json")
