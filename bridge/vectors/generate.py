@@ -107,10 +107,12 @@ def frame_vectors() -> list[dict]:
                                 "sender": "app.\U0001F600", "payload": "ff"}})
     valid("intent_utf8_at_bound", "action of exactly 63 bytes made of 3-byte characters (21 x U+20AC)",
           {"seq": 10, "intent": {"action": "\u20ac" * 21, "channel": "echo"}})
-    valid("intent_cochlear_config", "SET_CONFIG with an 8-byte little-endian payload (volume 80, nr 1)",
+    # The payload is the app contract's SetConfig{volume: 80, noise_reduction: 1}
+    # (bridge/contracts/cochlear.proto), in protobuf's canonical encoding: field 1, field 2 varints.
+    valid("intent_cochlear_config", "SET_CONFIG carrying the cochlear contract's SetConfig (volume 80, nr 1)",
           {"seq": 11, "send_time_nanos": 99,
            "intent": {"action": "org.rtdroid.cochlear.SET_CONFIG", "channel": "cochlear.config",
-                      "sender_priority": 60, "payload": struct.pack("<ii", 80, 1).hex(), "correlation_id": 3}})
+                      "sender_priority": 70, "payload": bytes([0x08, 80, 0x10, 1]).hex(), "correlation_id": 3}})
     valid("message_negative_ints", "negative int32 values travel as 10-byte varints",
           {"seq": 12, "message": {"channel": "echo", "what": -1, "arg1": -2147483648, "arg2": 2147483647,
                                   "correlation_id": 1}})
