@@ -28,7 +28,7 @@ TEST_BOARDS ?= $(shell $(PY) -m rtdroid.boardtests boards)
 help:
 	@echo "make run   [BOARD=$(BOARD)|...]      boot the board (see board-configs/), deploy the demo, measure, report"
 	@echo "make test                            every test: unit, integration, Robot on each board with tests.make_test"
-	@echo "make bench [BENCH=looper|periodic|channels|alarm|sensor|broadcast|bridge]   benchmarks -> build/bench/*.json"
+	@echo "make bench [BENCH=looper|periodic|channels|alarm|sensor|reflection|broadcast|bridge]   benchmarks -> build/bench/*.json"
 	@echo "make figures [FIGURES=quick|full]    the seeds' figures and tables reproduced -> build/report/figures/index.html"
 	@echo "make apk                             signed APKs -> build/apk/"
 	@echo "make soak  [SOAK_MINUTES=60]         cochlear implant under Android stress, restarts, floods: per-minute figures"

@@ -26,6 +26,9 @@ def main(argv):
         sys.exit("usage: plot.py RESULT.json OUT.png")
     with open(argv[1]) as f:
         result = json.load(f)
+    if result.get("bench") == "reflection":  # per frame, not per case: seed 004's figures
+        from plot_reflection import plot
+        return plot(result, argv[2])
     rows = result.get("rows", [])
     if not rows:
         sys.exit(f"{argv[1]}: no rows to plot")

@@ -161,6 +161,16 @@ def failures_html(services: list[dict]) -> str:
     return f"<h2>Failed RT components</h2><ul>{''.join(items)}</ul>" if items else ""
 
 
+def _trace_html(name: str | None, out_dir: Path) -> str:
+    """A link to the run's Perfetto trace (rtdroid rt trace), when it was written."""
+    if not name or not (out_dir / name).is_file():
+        return ""
+    return (f'<h2>Timelines</h2><p><a href="{html.escape(name)}">{html.escape(name)}</a>: every release '
+            f'and callback the RT cell keeps (planned and actual intervals, misses, overruns) and the '
+            f'Android proxy\'s traffic, one track per component and thread, as a Perfetto trace: open it '
+            f'in the Perfetto UI (ui.perfetto.dev, "Open trace file").</p>')
+
+
 def write_report(result: dict, out_dir: Path) -> Path:
     """result: {"board", "started", "duration_s", "latency": {name: [ns...]}, "services": [...],
     "notes": [...], "screenshots": [paths], "summary": {...}}. Returns index.html's path."""
@@ -204,6 +214,7 @@ too slow for its declared cost).</p>
                                      'worst_response_us', 'analysed_wcrt_us', 'worst_execution_us',
                                      'analysed_cost_us', 'cost_overruns', 'last_cost_overrun'])}
 {failures_html(result.get('services', []))}
+{_trace_html(result.get('trace'), out_dir)}
 <h2>Notes</h2><ul>{notes}</ul>
 <h2>Latency distributions</h2>{''.join(sections)}
 <h2>The ConfigurationUI app</h2>{''.join(shots)}

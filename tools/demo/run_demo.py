@@ -116,6 +116,10 @@ def main() -> int:
         services = report.with_response_times(json.loads(cli("rt", "services", "--json", capture=True)))
         stats = json.loads(cli("stats", capture=True))
         proxy = android.call("GET", "/proxy/stats")
+        # The run's timelines (every release and callback the RT cell keeps, the proxy's traffic)
+        # as a Perfetto trace, linked from the report.
+        trace = out / "trace.pftrace"
+        cli("rt", "trace", "-o", str(trace))
     finally:
         say("[6/7] bringing the board down")
         subprocess.run([RTDROID, "board", "down"], cwd=ROOT, timeout=300)
@@ -137,10 +141,11 @@ def main() -> int:
         notes.append("This board runs the RT cell under QEMU TCG (software emulation) by the host's "
                      "clock: its timings prove function, not real-time latency. Latency goals are "
                      "measured on the host board (make run BOARD=host, make bench).")
+    trace = out / "trace.pftrace"
     result = {"board": args.board, "started": started, "duration_s": args.seconds, "rt_clock": clock,
               "boot_seconds": round(boot_s, 2), "latency": series,
               "services": services, "region_stats": stats, "proxy_stats": proxy,
-              "screenshots": [str(s) for s in shots], "notes": notes}
+              "screenshots": [str(s) for s in shots], "notes": notes, "trace": trace.name}
     index = report.write_report(result, out)
 
     misses = sum(int(s.get("deadline_misses", 0)) for s in services)

@@ -83,6 +83,17 @@ class FakeAgent(threading.Thread):
                     self.send(kind=K.ERROR, code=15, text="sensors unavailable: this kernel has no /dev/uinput")
                 else:
                     self.send(kind=K.ACK, text="sensors: accelerometer /dev/input/event1; idle")
+            elif c.kind == K.TIMELINE_REQUEST:
+                # seven releases of one task, 10 ms apart, in the cell's clock (its now: 1 s after the last)
+                count = 0 if self.behaviour == "no_services" else 7
+                if not count:
+                    self.send(kind=K.TIMELINE, timeline=F.TimelineEntry(cell_now_nanos=9))
+                for i in range(count):
+                    self.send(kind=K.TIMELINE, timeline=F.TimelineEntry(
+                        track="cochlear/P/process", index=i, count=count, seq=100 + i, kind=2, tid=42,
+                        flags=4 if i == 3 else 0, planned_begin_nanos=10_000_000 * i,
+                        planned_end_nanos=10_000_000 * i + 8_000_000, actual_begin_nanos=10_000_000 * i + 5_000,
+                        actual_end_nanos=10_000_000 * i + 9_000_000, cell_now_nanos=1_060_000_000))
             elif c.kind == K.STATS_REQUEST:
                 self.send(kind=K.STATS, stats=F.Stats(frames_in=5, resyncs=1))
 
@@ -185,6 +196,21 @@ def test_a_failure_cause_reads_whatever_the_text_holds(text, expected):
 def test_list_no_services(small_region, agent):
     agent("no_services")
     assert M.list_services(small_region) == []
+
+
+def test_timelines_come_back_in_order_through_a_small_ring_with_the_cell_clock(small_region, agent):
+    agent()
+    t = M.timelines(small_region, seconds=5)
+    assert [e["seq"] for e in t["entries"]] == list(range(100, 107))  # 7 answers through a 4-slot ring
+    assert t["entries"][3]["flags"] == 4 and t["entries"][3]["track"] == "cochlear/P/process"
+    assert t["cell_now_nanos"] == 1_060_000_000 and t["sent_nanos"] <= t["answered_nanos"]
+    with pytest.raises(M.MgmtError, match="seconds"):
+        M.timelines(small_region, seconds=-1)
+
+
+def test_no_timelines_is_an_empty_list(small_region, agent):
+    agent("no_services")
+    assert M.timelines(small_region)["entries"] == []
 
 
 def test_deploy_in_chunks_with_progress(small_region, agent, tmp_path):

@@ -44,6 +44,7 @@ Message = pb2.Message
 Control = pb2.Control
 Stats = pb2.Stats
 ServiceInfo = pb2.ServiceInfo
+TimelineEntry = pb2.TimelineEntry
 DeployChunk = pb2.DeployChunk
 
 #: frame cap with the default 512-byte slot (slot_bytes - 16-byte slot header)

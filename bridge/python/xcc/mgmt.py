@@ -274,6 +274,38 @@ class ManagementClient:
             if len(services) == info.count:
                 return services
 
+    def timelines(self, seconds: int = 0) -> dict:
+        """The RT cell's past timelines (temporal reflection): every deployed engine's actions,
+        periodic task's releases and component's callbacks, those ended in the last ``seconds``
+        (0: all it keeps). Returns ``entries`` (dicts, times in the RT cell's CLOCK_MONOTONIC),
+        ``cell_now_nanos`` (that clock as the answer began) and this host's CLOCK_MONOTONIC as the
+        request left (``sent_nanos``) and as the first entry came back (``answered_nanos``)."""
+        if not 0 <= int(seconds) < 2**32:
+            raise MgmtError(f"seconds {seconds} outside 0..{2**32 - 1}")
+        sent = time.monotonic_ns()
+        self.send(self._frame(control=K(kind=K.TIMELINE_REQUEST, code=int(seconds))))
+        entries, stall, answered, cell_now = [], _Stall(self.timeout), None, 0
+        while True:
+            answer = self.receive(lambda f: f.WhichOneof("body") == "control"
+                                  and f.control.kind in (K.TIMELINE, K.ERROR), stall)
+            stall.progress()
+            if answered is None:
+                answered = time.monotonic_ns()
+            if answer.control.kind == K.ERROR:
+                raise MgmtError(f"TIMELINE_REQUEST refused: {Result.of(answer.control)}")
+            e = answer.control.timeline
+            cell_now = e.cell_now_nanos
+            if e.count == 0:
+                break
+            if e.index != len(entries) or e.count > 1 << 20:
+                raise MgmtError(f"TIMELINE answer {e.index}/{e.count} out of order (expected index {len(entries)})")
+            entries.append({f: getattr(e, f) for f in ("track", "label", "seq", "class_tag", "flags",
+                                                       "planned_begin_nanos", "planned_end_nanos",
+                                                       "actual_begin_nanos", "actual_end_nanos", "tid", "kind")})
+            if len(entries) == e.count:
+                break
+        return {"entries": entries, "cell_now_nanos": cell_now, "sent_nanos": sent, "answered_nanos": answered}
+
     def stats(self) -> dict:
         answer = self.request(K(kind=K.STATS_REQUEST), (K.STATS, K.ERROR))
         if answer.control.kind == K.ERROR:
@@ -401,6 +433,11 @@ def undeploy(region_path, name: str, timeout: float = DEFAULT_TIMEOUT_S) -> Resu
 def list_services(region_path, timeout: float = DEFAULT_TIMEOUT_S) -> list[dict]:
     with ManagementClient(region_path, timeout) as client:
         return client.list_services()
+
+
+def timelines(region_path, seconds: int = 0, timeout: float = DEFAULT_TIMEOUT_S) -> dict:
+    with ManagementClient(region_path, timeout) as client:
+        return client.timelines(seconds)
 
 
 def stats(region_path, timeout: float = DEFAULT_TIMEOUT_S) -> dict:

@@ -145,3 +145,36 @@ class SparkLibrary(Keywords):
     def rtdroid() -> str:
         from session import RTDROID
         return RTDROID
+
+    @keyword
+    def rt_trace_should_hold_the_spark_timelines(self, seconds: int = 5) -> str:
+        """Writes ``rtdroid rt trace --seconds N`` and reads it back through Perfetto's trace protos:
+        the engine's track holds read, parse, analyse and display slices in the seed's order, each
+        ending after it begins, and the Android cell's track holds the proxy's spark.result broadcasts."""
+        from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
+        out = Path(os.environ.get("ROBOT_OUTPUT_DIR", BUILD / "robot")) / "spark.pftrace"
+        run([self.rtdroid(), "rt", "trace", "--seconds", str(seconds), "-o", str(out)], timeout=120)
+        trace = pb.Trace()
+        trace.ParseFromString(out.read_bytes())
+        names = {p.track_descriptor.uuid: (p.track_descriptor.name or p.track_descriptor.process.process_name)
+                 for p in trace.packet if p.HasField("track_descriptor")}
+        begins: dict[str, list[tuple[str, int]]] = {}
+        for p in trace.packet:
+            if p.HasField("track_event") and p.track_event.type == pb.TrackEvent.TYPE_SLICE_BEGIN:
+                begins.setdefault(names[p.track_event.track_uuid], []).append((p.track_event.name, p.timestamp))
+        engine = next((k for k in begins if k.startswith("spark/SparkDetectionService.engine (tid")), None)
+        if engine is None:
+            raise AssertionError(f"no engine track in the trace: {sorted(begins)}")
+        order = [n for n, _ in begins[engine]]
+        allowed = {"read": {"display"}, "parse": {"read"}, "analyse": {"parse"}, "display": {"analyse", "parse"}}
+        for prev, cur in zip(order, order[1:]):
+            if prev not in allowed.get(cur, set()):
+                raise AssertionError(f"engine track: {cur} after {prev}")
+        if [t for _, t in begins[engine]] != sorted(t for _, t in begins[engine]):
+            raise AssertionError("engine track: slices out of time order")
+        proxy = [k for k in begins if k.startswith("proxy broadcast spark.result")]
+        if not proxy:
+            raise AssertionError(f"no proxy broadcast track for spark.result: {sorted(begins)}")
+        logger.info(f"{out.name}: {len(order)} engine actions, "
+                    f"{sum(len(begins[k]) for k in proxy)} proxy broadcasts; tracks: {sorted(begins)}", also_console=True)
+        return str(out)

@@ -3,7 +3,8 @@ Documentation     Adaptive spark detection end to end (seed 004, section 5): the
 ...               SparkDetectionService plans read -> parse -> analyse -> display on its timeline, 25
 ...               frames a second, over the project's test video, and publishes each frame's result on
 ...               cross-context channel spark.result; the Android cell's SparkMonitor shows the frame
-...               with the box. The box must lie on the sparks and lightning of the video (found from
+...               with the box; `rtdroid rt trace` writes both cells' timelines as a Perfetto
+...               trace. The box must lie on the sparks and lightning of the video (found from
 ...               the video's own bytes) and appear on no other frame. On emulated boards the RT cell's
 ...               figures (rt services) are in its virtual time.
 Resource          ../resources/rtdroid.resource
@@ -31,4 +32,5 @@ The Monitor Shows A Box On The Frames With Sparks And None On The Others
     Take Screenshot    spark-monitor
     RT Service Should Be Running    spark
     Log The Spark Engine's Figures
+    RT Trace Should Hold The Spark Timelines    seconds=5
     Undeploy RT App    spark

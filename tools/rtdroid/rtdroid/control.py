@@ -74,6 +74,11 @@ class AndroidControl:
         (app send -> app's view updated), intentToFrame, frameToDelivered, rtShare."""
         return self.call("GET", "/latency")
 
+    def proxy_events(self, since_nanos: int = 0) -> dict:
+        """The proxy's recent sends (app -> RT frame) and broadcasts (RT frame -> apps) that ended at
+        or after ``since_nanos`` (the cell's CLOCK_MONOTONIC): ``now_nanos`` and ``events``."""
+        return self.call("GET", f"/proxy/events?since={int(since_nanos)}")
+
     def screenshot(self, path: Path) -> Path:
         path.write_bytes(self.call("GET", "/screenshot", raw=True))
         return path

@@ -42,6 +42,7 @@ public final class Report {
     private final List<Row> rows = new ArrayList<>();
     private final List<Map<String, Object>> goals = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
+    private final Map<String, Object> sections = new LinkedHashMap<>();
 
     public Report(String bench) {
         this(bench, Path.of("build/bench"));
@@ -147,6 +148,11 @@ public final class Report {
         System.out.println("  goal " + (met ? "MET    " : "NOT MET") + ": " + text + " -- " + measured);
     }
 
+    /** A top-level JSON entry of its own (a table, a per-sample series for the plot). */
+    public void section(String key, Object value) {
+        sections.put(key, value);
+    }
+
     public void note(String text) {
         notes.add(text);
         System.out.println("  note: " + text);
@@ -189,6 +195,7 @@ public final class Report {
         }
         root.put("goals", goals);
         root.put("notes", notes);
+        root.putAll(sections);
         Path file = dir.resolve(bench + ".json");
         Files.writeString(file, JsonWriter.write(root));
         return file;

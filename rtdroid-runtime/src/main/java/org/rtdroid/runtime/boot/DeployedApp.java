@@ -151,6 +151,28 @@ public final class DeployedApp {
         }
     }
 
+    /**
+     * Every past timeline of this application: each reflective service's engine, each periodic
+     * task, each component's callbacks (those that had any).
+     */
+    public List<TimelineTrack> timelines() {
+        List<TimelineTrack> out = new ArrayList<>();
+        for (ComponentRuntime c : components) {
+            String base = name() + "/" + c.decl().simpleName();
+            org.rtdroid.runtime.reflection.ExecutionEngine e = c.engine();
+            if (e != null) {
+                out.add(new TimelineTrack(base + ".engine", TimelineTrack.ENGINE, e.tid(), c.timeline().past()));
+            }
+            for (PeriodicTaskRuntime t : c.tasks()) {
+                out.add(new TimelineTrack(base + "/" + t.decl().name(), TimelineTrack.TASK, t.tid(), t.jobs().past()));
+            }
+            if (c.jobs().past().recorded() > 0) {
+                out.add(new TimelineTrack(base, TimelineTrack.CALLBACKS, c.tid(), c.jobs().past()));
+            }
+        }
+        return out;
+    }
+
     /** The component and task status lines of this application. */
     public List<ServiceStatus> statuses() {
         List<ServiceStatus> out = new ArrayList<>();

@@ -138,6 +138,7 @@ public final class ExecutionEngine implements Calibratable {
                 flags |= PastTimeline.LATE;
                 late++;
             }
+            past.nameClass(a.classTag(), a.name());
             long seq = past.record(a.classTag(), in.plannedBeginNanos, in.plannedEndNanos, begin, end, flags);
             a.state = Action.State.IDLE;  // the strategist may plan it again
             executed++;

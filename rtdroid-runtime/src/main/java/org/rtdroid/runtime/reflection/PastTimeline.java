@@ -43,6 +43,10 @@ public final class PastTimeline {
     /** Per slot: 0 empty, WRITING, or the sequence number + 1 of the entry it holds. */
     private final long[] stamps;
     private volatile long recorded;
+    /** Names of the class tags seen (an engine's actions), for traces; a fixed table, no allocation. */
+    private final int[] classTags = new int[16];
+    private final String[] classNames = new String[16];
+    private volatile int classCount;
 
     /**
      * @param name whose past this is (a component, task or engine), for traces and reports
@@ -128,6 +132,32 @@ public final class PastTimeline {
             return true;
         }
         return false;
+    }
+
+    /** Names class {@code tag} (the writer, as it records one; the first name stays; beyond 16 classes, unnamed). */
+    public void nameClass(int tag, String name) {
+        int n = classCount;
+        for (int i = 0; i < n; i++) {
+            if (classTags[i] == tag) {
+                return;
+            }
+        }
+        if (n < classTags.length) {
+            classTags[n] = tag;
+            classNames[n] = name;
+            classCount = n + 1;
+        }
+    }
+
+    /** The name of class {@code tag}, or null when none was given. */
+    public String className(int tag) {
+        int n = classCount;
+        for (int i = 0; i < n; i++) {
+            if (classTags[i] == tag) {
+                return classNames[i];
+            }
+        }
+        return null;
     }
 
     /** Copies the latest entry into {@code into}. @return false if there is none */

@@ -128,6 +128,8 @@ final class DeliveryQueue {
                     return;
                 }
                 stats.delivered++;
+                stats.events.record("broadcast", in.channel, in.action, String.join(",", targets), in.frameReadNanos,
+                        delivered);
                 if (ProxyCore.TRACE) {
                     Log.d(ProxyCore.TAG, "TRACE ring->proxy=" + (in.acceptNanos - in.frameReadNanos)
                             + " proxy->delivered=" + (delivered - in.acceptNanos));

@@ -117,6 +117,11 @@ public final class ProxyCore {
         return stats.toJson(link, deliveries.pending());
     }
 
+    /** The proxy's recent sends and broadcasts ending at or after {@code sinceNanos} (JSON), for traces. */
+    public String eventsJson(long sinceNanos) {
+        return stats.events.toJson(sinceNanos);
+    }
+
     public LatencyLog latency() {
         return latency;
     }

@@ -98,6 +98,7 @@ final class ProxySender {
         }
         stats.framesOut++;
         stats.channel(channel).out++;
+        stats.events.record("send", channel, action, sender, appSendNanos != 0 ? appSendNanos : received, written);
         outstanding.put(wireId, new Outstanding(sender, appCorrelation,
                 appSendNanos != 0 ? appSendNanos : received, written));
     }

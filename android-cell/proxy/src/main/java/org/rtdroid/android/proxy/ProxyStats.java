@@ -16,6 +16,8 @@ final class ProxyStats {
     volatile long droppedQueueFull;
     volatile long roundTrips;
     final ConcurrentHashMap<String, Channel> channels = new ConcurrentHashMap<>();
+    /** The recent frames themselves, with their times (traces). */
+    final ProxyEvents events = new ProxyEvents();
 
     /** Per-channel counts; the number of channels is bounded by what manifests declare plus refusals. */
     Channel channel(String name) {

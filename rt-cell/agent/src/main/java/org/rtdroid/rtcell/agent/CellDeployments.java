@@ -17,6 +17,7 @@ import org.rtdroid.runtime.boot.DeploymentException;
 import org.rtdroid.runtime.boot.DeployedApp;
 import org.rtdroid.runtime.boot.RuntimeHost;
 import org.rtdroid.runtime.boot.ServiceStatus;
+import org.rtdroid.runtime.boot.TimelineTrack;
 import org.rtdroid.runtime.manifest.Manifest;
 import org.rtdroid.runtime.manifest.ManifestException;
 import org.rtdroid.runtime.manifest.ManifestParser;
@@ -206,6 +207,15 @@ public final class CellDeployments implements Deployments {
                     s.worstResponseNanos(), admission.wcrtNanos(s.analysisKey()), s.cause(), s.cpu(), s.execution()));
         }
         return rows;
+    }
+
+    @Override
+    public List<TimelineTrack> timelines() {
+        List<TimelineTrack> out = new ArrayList<>();
+        for (DeployedApp app : host.apps()) {
+            out.addAll(app.timelines());
+        }
+        return out;
     }
 
     @Override

@@ -3,6 +3,7 @@ package org.rtdroid.rtcell.agent;
 import java.util.List;
 import org.rtdroid.runtime.boot.FailureCause;
 import org.rtdroid.runtime.boot.ServiceStatus;
+import org.rtdroid.runtime.boot.TimelineTrack;
 
 /** What the management loop asks of the cell: deploy, undeploy, list. Called from one thread. */
 public interface Deployments {
@@ -58,6 +59,11 @@ public interface Deployments {
     void undeployAll();
 
     List<ServiceRow> services();
+
+    /** Every deployed application's past timelines (engines, periodic tasks, callbacks). */
+    default List<TimelineTrack> timelines() {
+        return List.of();
+    }
 
     /**
      * Each running application's sensor lanes that delivered, device to listener

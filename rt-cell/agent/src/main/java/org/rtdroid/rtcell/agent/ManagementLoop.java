@@ -1,6 +1,7 @@
 package org.rtdroid.rtcell.agent;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -12,6 +13,9 @@ import org.rtdroid.bridge.codec.Frame;
 import org.rtdroid.bridge.codec.FrameCodec;
 import org.rtdroid.runtime.boot.FailureCause;
 import org.rtdroid.runtime.text.Printable;
+import org.rtdroid.runtime.boot.TimelineTrack;
+import org.rtdroid.runtime.reflection.ExecutedInterval;
+import org.rtdroid.runtime.reflection.PastTimeline;
 import org.rtdroid.xcc.XccBounds;
 
 /**
@@ -212,6 +216,9 @@ public final class ManagementLoop {
             case Frame.Control.LIST_SERVICES:
                 listServices();
                 return;
+            case Frame.Control.TIMELINE_REQUEST:
+                timelines(c.code());
+                return;
             case Frame.Control.STATS_REQUEST: {
                 Frame.Control a = startAnswer(Frame.Control.STATS, ResultCode.OK, "", "");
                 Frame.Stats s = statsSource.get();
@@ -258,6 +265,60 @@ public final class ManagementLoop {
                 int room = tx.length - FrameCodec.encodedSize(answer) - 2 * 11 - 4;
                 setBounded(a.text(), causeText(cause, Math.min(a.text().capacity(), room)));
             }
+            send();
+        }
+    }
+
+    /** Entries one TIMELINE_REQUEST answers with at most (each track's newest, shared evenly). */
+    static final int MAX_TIMELINE_ENTRIES = 16_384;
+
+    /** One entry copied out of a past timeline, with the track it came from. */
+    private record TimelineCopy(TimelineTrack track, ExecutedInterval job) {}
+
+    /**
+     * The past timelines' entries that ended in the last {@code seconds} (0: all kept), as TIMELINE
+     * frames numbered {@code index}/{@code count}, oldest first per track; none: one entry with
+     * count 0. Entries are copied out of each timeline first (one a writer overwrote meanwhile is
+     * skipped), then sent: the answer is one consistent snapshot however slowly the CLI drains it.
+     */
+    private void timelines(long seconds) {
+        long now = System.nanoTime();
+        long since = seconds <= 0 ? Long.MIN_VALUE : now - seconds * 1_000_000_000L;
+        List<TimelineTrack> tracks = deployments.timelines();
+        List<TimelineCopy> copies = new ArrayList<>();
+        for (TimelineTrack t : tracks) {
+            PastTimeline past = t.past();
+            long end = past.recorded();
+            long first = Math.max(past.oldest(), end - MAX_TIMELINE_ENTRIES / Math.max(1, tracks.size()));
+            for (long s = first; s < end; s++) {
+                ExecutedInterval job = new ExecutedInterval();
+                if (past.read(s, job) && job.actualEndNanos() >= since) {
+                    copies.add(new TimelineCopy(t, job));
+                }
+            }
+        }
+        int count = copies.size();
+        if (count == 0) {
+            startAnswer(Frame.Control.TIMELINE, ResultCode.OK, "", "").selectTimeline().index(0).count(0)
+                    .cellNowNanos(now);
+            send();
+            return;
+        }
+        for (int i = 0; i < count; i++) {
+            TimelineTrack t = copies.get(i).track();
+            ExecutedInterval job = copies.get(i).job();
+            String label = t.kind().equals(TimelineTrack.ENGINE) ? t.past().className(job.classTag()) : null;
+            Frame.TimelineEntry te = startAnswer(Frame.Control.TIMELINE, ResultCode.OK, "", "").selectTimeline();
+            setBounded(te.track(), t.name());
+            setBounded(te.label(), label == null ? "" : label);
+            te.index(i).count(count).seq(job.seq()).classTag(job.classTag()).flags(job.flags())
+                    .plannedBeginNanos(job.plannedBeginNanos()).plannedEndNanos(job.plannedEndNanos())
+                    .actualBeginNanos(job.actualBeginNanos()).actualEndNanos(job.actualEndNanos())
+                    .tid(t.tid()).cellNowNanos(now).kind(switch (t.kind()) {
+                        case TimelineTrack.ENGINE -> 1;
+                        case TimelineTrack.TASK -> 2;
+                        default -> 3;
+                    });
             send();
         }
     }

@@ -155,6 +155,40 @@ class AgentTest {
     }
 
     @Test
+    void theTimelinesAnswerHoldsEachPeriodicReleaseWithItsPlannedAndActualIntervals() throws Exception {
+        assertEquals(1, client.timelines(0, T).size(), "nothing deployed: one entry of count 0");
+        assertEquals(0, client.timelines(0, T).get(0).timeline().count());
+        byte[] ticker = TestApps.tickerJar(work.resolve("ticker"));
+        assertResult(ResultCode.OK, "", deploy("base", signed(TestApps.tickerManifest("base", 40, "5ms", "10ms"), ticker, board)));
+        awaitReleases("base/Ticker/tick", 3);
+        List<Frame.Control> answer = client.timelines(0, T);
+        long cellNow = answer.get(0).timeline().cellNowNanos();
+        long previousBegin = Long.MIN_VALUE;
+        for (int i = 0; i < answer.size(); i++) {
+            Frame.TimelineEntry e = answer.get(i).timeline();
+            assertEquals(Frame.Control.TIMELINE, answer.get(i).kind());
+            assertEquals(i, e.index());
+            assertEquals(answer.size(), e.count());
+            assertEquals("base/Ticker/tick", e.trackString(), "the one track: the task's releases");
+            assertEquals(2, e.kind());
+            assertTrue(e.tid() > 0, "the kernel thread that ran it");
+            assertTrue(e.plannedEndNanos() - e.plannedBeginNanos() == 10_000_000L, "planned: release to deadline");
+            assertTrue(e.actualBeginNanos() >= e.plannedBeginNanos() && e.actualEndNanos() >= e.actualBeginNanos()
+                    && e.actualEndNanos() <= cellNow, e.toString());
+            assertTrue(e.actualBeginNanos() > previousBegin, "oldest first");
+            previousBegin = e.actualBeginNanos();
+            assertEquals(cellNow, e.cellNowNanos());
+        }
+        assertTrue(answer.size() >= 3, answer.size() + " releases");
+        // those that ended in the last second only: the newest stay, the count says how many
+        Thread.sleep(1100);
+        long before = System.nanoTime();
+        for (Frame.Control c : client.timelines(1, T)) {
+            assertTrue(c.timeline().actualEndNanos() >= before - 1_000_000_000L, c.toString());
+        }
+    }
+
+    @Test
     void unsignedBundleIsRefused() {
         Map<String, byte[]> e = signed(TestApps.manifest("echo"), echoJar, board);
         e.remove("signature.ed25519");

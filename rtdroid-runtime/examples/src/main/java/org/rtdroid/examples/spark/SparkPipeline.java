@@ -112,8 +112,25 @@ public final class SparkPipeline implements Strategist {
         this.rgb = new int[video.width() * video.height()];
     }
 
+    /**
+     * The plan over a YUV4MPEG2 file (4:2:0), for a benchmark or a tool that runs it on an engine
+     * of its own; {@link #close()} closes the file.
+     *
+     * @throws java.io.IOException naming what is wrong with the file
+     */
+    public static SparkPipeline open(java.nio.file.Path video, long frameIntervalNanos, long firstDisplayLeadNanos,
+                                     int calibrateFromFrame, Supplier<ExecutionEngine> engine, Display display,
+                                     FrameLog log) throws java.io.IOException {
+        return new SparkPipeline(Y4mVideo.open(video), frameIntervalNanos, firstDisplayLeadNanos, calibrateFromFrame,
+                engine, display, log);
+    }
+
+    public void close() {
+        video.close();
+    }
+
     /** Plans the first read at {@code beginNanos}; the first frame is displayed the lead after it. */
-    void start(RealTimeLine timeline, long beginNanos) {
+    public void start(RealTimeLine timeline, long beginNanos) {
         firstDisplayNanos = beginNanos + firstDisplayLeadNanos;
         timeline.plan(read, beginNanos, Math.max(beginNanos, latestEnd(engine.get())));
     }

@@ -16,7 +16,7 @@ import org.rtdroid.runtime.os.PosixIo;
  * allocate nothing: one {@code pread} into a native buffer, a copy, a fixed-point BT.601
  * conversion. A frame whose tag is not {@code FRAME} is refused and counted ({@link #malformed()}).
  */
-final class Y4mVideo implements AutoCloseable {
+public final class Y4mVideo implements AutoCloseable {
     private static final byte[] TAG = "FRAME\n".getBytes(StandardCharsets.US_ASCII);
     private static final int MAX_HEADER = 256;
 
@@ -43,7 +43,7 @@ final class Y4mVideo implements AutoCloseable {
     }
 
     /** Opens {@code file}, checking its stream header. @throws IOException naming what is wrong */
-    static Y4mVideo open(Path file) throws IOException {
+    public static Y4mVideo open(Path file) throws IOException {
         byte[] head;
         try (var in = Files.newInputStream(file)) {
             head = in.readNBytes(MAX_HEADER);
@@ -88,15 +88,15 @@ final class Y4mVideo implements AutoCloseable {
         return v;
     }
 
-    int width() { return width; }
-    int height() { return height; }
+    public int width() { return width; }
+    public int height() { return height; }
     /** Whole frames in the file. */
-    long frames() { return frames; }
+    public long frames() { return frames; }
     /** Frames refused: a tag other than {@code FRAME\n}, or a short read. */
-    long malformed() { return malformed; }
+    public long malformed() { return malformed; }
 
     /** Reads frame {@code index} (modulo the file's frames: the video loops). @return false on a short read (counted) */
-    boolean read(long index) {
+    public boolean read(long index) {
         long at = headerBytes + (index % frames) * (TAG.length + frameBytes);
         long n = PosixIo.preadNoErrno(fd, buffer, 0, buffer.byteSize(), at);
         lastRead = n == buffer.byteSize() ? index : -1;
@@ -110,7 +110,7 @@ final class Y4mVideo implements AutoCloseable {
      * Converts the frame last read to packed 0xRRGGBB (BT.601, limited range, chroma upsampled by
      * repetition). @return false if there is none or its tag is wrong (counted)
      */
-    boolean parse(int[] rgb) {
+    public boolean parse(int[] rgb) {
         if (lastRead < 0) {
             return false;
         }

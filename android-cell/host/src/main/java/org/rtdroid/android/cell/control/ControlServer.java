@@ -203,6 +203,11 @@ public final class ControlServer {
                     reply(ex, 200, proxy().statsJson());
                     return;
                 }
+                if (parts.size() == 2 && parts.get(1).equals("events")) {
+                    need(method, "GET", path);
+                    reply(ex, 200, proxy().eventsJson(parseLong(query.getOrDefault("since", "0"), "since")));
+                    return;
+                }
                 break;
             case "logcat":
                 need(method, "GET", path);

@@ -110,6 +110,22 @@ public final class ManagementClient {
         }
     }
 
+    /** TIMELINE_REQUEST: the entries of the past timelines that ended in the last {@code seconds} (0: all). */
+    public List<Frame.Control> timelines(int seconds, long timeoutNanos) {
+        long deadline = System.nanoTime() + timeoutNanos;
+        frame.clear();
+        frame.selectControl().kind(Frame.Control.TIMELINE_REQUEST).code(seconds);
+        send(deadline);
+        List<Frame.Control> out = new ArrayList<>();
+        while (true) {
+            Frame.Control c = awaitControl(deadline);
+            out.add(c);
+            if (c.kind() != Frame.Control.TIMELINE || c.timeline().index() + 1 >= c.timeline().count()) {
+                return out;
+            }
+        }
+    }
+
     /** Waits for the next Control answer (other frames on ring 0 are skipped). */
     public Frame.Control awaitControl(long deadline) {
         Backoff b = new Backoff(100, 10, 10_000, 1_000_000);
