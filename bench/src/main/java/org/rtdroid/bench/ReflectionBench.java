@@ -34,6 +34,14 @@ import org.rtdroid.video.Y4mWriter;
  */
 final class ReflectionBench implements Benchmark {
     static final long FRAME_NANOS = 40_000_000L;
+    /**
+     * The second run's frames, 500 a second: the same plan with 2 ms gaps instead of 40 ms, so the
+     * engine's thread never idles long. Beside the first run it separates what the wake-up from a
+     * long idle costs (the CPU's and the hypervisor's idle states, timer slack) from what the engine
+     * costs. (Here a frame's read and parse take about 0.3-0.5 ms and a warm analysis at full
+     * quality about 0.12 ms: at either rate the table's (1,1) fits.)
+     */
+    static final long SHORT_FRAME_NANOS = 2_000_000L;
     static final int CALIBRATE_FROM = 25;
     static final int TABLE_AT = 50;
     static final int PRIORITY = 80;
@@ -55,19 +63,51 @@ final class ReflectionBench implements Benchmark {
             }
             int frames = (int) Math.max(2 * TABLE_AT + 10, o.nanosPerCase() / FRAME_NANOS);
             RealtimePolicy policy = new RealtimePolicy(PRIORITY, o.cpuSet(), 1);
-            reflective(video, frames, policy, report);
-            periodic(video, frames, policy, report);
+            // each phase runs about frames x 40 ms; twice that and a minute is its bound
+            double bound = 2 * frames * FRAME_NANOS / 1e9 + 60;
+            Run seed;
+            Run fast;
+            try (Watchdog.Phase w = Watchdog.phase("reflection: the reflective engine at 25 fps", bound)) {
+                seed = reflective(video, frames, FRAME_NANOS, policy, report);
+            }
+            try (Watchdog.Phase w = Watchdog.phase("reflection: the reflective engine at 500 fps", bound)) {
+                fast = reflective(video, frames, SHORT_FRAME_NANOS, policy, report);
+            }
+            try (Watchdog.Phase w = Watchdog.phase("reflection: the periodic baseline", bound)) {
+                periodic(video, frames, policy, report);
+            }
+            report.section("adaptation_table_after_50_frames", seed.table());
+            report.section("frames", seed.series());
+            Map<String, Object> second = new LinkedHashMap<>();
+            second.put("frame_interval_ms", SHORT_FRAME_NANOS / 1e6);
+            second.put("adaptation_table_after_50_frames", fast.table());
+            second.put("frames", fast.series());
+            report.section("short_frames", second);
+            double p99 = (double) seed.calibrated().extra().get("error_p99_us");
+            report.goal("calibrated |display start error| p99 <= 5 us (25 fps)", String.format("%.2f us", p99), p99 <= 5.0);
+            long seedMisses = seed.misses();
+            long shortMisses = fast.misses();
+            report.goal("no display miss once the table knows the quality it chose",
+                    seedMisses + " at 25 fps, " + shortMisses + " at 500 fps", seedMisses + shortMisses == 0);
+            double overhead = (double) seed.calibrated().extra().get("engine_overhead_p99_us");
+            report.goal("engine overhead per action p99 <= 10 us (25 fps, frames 25 on)",
+                    String.format("%.2f us", overhead), overhead <= 10.0);
         } finally {
             Files.deleteIfExists(video);
         }
     }
 
-    private void reflective(Path video, int frames, RealtimePolicy policy, Report report) throws Exception {
+    /** One run of the plan: its calibrated phase's row, its misses, Table 1 and the per-frame series. */
+    private record Run(Report.Row calibrated, long misses, List<Map<String, Object>> table,
+                       List<Map<String, Object>> series) {}
+
+    private Run reflective(Path video, int frames, long frameNanos, RealtimePolicy policy, Report report)
+            throws Exception {
         RealTimeLine tl = new RealTimeLine("spark", 8, 4096, 0);
         ExecutionEngine[] engine = {null};
         long[][] table = new long[AdaptationTable.ROWS][];
         FrameLog log = new FrameLog(Math.max(4096, frames + 16));
-        SparkPipeline p = SparkPipeline.open(video, FRAME_NANOS, 100_000_000L, CALIBRATE_FROM, () -> engine[0], f -> {
+        SparkPipeline p = SparkPipeline.open(video, frameNanos, 100_000_000L, CALIBRATE_FROM, () -> engine[0], f -> {
             if (f.frame() == TABLE_AT) {  // Table 1: the table as it stands when frame 50 is displayed
                 for (int r = 0; r < AdaptationTable.ROWS; r++) {
                     table[r] = new long[] {f.table().frameOf(r), f.table().longestNanos(r), f.table().observed(r) ? 1 : 0};
@@ -80,11 +120,12 @@ final class ReflectionBench implements Benchmark {
         if (failed != null) {
             throw new IllegalStateException("engine did not start", failed);
         }
-        System.out.printf("  reflective: %d frames at 25 fps (%.0f s)%n", frames, frames * FRAME_NANOS / 1e9);
+        System.out.printf("  reflective: %d frames at %.0f fps (%.1f s)%n", frames, 1e9 / frameNanos,
+                frames * frameNanos / 1e9);
         p.start(tl, tl.now() + 10_000_000L);
-        long deadline = System.nanoTime() + (frames + 50) * FRAME_NANOS + 30_000_000_000L;
+        long deadline = System.nanoTime() + (frames + 50) * frameNanos + 30_000_000_000L;
         while (log.frames() < frames && System.nanoTime() < deadline) {
-            Thread.sleep(100);
+            Thread.sleep(20);
         }
         engine[0].stop();
         engine[0].join(5_000);
@@ -101,6 +142,8 @@ final class ReflectionBench implements Benchmark {
             s.put("clobbered", log.clobbered(k));
             s.put("calibrated", log.calibrated(k));
             s.put("anticipation_us", log.anticipationNanos(k) / 1000.0);
+            s.put("available_us", log.availableNanos(k) / 1000.0);
+            s.put("analysis_us", log.analysisNanos(k) / 1000.0);
             series.add(s);
         }
         // The engine's own time per action, per phase: the first 25 frames' actions (read, parse,
@@ -108,48 +151,46 @@ final class ReflectionBench implements Benchmark {
         long held = log.overheadsHeld();
         long firstHeld = log.actions() - held;
         long split = Math.max(firstHeld, Math.min(log.actions(), 4L * CALIBRATE_FROM));
-        long overheadUncal = p99(log, firstHeld, split);
-        long overheadP99 = p99(log, split, log.actions());
-        Report.Row un = phase(report, "reflective", "uncalibrated", log, 0, Math.min(CALIBRATE_FROM, n), overheadUncal);
-        Report.Row cal = phase(report, "reflective", "calibrated", log, Math.min(CALIBRATE_FROM, n), n, overheadP99);
+        double frameMs = frameNanos / 1e6;
+        Report.Row un = phase(report, frameMs, "uncalibrated", log, 0, Math.min(CALIBRATE_FROM, n),
+                overheads(log, firstHeld, split));
+        Report.Row cal = phase(report, frameMs, "calibrated", log, Math.min(CALIBRATE_FROM, n), n,
+                overheads(log, split, log.actions()));
         List<Map<String, Object>> rows = new ArrayList<>();
         for (int r = 0; r < AdaptationTable.ROWS; r++) {
             Map<String, Object> m = new LinkedHashMap<>();
             long[] t = table[r];
-            m.put("frame", t == null ? 0 : t[0]);
-            m.put("analysis_length_us", t == null || t[2] == 0 ? null : t[1] / 1000.0);
+            boolean seen = t != null && t[2] != 0;
+            m.put("frame", seen ? t[0] : 0);
+            m.put("analysis_length_us", seen ? t[1] / 1000.0 : null);
             m.put("dx", AdaptationTable.dx(r));
             m.put("dy", AdaptationTable.dy(r));
             m.put("quality", "1/" + AdaptationTable.dx(r) * AdaptationTable.dy(r));
             rows.add(m);
         }
-        report.section("adaptation_table_after_50_frames", rows);
-        report.section("frames", series);
-        double p99 = (double) cal.extra().get("error_p99_us");
-        report.goal("calibrated |display start error| p99 <= 5 us", String.format("%.2f us", p99), p99 <= 5.0);
-        long misses = (long) cal.extra().get("display_misses_after_table_filled")
-                + (long) un.extra().get("display_misses_after_table_filled");
-        report.goal("no display miss once the table knows the quality it chose", misses + " misses", misses == 0);
-        report.goal("engine overhead per action p99 <= 10 us (steady state: frames 25 on)", String.format("%.2f us", overheadP99 / 1000.0),
-                overheadP99 <= 10_000);
+        long misses = (long) un.extra().get("display_misses_after_table_filled")
+                + (long) cal.extra().get("display_misses_after_table_filled");
+        return new Run(cal, misses, rows, series);
     }
 
-    /** The 99th percentile of the engine's own time over actions [from, to). */
-    private static long p99(FrameLog log, long from, long to) {
-        if (to <= from) {
-            return 0;
-        }
-        long[] v = new long[(int) (to - from)];
+    /** The engine's own time over actions [from, to), sorted. */
+    private static long[] overheads(FrameLog log, long from, long to) {
+        long[] v = new long[(int) Math.max(0, to - from)];
         for (int i = 0; i < v.length; i++) {
             v[i] = log.overheadNanos(from + i);
         }
         Arrays.sort(v);
-        return v[Math.min(v.length - 1, (int) Math.ceil(0.99 * v.length) - 1)];
+        return v;
+    }
+
+    /** The {@code q}-quantile of sorted {@code v} in µs (nearest rank), 0 when empty. */
+    private static double quantileMicros(long[] v, double q) {
+        return v.length == 0 ? 0.0 : v[Math.max(0, Math.min(v.length - 1, (int) Math.ceil(q * v.length) - 1))] / 1000.0;
     }
 
     /** One phase's row: |display start error| percentiles, signed p50, clobbered, misses, overhead. */
-    private static Report.Row phase(Report report, String impl, String phase, FrameLog log, int from, int to,
-                                    long overheadP99) {
+    private static Report.Row phase(Report report, double frameMs, String phase, FrameLog log, int from, int to,
+                                    long[] overheads) {
         Histogram h = new Histogram(3);
         long[] signed = new long[Math.max(0, to - from)];
         long clobbered = 0;
@@ -166,6 +207,7 @@ final class ReflectionBench implements Benchmark {
         }
         Arrays.sort(signed);
         Map<String, Object> cases = new LinkedHashMap<>();
+        cases.put("frame_interval_ms", frameMs);
         cases.put("phase", phase);
         Map<String, Object> extra = new LinkedHashMap<>();
         extra.put("frames", to - from);
@@ -174,8 +216,9 @@ final class ReflectionBench implements Benchmark {
         extra.put("error_max_us", h.getTotalCount() == 0 ? 0.0 : h.getMaxValue() / 1000.0);
         extra.put("clobbered", clobbered);
         extra.put("display_misses_after_table_filled", misses);
-        extra.put("engine_overhead_p99_us", overheadP99 / 1000.0);
-        return report.row(impl, cases, h, extra);
+        extra.put("engine_overhead_p50_us", quantileMicros(overheads, 0.50));
+        extra.put("engine_overhead_p99_us", quantileMicros(overheads, 0.99));
+        return report.row("reflective", cases, h, extra);
     }
 
     /** The baseline: one periodic thread, display at each instant, then read, parse, analyse at (1,1). */
@@ -215,6 +258,7 @@ final class ReflectionBench implements Benchmark {
         }
         Arrays.sort(signed);
         Map<String, Object> cases = new LinkedHashMap<>();
+        cases.put("frame_interval_ms", FRAME_NANOS / 1e6);
         cases.put("phase", "fixed quality 1x1");
         Map<String, Object> extra = new LinkedHashMap<>();
         extra.put("frames", done[0]);
@@ -223,6 +267,7 @@ final class ReflectionBench implements Benchmark {
         extra.put("error_max_us", h.getMaxValue() / 1000.0);
         extra.put("clobbered", 0L);
         extra.put("display_misses_after_table_filled", 0L);
+        extra.put("engine_overhead_p50_us", 0.0);
         extra.put("engine_overhead_p99_us", 0.0);
         report.row("periodic", cases, h, extra);
     }
