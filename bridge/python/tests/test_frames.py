@@ -24,7 +24,8 @@ def test_bounds_come_from_xcc_options():
     assert F.bound_of("Control", "text") == 255
     assert F.bound_of("ServiceInfo", "state") == 15
     assert F.bound_of("DeployChunk", "data") == 384
-    assert len(F.BOUNDS) == 12
+    assert F.bound_of("TimelineEntry", "track") == 63
+    assert len(F.BOUNDS) == 14
 
 
 def test_round_trip_every_body():
@@ -35,6 +36,8 @@ def test_round_trip_every_body():
                                                  payload=b"p" * 256, correlation_id=9)))
     roundtrip(F.Frame(control=F.Control(kind=F.Control.STATS, stats=F.Stats(frames_in=U64, resyncs=1))))
     roundtrip(F.Frame(control=F.Control(kind=F.Control.SERVICE_INFO, service=F.ServiceInfo(name="x", count=1))))
+    roundtrip(F.Frame(control=F.Control(kind=F.Control.TIMELINE, timeline=F.TimelineEntry(
+        track="a" * 63, label="l" * 31, index=2, count=3, seq=U64, flags=63, actual_end_nanos=U64, tid=7, kind=1))))
     roundtrip(F.Frame(deploy_chunk=F.DeployChunk(bundle="echo", index=1, count=2, total_bytes=400,
                                                  bundle_crc32=0xFFFFFFFF, data=b"d" * 384)))
 
@@ -68,6 +71,8 @@ def _frame_with(message_name, field_name, value):
         target = frame.control
     elif message_name == "ServiceInfo":
         target = frame.control.service
+    elif message_name == "TimelineEntry":
+        target = frame.control.timeline
     else:
         target = frame.deploy_chunk
     setattr(target, field_name, value)

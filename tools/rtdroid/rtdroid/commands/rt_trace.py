@@ -25,7 +25,8 @@ def cmd_rt_trace(a) -> int:
     android = None
     if "android" in {c.get("role") for c in state["cells"].values()}:
         try:
-            android = AndroidControl.for_board(state, timeout=a.timeout).proxy_events(since_host)
+            status = lifecycle.status(state["board"])[state["board"]]  # with the adb port its token comes by
+            android = AndroidControl.for_board(status, timeout=a.timeout).proxy_events(since_host)
         except Exception as e:  # the RT cell's timelines stand without it
             print(f"rtdroid: rt trace: the Android cell's proxy events are left out: {e}", file=sys.stderr)
     data, s = rttrace.build(rt, android, state["board"], rt_clock)
