@@ -147,8 +147,11 @@ def build(rt: dict, android: dict | None, board: str, rt_clock: dict) -> tuple[b
     by_track: dict[str, list[dict]] = {}
     for e in rt.get("entries", []):
         by_track.setdefault(e["track"], []).append(e)
+    begins = [e["actual_begin_nanos"] for e in rt.get("entries", [])]
     summary = {"rt_tracks": len(by_track), "rt_slices": 0, "android_slices": 0, "clock": how,
-               "misses": 0, "overruns": 0, "clobbered": 0}
+               "misses": 0, "overruns": 0, "clobbered": 0,
+               # how far back the oldest job kept began (each timeline keeps its newest jobs only)
+               "rt_span_s": (rt.get("cell_now_nanos", 0) - min(begins)) / 1e9 if begins else 0.0}
     for name, entries in sorted(by_track.items()):
         tid = entries[0].get("tid", 0)
         actual, planned = [], {}

@@ -72,6 +72,7 @@ def test_engine_actions_task_releases_and_proxy_events_land_on_their_tracks_in_o
     assert sorted(instants) == ["cost overrun", "deadline miss"]
     assert got["proxy broadcast spark.result"][0][0] == "org.rtdroid.spark.RESULT"
     assert summary["rt_slices"] == 4 and summary["android_slices"] == 1 and summary["misses"] == 1
+    assert summary["rt_span_s"] == pytest.approx((50 * MS - 10_000) / 1e9)
     assert any("RT cell (host; one CLOCK_MONOTONIC" in n for n in names.values())
 
 
@@ -98,3 +99,31 @@ def test_overlapping_intervals_are_split_into_lanes_that_nest():
     lanes = sorted(k for k in got if k.startswith("proxy broadcast c"))
     assert lanes == ["proxy broadcast c #1", "proxy broadcast c #2", "proxy broadcast c #3"]
     assert sum(len(got[k]) for k in lanes) == 4 == summary["android_slices"]
+
+
+def test_the_command_writes_the_agents_timelines_and_refuses_a_missing_directory(tmp_path, monkeypatch, capsys):
+    from rtdroid import cli
+    from rtdroid.commands import rt_trace
+    asked = []
+
+    class Agent:
+        @staticmethod
+        def timelines(region, seconds, timeout):
+            asked.append(seconds)
+            return {"entries": [entry("a/S/t", 2, 0, 5 * MS, 13 * MS, 6 * MS, 7 * MS, flags=8)],
+                    "cell_now_nanos": 20 * MS, "sent_nanos": 20 * MS - 1000, "answered_nanos": 20 * MS + 1000}
+    monkeypatch.setattr(cli, "_mgmt", lambda: Agent)
+    monkeypatch.setattr(cli, "_region_of", lambda a: "/dev/shm/unused")
+    monkeypatch.setattr(cli, "_clock_of", lambda a: {"kind": "host"})
+    monkeypatch.setattr(rt_trace.lifecycle, "current_state",
+                        lambda board: {"board": "host", "cells": {"rt": {"role": "rt"}}})
+    out = tmp_path / "t.pftrace"
+    assert cli.main(["rt", "trace", "--board", "host", "--seconds", "2.5", "-o", str(out)]) == 0
+    assert asked == [3], "whole seconds, rounded up"
+    said = capsys.readouterr().out
+    assert "1 RT timeline(s) with 1 jobs (0 deadline misses, 1 cost overruns" in said and "0 proxy events" in said
+    _, names, events = read(out.read_bytes())
+    assert [s[0] for s in slices(names, events)["a/S/t (tid 77)"]] == ["release"]
+    assert cli.main(["rt", "trace", "--board", "host", "-o", str(tmp_path / "no" / "t.pftrace")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "is not a directory" in err[0]

@@ -32,7 +32,8 @@ def cmd_rt_trace(a) -> int:
     data, s = rttrace.build(rt, android, state["board"], rt_clock)
     out.write_bytes(data)
     print(f"wrote {out}: {len(data)} bytes, {s['rt_tracks']} RT timeline(s) with {s['rt_slices']} jobs "
-          f"({s['misses']} deadline misses, {s['overruns']} cost overruns, {s['clobbered']} clobbered), "
+          f"({s['misses']} deadline misses, {s['overruns']} cost overruns, {s['clobbered']} clobbered; "
+          f"the oldest began {s['rt_span_s']:.1f} s ago: each timeline keeps its newest jobs), "
           f"{s['android_slices']} proxy events; {s['clock']}. Open it in the Perfetto UI (ui.perfetto.dev).")
     return 0
 
