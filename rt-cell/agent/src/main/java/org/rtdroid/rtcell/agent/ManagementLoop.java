@@ -12,10 +12,10 @@ import org.rtdroid.bridge.Region;
 import org.rtdroid.bridge.codec.Frame;
 import org.rtdroid.bridge.codec.FrameCodec;
 import org.rtdroid.runtime.boot.FailureCause;
-import org.rtdroid.runtime.text.Printable;
 import org.rtdroid.runtime.boot.TimelineTrack;
 import org.rtdroid.runtime.reflection.ExecutedInterval;
 import org.rtdroid.runtime.reflection.PastTimeline;
+import org.rtdroid.runtime.text.Printable;
 import org.rtdroid.xcc.XccBounds;
 
 /**
