@@ -23,7 +23,7 @@ FIGURES   ?= quick
 TEST_BOARDS ?= $(shell $(PY) -m rtdroid.boardtests boards)
 
 .PHONY: help setup build java contracts-doc android-aot c apk apk-test test unit-test java-test python-test c-test integration-test robot \
-        fuzz-short run bench fuzz soak loop clean figures figures-test
+        fuzz-short run bench fuzz soak loop clean figures figures-test lab lab-test lab-down test-lab
 
 help:
 	@echo "make run   [BOARD=$(BOARD)|...]      boot the board (see board-configs/), deploy the demo, measure, report"
@@ -34,6 +34,7 @@ help:
 	@echo "make soak  [SOAK_MINUTES=60]         cochlear implant under Android stress, restarts, floods: per-minute figures"
 	@echo "make loop  [BOARD=...] [RUNS=100]    make run again and again, stops at the first deadline miss: build/loop/"
 	@echo "make fuzz  [FUZZ_SECONDS=60]         fuzz every decoder of the other cell's bytes (C, Java, Python)"
+	@echo "make lab | lab-test | lab-down       a local LAVA lab: start it, run the emulated boards' jobs, stop it"
 
 # --- set-up -----------------------------------------------------------------------------------
 # tools/setup.sh keeps its own stamp: when nothing changed it returns at once.
@@ -145,6 +146,23 @@ soak: build
 # LOOP_LOCK=FILE: flock around each run only (a machine shared with others' boards).
 loop: build
 	$(PY) tools/loop.py --board $(BOARD) --runs $${RUNS:-100} $(if $(LOOP_LOCK),--lock $(LOOP_LOCK),)
+
+# --- a local LAVA lab (tools/lab/README.md): not part of make test ------------------------------
+# LAB_BOARD_LOCK: the lock every job that boots a board takes (a machine where others boot boards
+# passes theirs); LAB_BOARDS: the boards whose jobs lab-test submits.
+LAB_BOARDS ?= qemu-x86_64 qemu-arm64-xen
+lab: build
+	bash tools/lab/lab.sh up
+
+lab-test: lab
+	$(VENV)/bin/rtdroid lava submit $(foreach b,$(LAB_BOARDS),--board $(b))
+
+lab-down:
+	bash tools/lab/lab.sh down
+
+# The lab's integration test: a board's deploy and latency suites as a LAVA job, and jobs that fail.
+test-lab: lab
+	$(PY) -m pytest -q tools/lab/tests
 
 clean:
 	-$(VENV)/bin/rtdroid board down 2>/dev/null || true

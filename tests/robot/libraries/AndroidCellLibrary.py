@@ -20,7 +20,7 @@ from robot.api.deco import keyword, library
 from robot.libraries.BuiltIn import BuiltIn
 
 from session import (ANDROID_APPS, BUILD, RTDROID, ROOT, SESSION, Keywords, board_cpu_use,
-                     budget_left_to_the_cells, others_share, run)  # first: it puts tools/demo on the path
+                     budget_left_to_the_cells, measure, others_share, run)  # first: it puts tools/demo on the path
 import report  # tools/demo/report.py: percentiles from HdrHistogram, plots
 from rtdroid.adb import Adb, AdbError
 
@@ -259,6 +259,9 @@ class AndroidCellLibrary(Keywords):
                 int(v) for v in lat[part][-count:] if int(v) >= 0)
         pc = report.percentiles(samples).as_dict()
         logger.info(f"{name}: {pc}", also_console=True)
+        for which in ("p50_us", "p99_us", "max_us"):
+            if which in pc:
+                measure(f"rtt_{which}", float(pc[which]), "us")
         if load0 is not None:
             pc["others_cpu_share"] = others_share(load0, self._board_cpu_use())
             logger.info(f"{name}: other work than the board's used {pc['others_cpu_share']:.0%} of the board's "

@@ -15,7 +15,7 @@ from robot.api.deco import keyword, library
 from robot.libraries.BuiltIn import BuiltIn
 
 from session import (BUILD, ROOT, RTDROID, SESSION, Keywords, board_cpu_use, budget_left_to_the_cells,
-                     end_witness, others_share, run)
+                     end_witness, measure, others_share, run)
 
 
 @library(scope="GLOBAL", auto_keywords=False)
@@ -41,6 +41,7 @@ class BoardLibrary(Keywords):
         # boot snapshot, paid once per image: shown apart from what every later `board up` costs.
         cold = status.get("cells", {}).get("rt", {}).get("snapshot_cold_boot_seconds")
         rest = SESSION.boot_seconds - float(cold or 0)
+        measure("board_up_s", round(rest, 1), "s")
         if cold:
             logger.info(f"of which {cold:.1f} s the one-time cold boot of a new RT cell image to take its boot "
                         f"snapshot; the rest: {rest:.1f} s", also_console=True)

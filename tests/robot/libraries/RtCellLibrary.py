@@ -21,7 +21,7 @@ from robot.libraries.BuiltIn import BuiltIn
 
 from rtdroid import stallwitness
 from rtdroid.servicerows import cost_overrun_text, wcrt_exceeded_text
-from session import EXAMPLE_APPS, KEYS, ROOT, RTDROID, SESSION, Keywords, end_witness, run
+from session import EXAMPLE_APPS, KEYS, ROOT, RTDROID, SESSION, Keywords, end_witness, measure, run
 from xcc.mgmt import describe_failure
 
 
@@ -237,6 +237,7 @@ class RtCellLibrary(Keywords):
         clock_label = clock.get("label") or ("virtual time" if clock["kind"] == "virtual" else "host clock")
         new = self.deadline_misses(app) - int(misses_before)
         logger.info(f"deadline misses during the window: {new} (budget {budget}; {clock_label})", also_console=True)
+        measure("misses", new, "misses")
         if new > 0:  # which task missed, and how badly, is what the next diagnosis needs
             logger.info(f"RT services after the window: {self.rt_services()}", also_console=True)
         explained = self.misses_the_witnessed_stalls_explain(stall_floor_us, app)
@@ -253,6 +254,7 @@ class RtCellLibrary(Keywords):
         # window raised it: a stall before the window (outside any witness) is not the window's.
         worst = self.worst_lateness_us(app)
         before = float(window["lateness_us"])
+        measure("worst_lateness_us", float(worst), "us")  # since deploy, in the cell's clock
         if worst <= before:
             logger.info(f"worst release lateness {worst} µs was set before the window (the window's worst is at "
                         f"most that; budget {lateness_budget_us:.0f}; {clock_label})", also_console=True)

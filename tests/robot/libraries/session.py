@@ -60,6 +60,13 @@ class Session:
         self.adb_ports: dict[str | None, int] = {}         # each board's adb port (adb connect 127.0.0.1:N)
 
 
+def measure(name: str, value: float, units: str) -> None:
+    """Records a figure the current test (or suite set-up) measured, in the one form a lab's
+    result adapter reads back from output.xml (`rtdroid lava robot`: each becomes a LAVA
+    measurement): 'MEASUREMENT <name>=<value> <units>'."""
+    logger.info(f"MEASUREMENT {name}={value:g} {units}")
+
+
 def end_witness() -> None:
     """Ends a stall witness a failed test left running (SCHED_FIFO 99 on the RT cell's CPUs)."""
     w, SESSION.witness = SESSION.witness, None

@@ -1,0 +1,106 @@
+"""`rtdroid lava ...`: the boards in a LAVA lab.
+
+  lava render [--board B ...|--all] [--output DIR] [--check|--update-golden] [--ssh-port N]
+      the LAVA device dictionary, device-type template and job definition of each board
+  lava robot --board B --suite S [--variables V] [--robot-variable K:V ...]
+      run one Robot suite (what a job's test definition runs on the board's root side) and report
+      its tests as LAVA test cases with their measurements
+  lava submit --board B ... [--identity I] [--timeout S]
+      submit the boards' jobs through lavacli, wait, print each job and its results
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..boardconfig import available_boards, load_board
+from ..lava import lab as lava_lab
+from ..lava import render as lava_render
+from ..lava import robot as lava_robot
+from ..lava.render import NotALabBoard  # noqa: F401  (a RuntimeError: one line)
+
+
+def _boards(a) -> list[str]:
+    if a.all:
+        return available_boards()
+    if not a.boards:
+        raise RuntimeError("name a board (--board B) or --all")
+    return a.boards
+
+
+def cmd_render(a) -> int:
+    site = lava_render.Site(ssh_port=a.ssh_port)
+    code = 0
+    for name in _boards(a):
+        board = load_board(name)
+        if a.all and not lava_render.is_lab_board(board):
+            print(f"{board.name}: skipped: not a lab board (Jailhouse on emulated arm64 runs nowhere here)")
+            continue
+        if a.check:
+            bad = lava_render.compare_with_golden(board)
+            print(f"{board.name}: " + (f"LAVA rendering differs from golden: {', '.join(bad)}" if bad
+                                       else "LAVA rendering matches golden"))
+            code |= 1 if bad else 0
+        elif a.update_golden or a.output:
+            for p in lava_render.write(board, a.output or lava_render.golden_dir(), site):
+                print(f"wrote {p}")
+        else:
+            for fname, text in lava_render.rendered_files(board, site).items():
+                print(f"# {fname}")
+                print(text, end="")
+    return code
+
+
+def cmd_robot(a) -> int:
+    return lava_robot.main(a.board, a.suite, a.variables, a.robot_variable, a.output)
+
+
+def cmd_submit(a) -> int:
+    out = a.output or Path("build/lab/jobs")
+    jobs = {}
+    for name in _boards(a):
+        board = load_board(name)
+        f = out / f"{board.name}.yaml"
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(lava_render.job_yaml(board, suites=a.suite or None), encoding="utf-8")
+        jobs[board.name] = f
+    try:
+        return lava_lab.run_jobs(a.identity, jobs, a.timeout)
+    except lava_lab.LabError as e:
+        print(f"rtdroid: {e}", file=sys.stderr)
+        return 1
+
+
+def register(commands) -> None:
+    lava = commands.group("lava", help="the boards in a LAVA lab: devices, jobs, Robot results as LAVA test cases")
+
+    sp = lava.add_parser("render", help="device dictionary, device-type template and job of each board")
+    sp.add_argument("--board", dest="boards", action="append", metavar="NAME",
+                    help="board name or YAML path (repeatable)")
+    sp.add_argument("--all", action="store_true", help="every board in board-configs/")
+    sp.add_argument("--output", type=Path, metavar="DIR", help="write devices/, device-types/, jobs/ under DIR")
+    sp.add_argument("--check", action="store_true", help="compare with hypervisor-cells/lava/golden/")
+    sp.add_argument("--update-golden", action="store_true", help="rewrite hypervisor-cells/lava/golden/")
+    sp.add_argument("--ssh-port", type=int, default=2222, metavar="N",
+                    help="the lab's ssh port to the boards' root side (default 2222)")
+    sp.set_defaults(func=cmd_render)
+
+    sp = lava.add_parser("robot", help="run one Robot suite, report its tests as LAVA test cases")
+    sp.add_argument("--board", required=True, metavar="NAME", help="board name or YAML path")
+    sp.add_argument("--suite", required=True, choices=sorted(lava_render.SUITES))
+    sp.add_argument("--variables", metavar="BOARD",
+                    help="the Robot variables of this board (default: the board's own)")
+    sp.add_argument("--robot-variable", action="append", default=[], metavar="NAME:VALUE",
+                    help="a Robot variable to override (repeatable)")
+    sp.add_argument("--output", type=Path, metavar="DIR", help="Robot's output dir (default build/lab/robot/B/S)")
+    sp.set_defaults(func=cmd_robot)
+
+    sp = lava.add_parser("submit", help="submit boards' jobs through lavacli, wait, print their results")
+    sp.add_argument("--board", dest="boards", action="append", metavar="NAME", help="board (repeatable)")
+    sp.set_defaults(all=False)
+    sp.add_argument("--suite", action="append", choices=sorted(lava_render.SUITES),
+                    help="only these suites (repeatable; default every suite the board runs)")
+    sp.add_argument("--identity", default="rtdroid-lab", help="lavacli identity (default rtdroid-lab)")
+    sp.add_argument("--timeout", type=float, default=7200, metavar="S", help="per job, seconds (default 7200)")
+    sp.add_argument("--output", type=Path, metavar="DIR", help="where the submitted jobs are written")
+    sp.set_defaults(func=cmd_submit)

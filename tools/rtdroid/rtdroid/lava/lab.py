@@ -1,0 +1,108 @@
+"""Submit boards' jobs to a LAVA lab through lavacli, wait for them, print what LAVA recorded.
+
+Jobs queue in LAVA and run as its scheduler gives them devices: on a lab with one device per board
+type and one worker (the local lab) one at a time; on a lab with several devices of a type, or
+several workers, side by side. lavacli is Debian's (/usr/bin/lavacli), run with Debian's python3
+whatever python3 comes first in PATH.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+LAVACLI = "/usr/bin/lavacli"
+SYSTEM_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+class LabError(RuntimeError):
+    pass
+
+
+def lavacli(identity: str, *args: str, timeout: float = 120) -> str:
+    if not Path(LAVACLI).exists():
+        raise LabError("lavacli is not installed: run 'make lab' first")
+    p = subprocess.run([LAVACLI, "-i", identity, *args], capture_output=True, text=True, timeout=timeout,
+                       env={"PATH": SYSTEM_PATH, "HOME": str(Path.home())})
+    if p.returncode != 0:
+        raise LabError(f"lavacli {' '.join(args[:2])}: {(p.stderr or p.stdout).strip().splitlines()[-1:] or ['failed']}")
+    return p.stdout
+
+
+def submit(identity: str, job_file: Path) -> int:
+    out = lavacli(identity, "jobs", "submit", str(job_file)).strip()
+    try:
+        return int(out.split()[-1])
+    except (ValueError, IndexError):
+        raise LabError(f"lavacli jobs submit {job_file}: no job id in {out!r}") from None
+
+
+@dataclass
+class JobOutcome:
+    job_id: int
+    state: str
+    health: str
+    failure: str
+    results: list[dict]
+
+    @property
+    def failed_cases(self) -> list[dict]:
+        return [r for r in self.results if r.get("result") == "fail"]
+
+    @property
+    def ok(self) -> bool:
+        return self.health == "Complete" and not self.failed_cases
+
+
+def details(identity: str, job_id: int) -> dict:
+    return yaml.safe_load(lavacli(identity, "jobs", "show", "--yaml", str(job_id)))
+
+
+def results(identity: str, job_id: int) -> list[dict]:
+    return yaml.safe_load(lavacli(identity, "results", "--yaml", str(job_id))) or []
+
+
+def wait(identity: str, job_id: int, timeout_s: float, progress=print) -> JobOutcome:
+    deadline = time.monotonic() + timeout_s
+    last = None
+    while True:
+        d = details(identity, job_id)
+        state = d.get("state")
+        if state != last:
+            progress(f"job {job_id}: {state}" + (f" on {d.get('device')}" if d.get("device") else ""))
+            last = state
+        if state == "Finished":
+            break
+        if time.monotonic() > deadline:
+            lavacli(identity, "jobs", "cancel", str(job_id))
+            raise LabError(f"job {job_id} not finished after {timeout_s:.0f} s: cancelled")
+        time.sleep(3)
+    return JobOutcome(job_id, d.get("state", ""), d.get("health", ""), d.get("failure_comment") or "",
+                      results(identity, job_id))
+
+
+def show(identity: str, job_id: int) -> str:
+    """What a user reads: `lavacli jobs show` and `lavacli results`."""
+    return (lavacli(identity, "jobs", "show", str(job_id)) + "\n"
+            + lavacli(identity, "results", str(job_id)))
+
+
+def run_jobs(identity: str, jobs: dict[str, Path], timeout_s: float, out=sys.stdout) -> int:
+    """Submits every job at once (LAVA queues them), waits for each, prints each board's results.
+    0 when every job completed with no failed test case."""
+    ids = {}
+    for board, f in jobs.items():
+        ids[board] = submit(identity, f)
+        print(f"{board}: submitted {f} as job {ids[board]}", file=out, flush=True)
+    bad = 0
+    for board, job_id in ids.items():
+        o = wait(identity, job_id, timeout_s, progress=lambda m: print(m, file=out, flush=True))
+        print(f"\n===== {board}: job {job_id} {o.health}" + (f": {o.failure}" if o.failure else ""), file=out)
+        print(show(identity, job_id), file=out, flush=True)
+        if not o.ok:
+            bad += 1
+    return 1 if bad else 0

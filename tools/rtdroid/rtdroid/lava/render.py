@@ -1,0 +1,268 @@
+"""Render a board file into what a LAVA lab needs for it: a device-type template (where LAVA ships
+none that fits), a device dictionary and a job definition.
+
+How a board maps onto LAVA's model. A LAVA test shell runs where the board's Robot suites run: on
+the board's root side, the Linux that hosts the Android cell and starts the RT cell (Jailhouse's
+root cell, Xen's dom0; on this project's emulated and host boards, the machine that runs QEMU and
+the Android cell's JVM). The suites boot the board themselves (`rtdroid board up`, the same QEMU
+command lines `rtdroid board render` shows), restart and kill its cells, and bring it down, so the
+LAVA job's part is to reach that root side, run the suites under the board lock, and turn Robot's
+results into LAVA test cases (`rtdroid lava robot`). On a real board LAVA boots the root side
+first (u-boot: kernel, device tree, root file system with the project's build); on the emulated
+boards the root side is the worker's own host, reached over ssh (LAVA's `ssh` device type), so
+the emulated boards' devices need no serial line or power switch.
+
+Deterministic and machine-independent like the other renderers: the golden files under
+hypervisor-cells/lava/golden/ hold the local lab's values (ssh on 127.0.0.1:2222 with the lab's key).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from .. import paths
+from ..boardconfig import Board
+
+# The Robot suites, by the name a job and `rtdroid lava robot --suite` use -> their file.
+SUITES = {
+    "board": "01_board.robot",
+    "deploy": "02_deploy.robot",
+    "latency": "03_latency.robot",
+    "faults": "04_faults.robot",
+    "fall": "05_fall.robot",
+    "autopilot": "06_autopilot.robot",
+}
+
+# Hypervisors whose boards `rtdroid board up` runs on this project's own machines (their root side
+# is the worker's host); the others (Jailhouse) need their real board in a lab.
+ROOT_SIDE_ON_HOST = ("process", "qemu", "xen")
+
+# Each suite runs in its own LAVA test action: it waits for the board lock (another user's board
+# run), boots the board, runs and tears down. A bound on all of that, not a timing goal.
+SUITE_TIMEOUT_MINUTES = 40
+
+IDENTITY_FILE = "/etc/lava-server/dispatcher-config/device/rtdroid-lab_ed25519"
+
+
+@dataclass
+class Site:
+    """Where the lab reaches a board's root side (the local lab's defaults)."""
+    ssh_host: str = "127.0.0.1"
+    ssh_port: int = 2222
+    ssh_user: str = "root"
+    identity_file: str = IDENTITY_FILE
+    # Where a real lab publishes the project's build for its boards to deploy (the root file
+    # system with build/ in /opt/rtdroid, the root kernel, the device tree).
+    artifacts_url: str = "https://artifacts.example.org/rtdroid"
+    device_index: int = 1
+    extra: dict = field(default_factory=dict)
+
+
+# Real boards: LAVA's own device type for their hardware (LAVA ships the template).
+REAL_DEVICE_TYPES = {"jailhouse-rpi4": "bcm2711-rpi-4-b"}
+
+
+class NotALabBoard(RuntimeError):
+    pass
+
+
+def device_type(board: Board) -> str:
+    """The LAVA device type of a board's devices: LAVA's own for a real board's hardware; for a
+    board whose root side is this project's host, one of its own, rtdroid-<board>."""
+    if board.name in REAL_DEVICE_TYPES:
+        return REAL_DEVICE_TYPES[board.name]
+    if not runs_on_host(board):
+        raise NotALabBoard(f"board {board.name}: no LAVA device type (a {board.hypervisor} board that is "
+                           f"neither run here nor a known real board: {', '.join(REAL_DEVICE_TYPES)})")
+    return f"rtdroid-{board.name}"
+
+
+def is_lab_board(board: Board) -> bool:
+    return board.name in REAL_DEVICE_TYPES or runs_on_host(board)
+
+
+def device_name(board: Board, site: Site) -> str:
+    return f"{board.name}-{site.device_index:02d}"
+
+
+def suites_for(board: Board) -> list[str]:
+    """The suites `make robot` runs on this board: those tagged `any` or `board:<name>`."""
+    out = []
+    for name, file in SUITES.items():
+        text = (paths.repo_root() / "tests" / "robot" / "suites" / file).read_text(encoding="utf-8")
+        tags = re.search(r"^Test Tags\s+(.*)$", text, re.M)
+        if tags and (re.search(r"(^|\s)any(\s|$)", tags.group(1))
+                     or re.search(rf"(^|\s)board:{re.escape(board.name)}(\s|$)", tags.group(1))):
+            out.append(name)
+    return out
+
+
+def runs_on_host(board: Board) -> bool:
+    return board.hypervisor in ROOT_SIDE_ON_HOST
+
+
+def _header(board: Board, what: str) -> str:
+    return (f"{{# {what} for board {board.name}, rendered by `rtdroid lava render` from "
+            f"{board.source} #}}\n")
+
+
+def device_type_template(board: Board) -> str | None:
+    """The device-type template of a board whose root side is a host reached over ssh; None for
+    a real board (LAVA ships its hardware's template)."""
+    if not runs_on_host(board):
+        return None
+    return (f"{{# device_type: {device_type(board)} #}}\n" + _header(board, "Device type")
+            + "{# The board's root side: the Linux host that runs its Android cell and starts its RT cell\n"
+              "   (`rtdroid board up`), reached over ssh; its test shells run the Robot suites there. #}\n"
+              "{% extends 'ssh.jinja2' %}\n"
+              "{% block schroot %}{% endblock schroot %}\n")
+
+
+def device_dictionary(board: Board, site: Site) -> str:
+    t = device_type(board)
+    out = f"{{# device_type: {t} #}}\n" + _header(board, f"Device {device_name(board, site)}")
+    out += f"{{% extends '{t}.jinja2' %}}\n"
+    if runs_on_host(board):
+        out += (f"{{% set ssh_host = '{site.ssh_host}' %}}\n"
+                f"{{% set ssh_port = {site.ssh_port} %}}\n"
+                f"{{% set ssh_user = '{site.ssh_user}' %}}\n"
+                f"{{% set ssh_identity_file = '{site.identity_file}' %}}\n")
+    else:
+        # A real board: its serial console, power switch and network boot, as the lab wires them.
+        out += ("{% set connection_command = 'telnet ser2net-host 7001' %}\n"
+                "{% set hard_reset_command = 'pduclient --hostname pdu --port 1 --command reboot' %}\n"
+                "{% set power_off_command = 'pduclient --hostname pdu --port 1 --command off' %}\n"
+                "{% set power_on_command = 'pduclient --hostname pdu --port 1 --command on' %}\n")
+    return out
+
+
+def _robot_step(board: Board, suite: str, robot_variables: dict[str, str], board_arg: str | None,
+                variables: str | None) -> str:
+    cmd = ["flock", '"$RTDROID_BOARD_LOCK"', "build/venv/bin/rtdroid", "lava", "robot",
+           "--board", board_arg or board.name, "--suite", suite]
+    if variables:
+        cmd += ["--variables", variables]
+    for k, v in sorted(robot_variables.items()):
+        cmd += ["--robot-variable", f"{k}:{v}"]
+    return " ".join(cmd)
+
+
+def test_definition(board: Board, suite: str, robot_variables: dict[str, str] | None = None,
+                    board_arg: str | None = None, variables: str | None = None) -> dict:
+    """One Robot suite as a LAVA test definition, run on the board's root side. The root side's
+    login sets RTDROID_HOME (the project's checkout or installed build) and RTDROID_BOARD_LOCK (the
+    lock every user of the board's machine takes around a run)."""
+    name = f"robot-{suite}"
+    return {
+        "from": "inline",
+        "name": name,
+        "path": f"inline/{name}.yaml",
+        "repository": {
+            "metadata": {
+                "format": "Lava-Test Test Definition 1.0",
+                "name": name,
+                "description": f"the {suite} Robot suite on board {board.name}: one LAVA test case per "
+                               f"Robot test, its figures as measurements",
+            },
+            "run": {"steps": [
+                'cd "$RTDROID_HOME"',
+                _robot_step(board, suite, robot_variables or {}, board_arg, variables),
+            ]},
+        },
+    }
+
+
+def _boot_and_deploy(board: Board, site: Site) -> list[dict]:
+    if runs_on_host(board):
+        return [
+            {"deploy": {"to": "ssh", "os": "debian", "timeout": {"minutes": 2}}},
+            {"boot": {"method": "ssh", "connection": "ssh", "prompts": ["root@[^:]*:[^#]*# "],
+                      "timeout": {"minutes": 2}}},
+        ]
+    # A real board: LAVA boots its root side (kernel, device tree, NFS root with the project's
+    # build in /opt/rtdroid) with u-boot; `rtdroid board up` there starts the RT cell.
+    base = f"{site.artifacts_url}/{board.name}"
+    return [
+        {"deploy": {"to": "tftp", "os": "debian", "timeout": {"minutes": 10},
+                    "kernel": {"url": f"{base}/Image", "type": "image"},
+                    "dtb": {"url": f"{base}/{board.name}.dtb"},
+                    "nfsrootfs": {"url": f"{base}/rootfs.tar.xz", "compression": "xz"}}},
+        {"boot": {"method": "u-boot", "commands": "nfs", "prompts": ["root@[^:]*:[^#]*# "],
+                  "auto_login": {"login_prompt": "login:", "username": "root"},
+                  "timeout": {"minutes": 5}}},
+    ]
+
+
+def job_definition(board: Board, site: Site | None = None, suites: list[str] | None = None,
+                   robot_variables: dict[str, str] | None = None, board_arg: str | None = None,
+                   variables: str | None = None, name: str | None = None) -> dict:
+    site = site or Site()
+    suites = suites or suites_for(board)
+    clock = board.rt.get("clock", {}).get("kind", "host")
+    job = {
+        "device_type": device_type(board),
+        "job_name": name or f"rtdroid {board.name}: Robot suites {', '.join(suites)}",
+        "priority": "medium",
+        "visibility": "public",
+        "timeouts": {
+            "job": {"minutes": 10 + SUITE_TIMEOUT_MINUTES * len(suites)},
+            "action": {"minutes": SUITE_TIMEOUT_MINUTES},
+            "connection": {"minutes": 2},
+        },
+        "metadata": {
+            "board": board.name,
+            "board.file": board.source,
+            "board.hypervisor": board.hypervisor,
+            "board.rt-clock": "virtual time (QEMU icount)" if clock == "virtual" else "host clock",
+        },
+        "actions": _boot_and_deploy(board, site) + [
+            {"test": {"timeout": {"minutes": SUITE_TIMEOUT_MINUTES},
+                      "definitions": [test_definition(board, s, robot_variables, board_arg, variables)
+                                      for s in suites]}},
+        ],
+    }
+    return job
+
+
+def job_yaml(board: Board, **kw) -> str:
+    text = yaml.safe_dump(job_definition(board, **kw), sort_keys=False, width=1000, allow_unicode=True)
+    return (f"# LAVA job for board {board.name}, rendered by `rtdroid lava render` from {board.source}\n"
+            + text)
+
+
+def rendered_files(board: Board, site: Site | None = None) -> dict[str, str]:
+    """Relative path -> content: devices/<device>.jinja2, device-types/<type>.jinja2 (when LAVA
+    has none), jobs/<board>.yaml."""
+    site = site or Site()
+    files = {f"devices/{device_name(board, site)}.jinja2": device_dictionary(board, site),
+             f"jobs/{board.name}.yaml": job_yaml(board, site=site)}
+    t = device_type_template(board)
+    if t is not None:
+        files[f"device-types/{device_type(board)}.jinja2"] = t
+    return files
+
+
+def golden_dir() -> Path:
+    return paths.hypervisor_cells_dir() / "lava" / "golden"
+
+
+def compare_with_golden(board: Board) -> list[str]:
+    bad = []
+    for name, text in rendered_files(board).items():
+        p = golden_dir() / name
+        if not p.is_file() or p.read_text(encoding="utf-8") != text:
+            bad.append(str(p))
+    return bad
+
+
+def write(board: Board, directory: Path, site: Site | None = None) -> list[Path]:
+    out = []
+    for name, text in rendered_files(board, site).items():
+        p = directory / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+        out.append(p)
+    return out

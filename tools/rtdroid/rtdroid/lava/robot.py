@@ -1,0 +1,174 @@
+"""Run one Robot suite on a board and report its results as LAVA test cases.
+
+`rtdroid lava robot --board B --suite S` is what a LAVA job's test definition runs on the board's
+root side (under the board lock). It runs the suite as `make robot` does, brings the board down
+whatever happened, reads Robot's output.xml and, inside a LAVA test shell (where `lava-test-case`
+is on PATH), reports:
+- one test case per Robot test: pass, fail or skip, its Robot message printed above it;
+- one test case per figure a test measured (`MEASUREMENT name=value units` lines, written by the
+  keyword libraries' `session.measure`): `<test>_<name>` with the value as a LAVA measurement;
+  figures measured in the suite's set-up (the board's boot) are reported as `<suite>-setup_<name>`.
+When the suite's set-up failed (the board did not come up), it raises a LAVA test error
+(`lava-test-raise`) naming the reason, so the job ends Incomplete with that reason. Outside LAVA it
+prints the same cases as a table.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import paths
+from .render import SUITES
+
+MEASUREMENT = re.compile(r"^MEASUREMENT ([A-Za-z0-9_.-]+)=(-?[0-9.eE+-]+) (\S+)$")
+RESULTS = {"PASS": "pass", "FAIL": "fail", "SKIP": "skip", "NOT RUN": "skip"}
+# LAVA keeps a test case's name in 100 characters; the figure's name is appended to a test's.
+NAME_CHARS = 64
+
+
+@dataclass
+class Case:
+    name: str
+    result: str
+    message: str = ""
+    measurement: float | None = None
+    units: str | None = None
+
+
+def slug(text: str) -> str:
+    s = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return s[:NAME_CHARS].rstrip("-")
+
+
+def _messages(item) -> list[str]:
+    """Every log message under a Robot result item (keywords, their bodies, nested)."""
+    out = []
+    stack = [item]
+    while stack:
+        it = stack.pop()
+        if getattr(it, "type", None) == "MESSAGE":
+            out.append(it.message)
+            continue
+        for attr in ("setup", "teardown"):
+            kw = getattr(it, attr, None)
+            if kw:
+                stack.append(kw)
+        stack.extend(reversed(list(getattr(it, "body", []) or [])))
+    return out
+
+
+def _figures(item) -> list[tuple[str, float, str]]:
+    out = []
+    for m in _messages(item):
+        hit = MEASUREMENT.match(m)
+        if hit:
+            out.append((hit.group(1), float(hit.group(2)), hit.group(3)))
+    return out
+
+
+def cases_from_output(output_xml: Path) -> tuple[list[Case], str | None]:
+    """Robot's output.xml -> LAVA test cases, and the reason the board did not come up (the suite
+    set-up's failure) or None."""
+    from robot.api import ExecutionResult
+    result = ExecutionResult(str(output_xml))
+    cases: list[Case] = []
+    setup_failure = None
+    suites = [result.suite] if result.suite.tests else list(result.suite.suites)
+    for suite in suites:
+        prefix = slug(suite.name)
+        if suite.setup:
+            for name, value, units in _figures(suite.setup):
+                cases.append(Case(f"{prefix}-setup_{name}", "pass", "", value, units))
+            if suite.setup.status == "FAIL":
+                setup_failure = f"suite {suite.name} set-up failed: {suite.setup.message or 'no message'}"
+        for test in suite.tests:
+            name = slug(test.name)
+            cases.append(Case(name, RESULTS.get(test.status, "unknown"), " ".join(test.message.split())))
+            for fig, value, units in _figures(test):
+                cases.append(Case(f"{name}_{fig}", "pass", "", value, units))
+        if suite.teardown and suite.teardown.status == "FAIL":
+            cases.append(Case(f"{prefix}-teardown", "fail", " ".join(suite.teardown.message.split())))
+    return cases, setup_failure
+
+
+def report(cases: list[Case], setup_failure: str | None, out=sys.stdout) -> None:
+    in_lava = shutil.which("lava-test-case") is not None
+    for c in cases:
+        if c.message:
+            print(f"{c.name}: {c.result.upper()}: {c.message}", file=out, flush=True)
+        if in_lava:
+            cmd = ["lava-test-case", c.name, "--result", c.result]
+            if c.measurement is not None:
+                cmd += ["--measurement", f"{c.measurement:g}", "--units", c.units or "none"]
+            subprocess.run(cmd, check=False)
+        else:
+            fig = f"{c.measurement:g} {c.units}" if c.measurement is not None else ""
+            print(f"  {c.result:5} {c.name} {fig}".rstrip(), file=out, flush=True)
+    if setup_failure:
+        print(setup_failure, file=out, flush=True)
+        if shutil.which("lava-test-raise"):
+            # The board did not come up: the job ends Incomplete, with this as its reason.
+            subprocess.run(["lava-test-raise", setup_failure[:400]], check=False)
+
+
+def robot_env() -> dict[str, str]:
+    env = dict(os.environ)
+    root = paths.repo_root()
+    java = paths.java_home()
+    venv_bin = root / "build" / "venv" / "bin"
+    env.update(RTDROID_HOME=str(root), JAVA_HOME=str(java),
+               PATH=f"{java / 'bin'}:{venv_bin}:{env.get('PATH', '/usr/bin:/bin')}")
+    return env
+
+
+def run_suite(board: str, suite: str, variables: str | None, robot_variables: list[str],
+              output_dir: Path) -> Path:
+    """Runs the suite as `make robot` does; returns output.xml. The board comes down after it,
+    whatever happened (the suite's teardown does it too)."""
+    root = paths.repo_root()
+    if suite not in SUITES:
+        raise RuntimeError(f"--suite {suite}: no such suite (one of {', '.join(SUITES)})")
+    board_name = Path(board).stem
+    var_file = root / "tests" / "robot" / "variables" / f"{variables or board_name}.py"
+    if not var_file.is_file():
+        raise RuntimeError(f"no Robot variables for board {variables or board_name} ({var_file})")
+    output_dir.mkdir(parents=True, exist_ok=True)
+    python = root / "build" / "venv" / "bin" / "python"
+    cmd = [str(python if python.exists() else sys.executable), "-m", "robot",
+           "--outputdir", str(output_dir), "--variablefile", str(var_file),
+           "--include", f"board:{variables or board_name}", "--include", "any",
+           "--listener", str(root / "tests" / "robot" / "libraries" / "LatencyListener.py"),
+           "--consolewidth", "100"]
+    if board != (variables or board_name):
+        cmd += ["--variable", f"BOARD:{board}"]
+    for v in robot_variables:
+        cmd += ["--variable", v]
+    cmd.append(str(root / "tests" / "robot" / "suites" / SUITES[suite]))
+    env = robot_env()
+    print("$ " + " ".join(cmd), flush=True)
+    try:
+        subprocess.run(cmd, env=env, cwd=root, check=False)
+    finally:
+        subprocess.run([str(root / "build" / "venv" / "bin" / "rtdroid"), "board", "down"], env=env,
+                       cwd=root, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return output_dir / "output.xml"
+
+
+def main(board: str, suite: str, variables: str | None, robot_variables: list[str],
+         output_dir: Path | None) -> int:
+    out = output_dir or paths.build_dir() / "lab" / "robot" / Path(board).stem / suite
+    xml = run_suite(board, suite, variables, robot_variables, out)
+    if not xml.is_file():
+        reason = f"Robot wrote no results for suite {suite} on board {board} ({xml} missing)"
+        print(reason, flush=True)
+        if shutil.which("lava-test-raise"):
+            subprocess.run(["lava-test-raise", reason], check=False)
+        return 1
+    cases, setup_failure = cases_from_output(xml)
+    report(cases, setup_failure)
+    return 0 if all(c.result != "fail" for c in cases) and not setup_failure else 1
