@@ -85,10 +85,22 @@ def wait(identity: str, job_id: int, timeout_s: float, progress=print) -> JobOut
                       results(identity, job_id))
 
 
+def results_table(rows: list[dict]) -> str:
+    """`lavacli results` with the measurements (its plain form leaves them out): one line per
+    test case, grouped by test definition."""
+    lines = []
+    for r in rows:
+        fig = ""
+        if r.get("measurement") not in (None, "None", ""):
+            fig = f"  {float(r['measurement']):g} {r.get('unit') or ''}".rstrip()
+        lines.append(f"* {r.get('suite')}.{r.get('name')} [{r.get('result')}]{fig}")
+    return "\n".join(lines) + "\n"
+
+
 def show(identity: str, job_id: int) -> str:
-    """What a user reads: `lavacli jobs show` and `lavacli results`."""
-    return (lavacli(identity, "jobs", "show", str(job_id)) + "\n"
-            + lavacli(identity, "results", str(job_id)))
+    """What a user reads: `lavacli jobs show` and the job's results with their measurements."""
+    return (lavacli(identity, "jobs", "show", str(job_id)) + "\nResults:\n"
+            + results_table(results(identity, job_id)))
 
 
 def run_jobs(identity: str, jobs: dict[str, Path], timeout_s: float, out=sys.stdout) -> int:

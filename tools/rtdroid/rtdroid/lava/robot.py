@@ -85,7 +85,8 @@ def cases_from_output(output_xml: Path) -> tuple[list[Case], str | None]:
             for name, value, units in _figures(suite.setup):
                 cases.append(Case(f"{prefix}-setup_{name}", "pass", "", value, units))
             if suite.setup.status == "FAIL":
-                setup_failure = f"suite {suite.name} set-up failed: {suite.setup.message or 'no message'}"
+                why = " ".join((suite.setup.message or "no message").split())
+                setup_failure = f"suite {suite.name} set-up failed: {why}"
         for test in suite.tests:
             name = slug(test.name)
             cases.append(Case(name, RESULTS.get(test.status, "unknown"), " ".join(test.message.split())))
@@ -96,7 +97,8 @@ def cases_from_output(output_xml: Path) -> tuple[list[Case], str | None]:
     return cases, setup_failure
 
 
-def report(cases: list[Case], setup_failure: str | None, out=sys.stdout) -> None:
+def report(cases: list[Case], setup_failure: str | None, out=None) -> None:
+    out = out or sys.stdout
     in_lava = shutil.which("lava-test-case") is not None
     for c in cases:
         if c.message:

@@ -1,0 +1,89 @@
+"""The local LAVA lab runs the boards' jobs and records what Robot found (`make test-lab`, after
+`make lab`): one emulated board's deploy and latency suites as a LAVA job whose test cases and
+measurements LAVA keeps, a job with a failing Robot test, and a job whose board does not boot,
+which LAVA ends Incomplete with the reason. The three are submitted together and LAVA queues them;
+every one takes the board lock around what it boots."""
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from rtdroid import paths
+from rtdroid.boardconfig import load_board
+from rtdroid.lava import lab, render
+
+IDENTITY = "rtdroid-lab"
+NOBOOT = "tools/lab/tests/boards/qemu-x86_64-noboot.yaml"
+TIMEOUT_S = 3600
+
+
+def _submit(tmp_path: Path, name: str, job: dict) -> int:
+    f = tmp_path / f"{name}.yaml"
+    f.write_text(yaml.safe_dump(job, sort_keys=False, width=1000))
+    return lab.submit(IDENTITY, f)
+
+
+@pytest.fixture(scope="module")
+def jobs(tmp_path_factory):
+    status = subprocess.run(["bash", str(paths.repo_root() / "tools/lab/lab.sh"), "status"],
+                            capture_output=True, text=True).stdout
+    assert "worker: running" in status, f"the lab is not up (make lab): {status}"
+    tmp = tmp_path_factory.mktemp("jobs")
+    qemu = load_board("qemu-x86_64")
+    good = render.job_definition(qemu, suites=["deploy", "latency"], name="lab test: qemu-x86_64 deploy and latency")
+    # A failing Robot test: the host board's boot budget set below any boot.
+    failing = render.job_definition(load_board("host"), suites=["board"], robot_variables={"BOOT_BUDGET_S": "0.001"},
+                                    name="lab test: a failing Robot test (host board, boot budget 1 ms)")
+    # A board that does not boot: qemu-x86_64 whose RT kernel finds no init, on the qemu-x86_64 device.
+    noboot = render.job_definition(load_board(NOBOOT), suites=["deploy"], board_arg=NOBOOT, variables="qemu-x86_64",
+                                   name="lab test: a board that does not boot")
+    noboot["device_type"] = render.device_type(qemu)
+    ids = {n: _submit(tmp, n, j) for n, j in (("good", good), ("failing", failing), ("noboot", noboot))}
+    out = {n: lab.wait(IDENTITY, i, TIMEOUT_S) for n, i in ids.items()}
+    for n, o in out.items():
+        print(f"\n===== {n}: job {o.job_id} {o.health} {o.failure}\n" + lab.show(IDENTITY, o.job_id))
+    return out
+
+
+def _cases(o: lab.JobOutcome, definition: str) -> dict[str, dict]:
+    return {r["name"]: r for r in o.results if r["suite"].endswith(definition)}
+
+
+def test_deploy_and_latency_suites_complete_with_every_robot_test_recorded(jobs):
+    o = jobs["good"]
+    assert o.health == "Complete", o.failure
+    deploy, latency = _cases(o, "_robot-deploy"), _cases(o, "_robot-latency")
+    assert "a-signed-rt-bundle-deploys-and-starts" in deploy and "an-unsigned-bundle-is-refused" in deploy
+    assert "end-to-end-round-trips-stay-within-the-board-s-budget" in latency
+    assert not o.failed_cases, [r["name"] for r in o.failed_cases]
+
+
+def test_the_measured_figures_are_lava_measurements(jobs):
+    got = {r["name"]: (r["measurement"], r["unit"]) for r in jobs["good"].results
+           if r.get("measurement") not in (None, "None", "")}
+    names = " ".join(got)
+    for figure, unit in (("board_up_s", "s"), ("misses", "misses"), ("worst_lateness_us", "us"),
+                         ("rtt_p50_us", "us"), ("rtt_p99_us", "us")):
+        hits = [(n, v) for n, v in got.items() if n.endswith("_" + figure)]
+        assert hits, f"no {figure} measurement in {names}"
+        assert all(v[1] == unit for _, v in hits)
+    misses = [float(v[0]) for n, v in got.items() if n.endswith("_misses")]
+    assert misses and max(misses) == 0  # virtual time: the board's budget is 0 misses
+
+
+def test_a_failing_robot_test_is_a_failed_lava_test_case_with_its_reason_in_the_log(jobs):
+    o = jobs["failing"]
+    cases = _cases(o, "_robot-board")
+    assert cases["boot-board"]["result"] == "fail"
+    assert cases["both-cells-report-ready"]["result"] == "pass"
+    log = lab.lavacli(IDENTITY, "jobs", "logs", "--raw", str(o.job_id))
+    assert "boot-board: FAIL: board up took" in log and "budget 0.001 s" in log
+
+
+def test_a_board_that_does_not_boot_ends_the_job_incomplete_with_the_reason(jobs):
+    o = jobs["noboot"]
+    assert o.health == "Incomplete"
+    assert "set-up failed" in o.failure and "qemu-x86_64-noboot" in o.failure, o.failure

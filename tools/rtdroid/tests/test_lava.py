@@ -1,0 +1,177 @@
+"""LAVA rendering equals the committed golden files and is what LAVA accepts; Robot's results
+become LAVA test cases with their measurements (a real Robot run of a small suite)."""
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+from rtdroid import boardconfig as bc
+from rtdroid import cli
+from rtdroid.lava import lab, render, robot
+
+LAB_BOARDS = [b for b in bc.available_boards() if render.is_lab_board(bc.load_board(b))]
+
+
+@pytest.mark.parametrize("name", LAB_BOARDS)
+def test_lava_rendering_matches_golden(name):
+    assert render.compare_with_golden(bc.load_board(name)) == [], \
+        "re-render with `rtdroid lava render --all --update-golden` and review the diff"
+
+
+def test_every_golden_file_is_still_rendered():
+    rendered = {n for b in LAB_BOARDS for n in render.rendered_files(bc.load_board(b))}
+    golden = {str(p.relative_to(render.golden_dir())) for p in render.golden_dir().rglob("*") if p.is_file()}
+    assert golden == rendered
+
+
+def test_the_emulated_boards_and_the_host_board_are_lab_boards_and_jailhouse_on_qemu_is_not():
+    assert {"host", "qemu-x86_64", "qemu-arm64-xen", "qemu-arm64-xen-smp", "jailhouse-rpi4"} <= set(LAB_BOARDS)
+    with pytest.raises(render.NotALabBoard, match="jailhouse-qemu-arm64"):
+        render.device_type(bc.load_board("jailhouse-qemu-arm64"))
+
+
+def test_job_runs_each_suite_of_the_board_under_the_board_lock_on_its_root_side():
+    board = bc.load_board("qemu-x86_64")
+    job = yaml.safe_load(render.job_yaml(board))
+    assert job["device_type"] == "rtdroid-qemu-x86_64"
+    deploy, boot, test = job["actions"]
+    assert deploy["deploy"]["to"] == "ssh" and boot["boot"]["method"] == "ssh"
+    defs = test["test"]["definitions"]
+    # make robot's tag selection: qemu-x86_64 runs every suite tagged any or board:qemu-x86_64
+    assert [d["name"] for d in defs] == [f"robot-{s}" for s in render.suites_for(board)]
+    assert "robot-faults" in [d["name"] for d in defs]
+    for d in defs:
+        step = d["repository"]["run"]["steps"][-1]
+        assert step.startswith('flock "$RTDROID_BOARD_LOCK" build/venv/bin/rtdroid lava robot --board qemu-x86_64')
+
+
+def test_a_suite_tagged_for_some_boards_is_in_their_jobs_only():
+    assert "fall" in render.suites_for(bc.load_board("qemu-x86_64"))
+    assert "fall" not in render.suites_for(bc.load_board("qemu-arm64-xen-smp"))
+
+
+def test_a_real_board_boots_its_root_side_with_u_boot_and_runs_the_same_test_definitions():
+    rpi, emulated = bc.load_board("jailhouse-rpi4"), bc.load_board("qemu-x86_64")
+    job = yaml.safe_load(render.job_yaml(rpi, suites=["deploy"]))
+    assert job["device_type"] == "bcm2711-rpi-4-b"  # LAVA's own device type
+    assert job["actions"][0]["deploy"]["to"] == "tftp" and job["actions"][1]["boot"]["method"] == "u-boot"
+    steps = lambda b: yaml.safe_load(render.job_yaml(b, suites=["deploy"]))["actions"][-1]["test"]["definitions"][0]
+    assert steps(rpi)["repository"]["run"]["steps"][-1].replace("jailhouse-rpi4", "B") == \
+        steps(emulated)["repository"]["run"]["steps"][-1].replace("qemu-x86_64", "B")
+    assert "device-types/bcm2711-rpi-4-b.jinja2" not in render.rendered_files(rpi)
+
+
+def test_device_dictionary_extends_its_type_and_reaches_the_root_side():
+    text = render.device_dictionary(bc.load_board("qemu-x86_64"), render.Site(ssh_port=2299))
+    assert "{% extends 'rtdroid-qemu-x86_64.jinja2' %}" in text
+    assert "{% set ssh_port = 2299 %}" in text
+    assert text.startswith("{# device_type: rtdroid-qemu-x86_64 #}\n")
+
+
+def test_render_cli_checks_golden(capsys):
+    assert cli.main(["lava", "render", "--all", "--check"]) == 0
+    assert "qemu-x86_64: LAVA rendering matches golden" in capsys.readouterr().out
+
+
+def test_render_cli_without_a_board_says_so(capsys):
+    assert cli.main(["lava", "render"]) == 1
+    assert "name a board" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ Robot -> LAVA test cases
+
+SUITE = textwrap.dedent("""\
+    *** Settings ***
+    Library    ${CURDIR}/Figures.py
+    Suite Setup    Boot    6.25
+
+    *** Test Cases ***
+    Round Trips Stay Within Budget
+        Measure    rtt_p50_us    812.5    us
+        Measure    rtt_p99_us    1900    us
+    Deadline Missed
+        Measure    misses    2    misses
+        Fail    2 deadline misses, budget 0
+    Not On This Board
+        Skip    the host board boots no kernel of its own
+    """)
+
+LIBRARY = textwrap.dedent("""\
+    from robot.api import logger
+
+    def boot(seconds):
+        logger.info(f"MEASUREMENT board_up_s={float(seconds):g} s")
+
+    def measure(name, value, units):
+        logger.info(f"MEASUREMENT {name}={float(value):g} {units}")
+
+    def boot_fails():
+        raise AssertionError("RT cell did not report ready within 120 s")
+    """)
+
+
+def _robot(tmp_path: Path, suite: str) -> Path:
+    import robot as rf
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "Figures.py").write_text(LIBRARY)
+    f = tmp_path / "latency.robot"
+    f.write_text(suite)
+    rf.run(str(f), outputdir=str(tmp_path / "out"), output="output.xml", log="NONE", report="NONE",
+           stdout=open("/dev/null", "w"))
+    return tmp_path / "out" / "output.xml"
+
+
+def test_each_robot_test_is_a_case_and_each_figure_a_measurement(tmp_path):
+    cases, setup_failure = robot.cases_from_output(_robot(tmp_path, SUITE))
+    assert setup_failure is None
+    got = {c.name: (c.result, c.measurement, c.units) for c in cases}
+    assert got == {
+        "latency-setup_board_up_s": ("pass", 6.25, "s"),
+        "round-trips-stay-within-budget": ("pass", None, None),
+        "round-trips-stay-within-budget_rtt_p50_us": ("pass", 812.5, "us"),
+        "round-trips-stay-within-budget_rtt_p99_us": ("pass", 1900.0, "us"),
+        "deadline-missed": ("fail", None, None),
+        "deadline-missed_misses": ("pass", 2.0, "misses"),
+        "not-on-this-board": ("skip", None, None),
+    }
+    assert next(c for c in cases if c.name == "deadline-missed").message == "2 deadline misses, budget 0"
+
+
+def test_a_board_that_did_not_come_up_is_the_reason(tmp_path):
+    cases, setup_failure = robot.cases_from_output(_robot(tmp_path, SUITE.replace("Boot    6.25", "Boot Fails")))
+    assert setup_failure == "suite Latency set-up failed: RT cell did not report ready within 120 s"
+    assert all(c.result == "fail" for c in cases if "_" not in c.name)
+
+
+def test_outside_lava_the_cases_are_printed(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no lava-test-case here
+    cases, failure = robot.cases_from_output(_robot(tmp_path, SUITE))
+    robot.report(cases, failure)
+    out = capsys.readouterr().out
+    assert "deadline-missed: FAIL: 2 deadline misses, budget 0" in out
+    assert "pass  round-trips-stay-within-budget_rtt_p50_us 812.5 us" in out
+
+
+def test_inside_lava_each_case_is_signalled_with_its_measurement(tmp_path, monkeypatch):
+    calls = tmp_path / "calls"
+    for helper in ("lava-test-case", "lava-test-raise"):
+        (tmp_path / helper).write_text(f'#!/bin/sh\necho "{helper} $*" >> {calls}\n')
+        (tmp_path / helper).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    robot.report(*robot.cases_from_output(_robot(tmp_path / "a", SUITE)))
+    lines = calls.read_text().splitlines()
+    assert "lava-test-case deadline-missed --result fail" in lines
+    assert "lava-test-case deadline-missed_misses --result pass --measurement 2 --units misses" in lines
+    assert not any(x.startswith("lava-test-raise") for x in lines)
+    robot.report(*robot.cases_from_output(_robot(tmp_path / "b", SUITE.replace("Boot    6.25", "Boot Fails"))))
+    lines = calls.read_text().splitlines()
+    assert lines[-1] == "lava-test-raise suite Latency set-up failed: RT cell did not report ready within 120 s"
+
+
+def test_results_table_shows_measurements():
+    rows = [{"suite": "1_robot-latency", "name": "x_rtt_p50_us", "result": "pass", "measurement": "812.5000",
+             "unit": "us"}, {"suite": "lava", "name": "job", "result": "pass", "measurement": None, "unit": ""}]
+    assert lab.results_table(rows) == "* 1_robot-latency.x_rtt_p50_us [pass]  812.5 us\n* lava.job [pass]\n"
