@@ -205,7 +205,13 @@ stop_pid() {  # stop_pid NAME: TERM its session, then KILL after 10 s
 }
 
 down() {
-  # The worker first: it ends the jobs it runs (their boards come down with their test shells).
+  # Running jobs are cancelled first: their test shells hang up, and `rtdroid lava robot` brings
+  # their boards down before it exits.
+  if alive gunicorn && alive worker; then
+    local ids; ids=$(sys lavacli -i rtdroid-lab jobs list --state RUNNING 2>/dev/null | sed -n 's/^\* \([0-9]*\):.*/\1/p')
+    for id in $ids; do sys lavacli -i rtdroid-lab jobs cancel "$id" || true; done
+    for id in $ids; do sys timeout 180 lavacli -i rtdroid-lab jobs wait --polling 2 "$id" >/dev/null 2>&1 || true; done
+  fi
   for name in worker scheduler publisher gunicorn sshd; do stop_pid "$name"; done
   rm -f "$LAB/pids/sshd.pid"
   if [[ -f "$LAB/pids/postgresql.ours" ]]; then

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -153,9 +154,15 @@ def run_suite(board: str, suite: str, variables: str | None, robot_variables: li
     cmd.append(str(root / "tests" / "robot" / "suites" / SUITES[suite]))
     env = robot_env()
     print("$ " + " ".join(cmd), flush=True)
+
+    def ended(signum, _frame):  # LAVA cancelled the job or the lab went down: the ssh session hangs up
+        raise SystemExit(f"ended by signal {signum}")
+    for sig in (signal.SIGHUP, signal.SIGTERM):
+        signal.signal(sig, ended)
     try:
         subprocess.run(cmd, env=env, cwd=root, check=False)
     finally:
+        # the board's cells run in sessions of their own: they outlive a hung-up suite unless brought down
         subprocess.run([str(root / "build" / "venv" / "bin" / "rtdroid"), "board", "down"], env=env,
                        cwd=root, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return output_dir / "output.xml"
