@@ -87,7 +87,7 @@ def register(commands) -> None:
 
     sp = lava.add_parser("robot", help="run one Robot suite, report its tests as LAVA test cases")
     sp.add_argument("--board", required=True, metavar="NAME", help="board name or YAML path")
-    sp.add_argument("--suite", required=True, choices=sorted(lava_render.SUITES))
+    sp.add_argument("--suite", required=True, choices=list(lava_render.suite_files()))
     sp.add_argument("--variables", metavar="BOARD",
                     help="the Robot variables of this board (default: the board's own)")
     sp.add_argument("--robot-variable", action="append", default=[], metavar="NAME:VALUE",
@@ -98,7 +98,7 @@ def register(commands) -> None:
     sp = lava.add_parser("submit", help="submit boards' jobs through lavacli, wait, print their results")
     sp.add_argument("--board", dest="boards", action="append", metavar="NAME", help="board (repeatable)")
     sp.set_defaults(all=False)
-    sp.add_argument("--suite", action="append", choices=sorted(lava_render.SUITES),
+    sp.add_argument("--suite", action="append", choices=list(lava_render.suite_files()),
                     help="only these suites (repeatable; default every suite the board runs)")
     sp.add_argument("--identity", default="rtdroid-lab", help="lavacli identity (default rtdroid-lab)")
     sp.add_argument("--timeout", type=float, default=7200, metavar="S", help="per job, seconds (default 7200)")

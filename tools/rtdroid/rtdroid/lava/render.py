@@ -26,15 +26,12 @@ import yaml
 from .. import paths
 from ..boardconfig import Board
 
-# The Robot suites, by the name a job and `rtdroid lava robot --suite` use -> their file.
-SUITES = {
-    "board": "01_board.robot",
-    "deploy": "02_deploy.robot",
-    "latency": "03_latency.robot",
-    "faults": "04_faults.robot",
-    "fall": "05_fall.robot",
-    "autopilot": "06_autopilot.robot",
-}
+def suite_files() -> dict[str, Path]:
+    """The Robot suites, by the name a job and `rtdroid lava robot --suite` use (the file's name
+    without its order prefix: 02_deploy.robot -> deploy), in their order."""
+    d = paths.repo_root() / "tests" / "robot" / "suites"
+    return {re.sub(r"^\d+_", "", f.stem): f for f in sorted(d.glob("*.robot"))}
+
 
 # Hypervisors whose boards `rtdroid board up` runs on this project's own machines (their root side
 # is the worker's host); the others (Jailhouse) need their real board in a lab.
@@ -91,8 +88,8 @@ def device_name(board: Board, site: Site) -> str:
 def suites_for(board: Board) -> list[str]:
     """The suites `make robot` runs on this board: those tagged `any` or `board:<name>`."""
     out = []
-    for name, file in SUITES.items():
-        text = (paths.repo_root() / "tests" / "robot" / "suites" / file).read_text(encoding="utf-8")
+    for name, file in suite_files().items():
+        text = file.read_text(encoding="utf-8")
         tags = re.search(r"^Test Tags\s+(.*)$", text, re.M)
         if tags and (re.search(r"(^|\s)any(\s|$)", tags.group(1))
                      or re.search(rf"(^|\s)board:{re.escape(board.name)}(\s|$)", tags.group(1))):

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import paths
-from .render import SUITES
+from .render import suite_files
 
 MEASUREMENT = re.compile(r"^MEASUREMENT ([A-Za-z0-9_.-]+)=(-?[0-9.eE+-]+) (\S+)$")
 RESULTS = {"PASS": "pass", "FAIL": "fail", "SKIP": "skip", "NOT RUN": "skip"}
@@ -134,8 +134,9 @@ def run_suite(board: str, suite: str, variables: str | None, robot_variables: li
     """Runs the suite as `make robot` does; returns output.xml. The board comes down after it,
     whatever happened (the suite's teardown does it too)."""
     root = paths.repo_root()
-    if suite not in SUITES:
-        raise RuntimeError(f"--suite {suite}: no such suite (one of {', '.join(SUITES)})")
+    suites = suite_files()
+    if suite not in suites:
+        raise RuntimeError(f"--suite {suite}: no such suite (one of {', '.join(suites)})")
     board_name = Path(board).stem
     var_file = root / "tests" / "robot" / "variables" / f"{variables or board_name}.py"
     if not var_file.is_file():
@@ -151,7 +152,7 @@ def run_suite(board: str, suite: str, variables: str | None, robot_variables: li
         cmd += ["--variable", f"BOARD:{board}"]
     for v in robot_variables:
         cmd += ["--variable", v]
-    cmd.append(str(root / "tests" / "robot" / "suites" / SUITES[suite]))
+    cmd.append(str(suites[suite]))
     env = robot_env()
     print("$ " + " ".join(cmd), flush=True)
 
