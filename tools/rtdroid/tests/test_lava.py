@@ -40,7 +40,7 @@ def test_job_runs_each_suite_of_the_board_under_the_board_lock_on_its_root_side(
     deploy, boot, test = job["actions"]
     assert deploy["deploy"]["to"] == "ssh" and boot["boot"]["method"] == "ssh"
     defs = test["test"]["definitions"]
-    # make robot's tag selection: qemu-x86_64 runs every suite tagged any or board:qemu-x86_64
+    # the suites of the board file's tests.suites, in make robot's order
     assert [d["name"] for d in defs] == [f"robot-{s}" for s in render.suites_for(board)]
     assert "robot-faults" in [d["name"] for d in defs]
     for d in defs:

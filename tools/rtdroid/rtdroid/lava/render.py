@@ -23,14 +23,13 @@ from pathlib import Path
 
 import yaml
 
-from .. import paths
+from .. import boardtests, paths
 from ..boardconfig import Board
 
 def suite_files() -> dict[str, Path]:
-    """The Robot suites, by the name a job and `rtdroid lava robot --suite` use (the file's name
-    without its order prefix: 02_deploy.robot -> deploy), in their order."""
-    d = paths.repo_root() / "tests" / "robot" / "suites"
-    return {re.sub(r"^\d+_", "", f.stem): f for f in sorted(d.glob("*.robot"))}
+    """Every Robot suite, by the name board files, jobs and `rtdroid lava robot --suite` use (the
+    file's name without its order prefix: 02_deploy.robot -> deploy), in their order."""
+    return {re.sub(r"^\d+_", "", f.stem): f for f in sorted(boardtests.suites_dir().glob("*.robot"))}
 
 
 # Hypervisors whose boards `rtdroid board up` runs on this project's own machines (their root side
@@ -86,15 +85,12 @@ def device_name(board: Board, site: Site) -> str:
 
 
 def suites_for(board: Board) -> list[str]:
-    """The suites `make robot` runs on this board: those tagged `any` or `board:<name>`."""
-    out = []
-    for name, file in suite_files().items():
-        text = file.read_text(encoding="utf-8")
-        tags = re.search(r"^Test Tags\s+(.*)$", text, re.M)
-        if tags and (re.search(r"(^|\s)any(\s|$)", tags.group(1))
-                     or re.search(rf"(^|\s)board:{re.escape(board.name)}(\s|$)", tags.group(1))):
-            out.append(name)
-    return out
+    """The suites `make robot` runs on this board: its board file's `tests.suites`, in run order;
+    none for a board whose file has no `tests:` section (a real board nobody has set budgets for:
+    its job boots it and runs nothing until its file says what to run and within which budgets)."""
+    if "tests" not in board.data:
+        return []
+    return [re.sub(r"^\d+_", "", f.stem) for f in boardtests.suite_files(board)]
 
 
 def runs_on_host(board: Board) -> bool:
@@ -201,7 +197,8 @@ def job_definition(board: Board, site: Site | None = None, suites: list[str] | N
     clock = board.rt.get("clock", {}).get("kind", "host")
     job = {
         "device_type": device_type(board),
-        "job_name": name or f"rtdroid {board.name}: Robot suites {', '.join(suites)}",
+        "job_name": name or (f"rtdroid {board.name}: Robot suites {', '.join(suites)}" if suites else
+                             f"rtdroid {board.name}: boot only (its board file has no tests: section)"),
         "priority": "medium",
         "visibility": "public",
         "timeouts": {
@@ -215,11 +212,11 @@ def job_definition(board: Board, site: Site | None = None, suites: list[str] | N
             "board.hypervisor": board.hypervisor,
             "board.rt-clock": "virtual time (QEMU icount)" if clock == "virtual" else "host clock",
         },
-        "actions": _boot_and_deploy(board, site) + [
+        "actions": _boot_and_deploy(board, site) + ([
             {"test": {"timeout": {"minutes": SUITE_TIMEOUT_MINUTES},
                       "definitions": [test_definition(board, s, robot_variables, board_arg, variables)
                                       for s in suites]}},
-        ],
+        ] if suites else []),
     }
     return job
 

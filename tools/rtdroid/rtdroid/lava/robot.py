@@ -137,18 +137,15 @@ def run_suite(board: str, suite: str, variables: str | None, robot_variables: li
     suites = suite_files()
     if suite not in suites:
         raise RuntimeError(f"--suite {suite}: no such suite (one of {', '.join(suites)})")
-    board_name = Path(board).stem
-    var_file = root / "tests" / "robot" / "variables" / f"{variables or board_name}.py"
-    if not var_file.is_file():
-        raise RuntimeError(f"no Robot variables for board {variables or board_name} ({var_file})")
     output_dir.mkdir(parents=True, exist_ok=True)
     python = root / "build" / "venv" / "bin" / "python"
+    # the variables `make robot` gives the board (its file's tests: section), or another board's
     cmd = [str(python if python.exists() else sys.executable), "-m", "robot",
-           "--outputdir", str(output_dir), "--variablefile", str(var_file),
-           "--include", f"board:{variables or board_name}", "--include", "any",
+           "--outputdir", str(output_dir),
+           "--variablefile", f"{root / 'tests' / 'robot' / 'variables' / 'board.py'}:{variables or board}",
            "--listener", str(root / "tests" / "robot" / "libraries" / "LatencyListener.py"),
            "--consolewidth", "100"]
-    if board != (variables or board_name):
+    if variables and board != variables:
         cmd += ["--variable", f"BOARD:{board}"]
     for v in robot_variables:
         cmd += ["--variable", v]
