@@ -68,7 +68,8 @@ alive() { [[ -f "$LAB/pids/$1" ]] && kill -0 "$(cat "$LAB/pids/$1")" 2>/dev/null
 start() {
   local name=$1; shift
   if alive "$name"; then return 0; fi
-  sys setsid "$@" >>"$LAB/logs/$name.out" 2>&1 < /dev/null &
+  # exec: the PID kept is the daemon's own, and (setsid) its session's, so `down` stops its children too
+  ( exec env PATH=$SYSPATH setsid "$@" >>"$LAB/logs/$name.out" 2>&1 < /dev/null ) &
   echo $! > "$LAB/pids/$name"
 }
 

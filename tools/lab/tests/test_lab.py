@@ -13,7 +13,7 @@ import yaml
 
 from rtdroid import paths
 from rtdroid.boardconfig import load_board
-from rtdroid.lava import lab, render
+from rtdroid.lava import lab, render, robot
 
 IDENTITY = "rtdroid-lab"
 NOBOOT = "tools/lab/tests/boards/qemu-x86_64-noboot.yaml"
@@ -52,13 +52,25 @@ def _cases(o: lab.JobOutcome, definition: str) -> dict[str, dict]:
     return {r["name"]: r for r in o.results if r["suite"].endswith(definition)}
 
 
+def _robot_cases(board: str, suite: str) -> list[robot.Case]:
+    """What Robot itself found: the output.xml `rtdroid lava robot` left on the root side."""
+    cases, setup_failure = robot.cases_from_output(paths.build_dir() / "lab" / "robot" / board / suite / "output.xml")
+    assert setup_failure is None, setup_failure
+    return cases
+
+
 def test_deploy_and_latency_suites_complete_with_every_robot_test_recorded(jobs):
     o = jobs["good"]
     assert o.health == "Complete", o.failure
+    for suite in ("deploy", "latency"):
+        lava = _cases(o, f"_robot-{suite}")
+        found = _robot_cases("qemu-x86_64", suite)
+        assert len(found) >= 4
+        # every Robot test with Robot's verdict (a Robot failure is a failed LAVA case in a Complete job)
+        assert {c.name: c.result for c in found} == {n: r["result"] for n, r in lava.items()}
     deploy, latency = _cases(o, "_robot-deploy"), _cases(o, "_robot-latency")
     assert "a-signed-rt-bundle-deploys-and-starts" in deploy and "an-unsigned-bundle-is-refused" in deploy
     assert "end-to-end-round-trips-stay-within-the-board-s-budget" in latency
-    assert not o.failed_cases, [r["name"] for r in o.failed_cases]
 
 
 def test_the_measured_figures_are_lava_measurements(jobs):
@@ -70,8 +82,11 @@ def test_the_measured_figures_are_lava_measurements(jobs):
         hits = [(n, v) for n, v in got.items() if n.endswith("_" + figure)]
         assert hits, f"no {figure} measurement in {names}"
         assert all(v[1] == unit for _, v in hits)
-    misses = [float(v[0]) for n, v in got.items() if n.endswith("_misses")]
-    assert misses and max(misses) == 0  # virtual time: the board's budget is 0 misses
+    # the values Robot measured, as LAVA keeps them (4 decimals)
+    for suite in ("deploy", "latency"):
+        for c in _robot_cases("qemu-x86_64", suite):
+            if c.measurement is not None:
+                assert float(got[c.name][0]) == pytest.approx(c.measurement, abs=1e-3), c.name
 
 
 def test_a_failing_robot_test_is_a_failed_lava_test_case_with_its_reason_in_the_log(jobs):
@@ -86,4 +101,6 @@ def test_a_failing_robot_test_is_a_failed_lava_test_case_with_its_reason_in_the_
 def test_a_board_that_does_not_boot_ends_the_job_incomplete_with_the_reason(jobs):
     o = jobs["noboot"]
     assert o.health == "Incomplete"
-    assert "set-up failed" in o.failure and "qemu-x86_64-noboot" in o.failure, o.failure
+    # the reason as LAVA keeps it: the suite, board up's own error and the RT kernel's panic
+    assert o.failure.startswith("suite 02 Deploy set-up failed: "), o.failure
+    assert "Kernel panic - not syncing" in o.failure, o.failure

@@ -175,3 +175,25 @@ def test_results_table_shows_measurements():
     rows = [{"suite": "1_robot-latency", "name": "x_rtt_p50_us", "result": "pass", "measurement": "812.5000",
              "unit": "us"}, {"suite": "lava", "name": "job", "result": "pass", "measurement": None, "unit": ""}]
     assert lab.results_table(rows) == "* 1_robot-latency.x_rtt_p50_us [pass]  812.5 us\n* lava.job [pass]\n"
+
+
+def test_a_failed_board_up_gives_one_line_with_the_cells_panic(tmp_path):
+    console = tmp_path / "console.log"
+    console.write_text("[    1.9] Kernel panic - not syncing: VFS: Unable to mount root fs on unknown-block(0,0)\n"
+                       "[    1.9]  panic+0x10e/0x301\n")
+    message = (f"rtdroid board up --board qemu-x86_64-noboot exited 1:\n[1/8] board file validated\n"
+               f"board up failed (the rt cell exited during its first boot); tearing down what was started\n\n"
+               f"rtdroid: the rt cell exited with status 0 during its first boot; last 30 li...\n"
+               f"    [ Message content over the limit has been removed. ]\n"
+               f"last 30 lines of {console}:\n")
+    assert robot.reason_of(message) == ("the rt cell exited with status 0 during its first boot "
+                                        "(Kernel panic - not syncing: VFS: Unable to mount root fs on unknown-block(0,0))")
+    assert robot.reason_of("RT cell did not report ready within 120 s") == "RT cell did not report ready within 120 s"
+
+
+def test_an_incomplete_jobs_reason_is_its_lava_job_error():
+    rows = [{"suite": "lava", "name": "validate", "result": "pass", "metadata": {}},
+            {"suite": "lava", "name": "job", "result": "fail",
+             "metadata": {"error_msg": "suite 02 Deploy set-up failed: no init", "error_type": "Test"}}]
+    assert lab.reason(rows) == "suite 02 Deploy set-up failed: no init"
+    assert lab.reason(rows[:1]) == ""

@@ -81,8 +81,17 @@ def wait(identity: str, job_id: int, timeout_s: float, progress=print) -> JobOut
             lavacli(identity, "jobs", "cancel", str(job_id))
             raise LabError(f"job {job_id} not finished after {timeout_s:.0f} s: cancelled")
         time.sleep(3)
-    return JobOutcome(job_id, d.get("state", ""), d.get("health", ""), d.get("failure_comment") or "",
-                      results(identity, job_id))
+    rows = results(identity, job_id)
+    return JobOutcome(job_id, d.get("state", ""), d.get("health", ""), d.get("failure_comment") or reason(rows), rows)
+
+
+def reason(rows: list[dict]) -> str:
+    """Why LAVA ended a job Incomplete: the error of its `lava.job` result (a `lava-test-raise`
+    message, a boot or connection error); LAVA 2023.01 leaves the job's failure comment empty."""
+    for r in rows:
+        if r.get("suite") == "lava" and r.get("name") == "job":
+            return str((r.get("metadata") or {}).get("error_msg") or "")
+    return ""
 
 
 def results_table(rows: list[dict]) -> str:

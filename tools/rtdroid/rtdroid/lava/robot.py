@@ -72,6 +72,34 @@ def _figures(item) -> list[tuple[str, float, str]]:
     return out
 
 
+class SetupFailure(str):
+    """Why a suite's set-up failed, in one line (LAVA's reason for an Incomplete job); ``detail``
+    is Robot's whole message (board up's progress and the cell's last console lines)."""
+    detail = ""
+
+
+PANIC = re.compile(r"Kernel panic - not syncing: .*")
+
+
+def reason_of(message: str) -> str:
+    """One line out of a failed `rtdroid board up`'s message: the CLI's own error line (`rtdroid:
+    ...`, up to where it lists log lines), and the kernel's panic when the cell's console shows one
+    (Robot shortens long messages in the middle: the console log named in it is read too)."""
+    lines = [ln.strip() for ln in message.splitlines() if ln.strip()]
+    head = next((ln[len("rtdroid: "):] for ln in lines if ln.startswith("rtdroid: ")), lines[0] if lines else "")
+    head = re.split(r"; last \d+ li", head)[0].rstrip(" .")
+    panic = PANIC.search(message)
+    if not panic:
+        for log in re.findall(r"last \d+ lines of (\S+console\.log)", message):
+            try:
+                panic = PANIC.search(Path(log).read_text(errors="replace"))
+            except OSError:
+                continue
+            if panic:
+                break
+    return head + (f" ({panic.group(0).strip()})" if panic else "")
+
+
 def cases_from_output(output_xml: Path) -> tuple[list[Case], str | None]:
     """Robot's output.xml -> LAVA test cases, and the reason the board did not come up (the suite
     set-up's failure) or None."""
@@ -86,8 +114,9 @@ def cases_from_output(output_xml: Path) -> tuple[list[Case], str | None]:
             for name, value, units in _figures(suite.setup):
                 cases.append(Case(f"{prefix}-setup_{name}", "pass", "", value, units))
             if suite.setup.status == "FAIL":
-                why = " ".join((suite.setup.message or "no message").split())
-                setup_failure = f"suite {suite.name} set-up failed: {why}"
+                setup_failure = SetupFailure(f"suite {suite.name} set-up failed: "
+                                             f"{reason_of(suite.setup.message or 'no message')}")
+                setup_failure.detail = suite.setup.message or ""
         for test in suite.tests:
             name = slug(test.name)
             cases.append(Case(name, RESULTS.get(test.status, "unknown"), " ".join(test.message.split())))
@@ -113,6 +142,8 @@ def report(cases: list[Case], setup_failure: str | None, out=None) -> None:
             fig = f"{c.measurement:g} {c.units}" if c.measurement is not None else ""
             print(f"  {c.result:5} {c.name} {fig}".rstrip(), file=out, flush=True)
     if setup_failure:
+        if getattr(setup_failure, "detail", ""):
+            print(setup_failure.detail, file=out, flush=True)
         print(setup_failure, file=out, flush=True)
         if shutil.which("lava-test-raise"):
             # The board did not come up: the job ends Incomplete, with this as its reason.
