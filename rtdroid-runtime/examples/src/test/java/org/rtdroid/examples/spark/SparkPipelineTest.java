@@ -81,6 +81,19 @@ class SparkPipelineTest {
     }
 
     @Test
+    void theWarmUpLeavesTheTableTheBoxTheLogAndTheFirstFrameAsTheyWere() throws Exception {
+        open(FRAME_NANOS_CHECKED);
+        pipeline.warmUp(SparkScene.FRAMES + 3);  // past the end: the video loops
+        for (int r = 0; r < AdaptationTable.ROWS; r++) {
+            assertTrue(!pipeline.table().observed(r), "row " + r + " observed by the warm-up");
+        }
+        assertEquals(-1, pipeline.box()[0]);
+        assertEquals(0, pipeline.log().frames());
+        assertEquals(0, pipeline.frame());
+        assertEquals(0, video.malformed());
+    }
+
+    @Test
     void boxesAppearExactlyOnTheEventFramesInsideTheEventsAndTheDisplayInstantsKeepTheirGrid() throws Exception {
         open(FRAME_NANOS_CHECKED);
         pipeline.start(tl, tl.now());
