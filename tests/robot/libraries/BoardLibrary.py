@@ -130,7 +130,8 @@ class BoardLibrary(Keywords):
         if self.board is None:
             return
         leftovers = []
-        region = Path(f"/dev/shm/rtdroid-{self.board}.region")
+        from rtdroid.boardconfig import load_board
+        region = load_board(self.board).region_path
         if region.exists():
             leftovers.append(str(region))
         # the Android cell's temp dir (Robolectric's native runtime, ~200 MiB per start)

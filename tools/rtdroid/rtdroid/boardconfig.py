@@ -112,7 +112,14 @@ class Board:
 
     @property
     def region_path(self) -> Path:
-        return Path(self.region["backing"].format(board=self.name))
+        """The region's file on this machine, named for this board and this checkout."""
+        return Path(self.region["backing"].format(board=self.name, checkout=paths.checkout_id()))
+
+    @property
+    def rendered_region_path(self) -> str:
+        """The region's file as a rendering names it: the checkout a placeholder, ${CHECKOUT},
+        which `board up` resolves (golden files stay the same on every machine)."""
+        return self.region["backing"].format(board=self.name, checkout="${CHECKOUT}")
 
     @property
     def region_formatted_bytes(self) -> int:
@@ -330,9 +337,9 @@ def _semantic_problems(d: dict) -> list[tuple[str, Any, str]]:
             # Every hypervisor maps it as one naturally aligned block (an ivshmem BAR, a Xen static
             # shared-memory bank, a Jailhouse ivshmem region): a power of two.
             probs.append((f"{base}.size_bytes", size, "a region's size must be a power of two"))
-        if "{board}" not in r["backing"]:
-            probs.append((f"{base}.backing", r["backing"],
-                          "must contain {board} so two boards never share a region file"))
+        if "{board}" not in r["backing"] or "{checkout}" not in r["backing"]:
+            probs.append((f"{base}.backing", r["backing"], "must contain {board} and {checkout} so two "
+                          "boards, or one board of two checkouts, never share a region file"))
 
     region_names = [r["name"] for r in d["regions"]]
     for k, dev in enumerate(d.get("devices", [])):

@@ -24,7 +24,7 @@ from . import adb, aotcache, hypervisors, keys, paths
 from .boardconfig import MIB, Board, check_host_cpus, load_board
 from .errors import BoardError
 from .hypervisors.base import Launch
-from .procs import TAIL_LINES, port_in_use, process_alive, processes_mapping, start_problem, start_ticks, stop_process, tail
+from .procs import TAIL_LINES, port_holder, port_in_use, process_alive, processes_mapping, start_problem, start_ticks, stop_process, tail
 from .progress import Progress
 from .render import ANDROID_TMP_DIR, render, resolve_argv
 from .runstate import (Interrupted, load_state, running_boards, save_state, signals_raise, state_path,
@@ -47,10 +47,10 @@ def _prerequisites(board: Board, cells: list[str]) -> None:
         raise BoardError(f"shared-memory file {region} already exists{who}")
     if "android" in cells and port_in_use(board.control_port):
         raise BoardError(f"port {board.control_port} on 127.0.0.1 (the Android cell's control port) is "
-                         "already in use")
+                         f"already in use{port_holder(board.control_port)}")
     if "android" in cells and port_in_use(board.adb_port):
         raise BoardError(f"port {board.adb_port} on 127.0.0.1 (the Android cell's adb port, the board "
-                         "file's adb_port) is already in use")
+                         f"file's adb_port) is already in use{port_holder(board.adb_port)}")
     if "android" in cells:
         adb.binary()
     if not Path("/dev/shm").is_dir():
@@ -286,7 +286,7 @@ def _up_started(board, cells, state, progress, run, hv_values, boot_timeout, col
         format_region(in_place=False)
 
     rendered = render(board)
-    values = {"RTDROID_HOME": str(paths.repo_root()), "RUN_DIR": str(run),
+    values = {"RTDROID_HOME": str(paths.repo_root()), "RUN_DIR": str(run), "CHECKOUT": paths.checkout_id(),
               "JAVA_HOME": str(paths.java_home()), "RT_KERNEL": "",
               "RT_AGENT_LIB": str(paths.rt_agent_lib_dir()),
               "ANDROID_CELL_DIST": str(paths.android_cell_dist_dir()), **hv_values}

@@ -4,7 +4,9 @@ The root is RTDROID_HOME when set, else found from this package's location (tool
 """
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 from pathlib import Path
 
 
@@ -35,6 +37,14 @@ def run_root() -> Path:
 
 def run_dir(board: str) -> Path:
     return run_root() / board
+
+
+def checkout_id() -> str:
+    """What names this checkout's run-time files outside it (a board's region in /dev/shm): the
+    checkout's folder name and a digest of its run directory, so that two checkouts on one machine
+    (or CI beside a user) never take each other's board for their own or for one left over."""
+    name = re.sub(r"[^a-z0-9_-]", "", repo_root().name.lower())[:16] or "rtdroid"
+    return f"{name}-{hashlib.sha256(str(run_root().resolve()).encode()).hexdigest()[:6]}"
 
 
 def rt_cell_build_dir() -> Path:

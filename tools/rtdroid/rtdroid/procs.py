@@ -88,6 +88,37 @@ def processes_mapping(path: Path) -> list[int]:
     return pids
 
 
+def port_holder(port: int) -> str:
+    """Who listens on 127.0.0.1:`port`, said after "already in use": a board's cell names its board
+    and checkout (a cell runs in its board's run directory, <checkout>/build/run/<board>); another
+    process its pid and command; "" when /proc does not tell."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            f = line.split()
+            if len(f) > 9 and f[3] == "0A" and int(f[1].rsplit(":", 1)[1], 16) == port:  # 0A: LISTEN
+                inodes.add(f"socket:[{f[9]}]")
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            if not any(os.readlink(fd) in inodes for fd in (d / "fd").iterdir()):
+                continue
+            cwd = Path(os.readlink(d / "cwd"))
+            command = (d / "comm").read_text().strip()
+        except OSError:
+            continue
+        if cwd.parent.name == "run" and cwd.parent.parent.name == "build":
+            return (f": pid {d.name} holds it, a cell of board {cwd.name} of the checkout {cwd.parents[2]} "
+                    f"(`rtdroid board down` there frees it)")
+        return f": pid {d.name} holds it ({command}, working directory {cwd})"
+    return ""
+
+
 def port_in_use(port: int) -> bool:
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     # The cell's server binds with SO_REUSEADDR (the JDK's default on Linux), so connections of

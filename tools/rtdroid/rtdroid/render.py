@@ -96,7 +96,7 @@ def _android_argv(board: Board) -> list[str]:
             "-Djava.io.tmpdir=${RUN_DIR}/" + ANDROID_TMP_DIR,
             "-cp", "${ANDROID_CELL_DIST}/lib/*",
             ANDROID_CELL_MAIN,
-            "--region", str(board.region_path),
+            "--region", board.rendered_region_path,
             "--control-port", str(board.control_port),
             # adb's device side; the keys file is the board's (`board up` writes the user's key)
             "--adb-port", str(board.adb_port), "--adb-keys", "${RUN_DIR}/" + adb.KEYS_FILE,
@@ -113,7 +113,7 @@ def render(board: Board) -> dict:
         "hypervisor": board.hypervisor,
         "source": board.source,
         "region": {
-            "path": str(board.region_path),
+            "path": board.rendered_region_path,
             "file_bytes": region["size_bytes"],
             "formatted_bytes": board.region_formatted_bytes,
             "rings": region["rings"], "slots": region["slots"], "slot_bytes": region["slot_bytes"],

@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from rtdroid import paths
+from rtdroid.boardconfig import load_board
 from rtdroid_testutil import free_port
 
 JAVA_HOME = Path(os.environ.get("RTDROID_JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64"))
@@ -60,7 +61,7 @@ def private_board(tmp_path, monkeypatch, fake_cells):
     monkeypatch.setenv("RTDROID_ANDROID_CELL_DIST", str(fake_cells["android"]))
     keys = tmp_path / "keys"
     monkeypatch.setattr(paths, "keys_dir", lambda: keys)
-    region = Path(f"/dev/shm/rtdroid-{name}.region")
+    region = load_board(str(board_file)).region_path  # named for the private run dir's checkout id
     yield {"file": board_file, "name": name, "data": data, "region": region,
            "port": data["cells"][1]["control_port"], "run": tmp_path / "run"}
     # Never leave anything behind, even when a test failed half-way.

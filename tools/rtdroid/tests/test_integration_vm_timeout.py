@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from rtdroid import boardconfig as bc
 from rtdroid import image, lifecycle, paths
 
 from rtdroid_testutil import rtdroid_cmd
@@ -45,7 +46,7 @@ def test_vm_that_never_reports_ready_times_out_with_console_lines(tmp_path, monk
     assert code == 1, text
     assert "did not report ready within 1.5 s" in text and "console.log" in text, text
     assert "tearing down" in text
-    assert not Path(f"/dev/shm/rtdroid-{data['board']}.region").exists()
+    assert not bc.load_board(str(board_file)).region_path.exists()
     assert time.monotonic() - t0 < 120
     leftovers = subprocess.run(["pgrep", "-f", f"rtdroid-{data['board']}-rt"], capture_output=True, text=True)
     assert leftovers.stdout.strip() == ""
@@ -63,6 +64,7 @@ def test_ctrl_c_while_the_vm_boots_leaves_nothing(tmp_path, monkeypatch):
     board_file = tmp_path / "tc.yaml"
     board_file.write_text(yaml.safe_dump(data))
     run_dir = tmp_path / "run"
+    monkeypatch.setenv("RTDROID_RUN_DIR", str(run_dir))  # the region's name follows the run dir
     env = dict(os.environ, RTDROID_RUN_DIR=str(run_dir))
     p = subprocess.Popen(rtdroid_cmd("board", "up", "--board", str(board_file), "--cells", "rt"),
                          env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -82,6 +84,6 @@ def test_ctrl_c_while_the_vm_boots_leaves_nothing(tmp_path, monkeypatch):
             p.wait()
         subprocess.run(rtdroid_cmd("board", "down", "--board", str(board_file)), env=env,
                        capture_output=True, timeout=120)
-    assert not Path(f"/dev/shm/rtdroid-{data['board']}.region").exists()
+    assert not bc.load_board(str(board_file)).region_path.exists()
     left = subprocess.run(["pgrep", "-f", f"rtdroid-{data['board']}-rt"], capture_output=True, text=True)
     assert left.stdout.strip() == "", left.stdout

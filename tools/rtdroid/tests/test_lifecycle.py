@@ -207,3 +207,38 @@ def test_link_problems_name_what_a_scribbling_cell_left_wrong():
     assert any(p.startswith("android ring 1: write index 1099511627776 and read index 0") for p in problems)
     # a cell that is not running is not expected to keep its side
     assert lifecycle.link_problems(xr.dump(img), {"android"}) == []
+
+
+def test_two_checkouts_name_their_regions_apart(tmp_path, monkeypatch):
+    """A board's region file in /dev/shm is named for the checkout (its run directory) too, so a
+    second checkout's board, or CI's beside a user's, never finds the other's "left over"; the
+    rendering keeps the checkout a placeholder, so golden files are the same on every machine."""
+    from rtdroid.boardconfig import load_board
+    from rtdroid.render import render
+    names = set()
+    for run in ("a", "b"):
+        monkeypatch.setenv("RTDROID_RUN_DIR", str(tmp_path / run / "build" / "run"))
+        names.add(load_board("host").region_path)
+    assert len(names) == 2 and all(p.name.endswith("-host.region") for p in names)
+    assert render(load_board("host"))["region"]["path"] == "/dev/shm/rtdroid-${CHECKOUT}-host.region"
+
+
+def test_a_port_held_by_another_checkouts_board_names_that_checkout(tmp_path):
+    """The Android cell's ports are the board file's: when another checkout's board holds one,
+    `board up` refuses naming that board and checkout (a cell runs in <checkout>/build/run/<board>)."""
+    from rtdroid_testutil import free_port
+    port = free_port()
+    other = tmp_path / "other-checkout" / "build" / "run" / "qemu-x86_64"
+    other.mkdir(parents=True)
+    holder = subprocess.Popen([sys.executable, "-c", "import socket,sys,time; s=socket.socket(); "
+                               "s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); "
+                               f"s.bind(('127.0.0.1', {port})); s.listen(); print('up', flush=True); time.sleep(60)"],
+                              cwd=other, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "up"
+        from rtdroid.procs import port_holder
+        assert port_holder(port) == (f": pid {holder.pid} holds it, a cell of board qemu-x86_64 of the checkout "
+                                     f"{tmp_path / 'other-checkout'} (`rtdroid board down` there frees it)")
+    finally:
+        holder.kill()
+        holder.wait()

@@ -40,7 +40,7 @@ def test_qemu_rt_argv_carries_the_board():
     assert argv[argv.index("-m") + 1] == "1024"
     assert "ivshmem-plain,memdev=shm,master=on" in argv   # peer mode would forbid the boot snapshot
     backend = argv[argv.index("-object") + 1]
-    assert "mem-path=/dev/shm/rtdroid-qemu-x86_64.region" in backend and "size=4194304" in backend
+    assert "mem-path=/dev/shm/rtdroid-${CHECKOUT}-qemu-x86_64.region" in backend and "size=4194304" in backend
     assert "-virtfs" not in argv                            # a mounted 9p export blocks migration
     assert argv[argv.index("-qmp") + 1] == "unix:${RUN_DIR}/qmp.sock,server=on,wait=off"
     assert argv[argv.index("-initrd") + 1].endswith("build/rt-cell/initrd.cpio")

@@ -69,7 +69,7 @@ def test_a_second_borrowing_domain_is_one_entry_of_the_board_file():
 def test_the_region_is_the_memory_bank_after_machine_ram(name):
     b = bc.load_board(name)
     argv = xen.machine_args(b)
-    assert f"memory-backend-file,id=xcc,size=4M,mem-path={b.region_path},share=on" in argv
+    assert f"memory-backend-file,id=xcc,size=4M,mem-path={b.rendered_region_path},share=on" in argv
     assert "node,nodeid=1,memdev=xcc" in argv and "2052M" in argv
     assert "0x0 0xc0000000 0x0 0x34000000 0x0 0x400000" in xen.render_dtsi(b)
 

@@ -46,7 +46,7 @@ class Process(Hypervisor):
         argv = (["taskset", "-c", cpu_list(board.data["cpus"]), "${JAVA_HOME}/bin/java"]
                 + rt_jvm_args(rt["heap_mib"])
                 + ["-cp", "${RT_AGENT_LIB}/*", RT_AGENT_MAIN,
-                   "--region", str(board.region_path),
+                   "--region", board.rendered_region_path,
                    "--deploy-key", "${RTDROID_HOME}/build/keys/deploy.pub",
                    "--cpus", cpu_list(rt["cpus"]),
                    "--budget-bytes", str(rt["rt_budget_bytes"]),

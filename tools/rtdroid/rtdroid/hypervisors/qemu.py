@@ -115,7 +115,7 @@ class Qemu(Hypervisor):
                 "-chardev", "socket,id=console,path=${RUN_DIR}/console.sock,server=on,wait=off,"
                             "logfile=${RUN_DIR}/console.log",
                 "-serial", "chardev:console",
-                "-object", f"memory-backend-file,id=shm,share=on,mem-path={board.region_path},"
+                "-object", f"memory-backend-file,id=shm,share=on,mem-path={board.rendered_region_path},"
                            f"size={board.region['size_bytes']}",
                 # master=on: this side owns the region in a migration (the boot snapshot); in
                 # peer mode QEMU refuses to migrate at all.

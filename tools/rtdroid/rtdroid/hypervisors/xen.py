@@ -201,7 +201,7 @@ def machine_args(board: Board) -> list[str]:
             *m.accel_args(board), "-cpu", x.get("cpu_model", "cortex-a57"),
             "-smp", str(m.cpu_count(board)), "-m", f"{ram + region_mib}M",
             "-object", f"memory-backend-ram,id=ram,size={ram}M",
-            "-object", f"memory-backend-file,id=xcc,size={region_mib}M,mem-path={board.region_path},share=on",
+            "-object", f"memory-backend-file,id=xcc,size={region_mib}M,mem-path={board.rendered_region_path},share=on",
             "-numa", f"node,nodeid=0,cpus=0-{last_cpu},memdev=ram", "-numa", "node,nodeid=1,memdev=xcc",
             "-machine", "virt,virtualization=on,gic-version=3",
             "-nodefaults", "-no-user-config", "-display", "none", "-monitor", "none", "-no-reboot"]
@@ -380,7 +380,7 @@ class Xen(Hypervisor):
                            "${RUN_DIR}/board.dtb (dtc)",
             "region": {"machine_address": hex(region_host_address(board.data)),
                        "domu_address": hex(x["region_guest_address"]), "shm_id": SHM_ID,
-                       "host_file": str(board.region_path)},
+                       "host_file": board.rendered_region_path},
             "domains": [{"name": d["name"], "kind": d["kind"], "shm_role": d["shm_role"], "cpus": d["cpus"],
                          "memory_mib": d["memory_mib"], "kernel_address": hex(d["kernel_address"]),
                          "initrd_address": hex(d["initrd_address"]),
