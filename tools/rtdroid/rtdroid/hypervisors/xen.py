@@ -335,7 +335,7 @@ def build_dtb(board: Board, run: Path, values: dict[str, str]) -> Path:
     """QEMU's device tree for the machine (dumpdtb) + the rendered /chosen fragment -> board.dtb."""
     run.mkdir(parents=True, exist_ok=True)
     virt = run / "virt.dtb"
-    argv = machine_args(board)
+    argv = [_resolve(a, values) for a in machine_args(board)]
     i = argv.index("-machine") + 1
     argv[i] += f",dumpdtb={virt}"
     r = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True)
