@@ -163,4 +163,38 @@ class BinderTest {
         String other = runAs(appUid + 1, "cat", secret.toString());
         assertTrue(other.contains("Permission denied"), other);
     }
+
+    @Test
+    @Order(7)
+    void aSendReachesTheProxyAsTheKernelsUidsApp() throws Exception {
+        // The UI holds CROSS_CONTEXT (platform-signed): the proxy takes the send as the UI's, and
+        // checks it (no RT cell runs here, so it refuses it for that, naming the sender).
+        String out = call(appUid, "send\nchannel=echo\naction=org.rtdroid.echo.PING\npayload=00ff\npriority=90",
+                "send\nchannel=echo\naction=org.rtdroid.echo.PING\nsender=org.rtdroid.proxy");
+        assertTrue(out.contains("OK handedToProxy=echo"), out);
+        assertTrue(out.contains("ERR field 'sender' refused"), out);
+        cell.await("/proxy/stats", b -> b.contains("\"refused\":"), 10_000);
+        long named = 0;
+        for (int i = 0; i < 100 && named == 0; i++) {
+            named = cell.stdout.stream().filter(l -> l.contains("refused send from " + UI + " on channel 'echo'")).count();
+            Thread.sleep(50);
+        }
+        assertTrue(named > 0, "the proxy names the uid's app as the sender: " + cell.stdout);
+    }
+
+    @Test
+    @Order(8)
+    void anAppWithoutTheProxysPermissionIsRefusedByUid() throws Exception {
+        Path other = Bundles.apk(Bundles.testApp(Files.createDirectories(tmp.resolve("stranger"))),
+                Bundles.otherKeystore(tmp));
+        assertEquals(200, cell.post("/apps/install", "{\"apk\":\"" + other + "\"}").status());
+        Matcher uid = Pattern.compile("\"uid\":(\\d+)").matcher(cell.get("/apps/org.rtdroid.celltest").body());
+        assertTrue(uid.find());
+        int strangerUid = Integer.parseInt(uid.group(1));
+        assertTrue(strangerUid != appUid);
+        String out = call(strangerUid, "whoami", "send\nchannel=echo\naction=org.rtdroid.echo.PING");
+        assertTrue(out.contains("package=org.rtdroid.celltest"), out);
+        assertTrue(out.contains("ERR Not allowed to start service") && out.contains("from org.rtdroid.celltest without "
+                + "permission org.rtdroid.permission.CROSS_CONTEXT"), out);
+    }
 }

@@ -116,11 +116,14 @@ public final class ActiveServices {
      * SecurityException naming the permission (and, here, the calling package).
      */
     private void enforcePermission(String what, ComponentName cn, Intent intent) {
+        enforcePermission(what, cn, intent, Apps.askingPackage());
+    }
+
+    private void enforcePermission(String what, ComponentName cn, Intent intent, String calling) {
         String perm = requiredPermission(cn);
         if (perm == null) {
             return;
         }
-        String calling = Apps.askingPackage();
         if (!packages.holds(calling, perm)) {
             String msg = "Not allowed to " + what + " service " + intent + " from " + calling + " without permission "
                     + perm;
@@ -130,17 +133,29 @@ public final class ActiveServices {
     }
 
     public ComponentName startService(Context caller, Intent intent) {
+        // Who calls is the cell's to say, as a device's Binder.getCallingUid(): from app code in
+        // this JVM, the app whose code is on the stack, never the app's data.
+        return start(Apps.askingPackage(), intent);
+    }
+
+    /**
+     * A start from an app the kernel identified (the system server's IPC: the connection's uid),
+     * {@code callingPackage} null for the system.
+     */
+    public ComponentName startServiceAs(String callingPackage, Intent intent) {
+        return start(callingPackage, intent);
+    }
+
+    private ComponentName start(String calling, Intent intent) {
         ComponentName cn = resolve(intent);
         if (cn == null) {
             CellLog.w(TAG, "Unable to start service " + intent + ": not found");
             return null;
         }
-        enforcePermission("start", cn, intent);
+        enforcePermission("start", cn, intent, calling);
         Intent copy = new Intent(intent);
         if (Apps.PROXY_PACKAGE.equals(cn.getPackageName())) {
-            // Who calls is the cell's to say, as a device's Binder.getCallingUid(): the app whose
-            // code is on the stack, never the app's data (an app's value here is overwritten).
-            String calling = Apps.askingPackage();
+            // the caller's identity for the proxy: an app's value here is overwritten
             copy.putExtra(ProxyContract.EXTRA_CALLING_PACKAGE, calling != null ? calling : Apps.SYSTEM);
         }
         InstalledApp target = packages.get(cn.getPackageName());

@@ -34,7 +34,9 @@ import org.rtdroid.android.proxy.ProxyContract;
  * the first line, then {@code key=value} lines. The reply has the same frame: {@code OK} and
  * {@code key=value} lines, or {@code ERR reason}. Methods: {@code whoami}; {@code broadcast}
  * ({@code action}, optional {@code package} (the receiver's), {@code priority} (the sender
- * priority 0..99), {@code extra.NAME} string extras). A field naming the caller ({@code sender},
+ * priority 0..99), {@code extra.NAME} string extras); {@code send} to the RT cell through the proxy
+ * ({@code channel}, {@code action}, optional {@code payload} (hex), {@code priority},
+ * {@code correlationId}). A field naming the caller ({@code sender},
  * {@code callingPackage}, {@code uid}, {@code pid}) is refused as a spoof; every refusal is
  * counted by kind ({@code dumpsys binder}).
  */
@@ -192,8 +194,10 @@ public final class BinderServer {
                 return "OK\nuid=" + peer.uid() + "\npid=" + peer.pid() + "\ngid=" + peer.gid() + "\npackage=" + pkg;
             case "broadcast":
                 return broadcast(peer, pkg, args);
+            case "send":
+                return send(peer, pkg, args);
             default:
-                return refuse(forged, peer, "no method '" + method + "' (whoami, broadcast)");
+                return refuse(forged, peer, "no method '" + method + "' (whoami, broadcast, send)");
         }
     }
 
@@ -232,6 +236,49 @@ public final class BinderServer {
             return refuse(denied, peer, e.getMessage());
         }
         return "OK\nqueued=" + action + "\npriority=" + priority;
+    }
+
+    /**
+     * A send to the RT cell: a start of the proxy service (the only road to the region) as the
+     * app the kernel's uid names, so the proxy's permission (CROSS_CONTEXT) is checked against
+     * that app's grants and the proxy takes the sender from the system server, as from Binder.
+     * The proxy then checks the channel against the app's manifest; its refusals (undeclared
+     * channel, RT cell not ready, ring full) reach the app as its REFUSED broadcast.
+     */
+    private String send(UnixSocket.Peer peer, String pkg, Map<String, String> args) {
+        String channel = args.get("channel");
+        String action = args.get("action");
+        if (channel == null || action == null) {
+            return refuse(forged, peer, "send needs channel=NAME and action=NAME");
+        }
+        Intent intent = new Intent(ProxyContract.ACTION_SEND).setClassName(ProxyContract.PROXY_PACKAGE,
+                ProxyContract.PROXY_SERVICE);
+        intent.putExtra(ProxyContract.EXTRA_CHANNEL, channel).putExtra(ProxyContract.EXTRA_ACTION, action);
+        for (Map.Entry<String, String> e : args.entrySet()) {
+            String k = e.getKey();
+            try {
+                switch (k) {
+                    case "channel", "action" -> {
+                    }
+                    case "payload" -> intent.putExtra(ProxyContract.EXTRA_PAYLOAD, java.util.HexFormat.of().parseHex(e.getValue()));
+                    case "priority" -> intent.putExtra(ProxyContract.EXTRA_PRIORITY, Integer.parseInt(e.getValue()));
+                    case "correlationId" -> intent.putExtra(ProxyContract.EXTRA_CORRELATION_ID, Long.parseLong(e.getValue()));
+                    default -> {
+                        return refuse(forged, peer, "send takes no field '" + k + "'");
+                    }
+                }
+            } catch (IllegalArgumentException x) {
+                return refuse(forged, peer, "send field " + k + "='" + e.getValue() + "' is malformed (" + x.getMessage() + ")");
+            }
+        }
+        try {
+            if (am.services.startServiceAs("android".equals(pkg) ? null : pkg, intent) == null) {
+                return refuse(forged, peer, "the proxy service is not installed");
+            }
+        } catch (SecurityException e) {
+            return refuse(denied, peer, e.getMessage());
+        }
+        return "OK\nhandedToProxy=" + channel;
     }
 
     /** The package of the calling uid: an installed app's, "android" for the system server's own. */
