@@ -141,22 +141,35 @@ def generate_keypair(directory, overwrite: bool = False) -> tuple[Path, Path]:
 
 
 def load_private_key(path) -> Ed25519PrivateKey:
+    # one sentence each, never the crypto library's text (it names OpenSSL internals, not the file)
     try:
         key = serialization.load_pem_private_key(Path(path).read_bytes(), password=None)
-    except (ValueError, TypeError) as e:
-        raise BundleError("BAD_SIGNATURE", f"{path}: not an unencrypted PEM PKCS#8 private key ({e})") from None
+    except TypeError:  # a key protected by a password
+        raise BundleError("BAD_SIGNATURE", f"{path} is an encrypted private key; signing needs an unencrypted "
+                          "PEM PKCS#8 Ed25519 key (as `rtdroid keys` writes)") from None
+    except ValueError:
+        raise BundleError("BAD_SIGNATURE", f"{path} is not a private key in PEM PKCS#8 (a public key, or "
+                          "another format?); signing needs an Ed25519 private key (as `rtdroid keys` writes)") from None
     if not isinstance(key, Ed25519PrivateKey):
-        raise BundleError("BAD_SIGNATURE", f"{path}: the key is {type(key).__name__}, not Ed25519")
+        raise BundleError("BAD_SIGNATURE", f"{path} is {_key_kind(key)}, not Ed25519; signing needs an Ed25519 "
+                          "private key (as `rtdroid keys` writes)")
     return key
+
+
+def _key_kind(key) -> str:
+    """"an RSA key" for RSAPrivateKey, "an EllipticCurve key" for EllipticCurvePrivateKey."""
+    kind = type(key).__name__.lstrip("_").replace("PrivateKey", "").replace("PublicKey", "") or "another"
+    return f"{'an' if kind[0] in 'AEIOUR' else 'a'} {kind} key"
 
 
 def load_public_key(path) -> Ed25519PublicKey:
     try:
         key = serialization.load_pem_public_key(Path(path).read_bytes())
-    except (ValueError, TypeError) as e:
-        raise BundleError("BAD_SIGNATURE", f"{path}: not a PEM public key ({e})") from None
+    except (ValueError, TypeError):
+        raise BundleError("BAD_SIGNATURE", f"{path} is not a public key in PEM SubjectPublicKeyInfo "
+                          "(as `rtdroid keys` writes deploy.pub)") from None
     if not isinstance(key, Ed25519PublicKey):
-        raise BundleError("BAD_SIGNATURE", f"{path}: the key is {type(key).__name__}, not Ed25519")
+        raise BundleError("BAD_SIGNATURE", f"{path} is {_key_kind(key)}, not Ed25519")
     return key
 
 

@@ -498,6 +498,7 @@ def status(board_name: str | None = None) -> dict:
             peers = {"error": str(e)}
             link = [f"region not readable: {e}"]
         result[name] = {"up": all(c["alive"] for c in cells.values()), "phase": state.get("phase"),
+                        "condition": worst_condition(cells, state.get("phase"), link),
                         "link": "ok" if not link else "degraded: " + "; ".join(link),
                         "hypervisor": state.get("hypervisor"), "accel": state.get("accel"),
                         "cells": cells, "region": state["region"]["path"], "peers": peers,
@@ -507,6 +508,21 @@ def status(board_name: str | None = None) -> dict:
                         "rt_clock": state.get("rt_clock", {"kind": "host"}),
                         "up_seconds": state.get("up_seconds")}
     return result
+
+
+def worst_condition(cells: dict, phase: str | None, link: list[str]) -> str:
+    """The board's state in a few words, its worst condition first: cells not running (DOWN when
+    none runs), then a link that does not heal, then a board still starting; "up" only when none
+    of these holds. `board status` leads with it."""
+    stopped = [n for n, c in cells.items() if not c["alive"]]
+    if stopped:
+        return ("DOWN" if len(stopped) == len(cells) else "DEGRADED") + \
+            f": cell {', '.join(stopped)} not running"
+    if link:
+        return "DEGRADED: link " + "; ".join(link)
+    if phase != "ready":
+        return f"NOT READY: phase {phase}"
+    return "up"
 
 
 def link_problems(dump: dict, running: set[str]) -> list[str]:

@@ -281,14 +281,15 @@ def test_rt_services_json_carries_the_cause(monkeypatch, capsys, as_json):
     monkeypatch.setattr(cli, "_region_of", lambda a: "/dev/shm/unused")
     monkeypatch.setattr(cli, "_clock_of", lambda a: {"kind": "host"})
     assert cli.main(["rt", "services", "--board", "host"] + (["--json"] if as_json else [])) == 0
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     if as_json:
         rows = __import__("json").loads(out)
         assert rows[0]["failure"] == CAUSE and rows[2]["failure"] is None
         assert all(r["clock"] == {"kind": "host"} for r in rows)
     else:
         assert "failed: java.lang.IllegalStateException: sensor gone (task process, release 42)" in out
-        assert out.splitlines()[-1] == "sensors unavailable: this kernel has no /dev/uinput"
+        # the table is the result; the sensors' refusal goes to stderr
+        assert err == "sensors unavailable: this kernel has no /dev/uinput\n" and "sensors" not in out.splitlines()[-1]
 
 
 def _agent_taking_traces(monkeypatch, answer):
@@ -309,7 +310,8 @@ def test_sensors_replay_prints_the_agents_answer(tmp_path, monkeypatch, capsys):
     trace.write_text("0 0 0 9.81\n")
     sent = _agent_taking_traces(monkeypatch, mgmt.Result(14, "BAD_TRACE", "fall.trace:1: 4 fields, expected 7"))
     assert cli.main(["rt", "sensors", "replay", str(trace)]) == 1
-    assert capsys.readouterr().out == "replay fall.trace: REFUSED: BAD_TRACE (14): fall.trace:1: 4 fields, expected 7\n"
+    out, err = capsys.readouterr()
+    assert out == "" and err == "replay fall.trace: REFUSED: BAD_TRACE (14): fall.trace:1: 4 fields, expected 7\n"
     assert sent == [trace]
 
 
@@ -375,6 +377,62 @@ def test_a_downgrade_refusal_prints_one_line_with_both_versions(tmp_path, monkey
     monkeypatch.setattr(mgmt, "deploy", lambda region, path, timeout: mgmt.Result.of(answer))
     monkeypatch.setattr(cli, "_region_of", lambda a: "/dev/shm/unused")
     assert cli.main(["deploy", "rt", str(bundle)]) == 1
-    out = capsys.readouterr().out
-    assert out == ("deploy cochlear.rtb: REFUSED: DOWNGRADE (10): cochlear version 2 < deployed 3; a downgrade "
+    out, err = capsys.readouterr()  # a refusal is on stderr (after the time the answer took)
+    assert out == "" and err.splitlines()[-1] + "\n" == ("deploy cochlear.rtb: REFUSED: DOWNGRADE (10): cochlear version 2 < deployed 3; a downgrade "
                    "needs a bundle signed for it (rtdroid bundle --allow-downgrade)\n")
+
+
+@pytest.mark.parametrize("wrong,says", [
+    ("text", "is not a private key in PEM PKCS#8"),
+    ("public", "is not a private key in PEM PKCS#8"),
+    ("rsa", "is an RSA key, not Ed25519"),
+    ("encrypted", "is an encrypted private key"),
+])
+def test_bundle_with_a_wrong_key_says_so_in_one_sentence(tmp_path, wrong, says):
+    """Issue 38, defect 6: the crypto library's own text (OpenSSL error codes) never reaches the user."""
+    from cryptography.hazmat.primitives import serialization as S
+    from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
+    jar, manifest, _ = _bundle_inputs(tmp_path)
+    key = tmp_path / "wrong.key"
+    ed = ed25519.Ed25519PrivateKey.generate()
+    key.write_bytes({
+        "text": b"not a key\n",
+        "public": ed.public_key().public_bytes(S.Encoding.PEM, S.PublicFormat.SubjectPublicKeyInfo),
+        "rsa": rsa.generate_private_key(65537, 1024).private_bytes(S.Encoding.PEM, S.PrivateFormat.PKCS8,
+                                                                   S.NoEncryption()),
+        "encrypted": ed.private_bytes(S.Encoding.PEM, S.PrivateFormat.PKCS8, S.BestAvailableEncryption(b"pw")),
+    }[wrong])
+    r = run("bundle", "--jar", str(jar), "--manifest", str(manifest), "--key", str(key), "-o", str(tmp_path / "o.rtb"))
+    assert r.returncode == 1 and r.stdout == "", r.stdout
+    assert r.stderr.count("\n") == 1 and says in r.stderr and "rtdroid keys" in r.stderr, r.stderr
+    assert "OpenSSL" not in r.stderr and "deserialize" not in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "o.rtb").exists()
+
+
+def _status_of(cells_alive: dict, link: list[str], phase="ready"):
+    from rtdroid import lifecycle
+    cells = {n: {"pid": 100 + i, "alive": alive, "ready": alive, "role": n} for i, (n, alive) in enumerate(cells_alive.items())}
+    return {"host": {"up": all(cells_alive.values()), "phase": phase, "hypervisor": "process", "accel": None,
+                     "condition": lifecycle.worst_condition(cells, phase, link),
+                     "link": "ok" if not link else "degraded: " + "; ".join(link), "cells": cells,
+                     "region": "/dev/shm/r", "peers": {}, "control_port": 7411, "adb_port": 7412,
+                     "rt_kernel_realtime": 1, "up_seconds": 3.7822995589999664}}
+
+
+@pytest.mark.parametrize("alive,link,first,code", [
+    ({"rt": True, "android": True}, [], "board host: up (phase ready, process)", 0),
+    ({"rt": True, "android": True}, ["rt cell is STOPPING"],
+     "board host: DEGRADED: link rt cell is STOPPING (phase ready, process)", 1),
+    ({"rt": False, "android": True}, ["rt cell is STOPPING"],
+     "board host: DEGRADED: cell rt not running (phase ready, process)", 1),
+    ({"rt": False, "android": False}, [], "board host: DOWN: cell rt, android not running (phase ready, process)", 1),
+])
+def test_board_status_leads_with_the_worst_condition(monkeypatch, capsys, alive, link, first, code):
+    """Issue 38, defect 6: a degraded link is never "up" on the first line."""
+    from rtdroid.commands import board
+    monkeypatch.setattr(board.lifecycle, "status", lambda name: _status_of(alive, link))
+    monkeypatch.setattr(board, "_app_lines", lambda b: [])
+    assert cli.main(["board", "status"]) == code
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == first, out
+    assert "up in 3.8 s" in out[-1], out  # rounded, as a person reads it

@@ -48,7 +48,8 @@ def cmd_board_status(a) -> int:
             print(f"board {name}: not up")
             code = 1
             continue
-        print(f"board {name}: {'up' if b['up'] else 'DEGRADED'} (phase {b['phase']}, {b['hypervisor']}"
+        # the first line states the worst condition (a cell down, the link degraded), never "up" then
+        print(f"board {name}: {b['condition']} (phase {b['phase']}, {b['hypervisor']}"
               + (f", {b['accel']}" if b.get("accel") else "") + ")")
         for cn, c in b["cells"].items():
             print(f"  cell {cn}: pid {c['pid']} {'running' if c['alive'] else 'NOT RUNNING'}"
@@ -60,12 +61,16 @@ def cmd_board_status(a) -> int:
             else:
                 print(f"  peers: {p}")
         print(f"  Android control port 127.0.0.1:{b['control_port']}, adb 127.0.0.1:{b.get('adb_port')}; RT kernel realtime="
-              f"{b.get('rt_kernel_realtime')}; up in {b.get('up_seconds')} s")
+              f"{b.get('rt_kernel_realtime')}; up in {_seconds_text(b.get('up_seconds'))}")
         for line in _app_lines(b):
             print("  " + line)
-        if not b["up"] or b.get("link", "ok") != "ok":
+        if b["condition"] != "up":
             code = 1
     return code
+
+
+def _seconds_text(s) -> str:
+    return "unknown" if s is None else f"{s:.1f} s"
 
 
 def _app_lines(b: dict) -> list[str]:

@@ -112,6 +112,13 @@ def result_ok(res) -> tuple[bool, str]:
     return False, f"{res.name} ({res.code}): {res.text}"
 
 
+def answer(line: str, ok: bool) -> int:
+    """A cell's answer as the command's one line: on stdout when it did what was asked (exit 0),
+    on stderr when it refused (exit 1), so that `cmd > out` keeps results and shows refusals."""
+    print(line, file=sys.stdout if ok else sys.stderr)
+    return 0 if ok else 1
+
+
 def as_dict(x):
     if isinstance(x, dict):
         return x

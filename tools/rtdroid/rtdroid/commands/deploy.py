@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from .. import adb, lifecycle
-from .common import CliError, board_opt, existing_file, result_ok, timeout_opt
+from .common import CliError, answer, board_opt, existing_file, result_ok, timeout_opt
 
 
 def cmd_deploy_rt(a) -> int:
@@ -17,8 +17,7 @@ def cmd_deploy_rt(a) -> int:
     res = mgmt.deploy(a.reach.region_of(a), str(bundle), timeout=a.timeout)
     print(f"deploy answered in {time.monotonic() - t0:.2f} s", file=sys.stderr)
     ok, text = result_ok(res)
-    print(f"deploy {bundle.name}: {'OK' if ok else 'REFUSED'}: {text}")
-    return 0 if ok else 1
+    return answer(f"deploy {bundle.name}: {'OK' if ok else 'REFUSED'}: {text}", ok)
 
 
 def cmd_deploy_android(a) -> int:
@@ -42,8 +41,7 @@ def cmd_deploy_android(a) -> int:
 def cmd_undeploy_rt(a) -> int:
     res = a.reach.mgmt().undeploy(a.reach.region_of(a), a.name, timeout=a.timeout)
     ok, text = result_ok(res)
-    print(f"undeploy {a.name}: {'OK' if ok else 'REFUSED'}: {text}")
-    return 0 if ok else 1
+    return answer(f"undeploy {a.name}: {'OK' if ok else 'REFUSED'}: {text}", ok)
 
 
 def register(commands) -> None:

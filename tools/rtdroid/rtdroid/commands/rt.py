@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
 from .. import lifecycle
 from ..servicerows import cost_overrun_text, wcrt_exceeded_text
-from .common import CliError, as_dict, board_opt, count, existing_file, priority, result_ok, timeout_opt
+from .common import CliError, answer, as_dict, board_opt, count, existing_file, priority, result_ok, timeout_opt
 
 
 def cmd_rt_services(a) -> int:
@@ -21,9 +22,10 @@ def cmd_rt_services(a) -> int:
         return 0
     print(render_services(services, clock) if services else "no RT services deployed\n", end="")
     try:
-        print(_sensors_line(mgmt.sensor_status(region, timeout=a.timeout)))
-    except mgmt.MgmtError as e:  # the services above stand; say why the sensors' line is missing
-        print(f"sensors: no answer ({e})")
+        res = mgmt.sensor_status(region, timeout=a.timeout)
+        answer(_sensors_line(res), res.code == 0)  # the services above stand either way
+    except mgmt.MgmtError as e:  # say why the sensors' line is missing
+        print(f"sensors: no answer ({e})", file=sys.stderr)
     return 0
 
 
@@ -36,8 +38,7 @@ def _sensors_line(res) -> str:
 
 def cmd_rt_sensors_status(a) -> int:
     res = a.reach.mgmt().sensor_status(a.reach.region_of(a), timeout=a.timeout)
-    print(_sensors_line(res))
-    return 0 if res.code == 0 else 1
+    return answer(_sensors_line(res), res.code == 0)
 
 
 def cmd_rt_sensors_replay(a) -> int:
@@ -53,8 +54,7 @@ def cmd_rt_sensors_replay(a) -> int:
                        "(the RT cell names the replay by it)")
     res = mgmt.replay_trace(a.reach.region_of(a), trace, timeout=a.timeout)
     ok, text = result_ok(res)
-    print(f"replay {trace.name}: {'OK' if ok else 'REFUSED'}: {text}")
-    return 0 if ok else 1
+    return answer(f"replay {trace.name}: {'OK' if ok else 'REFUSED'}: {text}", ok)
 
 
 _TRACE_NAME = re.compile(r"[A-Za-z0-9._-]{1,63}")
