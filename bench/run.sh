@@ -42,5 +42,5 @@ exec "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED \
   -XX:PerMethodTrapLimit=0 -XX:PerBytecodeTrapLimit=0 -XX:-UseTypeSpeculation -XX:-UsePerfData \
   -XX:+SafepointTimeout -XX:SafepointTimeoutDelay=200 \
   -Xlog:async -Xlog:safepoint=info,handshake=info,gc=info:file="$ROOT/build/bench/$NAME-jvm.log":uptime,tid \
-  ${BENCH_JAVA_OPTS:-} \
+  -Drtdroid.home="$ROOT" ${BENCH_JAVA_OPTS:-} \
   -cp "$JAR:$ROOT/bench/target/lib/*" org.rtdroid.bench.Main "$NAME" --out "$ROOT/build/bench" $PLOT "$@"

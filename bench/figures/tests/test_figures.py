@@ -124,3 +124,14 @@ def test_intents_sweep_k_nrt_over_both_paths_and_keep_each_intents_delay(quick_r
                 assert row and row["sent"] == 50, f"no {impl} {path} row at k_nrt={k}"
                 cols = read_csv(r.path.parent / row["samples"])
                 assert list(cols) == ["intent", "delay_ns"] and len(cols["intent"]) == row["count"]
+
+
+def test_tasks_keep_every_release_of_each_version_with_its_statistics(quick_run: Path):
+    for stem, impls in (("tasks", ("rtdroid", "rtsj")), ("tasks-android", ("android",))):
+        r = result(quick_run, stem)
+        for impl in impls:
+            row = r.one(impl=impl, app="cochlear")
+            assert row and row["count"] == 200, f"{stem}: no cochlear row of {impl} with 200 releases"
+            for key in ("mean_us", "sd_us", "deadline_misses"):
+                assert key in row, f"{stem}: {impl} lacks {key}"
+            assert list(read_csv(r.path.parent / row["samples"])) == ["release_ns", "start_ns", "duration_ns"]

@@ -40,6 +40,10 @@ public final class Samples {
         return count;
     }
 
+    public int capacity() {
+        return capacity;
+    }
+
     public long overflow() {
         return overflow;
     }

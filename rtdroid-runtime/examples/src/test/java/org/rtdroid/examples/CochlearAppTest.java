@@ -13,7 +13,7 @@ import org.rtdroid.contract.cochlear.CochlearCodec;
 import org.rtdroid.examples.cochlear.OutputReceiver;
 import org.rtdroid.examples.cochlear.ProcessingService;
 import org.rtdroid.examples.cochlear.RecordingService;
-import org.rtdroid.examples.cochlear.SpeechSource;
+import org.rtdroid.logic.cochlear.SpeechSource;
 import org.rtdroid.runtime.boot.DeployedApp;
 import org.rtdroid.runtime.boot.RuntimeHost;
 import org.rtdroid.runtime.boot.ServiceStatus;

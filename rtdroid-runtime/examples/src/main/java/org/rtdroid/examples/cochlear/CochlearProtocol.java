@@ -1,5 +1,7 @@
 package org.rtdroid.examples.cochlear;
 
+import org.rtdroid.logic.cochlear.SignalPath;
+
 /**
  * Constants shared by the cochlear components: the RT-internal channels and their layouts
  * (little-endian). What crosses to the Android cell is the app's contract,
@@ -8,10 +10,10 @@ package org.rtdroid.examples.cochlear;
 public final class CochlearProtocol {
     private CochlearProtocol() {}
 
-    public static final int SAMPLE_RATE_HZ = 16_000;
+    public static final int SAMPLE_RATE_HZ = SignalPath.SAMPLE_RATE_HZ;
     /** Samples per 8 ms release. */
-    public static final int SAMPLES_PER_BLOCK = 128;
-    public static final int BANDS = 8;
+    public static final int SAMPLES_PER_BLOCK = SignalPath.SAMPLES_PER_BLOCK;
+    public static final int BANDS = SignalPath.BANDS;
 
     public static final String AUDIO_CHANNEL = "cochlear.audio";
     public static final String OUTPUT_CHANNEL = "cochlear.output";
@@ -38,13 +40,5 @@ public final class CochlearProtocol {
     public static final int OUT_BYTES = OUT_LEVELS_OFFSET + 4 * BANDS;
 
     /** Level floor for dBFS figures (silence). */
-    public static final float MIN_DBFS = -120f;
-
-    /** RMS → dBFS (full scale = 1.0), floored at {@link #MIN_DBFS}. */
-    public static float dbfs(double rms) {
-        if (!(rms > 1e-6)) {
-            return MIN_DBFS;
-        }
-        return (float) Math.max(MIN_DBFS, 20.0 * Math.log10(rms));
-    }
+    public static final float MIN_DBFS = SignalPath.MIN_DBFS;
 }

@@ -2,6 +2,7 @@ package org.rtdroid.examples.cochlear;
 
 import static org.rtdroid.examples.cochlear.CochlearProtocol.*;
 
+import org.rtdroid.logic.cochlear.SignalPath;
 import org.rtdroid.runtime.channel.RealtimeIntent;
 import org.rtdroid.runtime.component.RealtimeReceiver;
 
@@ -18,6 +19,7 @@ public final class OutputReceiver extends RealtimeReceiver {
     private volatile float lastOutputDbfs = MIN_DBFS;
     private volatile float lastLevelSum;
     private long lastBlock = -1;
+    private final float[] levels = new float[BANDS];
 
     @Override
     public void onReceive(RealtimeIntent intent) {
@@ -38,22 +40,16 @@ public final class OutputReceiver extends RealtimeReceiver {
         float in = intent.getFloat(OUT_INPUT_DBFS_OFFSET);
         float out = intent.getFloat(OUT_OUTPUT_DBFS_OFFSET);
         float peak = intent.getFloat(OUT_PEAK_OFFSET);
-        boolean ok = saneDbfs(in) && saneDbfs(out) && peak >= 0f && peak <= 1f;
         float sum = 0;
         for (int b = 0; b < BANDS; b++) {
-            float level = intent.getFloat(OUT_LEVELS_OFFSET + 4 * b);
-            ok &= level >= 0f && level <= 1f; // false for NaN too
-            sum += level;
+            levels[b] = intent.getFloat(OUT_LEVELS_OFFSET + 4 * b);
+            sum += levels[b];
         }
-        if (!ok) {
+        if (!SignalPath.sane(in, out, peak, levels)) {
             violations++;
         }
         lastOutputDbfs = out;
         lastLevelSum = sum;
-    }
-
-    private static boolean saneDbfs(float v) {
-        return v >= MIN_DBFS && v <= 0.001f; // NaN fails both comparisons
     }
 
     /** Blocks checked. */

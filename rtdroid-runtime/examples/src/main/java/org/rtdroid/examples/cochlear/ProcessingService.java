@@ -5,6 +5,7 @@ import static org.rtdroid.examples.cochlear.CochlearProtocol.*;
 import org.rtdroid.contract.cochlear.Cochlear.SetConfig;
 import org.rtdroid.contract.cochlear.Cochlear.Status;
 import org.rtdroid.contract.cochlear.CochlearCodec;
+import org.rtdroid.logic.cochlear.SignalPath;
 import org.rtdroid.runtime.channel.BroadcastPublisher;
 import org.rtdroid.runtime.channel.BulkChannel;
 import org.rtdroid.runtime.channel.BulkHandler;
@@ -21,21 +22,17 @@ import org.rtdroid.runtime.xcc.CrossContextIntent;
 import org.rtdroid.runtime.xcc.CrossContextPublisher;
 
 /**
- * The cochlear implant's signal processing, every 8 ms on 128 samples:
- * <ol>
- *   <li>an 8-band filter bank (RBJ band-pass biquads, centres 250 Hz-6 kHz, log spaced);</li>
- *   <li>per band: energy, a smoothed envelope, a noise floor tracker and, when noise reduction is
- *       on, a spectral-subtraction style gain;</li>
- *   <li>per band: a 3:1 compressor above -45 dBFS with 10 dB make-up gain, then the volume;</li>
- *   <li>the re-synthesised output (sum of the weighted bands, hard-limited to [-1, 1]) and 8
- *       electrode levels in [0, 1], broadcast to the OutputReceiver on {@code cochlear.output}.</li>
- * </ol>
+ * The cochlear implant's signal processing, every 8 ms on 128 samples: the app's
+ * {@link SignalPath} (filter bank, envelopes, noise reduction, compression, volume, limiter; the
+ * logic its RTSJ-style and Android versions run too), whose output levels are broadcast to the
+ * OutputReceiver on {@code cochlear.output}.
  * Volume (0..100, 50 = unity) and noise reduction (0/1) arrive from the Android ConfigurationUI as a
  * {@link SetConfig} (the app's contract, {@code bridge/contracts/cochlear.proto}); each accepted or
  * refused request is answered by a CONFIG_ACK {@link Status}, and a STATUS follows every 25 releases
  * (200 ms). Both are decoded and encoded in place, in the runtime's pre-allocated intents.
  *
- * <p>Filter coefficients and states live in the service's persistent scope; the audio block is
+ * <p>Filter coefficients and states live in the service's persistent scope (a {@link SignalPath.State}
+ * over it); the audio block is
  * read from the transfer scope it arrived in (moved, not copied, from the RecordingService) into
  * working buffers allocated once with the component.
  *
@@ -52,13 +49,6 @@ import org.rtdroid.runtime.xcc.CrossContextPublisher;
  * {@link #WARMUP_BLOCKS}.
  */
 public final class ProcessingService extends RealtimeService {
-    private static final double COMPRESSION_THRESHOLD_DB = -45.0;
-    private static final double COMPRESSION_RATIO = 3.0;
-    private static final double MAKEUP_DB = 10.0;
-    private static final double LEVEL_RANGE_DB = 70.0;
-    // Persistent-scope layout: per band 5 coefficients, 2 states, envelope, noise floor (doubles).
-    private static final int PER_BAND_DOUBLES = 9;
-    private static final int B0 = 0, B2 = 1, A1 = 2, A2 = 3, Z1 = 5, Z2 = 6, ENV = 7, FLOOR = 8;
     /**
      * Synthetic blocks the signal path runs at creation: past the JIT's first compile threshold
      * (200 invocations) with room for the compile itself to finish before the first release.
@@ -72,13 +62,13 @@ public final class ProcessingService extends RealtimeService {
     private BroadcastPublisher output;
     private CrossContextPublisher status;
     private final RealtimeIntent request = new RealtimeIntent(SetConfig.CHANNEL, SetConfig.MAX_BYTES);
-    private long bands; // persistent-scope offset of the per-band state
+    private SignalPath signal;
     private final ProcessingTask task = new ProcessingTask();
 
     private volatile int volume = 50;
     private volatile int noiseReduction;
-    private volatile float inputDbfs = MIN_DBFS;
-    private volatile float outputDbfs = MIN_DBFS;
+    private volatile float inputDbfs = SignalPath.MIN_DBFS;
+    private volatile float outputDbfs = SignalPath.MIN_DBFS;
     private volatile long blocksProcessed;
     private volatile long blocksMissing;
     private volatile long configsAccepted;
@@ -94,30 +84,29 @@ public final class ProcessingService extends RealtimeService {
         config = messageChannel(SetConfig.CHANNEL);
         output = broadcastPublisher(OUTPUT_CHANNEL);
         status = crossContextPublisher(Status.CHANNEL);
-        bands = persistentScope().allocateDoubles(BANDS * PER_BAND_DOUBLES);
-        resetBands();
-        task.warmUp();
-        resetBands();
+        signal = new SignalPath(new ScopeState(persistentScope()));
+        signal.warmUp(WARMUP_BLOCKS);
+        task.warmUpCodec();
     }
 
-    /** The filter bank's coefficients, and its states at rest. */
-    private void resetBands() {
-        Scope p = persistentScope();
-        for (int b = 0; b < BANDS; b++) {
-            double fc = 250.0 * Math.pow(6000.0 / 250.0, b / (double) (BANDS - 1));
-            double w0 = 2 * Math.PI * fc / SAMPLE_RATE_HZ;
-            double q = 2.0;
-            double alpha = Math.sin(w0) / (2 * q);
-            double a0 = 1 + alpha;
-            long at = bands + 8L * b * PER_BAND_DOUBLES;
-            p.putDouble(at + 8 * B0, alpha / a0);
-            p.putDouble(at + 8 * B2, -alpha / a0);
-            p.putDouble(at + 8 * A1, -2 * Math.cos(w0) / a0);
-            p.putDouble(at + 8 * A2, (1 - alpha) / a0);
-            p.putDouble(at + 8 * Z1, 0);
-            p.putDouble(at + 8 * Z2, 0);
-            p.putDouble(at + 8 * ENV, 1e-9);
-            p.putDouble(at + 8 * FLOOR, 1e-6);
+    /** The signal path's state in the service's persistent scope. */
+    private static final class ScopeState implements SignalPath.State {
+        private final Scope scope;
+        private final long base;
+
+        ScopeState(Scope scope) {
+            this.scope = scope;
+            this.base = scope.allocateDoubles(SignalPath.STATE_DOUBLES);
+        }
+
+        @Override
+        public double get(int index) {
+            return scope.getDouble(base + 8L * index);
+        }
+
+        @Override
+        public void set(int index, double value) {
+            scope.putDouble(base + 8L * index, value);
         }
     }
 
@@ -134,17 +123,13 @@ public final class ProcessingService extends RealtimeService {
     }
 
     private final class ProcessingTask extends PeriodicTask implements BulkHandler, MessageClosure, CrossContextClosure {
-        // Working buffers: allocated once with the component, reused by every release.
+        // The block's samples: allocated once with the component, reused by every release.
         private final float[] x = new float[SAMPLES_PER_BLOCK];
-        private final float[] band = new float[SAMPLES_PER_BLOCK];
-        private final float[] y = new float[SAMPLES_PER_BLOCK];
-        private final float[] levels = new float[BANDS];
         private final SetConfig setConfig = new SetConfig();
         private final Status statusRecord = new Status();
         private long block = -1;
         private long lastBlock = -1;
         private int cheapReleases;
-        private float peak;
         private boolean ack;
 
         @Override
@@ -195,29 +180,22 @@ public final class ProcessingService extends RealtimeService {
         }
 
         /**
-         * Runs the signal path on {@link #WARMUP_BLOCKS} synthetic blocks, with noise reduction off
-         * and on, sending nothing; the caller resets the filter bank after. Allocates (a speech
-         * source of its own): it runs at creation, never in a release.
+         * Runs the app contract's codec {@link #WARMUP_BLOCKS} times (the status encode and the
+         * configuration decode), sending nothing, then clears both records. Allocates (a buffer and
+         * a sample record of its own): it runs at creation, never in a release.
          */
-        void warmUp() {
-            SpeechSource speech = new SpeechSource(SAMPLE_RATE_HZ, 0.01);
+        void warmUpCodec() {
             byte[] wire = new byte[Math.max(Status.MAX_BYTES, SetConfig.MAX_BYTES)];
             SetConfig sample = new SetConfig();
             for (int k = 0; k < WARMUP_BLOCKS; k++) {
-                speech.next(x, SAMPLES_PER_BLOCK);
-                process(1.0, (k & 1) == 1);
-                // The contract's codec too: cold, the first STATUS (release 25) alone used 2.7 ms
-                // of CPU against the declared 1 ms (qemu-arm64-xen, virtual time).
+                // Cold, the first STATUS (release 25) alone used 2.7 ms of CPU against the
+                // declared 1 ms (qemu-arm64-xen, virtual time).
                 fillStatus(k, 0, 0).encode(wire, 0);
                 int n = sample.clear().volume(k % 101).noiseReduction(k & 1).encode(wire, 0);
                 setConfig.decode(wire, 0, n);
             }
             setConfig.clear();
             statusRecord.clear();
-            java.util.Arrays.fill(levels, 0f);
-            peak = 0;
-            inputDbfs = MIN_DBFS;
-            outputDbfs = MIN_DBFS;
         }
 
         /** One 128-sample block, read in place from the transfer scope. */
@@ -229,79 +207,15 @@ public final class ProcessingService extends RealtimeService {
             }
             lastBlock = block;
             in.copyTo(AUDIO_SAMPLES_OFFSET, x, 0, SAMPLES_PER_BLOCK); // the one read of the transfer scope
-            process(volume / 50.0, noiseReduction != 0);
+            signal.process(x, volume / 50.0, noiseReduction != 0, cheap);
+            inputDbfs = signal.inputDbfs();
+            outputDbfs = signal.outputDbfs();
             blocksProcessed++;
             try {
                 output.broadcast(this);
             } catch (MessageStolenException e) {
                 // Our own earlier output was reclaimed (the receiver is behind); counted by the channel.
             }
-        }
-
-        /** The filter bank, gains and limiter on the block in {@code x}: output, levels and dBFS figures. */
-        private void process(double volumeGain, boolean nr) {
-            Scope p = persistentScope();
-            double inSum = 0;
-            for (int i = 0; i < SAMPLES_PER_BLOCK; i++) {
-                inSum += x[i] * x[i];
-                y[i] = 0f;
-            }
-            boolean half = cheap;
-            for (int b = 0; b < BANDS; b++) {
-                if (half && (b & 1) == 1) {
-                    levels[b] = levels[b - 1];  // the cheap bank filters the even bands only
-                    continue;
-                }
-                long at = bands + 8L * b * PER_BAND_DOUBLES;
-                double b0 = p.getDouble(at + 8 * B0);
-                double b2 = p.getDouble(at + 8 * B2);
-                double a1 = p.getDouble(at + 8 * A1);
-                double a2 = p.getDouble(at + 8 * A2);
-                double z1 = p.getDouble(at + 8 * Z1);
-                double z2 = p.getDouble(at + 8 * Z2);
-                double energy = 0;
-                for (int i = 0; i < SAMPLES_PER_BLOCK; i++) {
-                    double xi = x[i];
-                    double yi = b0 * xi + z1;          // transposed direct form II, b1 = 0
-                    z1 = -a1 * yi + z2;
-                    z2 = b2 * xi - a2 * yi;
-                    energy += yi * yi;
-                    band[i] = (float) yi;
-                }
-                p.putDouble(at + 8 * Z1, z1);
-                p.putDouble(at + 8 * Z2, z2);
-                double power = energy / SAMPLES_PER_BLOCK;
-                double env = 0.7 * p.getDouble(at + 8 * ENV) + 0.3 * power;
-                p.putDouble(at + 8 * ENV, env);
-                // Noise floor: falls fast to quiet blocks, creeps up slowly (minimum tracking).
-                double floor = p.getDouble(at + 8 * FLOOR);
-                floor = power < floor ? 0.8 * floor + 0.2 * power : floor * 1.0015 + 1e-13;
-                p.putDouble(at + 8 * FLOOR, floor);
-                double nrGain = nr ? Math.max(0.1, Math.min(1.0, 1.0 - 1.5 * floor / (env + 1e-12))) : 1.0;
-                double levelDb = 10 * Math.log10(env + 1e-12);
-                double compDb = levelDb > COMPRESSION_THRESHOLD_DB
-                        ? (COMPRESSION_THRESHOLD_DB + (levelDb - COMPRESSION_THRESHOLD_DB) / COMPRESSION_RATIO) - levelDb
-                        : 0.0;
-                double gain = Math.pow(10, (compDb + MAKEUP_DB) / 20) * nrGain * volumeGain;
-                double outDb = levelDb + 20 * Math.log10(gain + 1e-12);
-                double level = (outDb + LEVEL_RANGE_DB) / LEVEL_RANGE_DB;
-                levels[b] = (float) Math.max(0.0, Math.min(1.0, level));
-                float g = (float) gain;
-                for (int i = 0; i < SAMPLES_PER_BLOCK; i++) {
-                    y[i] += g * band[i];
-                }
-            }
-            double outSum = 0;
-            float pk = 0;
-            for (int i = 0; i < SAMPLES_PER_BLOCK; i++) {
-                float yi = Math.max(-1f, Math.min(1f, y[i])); // limiter
-                y[i] = yi;
-                outSum += yi * yi;
-                pk = Math.max(pk, Math.abs(yi));
-            }
-            peak = pk;
-            inputDbfs = dbfs(Math.sqrt(inSum / SAMPLES_PER_BLOCK));
-            outputDbfs = dbfs(Math.sqrt(outSum / SAMPLES_PER_BLOCK));
         }
 
         /** Fills the cochlear.output intent. */
@@ -311,7 +225,8 @@ public final class ProcessingService extends RealtimeService {
             m.putLong(OUT_BLOCK_OFFSET, block);
             m.putFloat(OUT_INPUT_DBFS_OFFSET, inputDbfs);
             m.putFloat(OUT_OUTPUT_DBFS_OFFSET, outputDbfs);
-            m.putFloat(OUT_PEAK_OFFSET, peak);
+            m.putFloat(OUT_PEAK_OFFSET, signal.peak());
+            float[] levels = signal.levels();
             for (int b = 0; b < BANDS; b++) {
                 m.putFloat(OUT_LEVELS_OFFSET + 4 * b, levels[b]);
             }

@@ -6,6 +6,7 @@ import static org.rtdroid.examples.cochlear.CochlearProtocol.AUDIO_SAMPLES_OFFSE
 import static org.rtdroid.examples.cochlear.CochlearProtocol.SAMPLES_PER_BLOCK;
 import static org.rtdroid.examples.cochlear.CochlearProtocol.SAMPLE_RATE_HZ;
 
+import org.rtdroid.logic.cochlear.SpeechSource;
 import org.rtdroid.runtime.channel.BulkClosure;
 import org.rtdroid.runtime.channel.BulkPublisher;
 import org.rtdroid.runtime.channel.ChannelSender;

@@ -1,4 +1,4 @@
-package org.rtdroid.examples.cochlear;
+package org.rtdroid.logic.cochlear;
 
 /**
  * A deterministic, speech-like test signal standing in for the microphone: a glottal pulse train

@@ -1,0 +1,315 @@
+package org.rtdroid.android.cell.bench;
+
+import org.rtdroid.android.cell.CellContextImplShadow;
+import org.rtdroid.android.cell.CellLogShadow;
+import org.rtdroid.android.cell.Main;
+import org.rtdroid.logic.cochlear.SignalPath;
+import org.rtdroid.logic.cochlear.SpeechSource;
+
+import android.os.Handler;
+import android.os.Looper;
+import android.os.SystemClock;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.HdrHistogram.Histogram;
+import org.junit.Test;
+import org.junit.runner.JUnitCore;
+import org.junit.runner.Request;
+import org.junit.runner.Result;
+import org.junit.runner.RunWith;
+import org.robolectric.RobolectricTestRunner;
+import org.robolectric.annotation.Config;
+import org.robolectric.annotation.LooperMode;
+import org.robolectric.shadows.ShadowSystemClock;
+import org.rtdroid.json.JsonWriter;
+
+/**
+ * Table 4.2's "Android" column (4.5.2): the example apps' logic ({@code rtdroid-app-logic}, the same
+ * the RTDroid and RTSJ-style versions run) as an Android app runs it, on the Android cell's main
+ * looper: each task a {@link Handler} message posted for its next release with
+ * {@code postAtTime} (uptime milliseconds, the framework's timer), in the cell's framework sandbox,
+ * whose frozen SystemClock is advanced every millisecond by the real time that passed, as the
+ * cell's host does. App {@code cochlear}: recording every 8 ms (a block of the speech source into
+ * the app's buffer), processing 4 ms later (the newest block through the {@link SignalPath}, its
+ * levels handed to the output check by a message to the same looper), the output check. The
+ * processing release's duration (its message's begin to end) and whether it ended later than its
+ * planned release plus 8 ms are kept per release, as the bench's {@code tasks} benchmark keeps
+ * them for RTDroid and RTSJ. Writes &lt;out&gt;/tasks-android.json in the bench's format and the
+ * raw releases under &lt;out&gt;/tasks-android.samples/run1/ ({@code release_ns,start_ns,duration_ns}).
+ *
+ * <pre>android-cell/bench/run.sh tasks [--quick|--full] [--out DIR]</pre>
+ */
+@RunWith(RobolectricTestRunner.class)
+@Config(sdk = Main.SUPPORTED_SDK, manifest = Config.NONE, shadows = {CellContextImplShadow.class, CellLogShadow.class})
+@LooperMode(LooperMode.Mode.INSTRUMENTATION_TEST)
+public class TaskDurationBench {
+    static final long COCHLEAR_PERIOD_MS = 8;
+    static final int WARMUP_RELEASES = 125;
+    static final int WARMUP_BLOCKS = 400;
+    private static final String PROP_FORM = "org.rtdroid.bench.tasks.form";
+    private static final String PROP_OUT = "org.rtdroid.bench.tasks.out";
+    private final String form = System.getProperty(PROP_FORM, "default");
+    private final Path out = Path.of(System.getProperty(PROP_OUT, "build/bench"));
+    private volatile boolean pumping = true;
+
+    public static void main(String[] args) throws Exception {
+        String command = "android-cell/bench/run.sh tasks";
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (a.equals("--quick") || a.equals("--full")) {
+                System.setProperty(PROP_FORM, a.substring(2));
+                command += " " + a;
+            } else if (a.equals("--out") && i + 1 < args.length) {
+                System.setProperty(PROP_OUT, args[++i]);
+            } else {
+                System.err.println("TaskDurationBench: bad argument '" + a + "' (usage: [--quick|--full] [--out DIR])");
+                System.exit(2);
+            }
+        }
+        System.setProperty("org.rtdroid.bench.tasks.command", command);
+        Result r = new JUnitCore().run(Request.method(TaskDurationBench.class, "measure"));
+        r.getFailures().forEach(f -> System.err.println(f.getTrace()));
+        System.exit(r.wasSuccessful() ? 0 : 1);
+    }
+
+    /** One measured task's releases (what the bench's TaskDurations keeps). */
+    static final class Releases {
+        final long[] release;
+        final long[] start;
+        final long[] duration;
+        final long deadlineNanos;
+        int count;
+        int seen;
+        long misses;
+
+        Releases(int n, long deadlineNanos) {
+            release = new long[n];
+            start = new long[n];
+            duration = new long[n];
+            this.deadlineNanos = deadlineNanos;
+        }
+
+        /** @return false once full */
+        boolean record(long releaseNanos, long beginNanos, long endNanos) {
+            if (seen++ < WARMUP_RELEASES) {
+                return true;
+            }
+            if (count == release.length) {
+                return false;
+            }
+            release[count] = releaseNanos;
+            start[count] = beginNanos - releaseNanos;
+            duration[count] = endNanos - beginNanos;
+            if (endNanos - releaseNanos > deadlineNanos) {
+                misses++;
+            }
+            count++;
+            return count < release.length;
+        }
+    }
+
+    @Test
+    public void measure() throws Exception {
+        Instant started = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        int releases = form.equals("quick") ? 200 : form.equals("full") ? 40_000 : 5_000;
+        Thread pump = new Thread(this::pumpClock, "clock-pump");
+        pump.setDaemon(true);
+        pump.start();
+        Releases cochlear;
+        try {
+            cochlear = cochlear(releases);
+        } finally {
+            pumping = false;
+        }
+        Path samples = out.resolve("tasks-android.samples").resolve("run1");
+        deleteTree(out.resolve("tasks-android.samples"));
+        Files.createDirectories(samples);
+        List<Map<String, Object>> rows = new ArrayList<>();
+        rows.add(row("cochlear", "processing", cochlear, samples.resolve("001_android_cochlear_processing.csv")));
+        write(started, rows);
+    }
+
+    /**
+     * The framework's SystemClock is frozen in the sandbox; the cell's host advances it every
+     * millisecond by the real time that passed (CellHost), and so does this benchmark.
+     */
+    private void pumpClock() {
+        long last = System.nanoTime();
+        long debt = 0;
+        while (pumping) {
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                return;
+            }
+            long now = System.nanoTime();
+            debt += now - last;
+            last = now;
+            long millis = debt / 1_000_000L;
+            if (millis > 0) {
+                ShadowSystemClock.advanceBy(Duration.ofMillis(millis));
+                debt -= millis * 1_000_000L;
+            }
+        }
+    }
+
+    /** The cochlear implant on the main looper; returns the processing task's releases. */
+    private Releases cochlear(int n) throws InterruptedException {
+        Handler main = new Handler(Looper.getMainLooper());
+        SignalPath signal = new SignalPath(new SignalPath.ArrayState());
+        signal.warmUp(WARMUP_BLOCKS);
+        Releases into = new Releases(n, COCHLEAR_PERIOD_MS * 1_000_000L);
+        CountDownLatch done = new CountDownLatch(1);
+        float[] block = new float[SignalPath.SAMPLES_PER_BLOCK];
+        float[] x = new float[SignalPath.SAMPLES_PER_BLOCK];
+        long[] counters = new long[3]; // blocks recorded, blocks taken, output violations
+        SpeechSource microphone = new SpeechSource(SignalPath.SAMPLE_RATE_HZ, 0.01);
+        // the uptime (ms) and nanoTime of the same instant, to state each planned release in nanoseconds
+        long u0 = SystemClock.uptimeMillis() + 20;
+        long n0 = System.nanoTime() + (u0 - SystemClock.uptimeMillis()) * 1_000_000L;
+        Runnable check = () -> {
+            if (!SignalPath.sane(signal.inputDbfs(), signal.outputDbfs(), signal.peak(), signal.levels())) {
+                counters[2]++;
+            }
+        };
+        Runnable recording = new Runnable() {
+            long k;
+
+            @Override
+            public void run() {
+                microphone.next(block, block.length);
+                counters[0]++;
+                if (done.getCount() > 0) {
+                    main.postAtTime(this, u0 + ++k * COCHLEAR_PERIOD_MS);
+                }
+            }
+        };
+        Runnable processing = new Runnable() {
+            long k;
+
+            @Override
+            public void run() {
+                long planned = u0 + COCHLEAR_PERIOD_MS / 2 + k * COCHLEAR_PERIOD_MS;
+                long begin = System.nanoTime();
+                if (counters[1] < counters[0]) {
+                    System.arraycopy(block, 0, x, 0, x.length);
+                    counters[1] = counters[0];
+                    signal.process(x, 1.0, false, false);
+                    main.post(check);
+                }
+                long end = System.nanoTime();
+                if (!into.record(n0 + (planned - u0) * 1_000_000L, begin, end)) {
+                    done.countDown();
+                    return;
+                }
+                // the next release in the future: an overrun skips the periods it ran into
+                long now = SystemClock.uptimeMillis();
+                do {
+                    k++;
+                } while (u0 + COCHLEAR_PERIOD_MS / 2 + k * COCHLEAR_PERIOD_MS < now - COCHLEAR_PERIOD_MS);
+                main.postAtTime(this, u0 + COCHLEAR_PERIOD_MS / 2 + k * COCHLEAR_PERIOD_MS);
+            }
+        };
+        main.postAtTime(recording, u0);
+        main.postAtTime(processing, u0 + COCHLEAR_PERIOD_MS / 2);
+        long bound = (n + WARMUP_RELEASES) * COCHLEAR_PERIOD_MS * 3 + 60_000;
+        if (!done.await(bound, TimeUnit.MILLISECONDS)) {
+            throw new IllegalStateException("cochlear: " + into.count + " of " + n + " releases in " + bound + " ms");
+        }
+        System.out.println("TaskDurationBench: cochlear: output violations " + counters[2]);
+        return into;
+    }
+
+    private Map<String, Object> row(String app, String task, Releases r, Path csv) throws IOException {
+        Histogram h = new Histogram(3_600_000_000_000L, 3);
+        double sum = 0;
+        double squares = 0;
+        try (BufferedWriter w = Files.newBufferedWriter(csv)) {
+            w.write("release_ns,start_ns,duration_ns\n");
+            for (int i = 0; i < r.count; i++) {
+                long d = r.duration[i];
+                h.recordValue(Math.max(0, d));
+                sum += d;
+                squares += (double) d * d;
+                w.write((r.release[i] - r.release[0]) + "," + r.start[i] + "," + d + "\n");
+            }
+        }
+        double mean = r.count == 0 ? Double.NaN : sum / r.count;
+        double sd = r.count < 2 ? 0 : Math.sqrt(Math.max(0, (squares - r.count * mean * mean) / (r.count - 1)));
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("impl", "android");
+        m.put("app", app);
+        m.put("task", task);
+        m.put("count", (long) r.count);
+        m.put("p50_us", h.getValueAtPercentile(50) / 1e3);
+        m.put("p99_us", h.getValueAtPercentile(99) / 1e3);
+        m.put("p999_us", h.getValueAtPercentile(99.9) / 1e3);
+        m.put("max_us", h.getMaxValue() / 1e3);
+        m.put("mean_us", Math.round(mean / 10.0) / 100.0);
+        m.put("sd_us", Math.round(sd / 10.0) / 100.0);
+        m.put("deadline_misses", r.misses);
+        m.put("run", 1);
+        m.put("samples", out.relativize(csv).toString());
+        System.out.printf(Locale.ROOT, "  android %-9s %-11s count %6d  mean %8.1f us  sd %8.1f us  max %9.1f us  deadline misses %d%n",
+                app, task, r.count, mean / 1e3, sd / 1e3, h.getMaxValue() / 1e3, r.misses);
+        return m;
+    }
+
+    private void write(Instant started, List<Map<String, Object>> rows) throws IOException {
+        Map<String, Object> root = new LinkedHashMap<>();
+        root.put("bench", "tasks-android");
+        root.put("started", started.toString());
+        root.put("command", System.getProperty("org.rtdroid.bench.tasks.command", "TaskDurationBench"));
+        root.put("runs", 1);
+        root.put("case_fields", List.of("app", "task"));
+        Map<String, Object> host = new LinkedHashMap<>();
+        host.put("cpus", Runtime.getRuntime().availableProcessors());
+        host.put("kernel", firstLine("/proc/sys/kernel/osrelease"));
+        host.put("preempt_rt", "1".equals(firstLine("/sys/kernel/realtime")));
+        host.put("java", Runtime.version().toString());
+        host.put("gc", "the Android cell's (jvm.args)");
+        host.put("sched_fifo_permitted", false);
+        root.put("host", host);
+        root.put("rows", rows);
+        root.put("notes", List.of("each task a Handler message on the main looper (SCHED_OTHER), posted with postAtTime for its"
+                + " next release (uptime ms, the clock advanced every ms as the cell's host advances it); duration = the"
+                + " message's begin to end; deadline missed = ended after the planned release + the period; the first "
+                + WARMUP_RELEASES + " releases left out"));
+        Files.createDirectories(out);
+        Files.writeString(out.resolve("tasks-android.json"), JsonWriter.write(root));
+        System.out.println("TaskDurationBench: wrote " + out.resolve("tasks-android.json"));
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return;
+        }
+        try (var paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+
+    private static String firstLine(String path) {
+        try {
+            return Files.readAllLines(Path.of(path)).get(0).trim();
+        } catch (IOException | IndexOutOfBoundsException e) {
+            return "?";
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package org.rtdroid.bench;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import org.rtdroid.bench.tasks.CochlearRtsj;
+import org.rtdroid.bench.tasks.RtdroidApp;
+import org.rtdroid.bench.tasks.TaskDurations;
+import org.rtdroid.runtime.os.CpuSet;
+
+/**
+ * The dissertation's Table 4.2 and Figs. 4.19-4.23 (4.5.2): the execution duration of each release
+ * of an application's measured task, in its RTDroid version ({@code impl=rtdroid}: the example app
+ * deployed from its manifest into a runtime pinned to the bench CPU) and its RTSJ-style version
+ * ({@code impl=rtsj}: the same logic, {@code rtdroid-app-logic}, on plain real-time threads with
+ * shared buffers; {@code tasks/}); the Android version runs in the Android cell's benchmark module
+ * ({@code android-cell/bench/run.sh tasks}). Apps: {@code cochlear} (the ProcessingService's 8 ms
+ * task: acquire 128 samples, process them, send the output on; deadline 8 ms). A release's duration
+ * is from its job's begin to its end; a deadline is missed when the job ends after its release plus
+ * the deadline. Releases per impl: the seed's 40,000 with {@code --full}, 5,000 by default, 200
+ * quick; the first {@value #WARMUP_RELEASES} releases are left out (the JIT's warm-up). Rows add
+ * {@code mean_us}, {@code sd_us}, {@code deadline_misses}; each release is a raw sample
+ * ({@code release_ns,start_ns,duration_ns}).
+ */
+final class TasksBench implements Benchmark {
+    static final int WARMUP_RELEASES = 125;
+    static final int COCHLEAR_FULL = 40_000;
+
+    @Override
+    public String name() {
+        return "tasks";
+    }
+
+    @Override
+    public String description() {
+        return "Table 4.2: task execution durations, RTDroid vs the RTSJ-style baseline";
+    }
+
+    /** The examples' built apps: rtdroid-runtime/examples/target/apps under the source tree. */
+    static Path apps() {
+        String home = System.getProperty("rtdroid.home", System.getenv().getOrDefault("RTDROID_HOME", "."));
+        return Path.of(home, "rtdroid-runtime", "examples", "target", "apps");
+    }
+
+    @Override
+    public void run(BenchOptions o, Report report) throws Exception {
+        CpuSet cpu = o.cpuSet();
+        int releases = o.quick() ? 200 : o.full() ? COCHLEAR_FULL : 5_000;
+        double seconds = (releases + WARMUP_RELEASES) * CochlearRtsj.PERIOD_NANOS / 1e9;
+        Map<String, TaskDurations> byImpl = new LinkedHashMap<>();
+        try (Watchdog.Phase phase = Watchdog.phase("tasks cochlear rtdroid", seconds * 2 + 120);
+             RtdroidApp app = new RtdroidApp(cpu, apps(), "cochlear")) {
+            TaskDurations d = new TaskDurations(releases, CochlearRtsj.PERIOD_NANOS, WARMUP_RELEASES);
+            app.collect("ProcessingService", "processingTask", d, (long) (seconds * 2e9) + 60_000_000_000L);
+            byImpl.put("rtdroid", d);
+            row(report, "rtdroid", "cochlear", "processingTask", d, Map.of());
+        }
+        System.gc();
+        try (Watchdog.Phase phase = Watchdog.phase("tasks cochlear rtsj", seconds * 2 + 120)) {
+            TaskDurations d = new TaskDurations(releases, CochlearRtsj.PERIOD_NANOS, WARMUP_RELEASES);
+            CochlearRtsj rtsj = new CochlearRtsj();
+            long violations = rtsj.run(cpu, d);
+            byImpl.put("rtsj", d);
+            Map<String, Object> extra = new LinkedHashMap<>();
+            extra.put("output_violations", violations);
+            extra.put("blocks_missing", rtsj.blocksMissing());
+            row(report, "rtsj", "cochlear", "processingTask", d, extra);
+        }
+        TaskDurations rt = byImpl.get("rtdroid");
+        TaskDurations rtsj = byImpl.get("rtsj");
+        report.goal("cochlear: RTDroid misses no deadline (Table 4.2: 0)", rt.deadlineMisses() + " of " + rt.count(),
+                rt.deadlineMisses() == 0);
+        report.note(String.format(Locale.ROOT, "cochlear: mean %.1f us (sd %.1f) RTDroid vs %.1f us (sd %.1f) RTSJ-style: %.2fx",
+                rt.meanMicros(), rt.sdMicros(), rtsj.meanMicros(), rtsj.sdMicros(), rt.meanMicros() / rtsj.meanMicros()));
+        report.note("duration = the job's begin to its end; deadline missed = ended after release + deadline; the first "
+                + WARMUP_RELEASES + " releases left out; all threads on CPU " + o.cpu() + "; rtsj: SCHED_FIFO 90/89/88"
+                + " (recording, processing, output), shared buffers behind monitors, the same SignalPath and SpeechSource");
+    }
+
+    private static void row(Report report, String impl, String app, String task, TaskDurations d, Map<String, Object> more) {
+        Map<String, Object> cases = new LinkedHashMap<>();
+        cases.put("app", app);
+        cases.put("task", task);
+        Map<String, Object> extra = new LinkedHashMap<>();
+        extra.put("mean_us", d.meanMicros());
+        extra.put("sd_us", d.sdMicros());
+        extra.put("deadline_misses", d.deadlineMisses());
+        extra.putAll(more);
+        report.row(impl, cases, d.duration.histogram(), extra, d.samples);
+    }
+}
