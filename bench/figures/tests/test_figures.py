@@ -27,7 +27,7 @@ def test_every_figure_is_drawn_with_its_table_command_board_and_time_base(quick_
     assert s["outcome"], f"{fig.id} says nothing of the seed's outcome"
     if s["status"] == "differs":
         assert s["why"], f"{fig.id} differs without saying why"
-    assert s["images"], f"{fig.id} drew no plot"
+    assert s["images"] or fig.id.startswith("Table"), f"{fig.id} drew no plot"
     for name in s["images"]:
         png = quick_run / name
         assert png.is_file() and png.read_bytes()[:8] == PNG_MAGIC, f"{fig.id}: {png} is not a PNG"
