@@ -280,12 +280,12 @@ def _put(img, peer, ring, index, frame, *, n=None, crc=None, slot_index=None):
 
 def _set_w(img, peer, ring, w):
     lay = R.validate_header(img)
-    struct.pack_into("<Q", img, lay.ring_header(peer, ring) + R.R_WRITE_INDEX, w)
+    struct.pack_into("<Q", img, lay.ring_header(peer, ring) + R.WRITE_INDEX_OFFSET, w)
 
 
 def _set_rd(img, consumer_peer, ring, rd):
     lay = R.validate_header(img)
-    struct.pack_into("<Q", img, lay.consumer_line(consumer_peer, ring) + R.C_READ_INDEX, rd)
+    struct.pack_into("<Q", img, lay.consumer_line(consumer_peer, ring) + R.READ_INDEX_OFFSET, rd)
 
 
 def _ring_with(frames_by_index: dict, peer=1, ring=1, w=None, rd=0, patches=None):
@@ -302,7 +302,7 @@ def _header_patch(field_offset, fmt, value, fix_crc=True):
     img = R.format_image(*GEOMETRY)
     struct.pack_into(fmt, img, field_offset, value)
     if fix_crc:
-        struct.pack_into("<I", img, R.H_CRC, R.header_crc(img))
+        struct.pack_into("<I", img, R.HEADER_CRC32_OFFSET, R.header_crc(img))
     return img
 
 
@@ -322,25 +322,25 @@ def region_vectors() -> list[dict]:
 
     # header errors: one defect each, CRC recomputed unless the CRC is the defect
     he = [
-        ("header_bad_magic", "magic is 'XCC2'", _header_patch(R.H_MAGIC, "<I", 0x32434358), "magic"),
-        ("header_bad_version", "layout_version 2", _header_patch(R.H_VERSION, "<H", 2), "layout_version"),
-        ("header_bad_header_bytes", "header_bytes 64", _header_patch(R.H_HEADER_BYTES, "<H", 64), "header_bytes"),
-        ("header_bad_crc", "header_crc32 off by one", _header_patch(R.H_CRC, "<I", R.header_crc(
+        ("header_bad_magic", "magic is 'XCC2'", _header_patch(R.MAGIC_OFFSET, "<I", 0x32434358), "magic"),
+        ("header_bad_version", "layout_version 2", _header_patch(R.LAYOUT_VERSION_OFFSET, "<H", 2), "layout_version"),
+        ("header_bad_header_bytes", "header_bytes 64", _header_patch(R.HEADER_BYTES_OFFSET, "<H", 64), "header_bytes"),
+        ("header_bad_crc", "header_crc32 off by one", _header_patch(R.HEADER_CRC32_OFFSET, "<I", R.header_crc(
             R.format_image(*GEOMETRY)) ^ 1, fix_crc=False), "header_crc32"),
-        ("header_bad_peer_count", "peer_count 3", _header_patch(R.H_PEER_COUNT, "<I", 3), "peer_count"),
-        ("header_rings_1", "rings_per_peer 1", _header_patch(R.H_RINGS, "<I", 1), "rings_per_peer"),
-        ("header_slots_not_pow2", "slots_per_ring 6", _header_patch(R.H_SLOTS, "<I", 6), "slots_per_ring"),
-        ("header_slot_bytes_100", "slot_bytes 100 (not a multiple of 64)", _header_patch(R.H_SLOT_BYTES, "<I", 100),
+        ("header_bad_peer_count", "peer_count 3", _header_patch(R.PEER_COUNT_OFFSET, "<I", 3), "peer_count"),
+        ("header_rings_1", "rings_per_peer 1", _header_patch(R.RINGS_PER_PEER_OFFSET, "<I", 1), "rings_per_peer"),
+        ("header_slots_not_pow2", "slots_per_ring 6", _header_patch(R.SLOTS_PER_RING_OFFSET, "<I", 6), "slots_per_ring"),
+        ("header_slot_bytes_100", "slot_bytes 100 (not a multiple of 64)", _header_patch(R.SLOT_BYTES_OFFSET, "<I", 100),
          "slot_bytes"),
-        ("header_bad_state_table", "state_table_offset 192", _header_patch(R.H_STATE_TABLE, "<I", 192),
+        ("header_bad_state_table", "state_table_offset 192", _header_patch(R.STATE_TABLE_OFFSET_OFFSET, "<I", 192),
          "state_table_offset"),
-        ("header_bad_section_bytes", "section_bytes one line short", _header_patch(R.H_SECTION_BYTES, "<I", 1216),
+        ("header_bad_section_bytes", "section_bytes one line short", _header_patch(R.SECTION_BYTES_OFFSET, "<I", 1216),
          "section_bytes"),
-        ("header_bad_section1", "section_offset[1] 1600", _header_patch(R.H_SECTION1, "<I", 1600), "section_offset[1]"),
+        ("header_bad_section1", "section_offset[1] 1600", _header_patch(R.SECTION_OFFSET1_OFFSET, "<I", 1600), "section_offset[1]"),
         ("header_region_too_small", "region_bytes 2752 (< 256 + 2*section_bytes = 2816)",
-         _header_patch(R.H_REGION_BYTES, "<I", 2752), "region_bytes"),
+         _header_patch(R.REGION_BYTES_OFFSET, "<I", 2752), "region_bytes"),
         ("header_region_over_mapping", "region_bytes 4096 but the image has 2816 bytes",
-         _header_patch(R.H_REGION_BYTES, "<I", 4096), "region_bytes"),
+         _header_patch(R.REGION_BYTES_OFFSET, "<I", 4096), "region_bytes"),
     ]
     for name, description, img, field in he:
         v.append({"name": name, "kind": "attach_error", "description": description, "image": img,

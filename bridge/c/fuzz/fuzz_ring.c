@@ -23,8 +23,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     region = aligned_alloc(64, (size + 63) & ~(size_t)63);
     if (!region) return 0;
     memcpy(region, data, size);
-    uint32_t crc = xcc_crc32(region, XCC_HDR_CRC_COVERED_BYTES);
-    memcpy(region + XCC_HDR_CRC32, &crc, 4);
+    uint32_t crc = xcc_crc32(region, XCC_HEADER_CRC_COVERED_BYTES);
+    memcpy(region + XCC_HDR_HEADER_CRC32, &crc, 4);
     xcc_geometry g;
     if (xcc_validate_header(region, size, &g, err, sizeof err) != XCC_OK) {
         if (xcc_layout(2, 4, 128, &g, err, sizeof err) != XCC_OK || size < g.region_bytes) {

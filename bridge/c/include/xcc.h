@@ -17,72 +17,12 @@
 extern "C" {
 #endif
 
-/* ---- layout constants (region-spec.md) ---------------------------------------------------- */
-#define XCC_MAGIC 0x31434358u /* "XCC1" */
-#define XCC_LAYOUT_VERSION 1u
-#define XCC_HEADER_BYTES 128u
-#define XCC_STATE_TABLE_OFFSET 128u
-#define XCC_FIRST_SECTION_OFFSET 256u
-#define XCC_LINE_BYTES 64u /* cache line: every structure starts on one */
-#define XCC_PEER_COUNT 2u
-#define XCC_MIN_RINGS 2u
-#define XCC_MAX_RINGS 8u
-#define XCC_MIN_SLOTS 4u
-#define XCC_MAX_SLOTS 4096u
-#define XCC_MIN_SLOT_BYTES 128u
-#define XCC_MAX_SLOT_BYTES 4096u
-#define XCC_DEFAULT_SLOT_BYTES 512u
-#define XCC_SLOT_HEADER_BYTES 16u
+/* ---- layout constants --------------------------------------------------------------------- */
+/* Every size, offset, bound, peer id, state and counter of region-spec.md, generated from
+ * bridge/layout/region-layout.toml (make rule in this folder's Makefile): XCC_<NAME> constants,
+ * XCC_<STRUCT>_<FIELD> offsets, enum xcc_counter and xcc_counter_table. */
+#include "xcc_layout.h"
 #define XCC_MAX_FRAME_BYTES (XCC_MAX_SLOT_BYTES - XCC_SLOT_HEADER_BYTES)
-#define XCC_MANAGEMENT_RING 0u
-
-/* header field offsets */
-#define XCC_HDR_MAGIC 0
-#define XCC_HDR_LAYOUT_VERSION 4
-#define XCC_HDR_HEADER_BYTES 6
-#define XCC_HDR_REGION_BYTES 8
-#define XCC_HDR_PEER_COUNT 12
-#define XCC_HDR_RINGS_PER_PEER 16
-#define XCC_HDR_SLOTS_PER_RING 20
-#define XCC_HDR_SLOT_BYTES 24
-#define XCC_HDR_STATE_TABLE_OFFSET 28
-#define XCC_HDR_SECTION_OFFSET0 32
-#define XCC_HDR_SECTION_OFFSET1 36
-#define XCC_HDR_SECTION_BYTES 40
-#define XCC_HDR_CRC32 44
-#define XCC_HDR_CRC_COVERED_BYTES 44
-
-/* state line */
-#define XCC_STATE_OFF_STATE 0
-#define XCC_STATE_OFF_EPOCH 4
-#define XCC_STATE_OFF_HEARTBEAT 8
-
-/* consumer line */
-#define XCC_CONS_READ_INDEX 0
-#define XCC_CONS_FRAMES_ACCEPTED 8
-#define XCC_CONS_FRAMES_CORRUPT 16
-#define XCC_CONS_RESYNCS 24
-#define XCC_CONS_FRAMES_UNDELIVERABLE 32
-#define XCC_CONS_STALE_SKIPPED 40
-
-/* ring header */
-#define XCC_RING_WRITE_INDEX 0
-#define XCC_RING_FRAMES_WRITTEN 8
-#define XCC_RING_FRAMES_DROPPED_FULL 16
-#define XCC_RING_CLASS 24
-
-/* slot header */
-#define XCC_SLOT_FRAME_BYTES 0
-#define XCC_SLOT_FRAME_CRC32 4
-#define XCC_SLOT_INDEX 8
-
-enum xcc_peer_state {
-    XCC_STATE_RESET = 0,
-    XCC_STATE_INITIALISING = 1,
-    XCC_STATE_READY = 2,
-    XCC_STATE_STOPPING = 3,
-    XCC_STATE_FAILED = 4
-};
 
 /* Results. Negative values are errors; XCC_OK is 0. */
 enum xcc_result {

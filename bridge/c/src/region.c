@@ -17,7 +17,7 @@ static int check_shape(uint32_t rings, uint32_t slots, uint32_t slot_bytes, char
                  slots);
         return XCC_EHEADER;
     }
-    if (slot_bytes % 64u != 0 || slot_bytes < XCC_MIN_SLOT_BYTES || slot_bytes > XCC_MAX_SLOT_BYTES) {
+    if (slot_bytes % XCC_SLOT_BYTES_MULTIPLE_OF != 0 || slot_bytes < XCC_MIN_SLOT_BYTES || slot_bytes > XCC_MAX_SLOT_BYTES) {
         xcc_errf(err, eb,
                  "header field slot_bytes = %u violates rule multiple of 64, 128 <= slot_bytes <= 4096",
                  slot_bytes);
@@ -79,7 +79,7 @@ int xcc_format(void *mem, size_t mapped_bytes, const xcc_geometry *geo, char *er
     st32le(b + XCC_HDR_SECTION_OFFSET0, g.section_offset[0]);
     st32le(b + XCC_HDR_SECTION_OFFSET1, g.section_offset[1]);
     st32le(b + XCC_HDR_SECTION_BYTES, g.section_bytes);
-    st32le(b + XCC_HDR_CRC32, xcc_crc32(b, XCC_HDR_CRC_COVERED_BYTES));
+    st32le(b + XCC_HDR_HEADER_CRC32, xcc_crc32(b, XCC_HEADER_CRC_COVERED_BYTES));
     uint32_t ring_stride = XCC_LINE_BYTES + g.slots_per_ring * g.slot_bytes;
     for (uint32_t p = 0; p < XCC_PEER_COUNT; p++)
         for (uint32_t r = 0; r < g.rings_per_peer; r++)
@@ -120,7 +120,7 @@ int xcc_validate_header(const void *mem, size_t mapped_bytes, xcc_geometry *out,
                  header_bytes);
         return XCC_EHEADER;
     }
-    uint32_t crc = ld32le(h + XCC_HDR_CRC32), want = xcc_crc32(h, XCC_HDR_CRC_COVERED_BYTES);
+    uint32_t crc = ld32le(h + XCC_HDR_HEADER_CRC32), want = xcc_crc32(h, XCC_HEADER_CRC_COVERED_BYTES);
     if (crc != want) {
         xcc_errf(err, eb,
                  "header field header_crc32 = 0x%08x violates rule CRC-32 of bytes 0..43 (= 0x%08x)",
@@ -176,7 +176,7 @@ int xcc_validate_header(const void *mem, size_t mapped_bytes, xcc_geometry *out,
                  region_bytes, mapped_bytes);
         return XCC_EHEADER;
     }
-    for (uint32_t i = 48; i < XCC_HEADER_BYTES; i++)
+    for (uint32_t i = XCC_HDR_HEADER_CRC32 + 4u; i < XCC_HEADER_BYTES; i++)
         if (h[i] != 0) {
             xcc_errf(err, eb, "header byte %u (reserved) = 0x%02x violates rule reserved bytes 48..127 are zero",
                      i, h[i]);

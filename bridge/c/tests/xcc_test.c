@@ -40,7 +40,7 @@ static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
 static uint64_t get64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 static uint32_t get32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 
-static void rehash(uint8_t *b) { put32(b + XCC_HDR_CRC32, xcc_crc32(b, XCC_HDR_CRC_COVERED_BYTES)); }
+static void rehash(uint8_t *b) { put32(b + XCC_HDR_HEADER_CRC32, xcc_crc32(b, XCC_HEADER_CRC_COVERED_BYTES)); }
 
 static xcc_geometry fmt(uint8_t *mem, size_t bytes, uint32_t r, uint32_t s, uint32_t sb)
 {

@@ -31,15 +31,15 @@ def owned_fields():
     fields = []
     for peer in (R.RT_PEER, R.ANDROID_PEER):
         state = LAYOUT.state_line(peer)
-        fields += [Field("state", peer, state + R.S_STATE, True, R.STATE_STOPPING),
-                   Field("epoch", peer, state + R.S_EPOCH, True, 77),
-                   Field("heartbeat", peer, state + R.S_HEARTBEAT, False, 0)]
+        fields += [Field("state", peer, state + R.STATE_OFFSET, True, R.STATE_STOPPING),
+                   Field("epoch", peer, state + R.EPOCH_OFFSET, True, 77),
+                   Field("heartbeat", peer, state + R.HEARTBEAT_OFFSET, False, 0)]
         for ring in range(1, RINGS):
             header = LAYOUT.ring_header(peer, ring)
-            fields += [Field(f"ring {ring} write_index", peer, header + R.R_WRITE_INDEX, False, 1 << 40),
-                       Field(f"ring {ring} frames_written", peer, header + R.R_WRITTEN, False, 999),
-                       Field(f"ring {ring} frames_dropped_full", peer, header + R.R_DROPPED_FULL, False, 999),
-                       Field(f"ring {ring} ring_class", peer, header + R.R_CLASS, True, 7)]
+            fields += [Field(f"ring {ring} write_index", peer, header + R.WRITE_INDEX_OFFSET, False, 1 << 40),
+                       Field(f"ring {ring} frames_written", peer, header + R.FRAMES_WRITTEN_OFFSET, False, 999),
+                       Field(f"ring {ring} frames_dropped_full", peer, header + R.FRAMES_DROPPED_FULL_OFFSET, False, 999),
+                       Field(f"ring {ring} ring_class", peer, header + R.RING_CLASS_OFFSET, True, 7)]
             line = LAYOUT.consumer_line(peer, ring)
             fields += [Field(f"line {ring} {name}", peer, line + 8 * i, False, 1 << 40 if i == 0 else 999)
                        for i, name in enumerate(R.CONSUMER_FIELDS)]
@@ -83,7 +83,7 @@ def exchange(rt, android, rounds, per_round):
             for sender, receiver in ((rt, android), (android, rt)):
                 out, into = sender.producer(ring), receiver.consumer(ring)
                 for _ in range(per_round):
-                    seq = out.frames_written
+                    seq = out.counters()["frames_written"]
                     frame = seq.to_bytes(8, "little") + bytes(16)
                     assert out.offer(frame), f"ring {ring} accepts frame {seq}"
                     assert into.poll() == frame, f"ring {ring} delivers frame {seq}"
@@ -131,18 +131,18 @@ def test_heal_leaves_own_changes_and_other_owners_alone():
     assert android.peer_state(R.RT_PEER) == R.STATE_STOPPING
     # the Android cell heals from ring 1: ring 0 and consumer line 0 are the management agent's
     ring0 = LAYOUT.ring_header(R.ANDROID_PEER, 0)
-    struct.pack_into("<Q", img, ring0 + R.R_WRITE_INDEX, 5)
+    struct.pack_into("<Q", img, ring0 + R.WRITE_INDEX_OFFSET, 5)
     assert android.heal(1) == 0 and struct.unpack_from("<Q", img, ring0)[0] == 5
-    struct.pack_into("<Q", img, ring0 + R.R_WRITE_INDEX, 0)
+    struct.pack_into("<Q", img, ring0 + R.WRITE_INDEX_OFFSET, 0)
     # the management agent heals ring 0 and consumer line 0 only, never the state line
     mg = R.attach_management(img)
     line0 = LAYOUT.consumer_line(R.ANDROID_PEER, 0)
-    struct.pack_into("<Q", img, ring0 + R.R_WRITTEN, 999)
-    struct.pack_into("<Q", img, line0 + R.C_READ_INDEX, 1 << 40)
+    struct.pack_into("<Q", img, ring0 + R.FRAMES_WRITTEN_OFFSET, 999)
+    struct.pack_into("<Q", img, line0 + R.READ_INDEX_OFFSET, 1 << 40)
     state = LAYOUT.state_line(R.ANDROID_PEER)
-    struct.pack_into("<I", img, state + R.S_STATE, R.STATE_FAILED)
+    struct.pack_into("<I", img, state + R.STATE_OFFSET, R.STATE_FAILED)
     data1 = LAYOUT.ring_header(R.ANDROID_PEER, 1)
-    struct.pack_into("<Q", img, data1 + R.R_WRITE_INDEX, 1 << 40)
+    struct.pack_into("<Q", img, data1 + R.WRITE_INDEX_OFFSET, 1 << 40)
     assert mg.heal(0) == 2 and mg.repairs == 2
     assert struct.unpack_from("<Q", img, line0)[0] == 0
     assert struct.unpack_from("<I", img, state)[0] == R.STATE_FAILED  # the cell's, not the agent's
@@ -155,7 +155,7 @@ def test_heal_leaves_own_changes_and_other_owners_alone():
 def test_a_tool_that_only_opened_the_region_owns_nothing():
     img, rt, android = attached()
     tool = R.open_region(img, R.ANDROID_PEER)
-    struct.pack_into("<I", img, LAYOUT.state_line(R.ANDROID_PEER) + R.S_EPOCH, 77)
+    struct.pack_into("<I", img, LAYOUT.state_line(R.ANDROID_PEER) + R.EPOCH_OFFSET, 77)
     struct.pack_into("<Q", img, LAYOUT.ring_header(R.ANDROID_PEER, 1), 1 << 40)
     assert tool.heal(0) == 0
     assert android.heal(1) == 2

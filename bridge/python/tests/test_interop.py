@@ -159,12 +159,12 @@ def scribble_own_fields(region, peer, ring):
     12 fields, both indices among them, whose loss stops the link."""
     lay, w = region.layout, region.words
     state, header, line = lay.state_line(peer), lay.ring_header(peer, ring), lay.consumer_line(peer, ring)
-    w.set_u32(state + R.S_STATE, R.STATE_FAILED)
-    w.set_u32(state + R.S_EPOCH, 77)
-    w.set_u64(header + R.R_WRITE_INDEX, 1 << 40)
-    w.set_u64(header + R.R_WRITTEN, 999)
-    w.set_u64(header + R.R_DROPPED_FULL, 999)
-    w.set_u32(header + R.R_CLASS, 7)
+    w.set_u32(state + R.STATE_OFFSET, R.STATE_FAILED)
+    w.set_u32(state + R.EPOCH_OFFSET, 77)
+    w.set_u64(header + R.WRITE_INDEX_OFFSET, 1 << 40)
+    w.set_u64(header + R.FRAMES_WRITTEN_OFFSET, 999)
+    w.set_u64(header + R.FRAMES_DROPPED_FULL_OFFSET, 999)
+    w.set_u32(header + R.RING_CLASS_OFFSET, 7)
     for i in range(len(R.CONSUMER_FIELDS)):
         w.set_u64(line + 8 * i, 1 << 40 if i == 0 else 999)
 
@@ -195,7 +195,7 @@ def test_c_puts_back_what_python_scribbled_on_its_section(shm_region):
             echoed(1, half)
             # let the echo's last frames_written store land: idle, the C peer then writes nothing
             # of its section but its heartbeat
-            written = android.layout.ring_header(R.RT_PEER, 1) + R.R_WRITTEN
+            written = android.layout.ring_header(R.RT_PEER, 1) + R.FRAMES_WRITTEN_OFFSET
             while android.words.u64(written) != half:
                 time.sleep(0.001)
             scribble_own_fields(android, R.RT_PEER, 1)
@@ -225,4 +225,4 @@ def test_python_puts_back_what_was_scribbled_on_its_section_while_pinged(shm_reg
     rt, tx, rx, echoed = echo_the_ping(shm_region, tmp_path, impl, count, scribble_at=count // 2)
     assert echoed == count
     assert rt.repairs == 12
-    assert tx.write_index == tx.frames_written == count and rx.counters()["frames_accepted"] == count
+    assert tx.write_index == tx.counters()["frames_written"] == count and rx.counters()["frames_accepted"] == count

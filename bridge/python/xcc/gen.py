@@ -37,7 +37,8 @@ def options_path() -> Path:
     return proto_path().with_name("xcc.options")
 
 
-def _cache_root() -> Path:
+def cache_root() -> Path:
+    """Where generated modules go (this one and xcc.layout's)."""
     env = os.environ.get("XCC_GEN_DIR")
     if env:
         return Path(env)
@@ -53,7 +54,7 @@ def generate() -> Path:
 
     proto = proto_path()
     digest = hashlib.sha256(proto.read_bytes() + google.protobuf.__version__.encode()).hexdigest()[:16]
-    out_dir = _cache_root() / f"xcc-{digest}"
+    out_dir = cache_root() / f"xcc-{digest}"
     target = out_dir / "xcc_pb2.py"
     if target.is_file():
         return target
@@ -84,7 +85,9 @@ def load():
 
 
 def main() -> int:
+    from . import layout  # the region layout's module too (bridge/layout/region-layout.toml)
     print(generate())
+    print(layout.generate())
     return 0
 
 

@@ -60,9 +60,9 @@ def test_the_echo_peer_puts_back_what_another_cell_scribbled(rt_echo, capsys):
         img = peer.region.words.raw
         # another cell moves this peer's write index (the RT side then resyncs to it and this
         # producer finds its reader not credible: the ring looks full), its state and a read index
-        struct.pack_into("<Q", img, lay.ring_header(R.ANDROID_PEER, peer.ring) + R.R_WRITE_INDEX, 1 << 40)
-        struct.pack_into("<I", img, lay.state_line(R.ANDROID_PEER) + R.S_STATE, R.STATE_FAILED)
-        struct.pack_into("<Q", img, lay.consumer_line(R.ANDROID_PEER, 2) + R.C_READ_INDEX, 1 << 40)
+        struct.pack_into("<Q", img, lay.ring_header(R.ANDROID_PEER, peer.ring) + R.WRITE_INDEX_OFFSET, 1 << 40)
+        struct.pack_into("<I", img, lay.state_line(R.ANDROID_PEER) + R.STATE_OFFSET, R.STATE_FAILED)
+        struct.pack_into("<Q", img, lay.consumer_line(R.ANDROID_PEER, 2) + R.READ_INDEX_OFFSET, 1 << 40)
         # the RT side has read the moved index (else this peer's next offer would overwrite it)
         resynced = echo.rt.consumer(peer.ring)
         for _ in range(10000):

@@ -6,7 +6,7 @@ import java.util.zip.CRC32;
 import org.rtdroid.bridge.codec.Frame;
 import org.rtdroid.bridge.codec.FrameCodec;
 
-import static org.rtdroid.bridge.RegionLayout.*;
+import static org.rtdroid.bridge.RegionDescriptor.*;
 
 /**
  * Reads frames from one ring of the OTHER peer's section (spec "Reading a frame"). The consumer
@@ -94,7 +94,7 @@ public final class ConsumerRing {
             int slot = layout.slotOffset(producerPeer, ring, rd);
             // Private copy of the slot header: each field is read exactly once.
             int frameBytes = view.getInt(slot + FRAME_BYTES_OFFSET);
-            int frameCrc = view.getInt(slot + FRAME_CRC_OFFSET);
+            int frameCrc = view.getInt(slot + FRAME_CRC32_OFFSET);
             long slotIndex = view.getLong(slot + SLOT_INDEX_OFFSET);
             boolean valid = frameBytes >= 1 && frameBytes <= maxFrameBytes && slotIndex == rd;
             if (valid) {

@@ -6,7 +6,7 @@ import java.util.zip.CRC32;
 import org.rtdroid.bridge.codec.Frame;
 import org.rtdroid.bridge.codec.FrameCodec;
 
-import static org.rtdroid.bridge.RegionLayout.*;
+import static org.rtdroid.bridge.RegionDescriptor.*;
 
 /**
  * Writes frames into one ring of this peer's own section (spec "Writing a frame"). Single
@@ -71,7 +71,7 @@ public final class ProducerRing {
         crc.reset();
         crc.update(frame, off, len);
         view.putInt(slot + FRAME_BYTES_OFFSET, len);
-        view.putInt(slot + FRAME_CRC_OFFSET, (int) crc.getValue());
+        view.putInt(slot + FRAME_CRC32_OFFSET, (int) crc.getValue());
         view.putLong(slot + SLOT_INDEX_OFFSET, w);
         writeIndex = w + 1;
         Shm.setReleaseU64(view, header + WRITE_INDEX_OFFSET, writeIndex);

@@ -3,7 +3,7 @@ package org.rtdroid.bridge;
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32;
 
-import static org.rtdroid.bridge.RegionLayout.*;
+import static org.rtdroid.bridge.RegionDescriptor.*;
 
 /**
  * One peer's attachment to the shared region (region-spec.md): the validated private geometry,
@@ -18,34 +18,27 @@ import static org.rtdroid.bridge.RegionLayout.*;
  * <p>One thread per ring: a {@link ProducerRing} or {@link ConsumerRing} is single-threaded.
  */
 public final class Region {
-    public static final int RT_PEER = 0;
-    public static final int ANDROID_PEER = 1;
+    public static final int RT_PEER = RegionDescriptor.RT_PEER;
+    public static final int ANDROID_PEER = RegionDescriptor.ANDROID_PEER;
     /** No peer: an observer attachment. */
     public static final int NO_PEER = -1;
 
-    public static final int STATE_RESET = 0;
-    public static final int STATE_INITIALISING = 1;
-    public static final int STATE_READY = 2;
-    public static final int STATE_STOPPING = 3;
-    public static final int STATE_FAILED = 4;
+    public static final int STATE_RESET = RegionDescriptor.STATE_RESET;
+    public static final int STATE_INITIALISING = RegionDescriptor.STATE_INITIALISING;
+    public static final int STATE_READY = RegionDescriptor.STATE_READY;
+    public static final int STATE_STOPPING = RegionDescriptor.STATE_STOPPING;
+    public static final int STATE_FAILED = RegionDescriptor.STATE_FAILED;
 
     /** A peer state's name as region-spec.md spells it; "INVALID" for a value outside the table. */
     public static String stateName(int state) {
-        switch (state) {
-            case STATE_RESET: return "RESET";
-            case STATE_INITIALISING: return "INITIALISING";
-            case STATE_READY: return "READY";
-            case STATE_STOPPING: return "STOPPING";
-            case STATE_FAILED: return "FAILED";
-            default: return "INVALID";
-        }
+        return RegionDescriptor.stateName(state);
     }
 
     /** The spec's default peer_timeout: a heartbeat still for this long means unresponsive. */
-    public static final long DEFAULT_PEER_TIMEOUT_NANOS = 1_000_000_000L;
+    public static final long DEFAULT_PEER_TIMEOUT_NANOS = PEER_TIMEOUT_MS * 1_000_000L;
 
     /** Ring 0 of each section carries management frames. */
-    public static final int MANAGEMENT_RING = 0;
+    public static final int MANAGEMENT_RING = RegionDescriptor.MANAGEMENT_RING;
 
     private final RegionMemory memory;
     private final ByteBuffer buffer;
@@ -106,12 +99,12 @@ public final class Region {
         b.putShort(HEADER_BYTES_OFFSET, (short) HEADER_BYTES);
         b.putInt(REGION_BYTES_OFFSET, layout.regionBytes());
         b.putInt(PEER_COUNT_OFFSET, PEER_COUNT);
-        b.putInt(RINGS_OFFSET, layout.rings());
-        b.putInt(SLOTS_OFFSET, layout.slotsPerRing());
+        b.putInt(RINGS_PER_PEER_OFFSET, layout.rings());
+        b.putInt(SLOTS_PER_RING_OFFSET, layout.slotsPerRing());
         b.putInt(SLOT_BYTES_OFFSET, layout.slotBytes());
         b.putInt(STATE_TABLE_OFFSET_OFFSET, STATE_TABLE_OFFSET);
-        b.putInt(SECTION0_OFFSET_OFFSET, layout.sectionOffset(0));
-        b.putInt(SECTION1_OFFSET_OFFSET, layout.sectionOffset(1));
+        b.putInt(SECTION_OFFSET0_OFFSET, layout.sectionOffset(0));
+        b.putInt(SECTION_OFFSET1_OFFSET, layout.sectionOffset(1));
         b.putInt(SECTION_BYTES_OFFSET, layout.sectionBytes());
         for (int peer = 0; peer < PEER_COUNT; peer++) {
             for (int ring = 0; ring < layout.rings(); ring++) {
@@ -119,13 +112,13 @@ public final class Region {
             }
         }
         // The CRC goes last, with release: a peer that sees it sees the whole formatted header.
-        Shm.setReleaseU32(b, HEADER_CRC_OFFSET, headerCrc(b));
+        Shm.setReleaseU32(b, HEADER_CRC32_OFFSET, headerCrc(b));
         return new Region(memory, layout, NO_PEER, false, false, false);
     }
 
     /** CRC-32 (zlib) of header bytes 0..43. */
     static int headerCrc(ByteBuffer b) {
-        byte[] header = new byte[HEADER_CRC_OFFSET];
+        byte[] header = new byte[HEADER_CRC32_OFFSET];
         for (int i = 0; i < header.length; i++) {
             header[i] = b.get(i);
         }
@@ -159,7 +152,7 @@ public final class Region {
         if (headerBytes != HEADER_BYTES) {
             throw new RegionFormatException("header_bytes", headerBytes, String.valueOf(HEADER_BYTES));
         }
-        int storedCrc = Shm.getAcquireU32(b, HEADER_CRC_OFFSET);
+        int storedCrc = Shm.getAcquireU32(b, HEADER_CRC32_OFFSET);
         int crc = headerCrc(b);
         if (storedCrc != crc) {
             throw new RegionFormatException("header_crc32", Integer.toUnsignedLong(storedCrc),
@@ -169,8 +162,8 @@ public final class Region {
         if (peerCount != PEER_COUNT) {
             throw new RegionFormatException("peer_count", peerCount, String.valueOf(PEER_COUNT));
         }
-        long rings = u32(b, RINGS_OFFSET);
-        long slots = u32(b, SLOTS_OFFSET);
+        long rings = u32(b, RINGS_PER_PEER_OFFSET);
+        long slots = u32(b, SLOTS_PER_RING_OFFSET);
         long slotBytes = u32(b, SLOT_BYTES_OFFSET);
         if (rings > MAX_RINGS) {
             throw new RegionFormatException("rings_per_peer", rings, MIN_RINGS + " <= R <= " + MAX_RINGS);
@@ -193,11 +186,11 @@ public final class Region {
             throw new RegionFormatException("section_bytes", sectionBytes,
                     "64*R + R*(64 + S*slot_bytes) = " + layout.sectionBytes());
         }
-        long section0 = u32(b, SECTION0_OFFSET_OFFSET);
+        long section0 = u32(b, SECTION_OFFSET0_OFFSET);
         if (section0 != layout.sectionOffset(0)) {
             throw new RegionFormatException("section_offset[0]", section0, String.valueOf(layout.sectionOffset(0)));
         }
-        long section1 = u32(b, SECTION1_OFFSET_OFFSET);
+        long section1 = u32(b, SECTION_OFFSET1_OFFSET);
         if (section1 != layout.sectionOffset(1)) {
             throw new RegionFormatException("section_offset[1]", section1,
                     "256 + section_bytes = " + layout.sectionOffset(1));
@@ -210,7 +203,7 @@ public final class Region {
         if (regionBytes > mapped) {
             throw new RegionFormatException("region_bytes", regionBytes, "<= the mapped size " + mapped);
         }
-        for (int off = HEADER_CRC_OFFSET + 4; off < HEADER_BYTES; off += 4) {
+        for (int off = HEADER_CRC32_OFFSET + 4; off < HEADER_BYTES; off += 4) {
             long reserved = u32(b, off);
             if (reserved != 0) {
                 throw new RegionFormatException("reserved header bytes at offset " + off, reserved, "zero");

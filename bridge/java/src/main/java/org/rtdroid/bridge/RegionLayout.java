@@ -1,68 +1,14 @@
 package org.rtdroid.bridge;
 
+import static org.rtdroid.bridge.RegionDescriptor.*;
+
 /**
  * The geometry of a layout-version-1 region (region-spec.md): every offset a peer uses is
- * computed here from three validated numbers, never read back from the shared memory.
+ * computed here from three validated numbers, never read back from the shared memory. The fixed
+ * numbers (sizes, offsets of every field, bounds) are {@link RegionDescriptor}'s, generated from
+ * bridge/layout/region-layout.toml.
  */
 public final class RegionLayout {
-    public static final int MAGIC = 0x31434358; // "XCC1" little-endian
-    public static final int LAYOUT_VERSION = 1;
-    public static final int HEADER_BYTES = 128;
-    public static final int PEER_COUNT = 2;
-    public static final int STATE_TABLE_OFFSET = 128;
-    public static final int STATE_LINE_BYTES = 64;
-    public static final int FIRST_SECTION_OFFSET = 256;
-    public static final int CACHE_LINE_BYTES = 64;
-    public static final int CONSUMER_LINE_BYTES = 64;
-    public static final int RING_HEADER_BYTES = 64;
-    public static final int SLOT_HEADER_BYTES = 16;
-    public static final int MIN_RINGS = 2;
-    public static final int MAX_RINGS = 8;
-    public static final int MIN_SLOTS = 4;
-    public static final int MAX_SLOTS = 4096;
-    public static final int MIN_SLOT_BYTES = 128;
-    public static final int MAX_SLOT_BYTES = 4096;
-    public static final int DEFAULT_SLOT_BYTES = 512;
-
-    // header field offsets
-    public static final int MAGIC_OFFSET = 0;
-    public static final int LAYOUT_VERSION_OFFSET = 4;
-    public static final int HEADER_BYTES_OFFSET = 6;
-    public static final int REGION_BYTES_OFFSET = 8;
-    public static final int PEER_COUNT_OFFSET = 12;
-    public static final int RINGS_OFFSET = 16;
-    public static final int SLOTS_OFFSET = 20;
-    public static final int SLOT_BYTES_OFFSET = 24;
-    public static final int STATE_TABLE_OFFSET_OFFSET = 28;
-    public static final int SECTION0_OFFSET_OFFSET = 32;
-    public static final int SECTION1_OFFSET_OFFSET = 36;
-    public static final int SECTION_BYTES_OFFSET = 40;
-    public static final int HEADER_CRC_OFFSET = 44;
-
-    // state line
-    public static final int STATE_OFFSET = 0;
-    public static final int EPOCH_OFFSET = 4;
-    public static final int HEARTBEAT_OFFSET = 8;
-
-    // consumer line
-    public static final int READ_INDEX_OFFSET = 0;
-    public static final int FRAMES_ACCEPTED_OFFSET = 8;
-    public static final int FRAMES_CORRUPT_OFFSET = 16;
-    public static final int RESYNCS_OFFSET = 24;
-    public static final int FRAMES_UNDELIVERABLE_OFFSET = 32;
-    public static final int STALE_SKIPPED_OFFSET = 40;
-
-    // ring header
-    public static final int WRITE_INDEX_OFFSET = 0;
-    public static final int FRAMES_WRITTEN_OFFSET = 8;
-    public static final int FRAMES_DROPPED_FULL_OFFSET = 16;
-    public static final int RING_CLASS_OFFSET = 24;
-
-    // slot header
-    public static final int FRAME_BYTES_OFFSET = 0;
-    public static final int FRAME_CRC_OFFSET = 4;
-    public static final int SLOT_INDEX_OFFSET = 8;
-
     private final int rings;
     private final int slotsPerRing;
     private final int slotBytes;
@@ -92,7 +38,7 @@ public final class RegionLayout {
             throw new RegionFormatException("slots_per_ring", slotsPerRing,
                     "a power of two, " + MIN_SLOTS + " <= S <= " + MAX_SLOTS);
         }
-        if (slotBytes < MIN_SLOT_BYTES || slotBytes > MAX_SLOT_BYTES || slotBytes % CACHE_LINE_BYTES != 0) {
+        if (slotBytes < MIN_SLOT_BYTES || slotBytes > MAX_SLOT_BYTES || slotBytes % SLOT_BYTES_MULTIPLE_OF != 0) {
             throw new RegionFormatException("slot_bytes", slotBytes,
                     "a multiple of 64, " + MIN_SLOT_BYTES + " <= slot_bytes <= " + MAX_SLOT_BYTES);
         }

@@ -39,9 +39,9 @@ public final class RegionMemory implements AutoCloseable {
     public static RegionMemory mapFile(Path file) throws IOException {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             long sizeBytes = channel.size();
-            if (sizeBytes < RegionLayout.HEADER_BYTES) {
+            if (sizeBytes < RegionDescriptor.HEADER_BYTES) {
                 throw new IOException(file + ": " + sizeBytes + " bytes, a region needs at least "
-                        + RegionLayout.HEADER_BYTES + " (is it created and sized by the board?)");
+                        + RegionDescriptor.HEADER_BYTES + " (is it created and sized by the board?)");
             }
             if (sizeBytes > Integer.MAX_VALUE) {
                 throw new IOException(file + ": " + sizeBytes + " bytes, more than a region may have ("

@@ -1,7 +1,7 @@
 package org.rtdroid.bridge;
 
 import static org.junit.jupiter.api.Assertions.*;
-import static org.rtdroid.bridge.RegionLayout.*;
+import static org.rtdroid.bridge.RegionDescriptor.*;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -166,7 +166,7 @@ class HostileInputTest {
 
     private void patchHeader(int offset, int value) {
         raw.putInt(offset, value);
-        raw.putInt(HEADER_CRC_OFFSET, Region.headerCrc(raw)); // a consistent CRC: the field rule must catch it
+        raw.putInt(HEADER_CRC32_OFFSET, Region.headerCrc(raw)); // a consistent CRC: the field rule must catch it
     }
 
     private void expectRefused(String field) {
@@ -185,24 +185,24 @@ class HostileInputTest {
     @Test
     void wrongLayoutVersionIsRefused() {
         raw.putShort(LAYOUT_VERSION_OFFSET, (short) 2);
-        raw.putInt(HEADER_CRC_OFFSET, Region.headerCrc(raw));
+        raw.putInt(HEADER_CRC32_OFFSET, Region.headerCrc(raw));
         expectRefused("layout_version");
     }
 
     @Test
     void headerCrcMismatchIsRefused() {
-        raw.putInt(SLOTS_OFFSET, 16); // changed after formatting, CRC not updated
+        raw.putInt(SLOTS_PER_RING_OFFSET, 16); // changed after formatting, CRC not updated
         expectRefused("header_crc32");
     }
 
     @Test
     void wrongGeometryIsRefused() {
         int[][] cases = {
-            {RINGS_OFFSET, 9}, {RINGS_OFFSET, 1}, {SLOTS_OFFSET, 6}, {SLOTS_OFFSET, 8192},
+            {RINGS_PER_PEER_OFFSET, 9}, {RINGS_PER_PEER_OFFSET, 1}, {SLOTS_PER_RING_OFFSET, 6}, {SLOTS_PER_RING_OFFSET, 8192},
             {SLOT_BYTES_OFFSET, 100}, {SLOT_BYTES_OFFSET, 8192}, {PEER_COUNT_OFFSET, 3},
-            {SECTION_BYTES_OFFSET, layout.sectionBytes() + 64}, {SECTION1_OFFSET_OFFSET, 512},
+            {SECTION_BYTES_OFFSET, layout.sectionBytes() + 64}, {SECTION_OFFSET1_OFFSET, 512},
             {REGION_BYTES_OFFSET, layout.regionBytes() + 64}, {REGION_BYTES_OFFSET, layout.regionBytes() - 64},
-            {STATE_TABLE_OFFSET_OFFSET, 192}, {SLOTS_OFFSET, 16},
+            {STATE_TABLE_OFFSET_OFFSET, 192}, {SLOTS_PER_RING_OFFSET, 16},
         };
         String[] fields = {"rings_per_peer", "rings_per_peer", "slots_per_ring", "slots_per_ring", "slot_bytes",
             "slot_bytes", "peer_count", "section_bytes", "section_offset[1]", "region_bytes", "region_bytes",

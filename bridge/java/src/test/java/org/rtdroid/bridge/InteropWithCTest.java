@@ -1,7 +1,7 @@
 package org.rtdroid.bridge;
 
 import static org.junit.jupiter.api.Assertions.*;
-import static org.rtdroid.bridge.RegionLayout.*;
+import static org.rtdroid.bridge.RegionDescriptor.*;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

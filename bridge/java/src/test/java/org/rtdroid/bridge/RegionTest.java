@@ -31,7 +31,7 @@ class RegionTest {
     void formatWritesAHeaderThatValidates() {
         RegionMemory memory = TestRegions.formatted(3, 16, 256);
         ByteBuffer b = memory.buffer();
-        assertEquals(RegionLayout.MAGIC, b.getInt(0));
+        assertEquals(RegionDescriptor.MAGIC, b.getInt(0));
         assertEquals('X', b.get(0));
         assertEquals('1', b.get(3));
         assertEquals(RegionLayout.of(3, 16, 256), Region.validateHeader(memory));

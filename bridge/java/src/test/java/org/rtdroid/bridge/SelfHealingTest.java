@@ -2,7 +2,7 @@ package org.rtdroid.bridge;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.rtdroid.bridge.RegionLayout.*;
+import static org.rtdroid.bridge.RegionDescriptor.*;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

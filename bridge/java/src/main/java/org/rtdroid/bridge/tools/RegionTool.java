@@ -9,6 +9,7 @@ import java.util.Set;
 
 import org.rtdroid.bridge.Region;
 import org.rtdroid.bridge.RegionFormatException;
+import org.rtdroid.bridge.RegionDescriptor;
 import org.rtdroid.bridge.RegionLayout;
 import org.rtdroid.bridge.RegionMemory;
 import org.rtdroid.json.JsonWriter;
@@ -38,9 +39,9 @@ public final class RegionTool {
                     Args a = Args.parse(args, 1, Set.of("path", "rings", "slots", "slot-bytes"));
                     Path path = Paths.get(a.string("path"));
                     RegionLayout layout = RegionLayout.of(
-                            a.intNumber("rings", RegionLayout.MIN_RINGS, RegionLayout.MAX_RINGS),
-                            a.intNumber("slots", RegionLayout.MIN_SLOTS, RegionLayout.MAX_SLOTS),
-                            a.intNumber("slot-bytes", RegionLayout.MIN_SLOT_BYTES, RegionLayout.MAX_SLOT_BYTES));
+                            a.intNumber("rings", RegionDescriptor.MIN_RINGS, RegionDescriptor.MAX_RINGS),
+                            a.intNumber("slots", RegionDescriptor.MIN_SLOTS, RegionDescriptor.MAX_SLOTS),
+                            a.intNumber("slot-bytes", RegionDescriptor.MIN_SLOT_BYTES, RegionDescriptor.MAX_SLOT_BYTES));
                     format(path, layout);
                     System.out.println(new JsonWriter().beginObject().field("formatted", path.toString())
                             .field("rings_per_peer", layout.rings()).field("slots_per_ring", layout.slotsPerRing())
@@ -89,22 +90,22 @@ public final class RegionTool {
                 .field("region", memory.description())
                 .field("mapped_bytes", memory.sizeBytes())
                 .name("header").beginObject()
-                .field("magic", u32(b, RegionLayout.MAGIC_OFFSET))
-                .field("layout_version", b.getShort(RegionLayout.LAYOUT_VERSION_OFFSET) & 0xFFFF)
-                .field("header_bytes", b.getShort(RegionLayout.HEADER_BYTES_OFFSET) & 0xFFFF)
-                .field("region_bytes", u32(b, RegionLayout.REGION_BYTES_OFFSET))
-                .field("peer_count", u32(b, RegionLayout.PEER_COUNT_OFFSET))
+                .field("magic", u32(b, RegionDescriptor.MAGIC_OFFSET))
+                .field("layout_version", b.getShort(RegionDescriptor.LAYOUT_VERSION_OFFSET) & 0xFFFF)
+                .field("header_bytes", b.getShort(RegionDescriptor.HEADER_BYTES_OFFSET) & 0xFFFF)
+                .field("region_bytes", u32(b, RegionDescriptor.REGION_BYTES_OFFSET))
+                .field("peer_count", u32(b, RegionDescriptor.PEER_COUNT_OFFSET))
                 .field("rings_per_peer", layout.rings())
                 .field("slots_per_ring", layout.slotsPerRing())
                 .field("slot_bytes", layout.slotBytes())
-                .field("state_table_offset", u32(b, RegionLayout.STATE_TABLE_OFFSET_OFFSET))
+                .field("state_table_offset", u32(b, RegionDescriptor.STATE_TABLE_OFFSET_OFFSET))
                 .name("section_offset").beginArray()
                 .value(layout.sectionOffset(0)).value(layout.sectionOffset(1)).endArray()
                 .field("section_bytes", layout.sectionBytes())
-                .field("header_crc32", u32(b, RegionLayout.HEADER_CRC_OFFSET))
+                .field("header_crc32", u32(b, RegionDescriptor.HEADER_CRC32_OFFSET))
                 .endObject()
                 .name("peers").beginArray();
-        for (int peer = 0; peer < RegionLayout.PEER_COUNT; peer++) {
+        for (int peer = 0; peer < RegionDescriptor.PEER_COUNT; peer++) {
             int state = region.peerState(peer);
             w.beginObject().field("peer", peer)
                     .field("state", Integer.toUnsignedLong(state))
@@ -114,7 +115,7 @@ public final class RegionTool {
                     .endObject();
         }
         w.endArray().name("rings").beginArray();
-        for (int peer = 0; peer < RegionLayout.PEER_COUNT; peer++) {
+        for (int peer = 0; peer < RegionDescriptor.PEER_COUNT; peer++) {
             for (int ring = 0; ring < layout.rings(); ring++) {
                 w.rawValue(region.counters(peer, ring).toJson());
             }
