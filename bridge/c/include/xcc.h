@@ -184,6 +184,8 @@ typedef struct xcc_peer {
     uint64_t heartbeat;          /* our heartbeat as we last wrote it */
     uint32_t state;              /* our state as we last set it (xcc_set_state; __atomic access) */
     uint64_t repairs;            /* fields xcc_heal has put back since attach */
+    uint32_t header[XCC_HEADER_BYTES / 4]; /* the header as attach validated it (healed back) */
+    uint64_t header_repairs;     /* header words healed, our state line's header_repairs */
 } xcc_peer;
 
 /* Validate the header, then run the attach procedure of region-spec.md for `mode`. */
@@ -192,7 +194,9 @@ int xcc_attach(xcc_peer *p, xcc_region *r, uint32_t self, int mode, char *err, s
 void xcc_set_state(xcc_peer *p, uint32_t state);
 /* Self-healing (region-spec.md, "A peer's own fields"): put back, from the private copies, every
  * field this attachment owns whose shared copy another cell changed: the state line (state,
- * epoch, heartbeat; cell mode) and, for each owned ring from first_ring on, its ring header
+ * epoch, heartbeat, header_repairs; cell mode), the region header (cell mode: every word that
+ * differs from the header attach validated, the CRC last, counted in header_repairs) and, for
+ * each owned ring from first_ring on, its ring header
  * (write_index, frames_written, frames_dropped_full, ring_class) and its consumer line
  * (read_index and its five counters). A state change in flight (xcc_set_state from another
  * thread) is left to its owner. Call it from the thread that runs the rings and the heartbeat,

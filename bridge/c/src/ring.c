@@ -215,6 +215,9 @@ int xcc_attach(xcc_peer *p, xcc_region *r, uint32_t self, int mode, char *err, s
         p->epoch = xcc_ld32(p->own_state + XCC_STATE_OFF_EPOCH) + 1u;
         xcc_st32(p->own_state + XCC_STATE_OFF_EPOCH, p->epoch);
         p->heartbeat = xcc_ld64(p->own_state + XCC_STATE_OFF_HEARTBEAT);
+        p->header_repairs = xcc_ld64(p->own_state + XCC_STATE_OFF_HEADER_REPAIRS);
+        for (uint32_t word = 0; word < XCC_HEADER_BYTES / 4u; word++)
+            p->header[word] = xcc_ld32(r->base + 4u * word);
     }
     for (uint32_t ring = 0; ring < g->rings_per_peer; ring++) {
         /* our own section: the previous incarnation's indices and counters carry on (step 3) */
@@ -251,6 +254,19 @@ void xcc_set_state(xcc_peer *p, uint32_t state)
     xcc_st32_release(p->own_state + XCC_STATE_OFF_STATE, state, p->region->access);
 }
 
+/* The header is derived from the board file and never changes while a cell is attached: every
+ * word that differs from the one attach validated is put back, the CRC last with release, so a
+ * reader that sees the CRC right sees the words it covers (region-spec.md, "Healing the header"). */
+static int heal_header(xcc_peer *p)
+{
+    int access = p->region->access, n = 0;
+    const uint32_t crc_word = XCC_HDR_HEADER_CRC32 / 4u;
+    for (uint32_t word = 0; word < XCC_HEADER_BYTES / 4u; word++)
+        if (word != crc_word)
+            n += xcc_republish32(p->region->base + 4u * word, p->header[word], access);
+    return n + xcc_republish32(p->region->base + XCC_HDR_HEADER_CRC32, p->header[crc_word], access);
+}
+
 int xcc_heal(xcc_peer *p, uint32_t first_ring)
 {
     int access = p->region->access, n = 0;
@@ -265,6 +281,13 @@ int xcc_heal(xcc_peer *p, uint32_t first_ring)
             n += xcc_republish32(line + XCC_STATE_OFF_STATE, own, access);
         n += xcc_republish32(line + XCC_STATE_OFF_EPOCH, p->epoch, access);
         n += xcc_republish64(line + XCC_STATE_OFF_HEARTBEAT, p->heartbeat, access);
+        n += xcc_republish64(line + XCC_STATE_OFF_HEADER_REPAIRS, p->header_repairs, access);
+        int words = heal_header(p);
+        if (words > 0) {
+            p->header_repairs += (uint64_t)words;
+            xcc_st64_release(line + XCC_STATE_OFF_HEADER_REPAIRS, p->header_repairs, access);
+            n += words;
+        }
     }
     for (uint32_t ring = first_ring > p->first_ring ? first_ring : p->first_ring; ring <= p->last_ring;
          ring++)

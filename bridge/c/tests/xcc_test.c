@@ -813,7 +813,7 @@ static void test_frame_decode_hostile(void)
 /* ---- self-healing (region-spec.md, "A peer's own fields"; Java's SelfHealingTest) ---------- */
 #define HEAL_RINGS 3u
 #define HEAL_SLOTS 8u
-#define HEAL_FIELDS (2u * (3u + 10u * (HEAL_RINGS - 1u)))
+#define HEAL_FIELDS (2u * (4u + 10u * (HEAL_RINGS - 1u)))
 
 /* A field: whose it is, where it lies, its width, and a hostile value to write there. */
 typedef struct owned_field {
@@ -851,6 +851,7 @@ static void owned_fields(void)
         add_field(&k, peer, "state", 0, p->own_state + XCC_STATE_OFF_STATE, 1, XCC_STATE_STOPPING, 0);
         add_field(&k, peer, "epoch", 0, p->own_state + XCC_STATE_OFF_EPOCH, 1, 77, 0);
         add_field(&k, peer, "heartbeat", 0, p->own_state + XCC_STATE_OFF_HEARTBEAT, 0, 0, 0);
+        add_field(&k, peer, "header_repairs", 0, p->own_state + XCC_STATE_OFF_HEADER_REPAIRS, 0, 999, 0);
         for (uint32_t ring = 1; ring < HEAL_RINGS; ring++) {
             const uint8_t *h = p->tx[ring].ring, *l = p->rx[ring].consumer_line;
             static const struct { const char *name; uint32_t off; int u32, index; uint64_t hostile; } header[] = {
@@ -1008,6 +1009,30 @@ static void test_heal_leaves_own_changes_and_other_owners_alone(void)
     CHECK(p1.repairs == 2);
 }
 
+/* issue 38, defect 5: garbage over the header blinded every tool while the cells ran on */
+static void test_heal_puts_back_a_scribbled_header_and_counts_it(void)
+{
+    xcc_geometry g = setup(HEAL_RINGS, HEAL_SLOTS, 256), v;
+    char err[XCC_ERR_BYTES];
+    uint8_t formatted[XCC_HEADER_BYTES];
+    memcpy(formatted, mem_a, sizeof formatted);
+    for (uint32_t off = 0; off < 48; off += 4)
+        put32(mem_a + off, 0xdeadbeefu);
+    put32(mem_a + 100, 1); /* and a reserved word */
+    CHECK(xcc_validate_header(mem_a, sizeof mem_a, &v, err, sizeof err) == XCC_EHEADER);
+    int repaired = xcc_heal(&p0, 1);
+    CHECK_MSG(repaired == 13, "repaired %d, want 12 words of garbage and one reserved word", repaired);
+    CHECK(memcmp(formatted, mem_a, sizeof formatted) == 0);
+    CHECK_MSG(xcc_validate_header(mem_a, sizeof mem_a, &v, err, sizeof err) == XCC_OK, "%s", err);
+    CHECK(v.section_bytes == g.section_bytes);
+    CHECK(p0.header_repairs == 13 && get64(p0.own_state + XCC_STATE_OFF_HEADER_REPAIRS) == 13);
+    CHECK(xcc_heal(&p1, 1) == 0 && p1.header_repairs == 0);
+    /* either cell heals it; a restarted cell carries its count on */
+    put32(mem_a + XCC_HDR_SLOT_BYTES, 64);
+    CHECK(xcc_heal(&p1, 1) == 1 && xcc_heal(&p0, 1) == 0);
+    CHECK(xcc_attach(&p0, &reg, 0, XCC_ATTACH_CELL, err, sizeof err) == XCC_OK && p0.header_repairs == 13);
+}
+
 /* ---- main ----------------------------------------------------------------------------------- */
 int main(int argc, char **argv)
 {
@@ -1036,6 +1061,7 @@ int main(int argc, char **argv)
     RUN(test_heal_puts_back_every_owned_field_and_traffic_flows);
     RUN(test_without_heal_a_moved_index_stops_the_link);
     RUN(test_heal_leaves_own_changes_and_other_owners_alone);
+    RUN(test_heal_puts_back_a_scribbled_header_and_counts_it);
     RUN(test_backend_shm_two_mappings);
     RUN(test_backend_ivshmem_exact_size);
     RUN(test_backend_devmem_aligned_access);

@@ -33,7 +33,8 @@ def owned_fields():
         state = LAYOUT.state_line(peer)
         fields += [Field("state", peer, state + R.STATE_OFFSET, True, R.STATE_STOPPING),
                    Field("epoch", peer, state + R.EPOCH_OFFSET, True, 77),
-                   Field("heartbeat", peer, state + R.HEARTBEAT_OFFSET, False, 0)]
+                   Field("heartbeat", peer, state + R.HEARTBEAT_OFFSET, False, 0),
+                   Field("header_repairs", peer, state + R.HEADER_REPAIRS_OFFSET, False, 999)]
         for ring in range(1, RINGS):
             header = LAYOUT.ring_header(peer, ring)
             fields += [Field(f"ring {ring} write_index", peer, header + R.WRITE_INDEX_OFFSET, False, 1 << 40),
@@ -50,8 +51,8 @@ FIELDS = owned_fields()
 
 
 def test_the_list_covers_every_field_the_spec_gives_a_peer():
-    # per peer: state line 3, and per data ring 4 ring-header fields + 6 consumer-line fields
-    assert len(FIELDS) == 2 * (3 + 10 * (RINGS - 1))
+    # per peer: state line 4, and per data ring 4 ring-header fields + 6 consumer-line fields
+    assert len(FIELDS) == 2 * (4 + 10 * (RINGS - 1))
     assert len({(f.owner, f.offset) for f in FIELDS}) == len(FIELDS)
 
 
@@ -159,3 +160,25 @@ def test_a_tool_that_only_opened_the_region_owns_nothing():
     struct.pack_into("<Q", img, LAYOUT.ring_header(R.ANDROID_PEER, 1), 1 << 40)
     assert tool.heal(0) == 0
     assert android.heal(1) == 2
+
+
+def test_a_cell_puts_a_scribbled_header_back_counts_it_and_the_tools_read_the_region_again():
+    """Issue 38, defect 5: garbage over the header blinded every tool while the cells ran on."""
+    img, rt, android = attached()
+    exchange(rt, android, 1, 3)
+    formatted = bytes(img[:R.HEADER_BYTES])
+    img[0:48] = b"\xef\xbe\xad\xde" * 12
+    struct.pack_into("<I", img, 100, 1)  # and a reserved word
+    with pytest.raises(R.RegionError):
+        R.dump(img)
+    assert rt.heal(1) == 13, "12 words of garbage and one reserved word put back"
+    assert bytes(img[:R.HEADER_BYTES]) == formatted, "byte for byte the formatted header"
+    assert rt.header_repairs == 13 and rt.repairs == 13
+    dumped = R.dump(img)
+    assert dumped["peers"][R.RT_PEER]["header_repairs"] == 13 and dumped["peers"][R.ANDROID_PEER]["header_repairs"] == 0
+    assert [c.value for c in R.counters(img) if c.label == "header_repairs"] == [13, 0]
+    assert android.heal(1) == 0, "the other cell found it healed"
+    # either cell heals it; a restarted cell carries its count on
+    struct.pack_into("<I", img, R.SLOT_BYTES_OFFSET, 64)
+    assert android.heal(1) == 1 and rt.heal(1) == 0
+    assert R.attach_cell(img, R.RT_PEER).header_repairs == 13

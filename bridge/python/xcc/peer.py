@@ -22,7 +22,8 @@ import time
 import zlib
 
 from .dump import dump
-from .layout import (ANDROID_PEER, COUNTERS, FRAME_BYTES_OFFSET, FRAME_CRC32_OFFSET, MANAGEMENT_RING,
+from .layout import (ANDROID_PEER, COUNTERS, FRAME_BYTES_OFFSET, FRAME_CRC32_OFFSET, HEADER_BYTES,
+                     HEADER_CRC32_OFFSET, MANAGEMENT_RING,
                      PEER_TIMEOUT_MS, RT_PEER, SLOT_HEADER_BYTES, SLOT_INDEX_OFFSET, STATE_INITIALISING,
                      STATE_NAMES, STATE_READY, U64_MAX, RegionLayout, validate_header)
 from .memory import Mapping, Words, as_mapping
@@ -231,6 +232,8 @@ class Region:
         # the state line's private truth; owned (healed) once attach_cell has run its protocol
         self._owns_state_line = False
         self._state_line = _Line(self.words, layout.state_line(peer_id), "state_line")
+        # the header as validated: a cell heals it word by word (it never changes while attached)
+        self._header = [self.words.get(4 * w, 4) for w in range(HEADER_BYTES // 4)]
         self._producers: dict[int, Producer] = {}
         self._consumers: dict[int, Consumer] = {}
         self._owned_rings = range(0)
@@ -278,12 +281,29 @@ class Region:
         every heartbeat (heal first, then beat: a scribbled heartbeat is counted). Returns the
         fields repaired, also added to ``repairs``; the caller logs a repair. (Python sets the state
         from the healing thread only, so no state change can be in flight while it looks.)"""
-        n = self._state_line.heal() if self._owns_state_line else 0
+        n = 0
+        if self._owns_state_line:
+            header = self._heal_header()
+            if header:
+                self._state_line.count("header_repairs", header)
+            n += header + self._state_line.heal()
         for ring in self._owned_rings:
             if ring >= first_ring:
                 n += self._producers[ring].heal() + self._consumers[ring].heal()
         self.repairs += n
         return n
+
+    def _heal_header(self) -> int:
+        """Put back every header word that differs from the one validated at attach, the CRC last
+        (region-spec.md, "Healing the header"); the words repaired."""
+        crc_word = HEADER_CRC32_OFFSET // 4
+        order = [w for w in range(len(self._header)) if w != crc_word] + [crc_word]
+        return sum(self.words.republish(4 * w, 4, self._header[w]) for w in order)
+
+    @property
+    def header_repairs(self) -> int:
+        """Header words this cell has put back, in all its attachments (its state line's count)."""
+        return self._state_line.own["header_repairs"]
 
     def observe_peer(self) -> bool:
         """True once per epoch change of the other peer (a restart); counted in peer_restarts."""

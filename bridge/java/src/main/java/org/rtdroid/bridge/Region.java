@@ -55,6 +55,11 @@ public final class Region {
     private volatile int state;
     private int epoch;
     private long repairs;
+    // The header as this attachment validated it: the cells heal it word by word (it is derived
+    // from the board file, so it never changes while a cell is attached), counting each repair in
+    // their state line's header_repairs.
+    private final int[] header = new int[HEADER_BYTES / 4];
+    private long headerRepairs;
     private boolean peerHeartbeatSeen;
     private long lastPeerHeartbeat;
     private long lastPeerHeartbeatChangeNanos;
@@ -68,6 +73,9 @@ public final class Region {
         this.ownsStateLine = ownsStateLine;
         this.producers = new ProducerRing[layout.rings()];
         this.consumers = new ConsumerRing[layout.rings()];
+        for (int word = 0; word < header.length; word++) {
+            header[word] = Shm.getAcquireU32(buffer, word * 4);
+        }
         if (peerId != NO_PEER) {
             for (int ring = 0; ring < layout.rings(); ring++) {
                 boolean owned = ring == MANAGEMENT_RING ? ownsManagementRing : ownsDataRings;
@@ -247,6 +255,7 @@ public final class Region {
         }
         region.observedPeerEpoch = region.peerEpoch(1 - peerId);
         region.heartbeat = Shm.getOpaqueU64(b, line + HEARTBEAT_OFFSET);
+        region.headerRepairs = Shm.getOpaqueU64(b, line + HEADER_REPAIRS_OFFSET);
         region.state = STATE_READY;
         Shm.setReleaseU32(b, line + STATE_OFFSET, STATE_READY);
         region.heartbeat();
@@ -397,6 +406,13 @@ public final class Region {
             }
             n += Shm.republishU32(buffer, line + EPOCH_OFFSET, epoch)
                     + Shm.republishU64(buffer, line + HEARTBEAT_OFFSET, heartbeat);
+            n += Shm.republishU64(buffer, line + HEADER_REPAIRS_OFFSET, headerRepairs);
+            int words = healHeader();
+            if (words > 0) {
+                headerRepairs += words;
+                Shm.setReleaseU64(buffer, line + HEADER_REPAIRS_OFFSET, headerRepairs);
+                n += words;
+            }
         }
         for (int ring = Math.max(0, firstRing); ring < layout.rings(); ring++) {
             if (producers[ring] != null) {
@@ -408,6 +424,27 @@ public final class Region {
         }
         repairs += n;
         return n;
+    }
+
+    /**
+     * Puts back every header word that differs from the header this cell validated at attach
+     * (region-spec.md, "Healing the header"): both cells write the same words, the CRC last with
+     * release, so a reader that sees the CRC right sees the words it covers. Returns the words.
+     */
+    private int healHeader() {
+        int n = 0;
+        int crcWord = HEADER_CRC32_OFFSET / 4;
+        for (int word = 0; word < header.length; word++) {
+            if (word != crcWord) {
+                n += Shm.republishU32(buffer, word * 4, header[word]);
+            }
+        }
+        return n + Shm.republishU32(buffer, HEADER_CRC32_OFFSET, header[crcWord]);
+    }
+
+    /** Header words {@link #heal} has put back, by this cell in all its attachments (the shared count). */
+    public long headerRepairs() {
+        return headerRepairs;
     }
 
     /** Fields {@link #heal} has put back since this attachment began. */

@@ -36,6 +36,7 @@ class SelfHealingTest {
             all.add(new Field("state", peer, state + STATE_OFFSET, true, Region.STATE_STOPPING));
             all.add(new Field("epoch", peer, state + EPOCH_OFFSET, true, 77));
             all.add(new Field("heartbeat", peer, state + HEARTBEAT_OFFSET, false, 0));
+            all.add(new Field("header_repairs", peer, state + HEADER_REPAIRS_OFFSET, false, 999));
             for (int ring = 1; ring < RINGS; ring++) {
                 int header = LAYOUT.ringHeaderOffset(peer, ring);
                 all.add(new Field("ring " + ring + " write_index", peer, header + WRITE_INDEX_OFFSET, false, 1L << 40));
@@ -83,6 +84,42 @@ class SelfHealingTest {
         // and after one more pass of the other side, the link works in both directions, every ring
         pass(peers[1 - f.owner]);
         exchange(rt, android, 10, 2 * SLOTS);
+    }
+
+    @org.junit.jupiter.api.Test
+    void aCellPutsAScribbledHeaderBackCountsItAndTheToolsReadTheRegionAgain() {
+        RegionMemory memory = TestRegions.formatted(LAYOUT);
+        Region rt = Region.attachCell(memory, Region.RT_PEER, true);
+        Region android = Region.attachCell(memory, Region.ANDROID_PEER, false);
+        exchange(rt, android, 1, 3);
+        ByteBuffer b = memory.buffer().duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        byte[] formatted = new byte[HEADER_BYTES];
+        b.get(0, formatted);
+
+        // garbage over the first 48 bytes and one reserved word: no tool can validate the header
+        for (int off = 0; off < 48; off += 4) {
+            b.putInt(off, 0xDEADBEEF);
+        }
+        b.putInt(100, 1);
+        org.junit.jupiter.api.Assertions.assertThrows(RegionFormatException.class, () -> Region.validateHeader(memory));
+
+        assertEquals(13, rt.heal(1), "12 words of garbage and one reserved word put back");
+        byte[] healed = new byte[HEADER_BYTES];
+        b.get(0, healed);
+        org.junit.jupiter.api.Assertions.assertArrayEquals(formatted, healed, "byte for byte the formatted header");
+        assertEquals(LAYOUT, Region.validateHeader(memory));
+        assertEquals(13, rt.headerRepairs());
+        assertEquals(13, b.getLong(LAYOUT.stateLineOffset(Region.RT_PEER) + HEADER_REPAIRS_OFFSET), "the shared count");
+        assertEquals(0, android.heal(1), "the other cell found it healed");
+        assertEquals(0, android.headerRepairs());
+
+        // either cell heals it; a restarted cell carries its count on
+        b.putInt(SLOT_BYTES_OFFSET, 64);
+        assertEquals(1, android.heal(1));
+        assertEquals(0, rt.heal(1));
+        Region restarted = Region.attachCell(memory, Region.RT_PEER, true);
+        assertEquals(13, restarted.headerRepairs());
+        exchange(restarted, android, 2, 2 * SLOTS);
     }
 
     @ParameterizedTest(name = "{0}")
