@@ -492,23 +492,28 @@ public final class Region {
         }
     }
 
+    /**
+     * Counter {@code id} of {@code peer}'s state line ({@link RegionDescriptor.Counter}: state, epoch,
+     * heartbeat, header_repairs, and any the descriptor adds), unsigned: the generic reader.
+     */
+    public long stateCounter(int peer, int id) {
+        checkPeer(peer);
+        if (id < Counter.STATE_LINE_FIRST || id >= Counter.STATE_LINE_END) {
+            throw new IllegalArgumentException("counter " + id + " is not one of a state line ("
+                    + Counter.STATE_LINE_FIRST + ".." + (Counter.STATE_LINE_END - 1) + ")");
+        }
+        int at = layout.stateLineOffset(peer) + Counter.offset(id);
+        return Counter.width(id) == 8 ? Shm.getAcquireU64(buffer, at)
+                : Integer.toUnsignedLong(Shm.getAcquireU32(buffer, at));
+    }
+
     /** Snapshot of ring {@code ring} produced by {@code peer} and of the consumer line reading it. */
     public RingCounters counters(int peer, int ring) {
         checkPeer(peer);
         checkRing(ring);
         int header = layout.ringHeaderOffset(peer, ring);
         int line = layout.consumerLineOffset(1 - peer, ring);
-        return new RingCounters(peer, ring,
-                Shm.getAcquireU32(buffer, header + RING_CLASS_OFFSET),
-                Shm.getAcquireU64(buffer, header + WRITE_INDEX_OFFSET),
-                Shm.getAcquireU64(buffer, header + FRAMES_WRITTEN_OFFSET),
-                Shm.getAcquireU64(buffer, header + FRAMES_DROPPED_FULL_OFFSET),
-                Shm.getAcquireU64(buffer, line + READ_INDEX_OFFSET),
-                Shm.getAcquireU64(buffer, line + FRAMES_ACCEPTED_OFFSET),
-                Shm.getAcquireU64(buffer, line + FRAMES_CORRUPT_OFFSET),
-                Shm.getAcquireU64(buffer, line + RESYNCS_OFFSET),
-                Shm.getAcquireU64(buffer, line + FRAMES_UNDELIVERABLE_OFFSET),
-                Shm.getAcquireU64(buffer, line + STALE_SKIPPED_OFFSET));
+        return new RingCounters(peer, ring, header, line, buffer);
     }
 
     /**

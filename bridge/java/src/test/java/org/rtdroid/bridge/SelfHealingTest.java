@@ -109,6 +109,7 @@ class SelfHealingTest {
         org.junit.jupiter.api.Assertions.assertArrayEquals(formatted, healed, "byte for byte the formatted header");
         assertEquals(LAYOUT, Region.validateHeader(memory));
         assertEquals(13, rt.headerRepairs());
+        assertEquals(13, android.stateCounter(Region.RT_PEER, Counter.HEADER_REPAIRS), "the generic view reads it");
         assertEquals(13, b.getLong(LAYOUT.stateLineOffset(Region.RT_PEER) + HEADER_REPAIRS_OFFSET), "the shared count");
         assertEquals(0, android.heal(1), "the other cell found it healed");
         assertEquals(0, android.headerRepairs());
