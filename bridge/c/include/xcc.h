@@ -158,6 +158,13 @@ typedef struct xcc_ring_stats {
 /* Stats of ring `ring` produced by peer `producer` (read from both sections). */
 int xcc_ring_stats_read(const xcc_region *r, const xcc_geometry *geo, uint32_t producer,
                         uint32_t ring, xcc_ring_stats *out);
+/* The generic counters view (as AeronStat reads Aeron's): counter `id` (enum xcc_counter, described
+ * by xcc_counter_table) as it stands for `peer` (the state line's owner, the ring's producer, or
+ * the consumer line's owner) and `ring` (ignored for a state-line counter). A counter added to
+ * bridge/layout/region-layout.toml is read here with no change. Unsigned; 0 for an id, peer or
+ * ring outside the region. */
+uint64_t xcc_counter_read(const xcc_region *r, const xcc_geometry *geo, uint32_t id, uint32_t peer,
+                          uint32_t ring);
 
 /* ---- peers: attach, state, epoch, heartbeat ------------------------------------------------ */
 enum xcc_attach_mode {

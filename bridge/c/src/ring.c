@@ -154,6 +154,23 @@ int xcc_rx_open(xcc_rx *rx, const xcc_region *r, const xcc_geometry *g, uint32_t
     return XCC_OK;
 }
 
+uint64_t xcc_counter_read(const xcc_region *r, const xcc_geometry *g, uint32_t id, uint32_t peer,
+                          uint32_t ring)
+{
+    if (id >= XCC_COUNTERS || peer >= XCC_PEER_COUNT || ring >= g->rings_per_peer)
+        return 0;
+    const xcc_counter_desc *c = &xcc_counter_table[id];
+    const uint8_t *line;
+    if (c->line == XCC_IN_STATE_LINE)
+        line = r->base + XCC_STATE_TABLE_OFFSET + (size_t)peer * XCC_LINE_BYTES;
+    else if (c->line == XCC_IN_RING_HEADER)
+        line = ring_header(r->base, g, peer, ring);
+    else
+        line = consumer_line(r->base, g, peer, ring);
+    return c->width == 8 ? xcc_ld64_acquire(line + c->offset, r->access)
+                         : xcc_ld32_acquire(line + c->offset, r->access);
+}
+
 int xcc_ring_stats_read(const xcc_region *r, const xcc_geometry *g, uint32_t producer,
                         uint32_t ring, xcc_ring_stats *s)
 {

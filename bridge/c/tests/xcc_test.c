@@ -1031,6 +1031,18 @@ static void test_heal_puts_back_a_scribbled_header_and_counts_it(void)
     put32(mem_a + XCC_HDR_SLOT_BYTES, 64);
     CHECK(xcc_heal(&p1, 1) == 1 && xcc_heal(&p0, 1) == 0);
     CHECK(xcc_attach(&p0, &reg, 0, XCC_ATTACH_CELL, err, sizeof err) == XCC_OK && p0.header_repairs == 13);
+    /* the generic counters view reads it, and agrees with the per-ring snapshot on every ring counter */
+    CHECK(xcc_counter_read(&reg, &g, XCC_COUNTER_HEADER_REPAIRS, 0, 0) == 13);
+    CHECK(xcc_counter_read(&reg, &g, XCC_COUNTER_EPOCH, 0, 0) == 2);
+    uint8_t out[16] = {1}, in[496];
+    uint32_t n;
+    CHECK(xcc_offer(&p1.tx[2], out, sizeof out) == XCC_OK && xcc_poll(&p0.rx[2], in, sizeof in, &n) == XCC_OK);
+    xcc_ring_stats s;
+    CHECK(xcc_ring_stats_read(&reg, &g, 1, 2, &s) == XCC_OK);
+    CHECK(xcc_counter_read(&reg, &g, XCC_COUNTER_FRAMES_WRITTEN, 1, 2) == s.frames_written && s.frames_written > 0);
+    CHECK(xcc_counter_read(&reg, &g, XCC_COUNTER_RING_CLASS, 1, 2) == 2);
+    CHECK(xcc_counter_read(&reg, &g, XCC_COUNTER_FRAMES_ACCEPTED, 0, 2) == s.frames_accepted);
+    CHECK(xcc_counter_read(&reg, &g, XCC_COUNTERS, 0, 0) == 0 && xcc_counter_read(&reg, &g, 0, 2, 0) == 0);
 }
 
 /* ---- main ----------------------------------------------------------------------------------- */

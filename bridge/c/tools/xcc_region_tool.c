@@ -94,28 +94,24 @@ int main(int argc, char **argv)
         printf("%s: valid, %u rings x %u slots x %u bytes per peer, %u bytes\n", path, g.rings_per_peer,
                g.slots_per_ring, g.slot_bytes, g.region_bytes);
     } else {
+        /* every counter through the generic view: one line per state line, one per ring (its
+         * producer's ring header and the other peer's consumer line reading it) */
         for (uint32_t p = 0; p < XCC_PEER_COUNT; p++) {
-            const uint8_t *line = r.base + XCC_STATE_TABLE_OFFSET + p * XCC_LINE_BYTES;
-            uint32_t state, epoch;
-            uint64_t heartbeat;
-            memcpy(&state, line + XCC_STATE_OFF_STATE, 4);
-            memcpy(&epoch, line + XCC_STATE_OFF_EPOCH, 4);
-            memcpy(&heartbeat, line + XCC_STATE_OFF_HEARTBEAT, 8);
-            printf("{\"peer\":%u,\"state\":%u,\"epoch\":%u,\"heartbeat\":%llu}\n", p, state, epoch,
-                   (unsigned long long)heartbeat);
+            printf("{\"peer\":%u", p);
+            for (uint32_t id = XCC_STATE_LINE_FIRST_COUNTER; id < XCC_STATE_LINE_END_COUNTER; id++)
+                printf(",\"%s\":%llu", xcc_counter_table[id].label,
+                       (unsigned long long)xcc_counter_read(&r, &g, id, p, 0));
+            printf("}\n");
         }
         for (uint32_t p = 0; p < XCC_PEER_COUNT; p++)
             for (uint32_t ring = 0; ring < g.rings_per_peer; ring++) {
-                xcc_ring_stats s;
-                xcc_ring_stats_read(&r, &g, p, ring, &s);
-                printf("{\"producer\":%u,\"ring\":%u,\"class\":%u,\"write_index\":%llu,\"frames_written\":%llu,"
-                       "\"frames_dropped_full\":%llu,\"read_index\":%llu,\"frames_accepted\":%llu,"
-                       "\"frames_corrupt\":%llu,\"resyncs\":%llu,\"frames_undeliverable\":%llu,\"stale_skipped\":%llu}\n",
-                       p, ring, s.ring_class, (unsigned long long)s.write_index,
-                       (unsigned long long)s.frames_written, (unsigned long long)s.frames_dropped_full,
-                       (unsigned long long)s.read_index, (unsigned long long)s.frames_accepted,
-                       (unsigned long long)s.frames_corrupt, (unsigned long long)s.resyncs,
-                       (unsigned long long)s.frames_undeliverable, (unsigned long long)s.stale_skipped);
+                printf("{\"producer\":%u,\"ring\":%u", p, ring);
+                for (uint32_t id = XCC_RING_HEADER_FIRST_COUNTER; id < XCC_CONSUMER_LINE_END_COUNTER; id++) {
+                    uint32_t owner = xcc_counter_table[id].line == XCC_IN_CONSUMER_LINE ? 1u - p : p;
+                    printf(",\"%s\":%llu", xcc_counter_table[id].label,
+                           (unsigned long long)xcc_counter_read(&r, &g, id, owner, ring));
+                }
+                printf("}\n");
             }
     }
     xcc_unmap(&r);
