@@ -7,6 +7,7 @@ import org.rtdroid.runtime.memory.HeapMeter;
 import org.rtdroid.runtime.memory.Scope;
 import org.rtdroid.runtime.os.CpuClock;
 import org.rtdroid.runtime.os.ExecutionMeter;
+import org.rtdroid.runtime.os.FlightRecorder;
 import org.rtdroid.runtime.os.Linux;
 import org.rtdroid.runtime.reflection.PastTimeline;
 
@@ -52,6 +53,7 @@ public final class PeriodicTaskRuntime {
     private volatile long worstResponseNanos;
     private final ExecutionMeter execution;
     private final JobReflection jobs;
+    private final byte[] traceName;  // the task in the flight recorder's marker (FlightRecorder)
     private long previousEndNanos = Long.MIN_VALUE;
     private volatile long heapViolations;
     private volatile long lastHeapBytes;
@@ -63,6 +65,7 @@ public final class PeriodicTaskRuntime {
         this.releaseScope = releaseScope;
         this.heapError = new HeapBoundExceededError(service.decl().simpleName() + "/" + decl.name(), decl.releaseBytes());
         this.execution = new ExecutionMeter(decl.wcetNanos());
+        this.traceName = (service.decl().simpleName() + "/" + decl.name()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
         this.jobs = new JobReflection(service.decl().simpleName() + "/" + decl.name(),
                 decl.handler(org.rtdroid.runtime.manifest.JobHandlerDecl.Kind.DEADLINE_MISS),
                 decl.handler(org.rtdroid.runtime.manifest.JobHandlerDecl.Kind.COST_OVERRUN));
@@ -215,7 +218,8 @@ public final class PeriodicTaskRuntime {
         if (response > worstResponseNanos) {
             worstResponseNanos = response;
         }
-        if (response > decl.deadlineNanos()) {
+        boolean missed = response > decl.deadlineNanos();
+        if (missed) {
             deadlineMisses++;
             flags |= PastTimeline.DEADLINE_MISS | PastTimeline.LATE;
         }
@@ -226,6 +230,7 @@ public final class PeriodicTaskRuntime {
         jobs.record(next, next + decl.deadlineNanos(), now, end, flags);
         long n = releases + 1;
         releases = n;
+        FlightRecorder.released(traceName, n, response, missed);
         if (n > ComponentRuntime.HEAP_WARMUP_CALLBACKS && used > decl.releaseBytes()) {
             heapViolations++;
             service.fail(heapError.record(used), decl.name(), n);

@@ -58,6 +58,8 @@ public final class PosixIo {
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
     private static final MethodHandle PREAD_NO_ERRNO = downcall("pread",
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle WRITE_NO_ERRNO = downcall("write",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
     private static final MethodHandle POLL_NO_ERRNO = downcall("poll",
             FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
     // ioctl(int, unsigned long, ...): the third argument is variadic, a pointer or an integer.
@@ -149,6 +151,15 @@ public final class PosixIo {
             return (long) PREAD_NO_ERRNO.invokeExact(fd, address(buf, offset, count), count, fileOffset);
         } catch (Throwable t) {
             throw unexpected("pread", t);
+        }
+    }
+
+    /** write(2) for a real-time path: like {@link #readNoErrno}. @return bytes written or -1 */
+    public static long writeNoErrno(int fd, MemorySegment buf, long offset, long count) {
+        try {
+            return (long) WRITE_NO_ERRNO.invokeExact(fd, address(buf, offset, count), count);
+        } catch (Throwable t) {
+            throw unexpected("write", t);
         }
     }
 
