@@ -6,12 +6,14 @@ import java.util.List;
 
 /**
  * The agent's command line: {@code --region PATH|auto --deploy-key PUB.pem --cpus LIST
- * --budget-bytes N [--deploy DIR] [--state-dir DIR | --state-device DEV] [--await-region]}. Every value is checked; a
+ * --budget-bytes N [--deploy DIR] [--state-dir DIR | --state-device DEV] [--await-region]
+ * [--flight-recorder BOUND_US]}. Every value is checked; a
  * wrong one is refused with the option, the value and the rule.
  */
 public final class AgentOptions {
     public static final String USAGE = "usage: rt-cell-agent --region PATH|auto --deploy-key PUB.pem --cpus LIST"
-            + " --budget-bytes N [--deploy DIR] [--state-dir DIR | --state-device DEV] [--await-region]\n"
+            + " --budget-bytes N [--deploy DIR] [--state-dir DIR | --state-device DEV] [--await-region]"
+            + " [--flight-recorder BOUND_US]\n"
             + "  --region        the shared region: a /dev/shm file, /sys/bus/pci/devices/<bdf>/resource2,\n"
             + "                  or 'auto' (the ivshmem PCI device 1af4:1110)\n"
             + "  --deploy-key    the board's Ed25519 public deploy key (PEM, PUBLIC KEY)\n"
@@ -24,7 +26,10 @@ public final class AgentOptions {
             + "  --state-device  the same record on a raw block device of the cell's own (a QEMU cell's\n"
             + "                  disk, no file system), read once the region is attached\n"
             + "  --await-region  start the runtime first, then wait until the region is formatted\n"
-            + "                  (a QEMU RT cell booted once and restored from a snapshot waits here)";
+            + "                  (a QEMU RT cell booted once and restored from a snapshot waits here)\n"
+            + "  --flight-recorder  record the kernel's scheduling, interrupt and timer events (ftrace) and\n"
+            + "                  freeze them at the first periodic release whose response exceeds BOUND_US\n"
+            + "                  microseconds or misses its deadline; the trace's end goes to the console";
 
     public final String region;
     public final Path deployKey;
@@ -36,9 +41,11 @@ public final class AgentOptions {
     /** Null unless the version record lives on a raw block device (then stateDir is null). */
     public final Path stateDevice;
     public final boolean awaitRegion;
+    /** The flight recorder's bound on a release's response (ns); 0: not armed. */
+    public final long flightRecorderBoundNanos;
 
     private AgentOptions(String region, Path deployKey, int[] cpus, long budgetBytes, Path deployDir,
-                         Path stateDir, Path stateDevice, boolean awaitRegion) {
+                         Path stateDir, Path stateDevice, boolean awaitRegion, long flightRecorderBoundNanos) {
         this.region = region;
         this.deployKey = deployKey;
         this.cpus = cpus;
@@ -47,6 +54,7 @@ public final class AgentOptions {
         this.stateDir = stateDir;
         this.stateDevice = stateDevice;
         this.awaitRegion = awaitRegion;
+        this.flightRecorderBoundNanos = flightRecorderBoundNanos;
     }
 
     /** @throws IllegalArgumentException naming the option, value and rule */
@@ -59,6 +67,7 @@ public final class AgentOptions {
         String state = null;
         String device = null;
         boolean awaitRegion = false;
+        String recorder = null;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             if (a.equals("-h") || a.equals("--help")) {
@@ -90,6 +99,7 @@ public final class AgentOptions {
                 case "--deploy": deploy = value; break;
                 case "--state-dir": state = value; break;
                 case "--state-device": device = value; break;
+                case "--flight-recorder": recorder = value; break;
                 default: throw new IllegalArgumentException("unknown option " + opt + "\n" + USAGE);
             }
         }
@@ -117,7 +127,8 @@ public final class AgentOptions {
         }
         return new AgentOptions(region, Path.of(key), parseCpus(cpus), parseBytes(budget),
                 deploy == null ? null : Path.of(deploy), state == null ? null : Path.of(state),
-                device == null ? null : Path.of(device), awaitRegion);
+                device == null ? null : Path.of(device), awaitRegion,
+                recorder == null ? 0 : parseMicros("--flight-recorder", recorder) * 1000);
     }
 
     /** A CPU list as the kernel writes it: {@code 1}, {@code 1,3}, {@code 0-2,5}. */
@@ -145,6 +156,14 @@ public final class AgentOptions {
             }
         }
         return out.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** Microseconds, digits only, 1..10,000,000 (10 s). */
+    static long parseMicros(String option, String s) {
+        if (!s.matches("[0-9]{1,8}") || Long.parseLong(s) < 1 || Long.parseLong(s) > 10_000_000) {
+            throw new IllegalArgumentException(option + " '" + s + "': must be microseconds, digits only, 1..10000000");
+        }
+        return Long.parseLong(s);
     }
 
     static long parseBytes(String s) {

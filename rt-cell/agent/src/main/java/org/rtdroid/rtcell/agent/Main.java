@@ -19,6 +19,7 @@ import org.rtdroid.runtime.boot.CellConfig;
 import org.rtdroid.runtime.boot.RuntimeHost;
 import org.rtdroid.runtime.boot.RuntimeWarmup;
 import org.rtdroid.runtime.os.CpuSet;
+import org.rtdroid.runtime.os.FlightRecorder;
 import org.rtdroid.runtime.sensor.sim.UinputDevice;
 import org.rtdroid.runtime.text.Printable;
 
@@ -109,6 +110,9 @@ public final class Main {
             // The simulator's devices exist before any app looks for them (and, on the QEMU board,
             // in the boot snapshot); a kernel without uinput leaves the cell without sensors.
             sensors = CellSensors.open(Path.of(UinputDevice.UINPUT), console);
+            if (options.flightRecorderBoundNanos > 0) {
+                CellFlightRecorder.start(options.flightRecorderBoundNanos, FlightRecorder.TRACEFS, workDir, console);
+            }
         } catch (IOException | RuntimeException e) {
             startFailure = e;
         }

@@ -34,6 +34,9 @@ class AgentOptionsTest {
         assertEquals(Path.of("/dev/vda"), d.stateDevice);
         assertNull(d.stateDir);
         assertNull(p.stateDevice);
+        assertEquals(0, p.flightRecorderBoundNanos, "the flight recorder is opt-in");
+        assertEquals(4_000_000, AgentOptions.parse(new String[] {"--region", "r", "--deploy-key", "k", "--cpus", "1",
+                "--budget-bytes", "1", "--flight-recorder", "4000"}).flightRecorderBoundNanos);
     }
 
     @Test
@@ -49,6 +52,10 @@ class AgentOptionsTest {
                 "--budget-bytes", "1", "--state-device=");
         assertMessage("--state-dir /s and --state-device /dev/vda: the version record has one home", "--region", "r",
                 "--deploy-key", "k", "--cpus", "1", "--budget-bytes", "1", "--state-dir", "/s", "--state-device", "/dev/vda");
+        for (String bad : new String[] {"+4000", " 4000", "0", "4ms", "10000001", ""}) {
+            assertMessage("--flight-recorder '" + bad + "': must be microseconds, digits only, 1..10000000", "--region", "r",
+                    "--deploy-key", "k", "--cpus", "1", "--budget-bytes", "1", "--flight-recorder=" + bad);
+        }
     }
 
     @Test
