@@ -67,6 +67,20 @@ def test_init_script_runs_the_agent_from_the_initramfs_root():
     assert "org.rtdroid.rtcell.agent.Main" in init and "--budget-bytes 67108864" in init
 
 
+def test_the_flight_recorder_is_opt_in_from_the_board_file(tmp_path):
+    text = (paths.repo_root() / "board-configs" / "qemu-x86_64.yaml").read_text()
+    assert "--flight-recorder" not in qemu.init_script(bc.load_board("qemu-x86_64"))
+    armed = tmp_path / "qemu-x86_64.yaml"
+    armed.write_text(text.replace("    vcpus: 1 ", "    flight_recorder_us: 4000\n    vcpus: 1 ", 1))
+    init = qemu.init_script(bc.load_board(str(armed)))
+    assert "--await-region --flight-recorder 4000 --state-device /dev/vda" in init
+    assert "mount -t tracefs nodev /sys/kernel/tracing" in init
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text.replace("    vcpus: 1 ", "    flight_recorder_us: 0\n    vcpus: 1 ", 1))
+    with pytest.raises(bc.BoardConfigError, match="flight_recorder_us: 0: schema rule minimum: 1"):
+        bc.load_board(str(bad))
+
+
 def test_resolve_argv_substitutes_and_splices(tmp_path):
     args = tmp_path / "jvm.args"
     args.write_text("# comment\n-Xmx1g\n\n-Dx=1\n")

@@ -242,6 +242,8 @@ def guest_agent_values(board: Board, modules=GUEST_MODULES) -> dict[str, str]:
     guest_cpus = cpu_list(list(range(rt.get("vcpus", 1))))
     agent = ["--deploy-key", f"{GUEST_ROOT}/keys/deploy.pub", "--cpus", guest_cpus,
              "--budget-bytes", str(rt["rt_budget_bytes"]), "--await-region"]
+    if rt.get("flight_recorder_us"):  # opt-in: the kernel's events frozen at the first slow release
+        agent += ["--flight-recorder", str(int(rt["flight_recorder_us"]))]
     tmpfs_mib = max(16, (rt["memory_mib"] * MIB - rt["heap_mib"] * MIB - rt["rt_budget_bytes"]) // MIB // 4)
     return {"BOARD": board.name, "GUEST_ROOT": GUEST_ROOT, "TMPFS_MIB": str(tmpfs_mib),
             "LOAD_MODULES": load_modules(modules),
