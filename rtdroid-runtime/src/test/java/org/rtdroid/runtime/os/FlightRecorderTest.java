@@ -48,15 +48,30 @@ class FlightRecorderTest {
         return Files.readString(root.resolve(file));
     }
 
+    /**
+     * What the last write left: the recorder writes through descriptors that stay open, so a plain
+     * file here collects the writes one after the other (tracefs takes each write as it comes).
+     */
+    private static String last(Path root, String file) throws IOException {
+        String text = read(root, file);
+        if (file.equals("tracing_on")) {
+            return text.substring(text.length() - 1);
+        }
+        int end = text.lastIndexOf('\n', text.length() - 2);
+        return text.substring(end + 1);
+    }
+
     @Test
     void armingSetsUpTracefsAndTurnsTracingOn() throws IOException {
         Path t = tracefs(dir);
         FlightRecorder r = FlightRecorder.arm(t, 4_000_000, 2048);
-        assertEquals("1", read(t, "tracing_on"));
+        assertEquals("1", last(t, "tracing_on"));
         assertEquals("nop", read(t, "current_tracer"));
         assertEquals("mono", read(t, "trace_clock"));
         assertEquals("2048", read(t, "buffer_size_kb"));
         assertEquals("", read(t, "trace"), "the ring is cleared");
+        assertEquals("rtdroid flight recorder: armed bound 4000 us\n", read(t, "trace_marker"),
+                "armed through the freeze's own code, so that it is warm");
         assertEquals("1", read(t, "events/sched/sched_switch/enable"));
         assertEquals("1", read(t, "events/timer/enable"));
         assertEquals(List.of("sched/sched_switch", "sched/sched_wakeup", "irq", "timer"), r.events(),
@@ -72,12 +87,12 @@ class FlightRecorderTest {
         FlightRecorder r = FlightRecorder.arm(t, 4_000_000, 64);
         FlightRecorder.released(TASK, 1, 3_999_999, false);
         assertFalse(r.frozen());
-        assertEquals("1", read(t, "tracing_on"));
+        assertEquals("1", last(t, "tracing_on"));
         FlightRecorder.released(TASK, 25, 8_123_456, false);
         assertTrue(r.frozen());
-        assertEquals("0", read(t, "tracing_on"));
+        assertEquals("0", last(t, "tracing_on"));
         assertEquals("rtdroid flight recorder: ProcessingService/processingTask release 25 response 8123 us over 4000 us\n",
-                read(t, "trace_marker"));
+                last(t, "trace_marker"), "the freeze's marker after the armed one");
         assertEquals("ProcessingService/processingTask release 25: response 8123 us over the bound of 4000 us", r.frozenAt());
         FlightRecorder.released(TASK, 26, 40_000_000, true);
         assertEquals("ProcessingService/processingTask release 25: response 8123 us over the bound of 4000 us", r.frozenAt(),
@@ -90,7 +105,7 @@ class FlightRecorderTest {
         FlightRecorder r = FlightRecorder.arm(t, 50_000_000, 64);
         FlightRecorder.released("a/b\nc".getBytes(StandardCharsets.UTF_8), 7, 9_000_000, true);
         assertTrue(r.frozen());
-        assertEquals("rtdroid flight recorder: a/b?c release 7 response 9000 us over 50000 us\n", read(t, "trace_marker"),
+        assertEquals("rtdroid flight recorder: a/b?c release 7 response 9000 us over 50000 us\n", last(t, "trace_marker"),
                 "one line whatever the name holds");
     }
 
@@ -139,6 +154,6 @@ class FlightRecorderTest {
         for (int i = 0; i < 100_000; i++) {
             FlightRecorder.released(TASK, i, 5_000_000, true);
         }
-        assertEquals("1", read(t, "tracing_on"), "a disarmed recorder does nothing");
+        assertEquals("1", last(t, "tracing_on"), "a disarmed recorder does nothing");
     }
 }
