@@ -12,7 +12,7 @@ import org.rtdroid.runtime.os.FlightRecorder;
  * {@link FlightRecorder} once the agent's warm-ups are done (their cold releases would freeze it
  * at once), then waits on a thread of its own, at SCHED_OTHER, for the freeze. It then saves the
  * whole trace in the agent's work directory and writes the trace's last {@link #TAIL_BYTES} to the
- * console, which every board keeps on the host ({@code rt.log}): between
+ * console, which every board keeps on the host (a qemu board's {@code console.log}): between
  * {@code rtcell: flight record begins: <what froze it>} and {@code rtcell: flight record ends}, one
  * {@code rtcell: trace: } line per line of the trace. The end of the ring is what came just before
  * the slow release; the console is the one way out of the cell every board has.
@@ -33,11 +33,15 @@ final class CellFlightRecorder {
             console.accept("rtcell: flight recorder not armed: " + e.getMessage());
             return null;
         }
-        console.accept("rtcell: flight recorder armed: freezes the trace at the first periodic release over "
-                + boundNanos / 1000 + " us or past its deadline (events " + String.join(" ", r.events()) + ", "
-                + FlightRecorder.DEFAULT_BUFFER_KB + " KiB per CPU)");
+        console.accept(armedLine(r));
         Thread.ofPlatform().name("flight-recorder").daemon(true).start(() -> watch(r, workDir, console));
         return r;
+    }
+
+    static String armedLine(FlightRecorder r) {
+        return "rtcell: flight recorder armed: freezes the trace at the first periodic release over "
+                + r.boundNanos() / 1000 + " us or past its deadline (events " + String.join(" ", r.events()) + ", "
+                + FlightRecorder.DEFAULT_BUFFER_KB + " KiB per CPU)";
     }
 
     private static void watch(FlightRecorder r, Path workDir, Consumer<String> console) {

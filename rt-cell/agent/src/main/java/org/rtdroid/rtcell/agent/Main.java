@@ -96,6 +96,7 @@ public final class Main {
         RuntimeHost host = null;
         CellDeployments deployments = null;
         CellSensors sensors = null;
+        FlightRecorder recorder = null;
         Exception startFailure = null;
         try {
             workDir = Files.createTempDirectory("rtcell-agent-");
@@ -111,7 +112,7 @@ public final class Main {
             // in the boot snapshot); a kernel without uinput leaves the cell without sensors.
             sensors = CellSensors.open(Path.of(UinputDevice.UINPUT), console);
             if (options.flightRecorderBoundNanos > 0) {
-                CellFlightRecorder.start(options.flightRecorderBoundNanos, FlightRecorder.TRACEFS, workDir, console);
+                recorder = CellFlightRecorder.start(options.flightRecorderBoundNanos, FlightRecorder.TRACEFS, workDir, console);
             }
         } catch (IOException | RuntimeException e) {
             startFailure = e;
@@ -128,6 +129,9 @@ public final class Main {
         region.setState(Region.STATE_INITIALISING);
         console.accept("rtcell: region " + regionPath + " attached as peer 0, epoch " + region.peerEpoch(Region.RT_PEER));
         console.accept("rtcell: kernel realtime=" + (Agent.kernelRealtime() ? 1 : 0) + " " + Agent.kernelRelease());
+        if (recorder != null) {  // said again here: a cell restored from its boot snapshot starts here
+            console.accept(CellFlightRecorder.armedLine(recorder));
+        }
         if (options.stateDevice != null) {
             try {
                 versions.load();
