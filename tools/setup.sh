@@ -21,6 +21,7 @@ PACKAGES=(
   nanopb libnanopb-dev protobuf-compiler   # frame codecs (C, and protoc for Python/Java)
   zlib1g-dev                               # libxcc's CRC-32 fallback (crc32_z)
   rt-tests                                 # cyclictest baseline
+  cloc                                     # Table 4.3's lines of code (make figures)
   zipalign apksigner android-framework-res dexdump aapt   # real signed APKs
   adb                                      # the stock client of the Android cell's adb device side
   clang gcc make                           # native bridge pieces

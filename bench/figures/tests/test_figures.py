@@ -38,7 +38,7 @@ def test_every_figure_is_drawn_with_its_table_command_board_and_time_base(quick_
     assert f"id='{fig.slug}'" in html
 
 
-@pytest.mark.parametrize("job", [j for j in JOBS.values() if j.name in {n for f in FIGURES for n in f.jobs}],
+@pytest.mark.parametrize("job", [j for j in JOBS.values() if j.latency and j.name in {n for f in FIGURES for n in f.jobs}],
                          ids=lambda j: j.name)
 def test_each_job_keeps_its_raw_samples_beside_its_json(quick_run: Path, job):
     for stem in job.outputs:
@@ -135,3 +135,15 @@ def test_tasks_keep_every_release_of_each_version_with_its_statistics(quick_run:
             for key in ("mean_us", "sd_us", "deadline_misses"):
                 assert key in row, f"{stem}: {impl} lacks {key}"
             assert list(read_csv(r.path.parent / row["samples"])) == ["release_ns", "start_ns", "duration_ns"]
+
+
+def test_lines_of_code_are_counted_for_each_application_and_type_of_code(quick_run: Path, summary: dict):
+    r = result(quick_run, "loc")
+    assert r.doc["tool"].startswith("cloc "), "Table 4.3 is not counted by cloc"
+    kinds = {(row["app"], row["code"]) for row in r.rows}
+    assert kinds == {(a, c) for a in ("cochlear", "papabench") for c in ("common", "rtsj", "rtdroid")}
+    cochlear = {row["code"]: row for row in r.rows if row["app"] == "cochlear"}
+    assert all(cochlear[c]["sloc"] > 0 for c in cochlear), "a cochlear version counted no line"
+    assert cochlear["rtdroid"]["manifest"] > 0 and cochlear["rtsj"]["manifest"] == 0
+    assert cochlear["rtsj"]["syn"] > 0, "the RTSJ-style cochlear implant's monitors were not counted"
+    assert len(section(summary, "Table 4.3")["rows"]) == 6
