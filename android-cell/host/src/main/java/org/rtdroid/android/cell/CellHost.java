@@ -16,14 +16,12 @@ import android.os.Looper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Comparator;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.stream.Stream;
 
 import org.robolectric.RuntimeEnvironment;
-import org.robolectric.shadows.ShadowSystemClock;
 
 /**
  * The cell's life inside the sandbox: make the framework clock follow real time, become the
@@ -33,11 +31,9 @@ import org.robolectric.shadows.ShadowSystemClock;
  */
 final class CellHost {
     static final String TAG = "AndroidCell";
-    static final long PUMP_PERIOD_NANOS = 1_000_000L;
 
     private static final CountDownLatch stopRequested = new CountDownLatch(1);
     private static final CountDownLatch stopped = new CountDownLatch(1);
-    private static volatile boolean running;
     static volatile long readyNanos;
     static volatile long startNanos;
     static volatile long frameworkNanos;
@@ -49,11 +45,7 @@ final class CellHost {
         startNanos = Long.getLong(Main.PROP_START_NANOS, System.nanoTime());
         String region = System.getProperty(Main.PROP_REGION);
         int port = Integer.getInteger(Main.PROP_CONTROL_PORT, 0);
-        running = true;
-
-        Thread pump = new Thread(CellHost::pumpClock, "cell-clock-pump");
-        pump.setDaemon(true);
-        pump.start();
+        ClockPump clock = ClockPump.start("cell-clock-pump");
 
         Application application = RuntimeEnvironment.getApplication();
         Path work = workDirectory();
@@ -167,7 +159,7 @@ final class CellHost {
             CellLog.e(TAG, "clean shutdown of apps failed: " + e.getMessage(), null);
         }
         CellContextImplShadow.detach();
-        running = false;
+        clock.close();
         deleteTree(work);
         CellLog.i(TAG, "stopped");
         if (!ShutdownFlag.inShutdownHook()) {
@@ -198,31 +190,6 @@ final class CellHost {
     }
 
     /**
-     * The framework's SystemClock is frozen under Robolectric; advancing it by the real time that
-     * passed, every millisecond, makes postDelayed and timeouts fire on time.
-     */
-    private static void pumpClock() {
-        long last = System.nanoTime();
-        long debt = 0;
-        while (running) {
-            try {
-                Thread.sleep(1);
-            } catch (InterruptedException e) {
-                return;
-            }
-            long now = System.nanoTime();
-            debt += now - last;
-            last = now;
-            long millis = debt / 1_000_000L;
-            if (millis > 0) {
-                ShadowSystemClock.advanceBy(Duration.ofMillis(millis));
-                debt -= millis * 1_000_000L;
-            }
-        }
-    }
-
-    /** Deletes a directory tree, best effort (a missing tree is nothing to do). */
-    /**
      * The cell's work directory (installed apps, their data directories, the IPC socket). Each
      * app's uid must reach its own data directory and the socket, so every ancestor must be
      * traversable by others: java.io.tmpdir when it is, /tmp otherwise (a checkout under a
@@ -250,6 +217,7 @@ final class CellHost {
         return true;
     }
 
+    /** Deletes a directory tree, best effort (a missing tree is nothing to do). */
     static void deleteTree(Path p) {
         try (Stream<Path> s = Files.walk(p)) {
             s.sorted(Comparator.reverseOrder()).forEach(f -> {

@@ -167,8 +167,8 @@ public class BroadcastBench {
         Histogram[] hs = new Histogram[impls.length];
         Histogram[] checks = new Histogram[impls.length];
         for (int i = 0; i < hs.length; i++) {
-            hs[i] = new Histogram(3_600_000_000_000L, 3);
-            checks[i] = new Histogram(3_600_000_000_000L, 3);
+            hs[i] = BenchResult.histogram();
+            checks[i] = BenchResult.histogram();
         }
         Histogram[] current = new Histogram[1];
         long[] queuedAtSend = new long[impls.length];
@@ -320,7 +320,7 @@ public class BroadcastBench {
         root.put("started", started.toString());
         Map<String, Object> host = new LinkedHashMap<>();
         host.put("cpus", Runtime.getRuntime().availableProcessors());
-        host.put("kernel", firstLine("/proc/sys/kernel/osrelease"));
+        host.put("kernel", BenchResult.firstLine("/proc/sys/kernel/osrelease"));
         host.put("java", Runtime.version().toString());
         host.put("sched_fifo_permitted", senderFifo);
         root.put("host", host);
@@ -396,13 +396,5 @@ public class BroadcastBench {
 
     private static Row find(List<Row> rows, String impl, int n) {
         return rows.stream().filter(r -> r.impl().equals(impl) && r.lowIntents() == n).findFirst().orElseThrow();
-    }
-
-    private static String firstLine(String path) {
-        try {
-            return Files.readAllLines(Path.of(path)).get(0).trim();
-        } catch (IOException | IndexOutOfBoundsException e) {
-            return "?";
-        }
     }
 }

@@ -42,7 +42,6 @@ import org.robolectric.RuntimeEnvironment;
 import org.robolectric.annotation.Config;
 import org.robolectric.annotation.LooperMode;
 import org.rtdroid.android.proxy.ProxyContract;
-import org.rtdroid.json.JsonWriter;
 
 /**
  * Seed 001's evaluation (Kalkov et al., "Predictable Broadcasting of Parallel Intents in Real-Time
@@ -134,9 +133,7 @@ public class IntentDelayBench {
         int[] ks = form.equals("quick") ? new int[] {10, 100} : new int[] {10, 20, 30, 40, 50, 60, 70, 80, 90, 100};
         int n = form.equals("quick") ? 50 : form.equals("full") ? 1000 : 200;
         String[][] impls = {{"ams", "fifo"}, {"ams", "foreground"}, {"ams", "priority"}, {"lbm", "fifo"}, {"lbm", "priority"}};
-        Path samplesDir = out.resolve("intents.samples").resolve("run1");
-        deleteTree(out.resolve("intents.samples"));
-        Files.createDirectories(samplesDir);
+        Path samplesDir = BenchResult.samplesDirectory(out, "intents");
         List<Row> rows = new ArrayList<>();
         Map<String, CellActivityManager> cells = new LinkedHashMap<>();
         for (String[] impl : impls) {
@@ -299,14 +296,14 @@ public class IntentDelayBench {
         }
         LockSupport.parkNanos(50_000_000L); // the last deliveries' stores
         path.unregister(receiver);
-        Histogram h = new Histogram(3_600_000_000_000L, 3);
+        Histogram h = BenchResult.histogram();
         long undelivered = 0;
         if (csv != null) {
             try (BufferedWriter w = Files.newBufferedWriter(csv)) {
                 w.write("intent,delay_ns\n");
                 for (int i = 0; i < n; i++) {
                     if (delay[i] >= 0) {
-                        h.recordValue(Math.min(delay[i], 3_600_000_000_000L));
+                        h.recordValue(Math.min(delay[i], BenchResult.HIGHEST_NANOS));
                         w.write(i + "," + delay[i] + "\n");
                     } else {
                         undelivered++;
@@ -325,32 +322,16 @@ public class IntentDelayBench {
     }
 
     private void write(Instant started, List<Row> rows, int n) throws IOException {
-        Map<String, Object> root = new LinkedHashMap<>();
-        root.put("bench", "intents");
-        root.put("started", started.toString());
-        root.put("command", System.getProperty("org.rtdroid.bench.intents.command", "IntentDelayBench"));
-        root.put("runs", 1);
-        root.put("case_fields", List.of("path", "k_nrt"));
-        Map<String, Object> host = new LinkedHashMap<>();
-        host.put("cpus", Runtime.getRuntime().availableProcessors());
-        host.put("kernel", firstLine("/proc/sys/kernel/osrelease"));
-        host.put("preempt_rt", "1".equals(firstLine("/sys/kernel/realtime")));
-        host.put("java", Runtime.version().toString());
-        host.put("gc", "the Android cell's (jvm.args)");
-        host.put("sched_fifo_permitted", senderFifo);
-        root.put("host", host);
+        Map<String, Object> root = BenchResult.root("intents", started,
+                System.getProperty("org.rtdroid.bench.intents.command", "IntentDelayBench"), List.of("path", "k_nrt"), senderFifo);
         List<Object> rs = new ArrayList<>();
         for (Row r : rows) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("impl", r.impl());
             m.put("path", r.path());
             m.put("k_nrt", r.k());
-            long c = r.h().getTotalCount();
-            m.put("count", c);
-            m.put("p50_us", c == 0 ? null : r.h().getValueAtPercentile(50) / 1e3);
-            m.put("p99_us", c == 0 ? null : r.h().getValueAtPercentile(99) / 1e3);
-            m.put("p999_us", c == 0 ? null : r.h().getValueAtPercentile(99.9) / 1e3);
-            m.put("max_us", c == 0 ? null : r.h().getMaxValue() / 1e3);
+            m.put("count", r.h().getTotalCount());
+            BenchResult.putPercentiles(m, r.h());
             m.put("sent", r.sent());
             m.put("dropped", r.dropped());
             m.put("undelivered", r.undelivered());
@@ -358,34 +339,12 @@ public class IntentDelayBench {
             m.put("samples", r.samples());
             rs.add(m);
         }
-        root.put("rows", rs);
-        root.put("notes", List.of("one real-time sender (" + (senderFifo ? "SCHED_FIFO" : "SCHED_OTHER: SCHED_FIFO not permitted")
+        BenchResult.write(out, "intents.json", root, rs, "one real-time sender ("
+                + (senderFifo ? "SCHED_FIFO" : "SCHED_OTHER: SCHED_FIFO not permitted")
                 + ", sender priority " + RT_SENDER_PRIORITY + ") and k_nrt regular senders (SCHED_OTHER, priority 0), " + n
                 + " intents each, one every " + periodMs + " ms, phases spread; one receiver on the main looper takes the time only;"
                 + " delay = just before sendBroadcast to the receiver's onReceive; dropped = refused by the path (a local broadcast queue full),"
-                + " undelivered = not received within " + GIVE_UP_NANOS / 1_000_000_000L + " s of the last send nor within a second of the last delivery (a full queue's drop)"));
-        Files.createDirectories(out);
-        Path file = out.resolve("intents.json");
-        Files.writeString(file, JsonWriter.write(root));
-        System.out.println("IntentDelayBench: wrote " + file);
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.isDirectory(dir)) {
-            return;
-        }
-        try (var paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
-    }
-
-    private static String firstLine(String path) {
-        try {
-            return Files.readAllLines(Path.of(path)).get(0).trim();
-        } catch (IOException | IndexOutOfBoundsException e) {
-            return "?";
-        }
+                + " undelivered = not received within " + GIVE_UP_NANOS / 1_000_000_000L + " s of the last send nor within a second of the last delivery (a full queue's drop)",
+                "IntentDelayBench");
     }
 }

@@ -2,6 +2,7 @@ package org.rtdroid.android.cell.bench;
 
 import org.rtdroid.android.cell.CellContextImplShadow;
 import org.rtdroid.android.cell.CellLogShadow;
+import org.rtdroid.android.cell.ClockPump;
 import org.rtdroid.android.cell.Main;
 import org.rtdroid.logic.cochlear.SignalPath;
 import org.rtdroid.logic.cochlear.SpeechSource;
@@ -14,7 +15,6 @@ import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -34,8 +34,6 @@ import org.junit.runner.RunWith;
 import org.robolectric.RobolectricTestRunner;
 import org.robolectric.annotation.Config;
 import org.robolectric.annotation.LooperMode;
-import org.robolectric.shadows.ShadowSystemClock;
-import org.rtdroid.json.JsonWriter;
 
 /**
  * Table 4.2's "Android" column (4.5.2): the example apps' logic ({@code rtdroid-app-logic}, the same
@@ -64,7 +62,6 @@ public class TaskDurationBench {
     private static final String PROP_OUT = "org.rtdroid.bench.tasks.out";
     private final String form = System.getProperty(PROP_FORM, "default");
     private final Path out = Path.of(System.getProperty(PROP_OUT, "build/bench"));
-    private volatile boolean pumping = true;
 
     public static void main(String[] args) throws Exception {
         String command = "android-cell/bench/run.sh tasks";
@@ -126,45 +123,15 @@ public class TaskDurationBench {
     public void measure() throws Exception {
         Instant started = Instant.now().truncatedTo(ChronoUnit.SECONDS);
         int releases = form.equals("quick") ? 200 : form.equals("full") ? 40_000 : 5_000;
-        Thread pump = new Thread(this::pumpClock, "clock-pump");
-        pump.setDaemon(true);
-        pump.start();
         Releases cochlear;
-        try {
+        // the sandbox's SystemClock advanced every millisecond by the real time that passed, as the cell's host does
+        try (ClockPump clock = ClockPump.start("clock-pump")) {
             cochlear = cochlear(releases);
-        } finally {
-            pumping = false;
         }
-        Path samples = out.resolve("tasks-android.samples").resolve("run1");
-        deleteTree(out.resolve("tasks-android.samples"));
-        Files.createDirectories(samples);
+        Path samples = BenchResult.samplesDirectory(out, "tasks-android");
         List<Map<String, Object>> rows = new ArrayList<>();
         rows.add(row("cochlear", "processing", cochlear, samples.resolve("001_android_cochlear_processing.csv")));
         write(started, rows);
-    }
-
-    /**
-     * The framework's SystemClock is frozen in the sandbox; the cell's host advances it every
-     * millisecond by the real time that passed (CellHost), and so does this benchmark.
-     */
-    private void pumpClock() {
-        long last = System.nanoTime();
-        long debt = 0;
-        while (pumping) {
-            try {
-                Thread.sleep(1);
-            } catch (InterruptedException e) {
-                return;
-            }
-            long now = System.nanoTime();
-            debt += now - last;
-            last = now;
-            long millis = debt / 1_000_000L;
-            if (millis > 0) {
-                ShadowSystemClock.advanceBy(Duration.ofMillis(millis));
-                debt -= millis * 1_000_000L;
-            }
-        }
     }
 
     /** The cochlear implant on the main looper; returns the processing task's releases. */
@@ -235,7 +202,7 @@ public class TaskDurationBench {
     }
 
     private Map<String, Object> row(String app, String task, Releases r, Path csv) throws IOException {
-        Histogram h = new Histogram(3_600_000_000_000L, 3);
+        Histogram h = BenchResult.histogram();
         double sum = 0;
         double squares = 0;
         try (BufferedWriter w = Files.newBufferedWriter(csv)) {
@@ -255,10 +222,7 @@ public class TaskDurationBench {
         m.put("app", app);
         m.put("task", task);
         m.put("count", (long) r.count);
-        m.put("p50_us", h.getValueAtPercentile(50) / 1e3);
-        m.put("p99_us", h.getValueAtPercentile(99) / 1e3);
-        m.put("p999_us", h.getValueAtPercentile(99.9) / 1e3);
-        m.put("max_us", h.getMaxValue() / 1e3);
+        BenchResult.putPercentiles(m, h);
         m.put("mean_us", Math.round(mean / 10.0) / 100.0);
         m.put("sd_us", Math.round(sd / 10.0) / 100.0);
         m.put("deadline_misses", r.misses);
@@ -270,46 +234,11 @@ public class TaskDurationBench {
     }
 
     private void write(Instant started, List<Map<String, Object>> rows) throws IOException {
-        Map<String, Object> root = new LinkedHashMap<>();
-        root.put("bench", "tasks-android");
-        root.put("started", started.toString());
-        root.put("command", System.getProperty("org.rtdroid.bench.tasks.command", "TaskDurationBench"));
-        root.put("runs", 1);
-        root.put("case_fields", List.of("app", "task"));
-        Map<String, Object> host = new LinkedHashMap<>();
-        host.put("cpus", Runtime.getRuntime().availableProcessors());
-        host.put("kernel", firstLine("/proc/sys/kernel/osrelease"));
-        host.put("preempt_rt", "1".equals(firstLine("/sys/kernel/realtime")));
-        host.put("java", Runtime.version().toString());
-        host.put("gc", "the Android cell's (jvm.args)");
-        host.put("sched_fifo_permitted", false);
-        root.put("host", host);
-        root.put("rows", rows);
-        root.put("notes", List.of("each task a Handler message on the main looper (SCHED_OTHER), posted with postAtTime for its"
-                + " next release (uptime ms, the clock advanced every ms as the cell's host advances it); duration = the"
-                + " message's begin to end; deadline missed = ended after the planned release + the period; the first "
-                + WARMUP_RELEASES + " releases left out"));
-        Files.createDirectories(out);
-        Files.writeString(out.resolve("tasks-android.json"), JsonWriter.write(root));
-        System.out.println("TaskDurationBench: wrote " + out.resolve("tasks-android.json"));
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.isDirectory(dir)) {
-            return;
-        }
-        try (var paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
-    }
-
-    private static String firstLine(String path) {
-        try {
-            return Files.readAllLines(Path.of(path)).get(0).trim();
-        } catch (IOException | IndexOutOfBoundsException e) {
-            return "?";
-        }
+        Map<String, Object> root = BenchResult.root("tasks-android", started,
+                System.getProperty("org.rtdroid.bench.tasks.command", "TaskDurationBench"), List.of("app", "task"), false);
+        BenchResult.write(out, "tasks-android.json", root, rows, "each task a Handler message on the main looper (SCHED_OTHER),"
+                + " posted with postAtTime for its next release (uptime ms, the clock advanced every ms as the cell's host advances it);"
+                + " duration = the message's begin to end; deadline missed = ended after the planned release + the period; the first "
+                + WARMUP_RELEASES + " releases left out", "TaskDurationBench");
     }
 }
