@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from rtdroid import entry
+
 ROOT = Path(__file__).resolve().parents[1]
 PY = str(ROOT / "build" / "venv" / "bin" / "python")
 RUNTIME = ("looper", "periodic", "channels", "alarm", "sensor", "reflection")
@@ -112,4 +114,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry.run(main, "bench"))

@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "build"
 PY = str(BUILD / "venv" / "bin" / "python")
 sys.path.insert(0, str(ROOT / "tools" / "rtdroid"))
+from rtdroid import entry  # noqa: E402
 from rtdroid.boardtests import default_board  # noqa: E402
 
 
@@ -146,7 +147,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        sys.exit("loop: interrupted (the current run's board is brought down by make run itself)")
+    sys.exit(entry.run(main, "loop", interrupted="interrupted (the current run's board is brought down by make run itself)"))

@@ -40,7 +40,7 @@ MACHINE_STALL_US = 5000  # a wake-up of cyclictest at SCHED_FIFO 99 this late is
 
 sys.path.insert(0, str(ROOT / "tools" / "demo"))
 import report  # noqa: E402  (percentiles)
-from rtdroid import stallwitness  # noqa: E402
+from rtdroid import entry, stallwitness  # noqa: E402
 from rtdroid.boardconfig import load_board  # noqa: E402
 from rtdroid.control import AndroidControl, ControlError  # noqa: E402
 from rtdroid.faults import AndroidStress, flood_channel  # noqa: E402
@@ -331,4 +331,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry.run(main, "soak"))

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hdrh.histogram import HdrHistogram
+from rtdroid import entry
+from rtdroid.errors import BoardError
 from rtdroid.servicerows import cost_overrun_text, wcrt_exceeded_text
 from xcc.mgmt import failure_where
 
@@ -225,7 +227,19 @@ too slow for its declared cost).</p>
     return index
 
 
-if __name__ == "__main__":
-    # Re-render a saved result: python report.py build/report/result.json
+def main() -> int:
+    """Re-renders a saved result: python tools/demo/report.py build/report/result.json"""
+    if len(sys.argv) != 2:
+        print("usage: report.py RESULT_JSON (a result.json a run wrote)", file=sys.stderr)
+        return 2
     src = Path(sys.argv[1])
-    print(write_report(json.loads(src.read_text()), src.parent))
+    try:
+        result = json.loads(src.read_text())
+    except json.JSONDecodeError as e:
+        raise BoardError(f"{src} is not JSON: {e}") from None
+    print(write_report(result, src.parent))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(entry.run(main, "report"))

@@ -23,9 +23,10 @@ RTDROID = str(BUILD / "venv" / "bin" / "rtdroid")
 sys.path.insert(0, str(Path(__file__).parent))
 import report  # noqa: E402
 from xcc.mgmt import describe_failure  # noqa: E402
+from rtdroid import entry  # noqa: E402
 from rtdroid.adb import Adb  # noqa: E402
 from rtdroid.boardtests import default_board  # noqa: E402
-from rtdroid.control import AndroidControl, ControlError  # noqa: E402
+from rtdroid.control import AndroidControl  # noqa: E402
 
 
 def say(text: str) -> None:
@@ -180,7 +181,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except ControlError as e:
-        sys.exit(f"demo: {e}")
+    sys.exit(entry.run(main, "demo"))

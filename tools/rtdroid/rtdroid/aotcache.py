@@ -31,7 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import paths
+from . import entry, paths
 from .digest import file_digest
 from .control import AndroidControl, ControlError
 from .render import ANDROID_CELL_MAIN
@@ -210,4 +210,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry.run(main, "rtdroid.aotcache"))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from . import paths
+from . import entry, paths
 from .boardconfig import Board, BoardConfigError, available_boards, load_board
 from .errors import BoardError
 
@@ -77,4 +77,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(entry.run(lambda: main(sys.argv[1:]), "rtdroid.boardtests"))

@@ -21,10 +21,11 @@ import argparse
 import json
 import os
 import statistics
+import sys
 import time
 from pathlib import Path
 
-from . import aotcache, keys, lifecycle, paths
+from . import aotcache, entry, keys, lifecycle, paths
 from .echo import EchoPeer
 
 ECHO_APP = Path("rtdroid-runtime/examples/target/apps/echo")
@@ -69,15 +70,17 @@ def android_runs(board: str, runs: int) -> dict:
     if not aotcache.fresh():
         aotcache.train()
     times: dict[str, list[float]] = {"aot_cache": [], "no_cache": []}
-    for i in range(runs):
-        for mode in ("no_cache", "aot_cache"):
-            os.environ["RTDROID_ANDROID_AOT"] = "on" if mode == "aot_cache" else "off"
-            t0 = time.monotonic()
-            lifecycle.up(board, cells=["android"], out=lambda s: None)
-            times[mode].append(round(time.monotonic() - t0, 3))
-            lifecycle.down(board, out=lambda s: None)
-            print(f"run {i + 1}/{runs} {mode}: android cell ready in {times[mode][-1]} s")
-    os.environ.pop("RTDROID_ANDROID_AOT", None)
+    try:
+        for i in range(runs):
+            for mode in ("no_cache", "aot_cache"):
+                os.environ["RTDROID_ANDROID_AOT"] = "on" if mode == "aot_cache" else "off"
+                t0 = time.monotonic()
+                lifecycle.up(board, cells=["android"], out=lambda s: None)  # a refused up leaves nothing
+                times[mode].append(round(time.monotonic() - t0, 3))
+                lifecycle.down(board, out=lambda s: None)
+                print(f"run {i + 1}/{runs} {mode}: android cell ready in {times[mode][-1]} s")
+    finally:
+        os.environ.pop("RTDROID_ANDROID_AOT", None)
     med = {k: statistics.median(v) for k, v in times.items()}
     return {"board": board, "runs": times, "median_s": med,
             "ratio_aot_to_none": round(med["aot_cache"] / med["no_cache"], 3)}
@@ -90,6 +93,8 @@ def main() -> None:
     ap.add_argument("--cold", action="store_true", help="boot the RT cell cold (no boot snapshot)")
     ap.add_argument("--android", action="store_true", help="the Android cell's start, with and without its AOT cache")
     a = ap.parse_args()
+    if a.runs < 1:
+        ap.error("--runs must be at least 1")
     if a.android:
         result = android_runs(a.board, a.runs)
         with open("/proc/loadavg") as f:
@@ -125,4 +130,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(entry.run(main, "rtdroid.bootbench"))

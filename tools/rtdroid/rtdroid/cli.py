@@ -20,6 +20,8 @@ from .commands.common import err as _err
 from .commands.common import mgmt as _mgmt
 from .commands.common import region_of as _region_of
 from .commands.rt import render_services  # noqa: F401  (the table of `rt services`, for the run report)
+from .entry import one_line as _one_line
+from .entry import xcc_errors as _xcc_errors
 
 GROUPS = (board, deploy, rt, rt_trace, stats, bundle, validate, lava, keys)  # in the order `rtdroid --help` lists them
 
@@ -36,21 +38,6 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _xcc_errors() -> tuple:
-    errs = []
-    try:
-        from xcc.bundle import BundleError
-        errs.append(BundleError)
-    except ImportError:
-        pass
-    try:
-        from xcc.region import RegionError
-        errs.append(RegionError)
-    except ImportError:
-        pass
-    return tuple(errs)
-
-
 def _check_board_name(a) -> None:
     """A --board that names no board file and no board that ran is a typo, not a board that is down.
     `board down` stays idempotent: it also clears what a board left behind."""
@@ -59,15 +46,6 @@ def _check_board_name(a) -> None:
             or (paths.run_dir(name) / "state.json").is_file():
         return
     load_board(name)  # raises BoardNotFound naming the boards there are
-
-
-def _one_line(e: BaseException) -> str:
-    """An unexpected error as one line: what failed, without the trace."""
-    if isinstance(e, OSError) and e.strerror:
-        where = f" {e.filename}" if e.filename else ""
-        return f"{e.strerror}:{where}" + (f" -> {e.filename2}" if e.filename2 else "")
-    text = " ".join(str(e).split())
-    return f"{type(e).__name__}: {text}" if text else type(e).__name__
 
 
 def main(argv: list[str] | None = None) -> int:
