@@ -31,5 +31,22 @@ def wcrt_exceeded_text(s: dict, unit: str = "us") -> str | None:
            "wake-up included) counts in the analysis only as the jitter its manifest declares"]
     if s.get("cost_overruns"):
         why.append("some releases used more CPU time than the declared cost")
+    held = _held_beyond_analysis(s, response, int(wcrt))
+    if held > 0:
+        why.append(f"after it started, at least {held / 1000:.1f} {unit} went neither to its own CPU time nor to the "
+                   "preemption and blocking the analysis counts: something the analysis does not model held it (the "
+                   "JVM's safepoints and its locks without priority inheritance, docs/rtdroid-runtime.md)")
     return (f"worst response {response / 1000:.1f} {unit} > analysed WCRT {int(wcrt) / 1000:.1f} {unit}"
             + (": " + "; ".join(why) if why else ""))
+
+
+def _held_beyond_analysis(s: dict, response: int, wcrt: int) -> int:
+    """A lower bound (ns) on the time the slowest release spent, after it started, neither on its own
+    CPU time nor on the preemption and blocking the analysis allows (its WCRT less its cost): the
+    worst response less the worst lateness and the worst CPU time (each the worst of any release, so
+    the slowest release's own were at most these). 0 when the row says too little to tell."""
+    cost = s.get("analysed_cost_nanos")
+    if not cost or s.get("worst_execution_nanos") is None:
+        return 0
+    off_cpu = response - int(s.get("worst_lateness_nanos") or 0) - int(s["worst_execution_nanos"])
+    return max(0, off_cpu - (wcrt - int(cost)))
