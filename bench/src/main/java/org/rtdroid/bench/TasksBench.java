@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import org.rtdroid.bench.tasks.CochlearRtsj;
+import org.rtdroid.bench.tasks.PapabenchRtsj;
 import org.rtdroid.bench.tasks.RtdroidApp;
 import org.rtdroid.bench.tasks.TaskDurations;
 import org.rtdroid.runtime.os.CpuSet;
@@ -16,16 +17,21 @@ import org.rtdroid.runtime.os.CpuSet;
  * ({@code impl=rtsj}: the same logic, {@code rtdroid-app-logic}, on plain real-time threads with
  * shared buffers; {@code tasks/}); the Android version runs in the Android cell's benchmark module
  * ({@code android-cell/bench/run.sh tasks}). Apps: {@code cochlear} (the ProcessingService's 8 ms
- * task: acquire 128 samples, process them, send the output on; deadline 8 ms). A release's duration
+ * task: acquire 128 samples, process them, send the output on; deadline 8 ms) and {@code papabench}
+ * (jPapaBench's 14 tasks, the autopilot's 50 ms Stabilization task measured; RTSJ-style version
+ * only until the example autopilot app runs jPapaBench's 14 tasks). A release's duration
  * is from its job's begin to its end; a deadline is missed when the job ends after its release plus
- * the deadline. Releases per impl: the seed's 40,000 with {@code --full}, 5,000 by default, 200
- * quick; the first {@value #WARMUP_RELEASES} releases are left out (the JIT's warm-up). Rows add
+ * the deadline. Releases per impl: the seed's 40,000 (cochlear) and 91,840 (papabench) with
+ * {@code --full}, 5,000 and 1,000 by default, 200 and 40 quick; the first {@value #WARMUP_RELEASES}
+ * (cochlear) and {@value #PAPABENCH_WARMUP} (papabench; 10 quick) releases are left out (the JIT's warm-up). Rows add
  * {@code mean_us}, {@code sd_us}, {@code deadline_misses}; each release is a raw sample
  * ({@code release_ns,start_ns,duration_ns}).
  */
 final class TasksBench implements Benchmark {
     static final int WARMUP_RELEASES = 125;
     static final int COCHLEAR_FULL = 40_000;
+    static final int PAPABENCH_WARMUP = 20;
+    static final int PAPABENCH_FULL = 91_840;
 
     @Override
     public String name() {
@@ -67,6 +73,7 @@ final class TasksBench implements Benchmark {
             extra.put("blocks_missing", rtsj.blocksMissing());
             row(report, "rtsj", "cochlear", "processingTask", d, extra);
         }
+        papabench(o, cpu, report);
         TaskDurations rt = byImpl.get("rtdroid");
         TaskDurations rtsj = byImpl.get("rtsj");
         report.goal("cochlear: RTDroid misses no deadline (Table 4.2: 0)", rt.deadlineMisses() + " of " + rt.count(),
@@ -76,6 +83,25 @@ final class TasksBench implements Benchmark {
         report.note("duration = the job's begin to its end; deadline missed = ended after release + deadline; the first "
                 + WARMUP_RELEASES + " releases left out; all threads on CPU " + o.cpu() + "; rtsj: SCHED_FIFO 90/89/88"
                 + " (recording, processing, output), shared buffers behind monitors, the same SignalPath and SpeechSource");
+    }
+
+    /**
+     * jPapaBench's Stabilization task (50 ms) in its RTSJ-style version. (Its RTDroid row needs the
+     * example autopilot app with jPapaBench's 14 tasks, which comes separately.)
+     */
+    private static void papabench(BenchOptions o, CpuSet cpu, Report report) throws Exception {
+        int releases = o.quick() ? 40 : o.full() ? PAPABENCH_FULL : 1_000;
+        long period = PapabenchRtsj.STABILIZATION_PERIOD_NANOS;
+        int warmup = o.quick() ? 10 : PAPABENCH_WARMUP;
+        double seconds = (releases + warmup) * period / 1e9;
+        TaskDurations rtsj = new TaskDurations(releases, period, warmup);
+        try (Watchdog.Phase phase = Watchdog.phase("tasks papabench rtsj", seconds * 2 + 120)) {
+            long fixes = new PapabenchRtsj().run(cpu, rtsj);
+            row(report, "rtsj", "papabench", "stabilization", rtsj, Map.of("gps_fixes", fixes));
+        }
+        report.note(String.format(Locale.ROOT, "papabench stabilization: mean %.1f us (sd %.1f) RTSJ-style: 14 SCHED_FIFO"
+                + " threads at jPapaBench's priorities, global buffers behind monitors, app-logic's Aircraft, FlyByWire and"
+                + " Autopilot", rtsj.meanMicros(), rtsj.sdMicros()));
     }
 
     private static void row(Report report, String impl, String app, String task, TaskDurations d, Map<String, Object> more) {

@@ -6,6 +6,8 @@ import org.rtdroid.android.cell.ClockPump;
 import org.rtdroid.android.cell.Main;
 import org.rtdroid.logic.cochlear.SignalPath;
 import org.rtdroid.logic.cochlear.SpeechSource;
+import org.rtdroid.logic.papabench.Flight;
+import org.rtdroid.logic.papabench.Task;
 
 import android.os.Handler;
 import android.os.Looper;
@@ -43,9 +45,12 @@ import org.robolectric.annotation.LooperMode;
  * whose frozen SystemClock is advanced every millisecond by the real time that passed, as the
  * cell's host does. App {@code cochlear}: recording every 8 ms (a block of the speech source into
  * the app's buffer), processing 4 ms later (the newest block through the {@link SignalPath}, its
- * levels handed to the output check by a message to the same looper), the output check. The
- * processing release's duration (its message's begin to end) and whether it ended later than its
- * planned release plus 8 ms are kept per release, as the bench's {@code tasks} benchmark keeps
+ * levels handed to the output check by a message to the same looper), the output check. App
+ * {@code papabench}: jPapaBench's 14 tasks ({@link Task}: periods and start offsets) as messages of
+ * the same looper, each a release of {@link Flight} (the modules' logic, links as variables); the
+ * Stabilization task (50 ms) is measured. The measured release's duration (its message's begin to
+ * end) and whether it ended later than its planned release plus its period are kept per release, as
+ * the bench's {@code tasks} benchmark keeps
  * them for RTDroid and RTSJ. Writes &lt;out&gt;/tasks-android.json in the bench's format and the
  * raw releases under &lt;out&gt;/tasks-android.samples/run1/ ({@code release_ns,start_ns,duration_ns}).
  *
@@ -89,11 +94,13 @@ public class TaskDurationBench {
         final long[] start;
         final long[] duration;
         final long deadlineNanos;
+        final int warmup;
         int count;
         int seen;
         long misses;
 
-        Releases(int n, long deadlineNanos) {
+        Releases(int n, long deadlineNanos, int warmup) {
+            this.warmup = warmup;
             release = new long[n];
             start = new long[n];
             duration = new long[n];
@@ -102,7 +109,7 @@ public class TaskDurationBench {
 
         /** @return false once full */
         boolean record(long releaseNanos, long beginNanos, long endNanos) {
-            if (seen++ < WARMUP_RELEASES) {
+            if (seen++ < warmup) {
                 return true;
             }
             if (count == release.length) {
@@ -124,13 +131,16 @@ public class TaskDurationBench {
         Instant started = Instant.now().truncatedTo(ChronoUnit.SECONDS);
         int releases = form.equals("quick") ? 200 : form.equals("full") ? 40_000 : 5_000;
         Releases cochlear;
+        Releases papabench;
         // the sandbox's SystemClock advanced every millisecond by the real time that passed, as the cell's host does
         try (ClockPump clock = ClockPump.start("clock-pump")) {
             cochlear = cochlear(releases);
+            papabench = papabench(form.equals("quick") ? 40 : form.equals("full") ? 91_840 : 1_000);
         }
         Path samples = BenchResult.samplesDirectory(out, "tasks-android");
         List<Map<String, Object>> rows = new ArrayList<>();
         rows.add(row("cochlear", "processing", cochlear, samples.resolve("001_android_cochlear_processing.csv")));
+        rows.add(row("papabench", "stabilization", papabench, samples.resolve("002_android_papabench_stabilization.csv")));
         write(started, rows);
     }
 
@@ -139,7 +149,7 @@ public class TaskDurationBench {
         Handler main = new Handler(Looper.getMainLooper());
         SignalPath signal = new SignalPath(new SignalPath.ArrayState());
         signal.warmUp(WARMUP_BLOCKS);
-        Releases into = new Releases(n, COCHLEAR_PERIOD_MS * 1_000_000L);
+        Releases into = new Releases(n, COCHLEAR_PERIOD_MS * 1_000_000L, WARMUP_RELEASES);
         CountDownLatch done = new CountDownLatch(1);
         float[] block = new float[SignalPath.SAMPLES_PER_BLOCK];
         float[] x = new float[SignalPath.SAMPLES_PER_BLOCK];
@@ -198,6 +208,48 @@ public class TaskDurationBench {
             throw new IllegalStateException("cochlear: " + into.count + " of " + n + " releases in " + bound + " ms");
         }
         System.out.println("TaskDurationBench: cochlear: output violations " + counters[2]);
+        return into;
+    }
+
+    /** jPapaBench's 14 tasks on the main looper; returns the Stabilization task's releases. */
+    private Releases papabench(int n) throws InterruptedException {
+        Handler main = new Handler(Looper.getMainLooper());
+        Flight flight = new Flight();
+        int warmup = form.equals("quick") ? 10 : 20;
+        Releases into = new Releases(n, Task.STABILIZATION.periodMillis * 1_000_000L, warmup);
+        CountDownLatch done = new CountDownLatch(1);
+        long u0 = SystemClock.uptimeMillis() + 20;
+        long n0 = System.nanoTime() + (u0 - SystemClock.uptimeMillis()) * 1_000_000L;
+        for (Task task : Task.values()) {
+            main.postAtTime(new Runnable() {
+                long k;
+
+                @Override
+                public void run() {
+                    if (done.getCount() == 0) {
+                        return;
+                    }
+                    long planned = u0 + task.offsetMillis + k * task.periodMillis;
+                    long begin = System.nanoTime();
+                    flight.run(task);
+                    long end = System.nanoTime();
+                    if (task == Task.STABILIZATION && !into.record(n0 + (planned - u0) * 1_000_000L, begin, end)) {
+                        done.countDown();
+                        return;
+                    }
+                    long now = SystemClock.uptimeMillis(); // an overrun skips the periods it ran into
+                    do {
+                        k++;
+                    } while (u0 + task.offsetMillis + k * task.periodMillis < now - task.periodMillis);
+                    main.postAtTime(this, u0 + task.offsetMillis + k * task.periodMillis);
+                }
+            }, u0 + task.offsetMillis);
+        }
+        long bound = (n + warmup) * Task.STABILIZATION.periodMillis * 3L + 60_000;
+        if (!done.await(bound, TimeUnit.MILLISECONDS)) {
+            throw new IllegalStateException("papabench: " + into.count + " of " + n + " releases in " + bound + " ms");
+        }
+        System.out.println("TaskDurationBench: papabench: GPS fixes " + flight.ap.fixes());
         return into;
     }
 
