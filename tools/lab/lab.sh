@@ -168,6 +168,8 @@ devices() {
   "$VENV/bin/rtdroid" lava render $(printf -- '--board %s ' $LAB_BOARDS) --ssh-port "$SSH_PORT" --output "$out" >/dev/null
   local cfg=/etc/lava-server/dispatcher-config
   for t in "$out"/device-types/*.jinja2; do install -m 644 "$t" "$cfg/device-types/"; done
+  # Each device type's health check (LAVA runs it on a device before it takes jobs, then daily).
+  for h in "$out"/health-checks/*.yaml; do install -D -m 644 "$h" "$cfg/health-checks/$(basename "$h")"; done
   for f in "$out"/devices/*.jinja2; do
     local dev; dev=$(basename "$f" .jinja2)
     local type; type=$(sed -n 's/^{# device_type: \(.*\) #}$/\1/p' "$f")
@@ -176,7 +178,14 @@ devices() {
       manage devices add --device-type "$type" --worker $WORKER "$dev" >/dev/null
     fi
     install -o lavaserver -g lavaserver -m 644 "$f" "$cfg/devices/$dev.jinja2"
-    manage devices update --health GOOD "$dev" >/dev/null 2>&1 || true
+    # LAVA runs the health check on a new device before its first job. A device whose last health
+    # check failed or was cancelled (`down` during it) is Bad, out of service: it is checked again
+    # (Unknown health), and Good once the check completes. Maintenance and Retired stay as set.
+    local health; health=$(manage devices details "$dev" | sed -n 's/^health *: *//p')
+    if [[ $health == Bad ]]; then
+      manage devices update --health UNKNOWN "$dev" >/dev/null
+      say "$dev: health $health -> Unknown: LAVA runs its health check before its jobs"
+    fi
   done
 }
 

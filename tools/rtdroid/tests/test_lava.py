@@ -64,6 +64,17 @@ def test_a_real_board_boots_its_root_side_with_u_boot_and_runs_the_same_test_def
     assert "device-types/bcm2711-rpi-4-b.jinja2" not in render.rendered_files(rpi)
 
 
+def test_each_device_type_of_the_project_has_a_health_check_that_boots_the_board_and_brings_it_down():
+    for name in ("qemu-x86_64", "qemu-arm64-xen", "host"):
+        files = render.rendered_files(bc.load_board(name))
+        hc = yaml.safe_load(files[f"health-checks/rtdroid-{name}.yaml"])  # named as LAVA looks it up
+        assert hc["device_type"] == f"rtdroid-{name}" and "health check" in hc["job_name"]
+        (test,) = [a["test"] for a in hc["actions"] if "test" in a]
+        assert [d["name"] for d in test["definitions"]] == ["robot-board"]
+    # a real board's device type is LAVA's own: the lab's health check for that hardware applies
+    assert not [f for f in render.rendered_files(bc.load_board("jailhouse-rpi4")) if f.startswith("health-checks/")]
+
+
 def test_device_dictionary_extends_its_type_and_reaches_the_root_side():
     text = render.device_dictionary(bc.load_board("qemu-x86_64"), render.Site(ssh_port=2299))
     assert "{% extends 'rtdroid-qemu-x86_64.jinja2' %}" in text
@@ -197,3 +208,20 @@ def test_an_incomplete_jobs_reason_is_its_lava_job_error():
              "metadata": {"error_msg": "suite 02 Deploy set-up failed: no init", "error_type": "Test"}}]
     assert lab.reason(rows) == "suite 02 Deploy set-up failed: no init"
     assert lab.reason(rows[:1]) == ""
+
+
+def test_a_job_whose_devices_are_all_out_of_service_says_why(monkeypatch):
+    answers = {
+        ("devices", "list"): "- {hostname: qemu-x86_64-01, type: rtdroid-qemu-x86_64, health: Bad, state: Idle}\n"
+                             "- {hostname: host-01, type: rtdroid-host, health: Good, state: Idle}\n",
+        ("jobs", "list"): "- {id: 9, submitter: lava-health, actual_device: qemu-x86_64-01, state: Finished,\n"
+                          "   health: Incomplete, error_msg: 'suite 01 Board set-up failed: no init'}\n"
+                          "- {id: 8, submitter: lava-health, actual_device: qemu-x86_64-01, state: Finished,\n"
+                          "   health: Complete, error_msg: null}\n",
+    }
+    monkeypatch.setattr(lab, "lavacli", lambda identity, *args, **kw: answers[args[:2]])
+    assert lab.out_of_service("i", "rtdroid-qemu-x86_64") == (
+        "no device of type rtdroid-qemu-x86_64 is in service: qemu-x86_64-01 is Bad "
+        "(health check job 9 Incomplete: suite 01 Board set-up failed: no init)")
+    assert lab.out_of_service("i", "rtdroid-host") is None
+    assert lab.last_health_checks("i")["qemu-x86_64-01"]["id"] == 9

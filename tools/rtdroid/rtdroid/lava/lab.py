@@ -66,9 +66,46 @@ def results(identity: str, job_id: int) -> list[dict]:
     return yaml.safe_load(lavacli(identity, "results", "--yaml", str(job_id))) or []
 
 
+# The device healths in which LAVA gives a device jobs (Unknown: after its health check).
+IN_SERVICE = ("Good", "Unknown")
+HEALTH_CHECK_SUBMITTER = "lava-health"
+
+
+def devices(identity: str) -> list[dict]:
+    """The lab's devices: hostname, type, health, state, ..."""
+    return yaml.safe_load(lavacli(identity, "devices", "list", "--yaml")) or []
+
+
+def last_health_checks(identity: str, limit: int = 200) -> dict[str, dict]:
+    """Device -> the newest health-check job LAVA ran or queued on it (id, state, health,
+    error_msg), from the newest `limit` jobs."""
+    rows = yaml.safe_load(lavacli(identity, "jobs", "list", "--verbose", "--yaml", "--limit", str(limit))) or []
+    out: dict[str, dict] = {}
+    for r in rows:  # newest first
+        if r.get("submitter") == HEALTH_CHECK_SUBMITTER and r.get("actual_device"):
+            out.setdefault(r["actual_device"], r)
+    return out
+
+
+def out_of_service(identity: str, device_type: str) -> str | None:
+    """Why no device of a type will take a job (every one Bad, in Maintenance or Retired), or None."""
+    of_type = [d for d in devices(identity) if d.get("type") == device_type]
+    if not of_type or any(d.get("health") in IN_SERVICE for d in of_type):
+        return None
+    checks = last_health_checks(identity)
+    why = []
+    for d in of_type:
+        hc = checks.get(d["hostname"])
+        why.append(f"{d['hostname']} is {d.get('health')}" + (
+            f" (health check job {hc['id']} {hc.get('health')}"
+            + (f": {hc['error_msg']}" if hc.get("error_msg") else "") + ")" if hc else ""))
+    return f"no device of type {device_type} is in service: " + "; ".join(why)
+
+
 def wait(identity: str, job_id: int, timeout_s: float, progress=print) -> JobOutcome:
     deadline = time.monotonic() + timeout_s
     last = None
+    polls = 0
     while True:
         d = details(identity, job_id)
         state = d.get("state")
@@ -80,6 +117,13 @@ def wait(identity: str, job_id: int, timeout_s: float, progress=print) -> JobOut
         if time.monotonic() > deadline:
             lavacli(identity, "jobs", "cancel", str(job_id))
             raise LabError(f"job {job_id} not finished after {timeout_s:.0f} s: cancelled")
+        # A queued job whose device type has no device in service would wait for ever: say why.
+        if state == "Submitted" and polls % 10 == 0:
+            why = out_of_service(identity, d.get("device_type", ""))
+            if why:
+                lavacli(identity, "jobs", "cancel", str(job_id))
+                raise LabError(f"job {job_id} cancelled: {why}")
+        polls += 1
         time.sleep(3)
     rows = results(identity, job_id)
     return JobOutcome(job_id, d.get("state", ""), d.get("health", ""), d.get("failure_comment") or reason(rows), rows)
@@ -115,6 +159,11 @@ def show(identity: str, job_id: int) -> str:
 def run_jobs(identity: str, jobs: dict[str, Path], timeout_s: float, out=sys.stdout) -> int:
     """Submits every job at once (LAVA queues them), waits for each, prints each board's results.
     0 when every job completed with no failed test case."""
+    checks = last_health_checks(identity)
+    for dev in devices(identity):
+        hc = checks.get(dev["hostname"])
+        print(f"{dev['hostname']}: {dev.get('health')}" + (
+            f", health check job {hc['id']} {hc.get('state')} {hc.get('health')}" if hc else ""), file=out)
     ids = {}
     for board, f in jobs.items():
         ids[board] = submit(identity, f)

@@ -221,6 +221,25 @@ def job_definition(board: Board, site: Site | None = None, suites: list[str] | N
     return job
 
 
+# The suite a board's health check runs: board up, both cells ready, board down.
+HEALTH_CHECK_SUITE = "board"
+
+
+def health_check(board: Board, site: Site | None = None) -> dict | None:
+    """The health check of a board's device type: the job LAVA runs on each of its devices before
+    they take jobs (and again every 24 hours, LAVA's default), marking a device Good when it
+    completes and Bad, out of service, when it ends Incomplete: the board did not come up (the
+    suite's set-up failed) or could not be reached. A failed Robot test of the suite (a boot over
+    its budget) is a failed test case in a Complete job: the board works, its figures are judged
+    by the jobs. None for a board whose device type is LAVA's own (a real board's hardware: the
+    lab's health check for that type applies)."""
+    if not runs_on_host(board):
+        return None
+    suites = [HEALTH_CHECK_SUITE] if HEALTH_CHECK_SUITE in suites_for(board) else []
+    return job_definition(board, site, suites=suites,
+                          name=f"rtdroid {board.name}: health check (board up, both cells ready, board down)")
+
+
 def job_yaml(board: Board, **kw) -> str:
     text = yaml.safe_dump(job_definition(board, **kw), sort_keys=False, width=1000, allow_unicode=True)
     return (f"# LAVA job for board {board.name}, rendered by `rtdroid lava render` from {board.source}\n"
@@ -228,14 +247,19 @@ def job_yaml(board: Board, **kw) -> str:
 
 
 def rendered_files(board: Board, site: Site | None = None) -> dict[str, str]:
-    """Relative path -> content: devices/<device>.jinja2, device-types/<type>.jinja2 (when LAVA
-    has none), jobs/<board>.yaml."""
+    """Relative path -> content: devices/<device>.jinja2, device-types/<type>.jinja2 and
+    health-checks/<type>.yaml (when LAVA has none), jobs/<board>.yaml."""
     site = site or Site()
     files = {f"devices/{device_name(board, site)}.jinja2": device_dictionary(board, site),
              f"jobs/{board.name}.yaml": job_yaml(board, site=site)}
     t = device_type_template(board)
     if t is not None:
         files[f"device-types/{device_type(board)}.jinja2"] = t
+    hc = health_check(board, site)
+    if hc is not None:
+        files[f"health-checks/{device_type(board)}.yaml"] = (
+            f"# LAVA health check of device type {device_type(board)}, rendered by `rtdroid lava render` "
+            f"from {board.source}\n" + yaml.safe_dump(hc, sort_keys=False, width=1000, allow_unicode=True))
     return files
 
 
