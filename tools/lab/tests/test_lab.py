@@ -1,11 +1,12 @@
 """The local LAVA lab runs the boards' jobs and records what Robot found (`make test-lab`, after
 `make lab`): one emulated board's deploy and latency suites as a LAVA job whose test cases and
 measurements LAVA keeps, a job with a failing Robot test, and a job whose board does not boot,
-which LAVA ends Incomplete with the reason. The three are submitted together and LAVA queues them;
-every one takes the board lock around what it boots."""
+which LAVA ends Incomplete with the reason. The three are submitted together and LAVA queues them
+behind the devices' health checks; every one takes the board lock around what it boots."""
 from __future__ import annotations
 
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -104,3 +105,29 @@ def test_a_board_that_does_not_boot_ends_the_job_incomplete_with_the_reason(jobs
     # the reason as LAVA keeps it: the suite, board up's own error and the RT kernel's panic
     assert o.failure.startswith("suite 02 Deploy set-up failed: "), o.failure
     assert "Kernel panic - not syncing" in o.failure, o.failure
+
+
+def test_each_device_passed_its_health_check_and_is_in_service(jobs):
+    """LAVA ran each lab device's health check (its board's board suite) before its jobs, or
+    within the last day: the newest one completed, with the board's boot measured, and the device
+    is Good. The qemu-arm64-xen device has no job above: its check may still be running."""
+    lab_devices = [d for d in lab.devices(IDENTITY) if d["type"].startswith("rtdroid-")]
+    assert {d["type"] for d in lab_devices} >= {"rtdroid-qemu-x86_64", "rtdroid-qemu-arm64-xen", "rtdroid-host"}
+    deadline = time.monotonic() + 1800
+    while True:
+        checks = lab.last_health_checks(IDENTITY)
+        pending = [d["hostname"] for d in lab_devices
+                   if checks.get(d["hostname"], {}).get("state") != "Finished"]
+        if not pending or time.monotonic() > deadline:
+            break
+        time.sleep(5)
+    assert not pending, f"no finished health check on {pending}"
+    health = {d["hostname"]: d["health"] for d in lab.devices(IDENTITY)}
+    for d in lab_devices:
+        hc = checks[d["hostname"]]
+        assert hc["health"] == "Complete", (d["hostname"], hc)
+        assert health[d["hostname"]] == "Good"
+        cases = {r["name"]: r for r in lab.results(IDENTITY, hc["id"]) if r["suite"].endswith("_robot-board")}
+        assert cases["boot-board"]["result"] in ("pass", "fail")  # a boot over budget is the jobs' to judge
+        assert cases["both-cells-report-ready"]["result"] == "pass"
+        assert float(cases["boot-board_board_up_s"]["measurement"]) > 0
