@@ -6,10 +6,109 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import org.junit.jupiter.api.Test;
 
 /**
- * The 14 tasks' laws in {@link Flight}'s cyclic executive: the flight the app's versions fly,
- * without any runtime. The RTDroid app's own test flies it through the runtime.
+ * The 14 tasks' laws in a cyclic executive of 1 ms frames (each task at its period and offset, in
+ * priority order within a frame), their links as newest-value variables: the flight the app's
+ * versions fly, without any runtime. The RTDroid app's own test flies it through the runtime.
  */
-class FlightTest extends Flight {
+class FlightTest {
+    final Aircraft aircraft = new Aircraft(0, 0, 80, 0, 16);
+    final FlyByWire fbw = new FlyByWire();
+    final Autopilot ap = new Autopilot();
+    // links
+    double servoAileron, servoElevator, servoThrottle = Autopilot.CRUISE_THROTTLE;
+    boolean commandFresh;
+    int commandMode;
+    double commandAileron, commandElevator, commandThrottle;
+    long radioSeq;
+    int radioMode;
+    double radioRoll, radioPitch, radioThrottle;
+    long toAutopilotSeq;
+    int toAutopilotMode;
+    double toAutopilotRoll, toAutopilotPitch, toAutopilotThrottle;
+    boolean toAutopilotFailsafe;
+    boolean gpsFresh;
+    double[] fix = new double[6];
+    long ms;
+
+    void run(Task t) {
+        switch (t) {
+            case FLIGHT_MODEL:
+                aircraft.step(t.periodMillis / 1000.0, servoAileron, servoElevator, servoThrottle);
+                break;
+            case IR:
+                ap.attitude(aircraft.rollDeg(), aircraft.pitchDeg(), aircraft.rollRateDegS(), aircraft.pitchRateDegS());
+                break;
+            case GPS:
+                fix = new double[] {aircraft.east(), aircraft.north(), aircraft.altitude(), aircraft.headingDeg(),
+                    aircraft.groundSpeed(), aircraft.climb()};
+                gpsFresh = true;
+                break;
+            case TEST_PPM:
+                fbw.testPpm(radioSeq, radioMode, radioRoll, radioPitch, radioThrottle);
+                break;
+            case SEND_DATA_TO_AUTOPILOT:
+                toAutopilotSeq = fbw.radioSeq();
+                toAutopilotMode = fbw.radioMode();
+                toAutopilotRoll = fbw.rollStick();
+                toAutopilotPitch = fbw.pitchStick();
+                toAutopilotThrottle = fbw.throttleStick();
+                toAutopilotFailsafe = fbw.failsafe();
+                break;
+            case CHECK_FAILSAFE:
+                fbw.checkFailsafe();
+                break;
+            case CHECK_MEGA128_VALUES:
+                fbw.checkMega128Values(commandFresh, commandMode, commandAileron, commandElevator, commandThrottle);
+                commandFresh = false;
+                servoAileron = fbw.aileron();
+                servoElevator = fbw.elevator();
+                servoThrottle = fbw.throttle();
+                break;
+            case RADIO_CONTROL:
+                ap.radioControl(toAutopilotSeq, toAutopilotMode, toAutopilotRoll, toAutopilotPitch, toAutopilotThrottle,
+                        toAutopilotFailsafe);
+                break;
+            case STABILIZATION:
+                ap.stabilization();
+                break;
+            case LINK_FBW_SEND:
+                commandFresh = true;
+                commandMode = ap.commandMode();
+                commandAileron = ap.aileron();
+                commandElevator = ap.elevator();
+                commandThrottle = ap.throttle();
+                break;
+            case REPORTING:
+                break;
+            case NAVIGATION:
+                if (gpsFresh) {
+                    ap.navigation(fix[0], fix[1], fix[2], fix[3], fix[4], fix[5]);
+                    gpsFresh = false;
+                }
+                break;
+            case ALTITUDE_CONTROL:
+                ap.altitudeControl();
+                break;
+            case CLIMB_CONTROL:
+                ap.climbControl();
+                break;
+            default:
+                throw new AssertionError(t);
+        }
+    }
+
+    void fly(long millis) {
+        Task[] byPriority = Task.values().clone();
+        java.util.Arrays.sort(byPriority, (a, b) -> b.priority - a.priority);
+        for (long end = ms + millis; ms < end; ms++) {
+            for (Task t : byPriority) {
+                if (ms % t.periodMillis == t.offsetMillis) {
+                    run(t);
+                }
+            }
+        }
+    }
+
     @Test
     void theTaskSetIsJPapaBenchs() {
         assertEquals(14, Task.values().length);

@@ -22,7 +22,9 @@ import org.rtdroid.contract.autopilot.AutopilotCodec;
 import org.rtdroid.examples.autopilot.AutopilotService;
 import org.rtdroid.examples.autopilot.FlightSimulatorService;
 import org.rtdroid.examples.autopilot.FlyByWireService;
-import org.rtdroid.examples.autopilot.Navigator;
+import org.rtdroid.examples.autopilot.SpiFromAutopilot;
+import org.rtdroid.examples.autopilot.SpiFromFlyByWire;
+import org.rtdroid.logic.papabench.Task;
 import org.rtdroid.runtime.boot.DeployedApp;
 import org.rtdroid.runtime.boot.ServiceStatus;
 import org.rtdroid.runtime.boot.RuntimeHost;
@@ -39,12 +41,13 @@ import org.rtdroid.runtime.xcc.CrossContextEndpoint;
 import org.rtdroid.runtime.xcc.CrossContextIntent;
 
 /**
- * The autopilot app from its shipped manifest in a real RuntimeHost, the loop closed through the
- * real sensor path: the simulator writes kernel-format input records into FIFOs that stand in for
+ * The autopilot app (jPapaBench's 14 tasks) from its shipped manifest in a real RuntimeHost, the
+ * loop closed through the real sensor path: the simulator writes kernel-format input records into FIFOs that stand in for
  * the accelerometer's and gyroscope's /dev/input/eventN (this host has no uinput; a directory tree
  * named by {@link InputDeviceLocator#INPUT_ROOT_PROPERTY} holds them), the SensorService's polling,
- * processing (orientation fusion) and lane threads deliver them to the fly-by-wire, and the
- * channels carry servos, commands, status and GPS between the three services. The verdicts are on
+ * processing (orientation fusion) and lane threads deliver them to the autopilot, the SPI link's
+ * two intent broadcast channels carry commands and radio between autopilot and fly-by-wire, and
+ * message channels the servos and GPS. The verdicts are on
  * the flight (waypoints reached, altitude held, mode transitions), read from the position records
  * the autopilot publishes to the Android cell; the waits are hang detectors, never verdicts.
  */
@@ -77,9 +80,27 @@ class AutopilotAppTest {
                 new Cell("host", 1, 64L << 20, ValidateMain.DEFAULT_RUNTIME_RESERVED_BYTES));
         assertTrue(r.holds(), () -> ReportText.render(r));
         List<String> tasks = r.cpus().get(0).results().stream().map(x -> x.task().name()).toList();
-        for (String t : List.of("stabilisation", "control", "simulation", "sensor-poll",
-                "sensor-gyroscope", "sensor-orientation")) {
+        for (String t : List.of("sensor-poll", "sensor-gyroscope", "sensor-orientation")) {
             assertTrue(tasks.contains(t), t + " modelled: " + tasks);
+        }
+        for (Task t : Task.values()) {
+            assertTrue(tasks.contains(t.taskName), t.taskName + " modelled: " + tasks);
+        }
+    }
+
+    /** The manifest declares jPapaBench's 14 tasks with the periods, offsets and priorities every version runs. */
+    @Test
+    void manifestDeclaresJPapaBenchsTaskSet() throws Exception {
+        var m = org.rtdroid.runtime.manifest.ManifestParser.parse("autopilot/manifest.xml",
+                Files.newInputStream(Path.of("src/main/manifests/autopilot/manifest.xml")));
+        List<org.rtdroid.runtime.manifest.PeriodicTaskDecl> declared = m.components().stream()
+                .flatMap(c -> c.tasks().stream()).toList();
+        assertEquals(Task.values().length, declared.size(), declared.toString());
+        for (Task t : Task.values()) {
+            var d = declared.stream().filter(x -> x.name().equals(t.taskName)).findFirst().orElseThrow();
+            assertEquals(t.periodMillis * 1_000_000L, d.periodNanos(), t.taskName);
+            assertEquals(t.offsetMillis * 1_000_000L, d.startNanos(), t.taskName);
+            assertEquals(t.priority, d.priority(), t.taskName);
         }
     }
 
@@ -153,6 +174,8 @@ class AutopilotAppTest {
         AutopilotService autopilot = (AutopilotService) app.component(AutopilotService.class.getName());
         FlyByWireService fbw = (FlyByWireService) app.component(FlyByWireService.class.getName());
         FlightSimulatorService sim = (FlightSimulatorService) app.component(FlightSimulatorService.class.getName());
+        SpiFromAutopilot toFbw = (SpiFromAutopilot) app.component(SpiFromAutopilot.class.getName());
+        SpiFromFlyByWire toAutopilot = (SpiFromFlyByWire) app.component(SpiFromFlyByWire.class.getName());
         assertEquals(1, app.sensorService().listeners(Sensor.TYPE_ORIENTATION));
         assertEquals(1, app.sensorService().listeners(Sensor.TYPE_GYROSCOPE));
         assertEquals(0, app.sensorService().listeners(Sensor.TYPE_ACCELEROMETER));
@@ -163,24 +186,28 @@ class AutopilotAppTest {
         assertEquals(0, first.waypoint());
         Position onLeg2 = awaitPosition("waypoint 1 as the target", p -> p.waypoint() == 1);
         assertEquals(MODE_AUTO2, onLeg2.mode());
-        assertTrue(onLeg2.north() > 150 - Navigator.ARRIVAL_RADIUS_M - 20, "reached waypoint 0's neighbourhood: " + onLeg2);
+        assertTrue(onLeg2.north() > 150 - org.rtdroid.logic.papabench.Autopilot.ARRIVAL_RADIUS_M - 20,
+                "reached waypoint 0's neighbourhood: " + onLeg2);
         Position home = awaitPosition("HOME after the last waypoint", p -> p.mode() == MODE_HOME);
         assertEquals(-1, home.waypoint());
         assertTrue(home.east() > 100 && home.north() > 100, "at waypoint 1 (150, 150): " + home);
         assertEquals(100, home.altitude(), 10, "climbed 20 m and holds the flight plan's altitude: " + home);
         assertTrue(track.stream().allMatch(p -> p.mode() == MODE_AUTO2 || p.mode() == MODE_HOME), "no other mode on the way");
-        assertTrue(fbw.attitudeEvents() > 100, "the fly-by-wire flew on the orientation sensor: " + fbw.attitudeEvents());
-        // its listener callbacks are its own in its status (`rt services`), measured beside its analysis;
-        // the events are read first (the status counts a callback once it returned: one may be in flight)
-        long attitude = fbw.attitudeEvents();
-        ServiceStatus fbwRow = app.statuses().stream().filter(r -> r.name().equals("autopilot/FlyByWireService"))
+        assertTrue(autopilot.attitudeEvents() > 100, "the autopilot flew on the orientation sensor: " + autopilot.attitudeEvents());
+        // its listener callbacks are counted in its status (`rt services`) beside its tasks' releases
+        ServiceStatus apRow = app.statuses().stream().filter(r -> r.name().equals("autopilot/AutopilotService"))
                 .findFirst().orElseThrow();
-        assertTrue(fbwRow.releases() >= attitude - 1, fbwRow + " counts the listener's callbacks (" + attitude + " events)");
-        assertTrue(fbwRow.worstResponseNanos() > 0 && fbwRow.execution().worstNanos() > 0, fbwRow.toString());
+        assertTrue(apRow.worstResponseNanos() > 0 && apRow.execution().worstNanos() > 0, apRow.toString());
         assertTrue(app.sensorService().framesRead() > 200, "frames through the input devices: " + app.sensorService().framesRead());
+        // every orientation delivery's times: written, read by the polling thread, delivered, in that order
+        long[] times = new long[3];
+        long n = autopilot.sensorDeliveries();
+        assertTrue(autopilot.sensorDelivery(n - 1, times), "the last delivery is logged");
+        assertTrue(times[0] <= times[1] && times[1] <= times[2], java.util.Arrays.toString(times));
+        assertEquals(0, toFbw.malformed() + toAutopilot.malformed(), "the SPI frames arrive whole");
         assertTrue(!fbw.failsafe() && !autopilot.fbwFailsafe(), "the link between autopilot and fly-by-wire held");
         assertEquals(100, sim.altitude(), 10, "the simulated aircraft itself is on altitude");
-        assertTrue(sim.steps() > 1000, "the simulator ran: " + sim.steps() + " steps");
+        assertTrue(sim.steps() > 400, "the simulator ran: " + sim.steps() + " steps");
 
         // The ground station: a request from a sender the channel does not allow never arrives ...
         assertNotEquals(CrossContextEndpoint.DELIVERED, AppHarness.deliver(host, SetMode.CHANNEL, SetMode.ACTION_SET_MODE,
@@ -189,6 +216,7 @@ class AutopilotAppTest {
         assertEquals(CrossContextEndpoint.DELIVERED, AppHarness.deliver(host, SetMode.CHANNEL, SetMode.ACTION_SET_MODE,
                 "org.rtdroid.autopilot.monitor", 2, setMode(9, 0, 0, 0)));
         AppHarness.await("the bad mode refused", HANG_MS, () -> autopilot.modeRequestsRefused() == 1);
+        assertEquals(1, fbw.radioRequests(), "the fly-by-wire's radio relayed it");
         assertEquals(MODE_HOME, autopilot.mode());
         // ... and AUTO1 with the sticks centred flies wings level, nose level.
         assertEquals(CrossContextEndpoint.DELIVERED, AppHarness.deliver(host, SetMode.CHANNEL, SetMode.ACTION_SET_MODE,
@@ -197,8 +225,8 @@ class AutopilotAppTest {
         assertEquals(-1, auto1.waypoint());
         long fixesAtAuto1 = auto1.fixes();
         awaitPosition("3 s of AUTO1", p -> p.fixes() >= fixesAtAuto1 + 12);
-        assertEquals(0, fbw.roll(), 3, "wings level");
-        assertEquals(0, fbw.pitch(), 3, "nose level");
+        assertEquals(0, autopilot.roll(), 3, "wings level");
+        assertEquals(0, autopilot.pitch(), 3, "nose level");
         assertEquals(MODE_AUTO1, fbw.mode(), "the command carried the mode down");
 
         host.undeploy("autopilot");

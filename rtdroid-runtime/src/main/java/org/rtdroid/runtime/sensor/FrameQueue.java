@@ -1,6 +1,7 @@
 package org.rtdroid.runtime.sensor;
 
 import java.util.concurrent.locks.LockSupport;
+import org.rtdroid.runtime.os.Linux;
 
 /**
  * Raw input frames from the polling thread to one processing thread: a single-producer,
@@ -13,6 +14,8 @@ final class FrameQueue {
     static final int GYROSCOPE = 1;
 
     private final long[] time;
+    /** When the polling thread took each frame from its device (CLOCK_MONOTONIC). */
+    private final long[] read;
     private final int[] source;
     private final int[] axes; // 3 per slot
     private volatile long head;
@@ -22,6 +25,7 @@ final class FrameQueue {
 
     FrameQueue(int depth) {
         time = new long[depth];
+        read = new long[depth];
         source = new int[depth];
         axes = new int[3 * depth];
     }
@@ -35,6 +39,7 @@ final class FrameQueue {
         }
         int i = (int) (t % time.length);
         time[i] = timeNanos;
+        read[i] = Linux.monotonicNanos();
         source[i] = from;
         axes[3 * i] = xyz[0];
         axes[3 * i + 1] = xyz[1];
@@ -55,6 +60,8 @@ final class FrameQueue {
     void advance() { head = head + 1; }
 
     long time(int slot) { return time[slot]; }
+
+    long readTime(int slot) { return read[slot]; }
 
     int source(int slot) { return source[slot]; }
 

@@ -183,6 +183,7 @@ final class SensorChannel {
         float z = q.axis(slot, 2);
         SensorEvent e = scratch;
         e.timestamp = q.time(slot);
+        e.readNanos = q.readTime(slot);
         if (filter == null) {
             float scale = source == FrameQueue.ACCELEROMETER
                     ? 1f / InputEvents.ACCEL_UNITS_PER_MS2 : 1f / InputEvents.GYRO_UNITS_PER_RADS;

@@ -13,6 +13,12 @@ public final class SensorEvent {
      * input event, microsecond resolution); for orientation, that of the frame it was computed from.
      */
     public long timestamp;
+    /**
+     * CLOCK_MONOTONIC nanoseconds when the polling thread took the frame from its device: from
+     * {@link #timestamp} to here the frame waited in the kernel's buffer (the seed's "buffering
+     * delay", Figs. 3.20-3.22), from here to the listener it crossed the SensorManager.
+     */
+    public long readNanos;
     public Sensor sensor;
 
     SensorEvent() {}
@@ -22,6 +28,7 @@ public final class SensorEvent {
         values[1] = e.values[1];
         values[2] = e.values[2];
         timestamp = e.timestamp;
+        readNanos = e.readNanos;
         sensor = e.sensor;
     }
 }

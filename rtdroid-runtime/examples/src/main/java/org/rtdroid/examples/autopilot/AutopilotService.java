@@ -3,113 +3,149 @@ package org.rtdroid.examples.autopilot;
 import static org.rtdroid.examples.autopilot.AutopilotProtocol.*;
 
 import org.rtdroid.contract.autopilot.Autopilot.Position;
-import org.rtdroid.contract.autopilot.Autopilot.SetMode;
-import org.rtdroid.contract.autopilot.AutopilotCodec;
+import org.rtdroid.logic.papabench.Autopilot;
+import org.rtdroid.logic.papabench.Task;
+import org.rtdroid.runtime.channel.BroadcastPublisher;
 import org.rtdroid.runtime.channel.MessageChannel;
 import org.rtdroid.runtime.channel.MessageClosure;
-import org.rtdroid.runtime.channel.MessagePublisher;
+import org.rtdroid.runtime.channel.MessageStolenException;
 import org.rtdroid.runtime.channel.RealtimeIntent;
 import org.rtdroid.runtime.component.PeriodicTask;
 import org.rtdroid.runtime.component.RealtimeService;
+import org.rtdroid.runtime.os.Linux;
+import org.rtdroid.runtime.sensor.Sensor;
+import org.rtdroid.runtime.sensor.SensorEvent;
+import org.rtdroid.runtime.sensor.SensorEventListener;
+import org.rtdroid.runtime.sensor.SensorManager;
 import org.rtdroid.runtime.xcc.CrossContextClosure;
 import org.rtdroid.runtime.xcc.CrossContextIntent;
 import org.rtdroid.runtime.xcc.CrossContextPublisher;
 
 /**
- * jPapaBench's autopilot: one periodic task, {@code control}, every 50 ms (jPapaBench's
- * stabilisation and link-to-fly-by-wire period, the 50 ms deadline the dissertation measured):
- * <ol>
- *   <li>applies the ground station's SET_MODE requests (cross-context channel {@code autopilot.control});</li>
- *   <li>reads the fly-by-wire's status ({@code autopilot.fbw-status});</li>
- *   <li>on each GPS fix ({@code autopilot.gps}, every 250 ms: jPapaBench's GPS, navigation and
- *       altitude period) navigates and publishes position and mode to the Android cell
- *       ({@code autopilot.position}), as Paparazzi's autopilot runs its navigation when a fix arrives;</li>
- *   <li>sends the fly-by-wire its command ({@code autopilot.commands}).</li>
- * </ol>
- * One task rather than one per rate because the static analysis gives each of a component's
- * tasks all of the component's channel ends: a separate 250 ms navigation task would be charged
- * with the fly-by-wire's status it never reads. Every channel record is filled into a
- * pre-allocated slot; a release allocates nothing.
+ * jPapaBench's autopilot module, its seven tasks on the {@link Autopilot} laws (rtdroid-app-logic):
+ * {@code radioControl} (25 ms: the radio and failsafe flag the fly-by-wire's FBW_DATA broadcast
+ * left in this module's register, {@link SpiFromFlyByWire}), {@code stabilization} (50 ms: the
+ * attitude, from the infrared sensors through the RT SensorManager, held to the set-points),
+ * {@code linkFbwSend} (50 ms: the COMMAND broadcast to the fly-by-wire on the SPI link),
+ * {@code reporting} (100 ms: the POSITION to the Android cell, the app's contract),
+ * {@code navigation} (250 ms: the newest GPS fix, the flight plan, the course), {@code altitudeControl}
+ * and {@code climbControl} (250 ms). The attitude arrives as sensor events (orientation: roll and
+ * pitch fused from the accelerometer; gyroscope: their rates) which the listener keeps for the
+ * next stabilization, with the last {@link #SENSOR_LOG} orientation deliveries' times (the frame's
+ * write, its read by the polling thread, the listener's start: Figs. 3.20-3.23).
+ *
+ * <p>Registration happens at start (it allocates); a release or a sensor event allocates nothing.
  */
-public final class AutopilotService extends RealtimeService {
-    /** Where the autopilot starts: flying the flight plan. */
-    public static final int START_MODE = MODE_AUTO2;
-    /** GPS fixes the task takes per release at most (the manifest's subscriber count; the newest counts). */
-    static final int FIXES_PER_RELEASE = 5;
+public final class AutopilotService extends RealtimeService implements SensorEventListener {
+    /** Orientation deliveries whose times are kept (a ring). */
+    public static final int SENSOR_LOG = 8192;
+    /** GPS fixes navigation takes per release at most (the manifest's subscriber count; the newest counts). */
+    static final int FIXES_PER_RELEASE = 16;
 
-    private final Navigator navigator = new Navigator(START_MODE);
-    private MessagePublisher commands;
-    private MessageChannel fbwStatus;
+    private final Autopilot autopilot = new Autopilot();
+    private BroadcastPublisher toFbw;
     private MessageChannel gps;
-    private MessageChannel control;
     private CrossContextPublisher position;
-    private volatile boolean fbwFailsafe;
-    private volatile long modeRequestsRefused;
+    private SensorManager sensors;
+    private volatile float rollRate;
+    private volatile float pitchRate;
+    private final long[] sensorLog = new long[3 * SENSOR_LOG];
+    private volatile long sensorLogged;
     private volatile long refused;
 
     @Override
     public void onCreate() {
-        commands = messagePublisher(COMMANDS_CHANNEL);
-        fbwStatus = messageChannel(FBW_STATUS_CHANNEL);
+        SpiRegister.AUTOPILOT.clear();
+        toFbw = broadcastPublisher(TO_FBW_CHANNEL);
         gps = messageChannel(GPS_CHANNEL);
-        control = messageChannel(SetMode.CHANNEL);
         position = crossContextPublisher(Position.CHANNEL);
     }
 
     @Override
     public void onStartCommand() {
-        registerTask("control", new Control());
+        sensors = sensorManager();
+        sensors.registerListener(this, sensors.getDefaultSensor(Sensor.TYPE_ORIENTATION), SensorManager.SENSOR_DELAY_FASTEST);
+        sensors.registerListener(this, sensors.getDefaultSensor(Sensor.TYPE_GYROSCOPE), SensorManager.SENSOR_DELAY_FASTEST);
+        registerTask(Task.RADIO_CONTROL.taskName, new RadioControl());
+        registerTask(Task.STABILIZATION.taskName, new Stabilization());
+        registerTask(Task.LINK_FBW_SEND.taskName, new LinkFbwSend());
+        registerTask(Task.REPORTING.taskName, new Reporting());
+        registerTask(Task.NAVIGATION.taskName, new Navigation());
+        registerTask(Task.ALTITUDE_CONTROL.taskName, new AltitudeControl());
+        registerTask(Task.CLIMB_CONTROL.taskName, new ClimbControl());
     }
 
-    private final class Control extends PeriodicTask implements MessageClosure, CrossContextClosure {
-        private final RealtimeIntent request = new RealtimeIntent(SetMode.CHANNEL, SetMode.MAX_BYTES);
-        private final SetMode setMode = new SetMode();
-        private final Position record = new Position();
-        private final RealtimeIntent status = new RealtimeIntent(FBW_STATUS_CHANNEL, FBW_STATUS_BYTES);
-        private final RealtimeIntent fix = new RealtimeIntent(GPS_CHANNEL, GPS_BYTES);
+    @Override
+    public void onDestroy() {
+        if (sensors != null) {
+            sensors.unregisterListener(this);
+        }
+    }
+
+    @Override
+    public void onSensorChanged(SensorEvent e) {
+        long start = Linux.monotonicNanos();
+        if (e.sensor.getType() == Sensor.TYPE_ORIENTATION) {
+            autopilot.attitude(e.values[2], e.values[1], rollRate, pitchRate);
+            long n = sensorLogged;
+            int at = (int) (n % SENSOR_LOG) * 3;
+            sensorLog[at] = e.timestamp;
+            sensorLog[at + 1] = e.readNanos;
+            sensorLog[at + 2] = start;
+            sensorLogged = n + 1;
+        } else {
+            rollRate = (float) Math.toDegrees(e.values[0]);
+            pitchRate = (float) Math.toDegrees(e.values[1]);
+        }
+    }
+
+    private final class RadioControl extends PeriodicTask {
+        private final double[] frame = new double[6];
 
         @Override
         public void onRelease() {
-            for (int i = 0; i < 4 && control.receive(request); i++) {
-                boolean ok = request.hasAction(SetMode.ACTION_SET_MODE)
-                        && setMode.decode(request.payload(), 0, request.payloadLength()) == AutopilotCodec.OK
-                        && navigator.setMode(setMode.mode(), setMode.roll(), setMode.pitch(), setMode.throttle());
-                if (!ok) {
-                    modeRequestsRefused++;
-                }
+            if (SpiRegister.AUTOPILOT.read(frame) > 0) {
+                autopilot.radioControl((long) frame[0], (int) frame[1], frame[2], frame[3], frame[4], frame[5] != 0);
             }
-            for (int i = 0; i < 4 && fbwStatus.receive(status); i++) {
-                if (status.hasAction(ACTION_FBW_STATUS) && status.payloadLength() == FBW_STATUS_BYTES) {
-                    fbwFailsafe = status.getInt(FBW_FAILSAFE_OFFSET) != 0;
-                }
-            }
-            boolean fresh = false;
-            for (int i = 0; i < FIXES_PER_RELEASE && gps.receive(fix); i++) {
-                fresh |= fix.hasAction(ACTION_GPS) && fix.payloadLength() == GPS_BYTES;
-            }
-            if (fresh) {
-                navigator.navigate(fix.getFloat(GPS_EAST_OFFSET), fix.getFloat(GPS_NORTH_OFFSET),
-                        fix.getFloat(GPS_ALTITUDE_OFFSET), fix.getFloat(GPS_COURSE_OFFSET),
-                        fix.getFloat(GPS_SPEED_OFFSET), fix.getFloat(GPS_CLIMB_OFFSET));
-                if (position.publish(this) != CrossContextPublisher.PUBLISHED) {
-                    refused++;
-                }
-            }
-            navigator.control();
-            if (!Links.send(commands, this)) {
-                refused++;
+        }
+    }
+
+    private final class Stabilization extends PeriodicTask {
+        @Override
+        public void onRelease() {
+            autopilot.stabilization();
+        }
+    }
+
+    private final class LinkFbwSend extends PeriodicTask implements MessageClosure {
+        @Override
+        public void onRelease() {
+            try {
+                toFbw.broadcast(this);
+            } catch (MessageStolenException e) {
+                refused++; // an earlier command was reclaimed unread: this newer one is on its way
             }
         }
 
-        /** Fills the COMMAND record. */
         @Override
         public void genMsg(RealtimeIntent m) {
             m.setAction(ACTION_COMMAND);
-            m.putInt(COMMAND_MODE_OFFSET, navigator.commandMode());
-            m.putFloat(COMMAND_A_OFFSET, (float) navigator.commandA());
-            m.putFloat(COMMAND_B_OFFSET, (float) navigator.commandB());
-            m.putFloat(COMMAND_THROTTLE_OFFSET, (float) navigator.commandThrottle());
+            m.putInt(COMMAND_MODE_OFFSET, autopilot.commandMode());
+            m.putFloat(COMMAND_AILERON_OFFSET, (float) autopilot.aileron());
+            m.putFloat(COMMAND_ELEVATOR_OFFSET, (float) autopilot.elevator());
+            m.putFloat(COMMAND_THROTTLE_OFFSET, (float) autopilot.throttle());
             m.setPayloadLength(COMMAND_BYTES);
+        }
+    }
+
+    private final class Reporting extends PeriodicTask implements CrossContextClosure {
+        private final Position record = new Position();
+
+        @Override
+        public void onRelease() {
+            if (position.publish(this) != CrossContextPublisher.PUBLISHED) {
+                refused++;
+            }
         }
 
         /** Fills the POSITION (the app's contract, bridge/contracts/autopilot.proto). */
@@ -118,21 +154,77 @@ public final class AutopilotService extends RealtimeService {
             out.setAction(Position.ACTION_POSITION);
             out.setSender(SENDER);
             out.setSenderPriority(Position.PRIORITY);
-            record.clear().fixes(navigator.fixes()).mode(navigator.mode()).waypoint(navigator.waypoint())
-                    .east((float) navigator.east()).north((float) navigator.north())
-                    .altitude((float) navigator.altitude()).course((float) navigator.course())
-                    .speed((float) navigator.speed()).distance((float) navigator.distanceToTarget());
+            record.clear().fixes(autopilot.fixes()).mode(autopilot.mode()).waypoint(autopilot.waypoint())
+                    .east((float) autopilot.east()).north((float) autopilot.north())
+                    .altitude((float) autopilot.altitude()).course((float) autopilot.course())
+                    .speed((float) autopilot.speed()).distance((float) autopilot.distanceToTarget());
             out.setPayloadLength(record.encode(out.payload(), 0)); // at most Position.MAX_BYTES (58): cannot fail
         }
     }
 
-    public int mode() { return navigator.mode(); }
-    public int waypointsReached() { return navigator.waypointsReached(); }
-    public long fixes() { return navigator.fixes(); }
-    /** Whether the fly-by-wire's last status said it lost the autopilot's commands. */
-    public boolean fbwFailsafe() { return fbwFailsafe; }
-    /** SET_MODE requests refused (wrong action, not a SetMode, mode or stick out of range). */
-    public long modeRequestsRefused() { return modeRequestsRefused; }
-    /** Commands or position records the channels refused (full). */
+    private final class Navigation extends PeriodicTask {
+        private final RealtimeIntent fix = new RealtimeIntent(GPS_CHANNEL, GPS_BYTES);
+
+        @Override
+        public void onRelease() {
+            boolean fresh = false;
+            for (int i = 0; i < FIXES_PER_RELEASE && gps.receive(fix); i++) {
+                fresh |= fix.hasAction(ACTION_GPS) && fix.payloadLength() == GPS_BYTES;
+            }
+            if (fresh) {
+                autopilot.navigation(fix.getFloat(GPS_EAST_OFFSET), fix.getFloat(GPS_NORTH_OFFSET),
+                        fix.getFloat(GPS_ALTITUDE_OFFSET), fix.getFloat(GPS_COURSE_OFFSET),
+                        fix.getFloat(GPS_SPEED_OFFSET), fix.getFloat(GPS_CLIMB_OFFSET));
+            }
+        }
+    }
+
+    private final class AltitudeControl extends PeriodicTask {
+        @Override
+        public void onRelease() {
+            autopilot.altitudeControl();
+        }
+    }
+
+    private final class ClimbControl extends PeriodicTask {
+        @Override
+        public void onRelease() {
+            autopilot.climbControl();
+        }
+    }
+
+    public int mode() { return autopilot.mode(); }
+    public int waypointsReached() { return autopilot.waypointsReached(); }
+    public long fixes() { return autopilot.fixes(); }
+    public double roll() { return autopilot.roll(); }
+    public double pitch() { return autopilot.pitch(); }
+    /** Orientation events received. */
+    public long attitudeEvents() { return autopilot.attitudeSamples(); }
+    /** Whether the fly-by-wire's last frame said it lost the autopilot's commands. */
+    public boolean fbwFailsafe() { return autopilot.fbwFailsafe(); }
+    /** Radio requests refused (an unknown mode, a stick out of range). */
+    public long modeRequestsRefused() { return autopilot.modeRequestsRefused(); }
+    /** Frames the channels refused (full) or reclaimed. */
     public long refused() { return refused; }
+
+    /** Orientation deliveries so far (the log keeps the last {@link #SENSOR_LOG}). */
+    public long sensorDeliveries() { return sensorLogged; }
+
+    /**
+     * The times of orientation delivery {@code n} into {@code into}: the frame's write (its input
+     * event's stamp), its read by the polling thread, the listener's start (CLOCK_MONOTONIC ns).
+     *
+     * @return false if it is not in the log (not yet, or overwritten)
+     */
+    public boolean sensorDelivery(long n, long[] into) {
+        long logged = sensorLogged;
+        if (n >= logged || n < logged - SENSOR_LOG + 1) {
+            return false;
+        }
+        int at = (int) (n % SENSOR_LOG) * 3;
+        into[0] = sensorLog[at];
+        into[1] = sensorLog[at + 1];
+        into[2] = sensorLog[at + 2];
+        return true;
+    }
 }

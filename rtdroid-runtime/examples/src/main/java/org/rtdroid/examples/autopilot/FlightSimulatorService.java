@@ -3,6 +3,9 @@ package org.rtdroid.examples.autopilot;
 import static org.rtdroid.examples.autopilot.AutopilotProtocol.*;
 
 import java.nio.file.Path;
+import org.rtdroid.logic.papabench.Aircraft;
+import org.rtdroid.logic.papabench.Autopilot;
+import org.rtdroid.logic.papabench.Task;
 import org.rtdroid.runtime.channel.MessageChannel;
 import org.rtdroid.runtime.channel.MessageClosure;
 import org.rtdroid.runtime.channel.MessagePublisher;
@@ -16,19 +19,22 @@ import org.rtdroid.runtime.sensor.sim.InputEventWriter;
 import org.rtdroid.runtime.sensor.sim.UinputDevice;
 
 /**
- * jPapaBench's simulator module, as the dissertation ran it (3.8.3.2): a periodic task of the
- * application (at the highest of its rate-monotonic priorities) that "feeds simulated sensor
- * data into an intermediate buffer" the RT SensorManager's polling thread reads. Every 10 ms its {@code simulation} task
- * takes the fly-by-wire's newest servo deflections ({@code autopilot.servos}), advances the
- * {@link Aircraft} by one period and writes one accelerometer and one gyroscope frame into the
- * sensor path's input devices through the sensor simulator's {@link InputEventWriter} (100 Hz, the
- * rate of the fall detection's sensors); every 25th release (250 ms) it sends a GPS fix to the
- * autopilot ({@code autopilot.gps}: the sensor path has no GPS device).
- *
- * <p>The devices are the ones the sensor path reads, found by name as it finds them: in the RT
- * cell the virtual accelerometer and gyroscope the RT cell agent made through {@code /dev/uinput}
- * (the frames are written into their {@code /dev/input/eventN}, which injects them as the devices'
- * own events); on a host without uinput, the FIFOs standing in for them under
+ * jPapaBench's simulator module, as the dissertation ran it (3.8.3.2): its tasks at the highest of
+ * the app's rate-monotonic priorities, feeding "simulated sensor data into an intermediate buffer"
+ * the RT SensorManager's polling thread reads:
+ * <ul>
+ *   <li>{@code flightModel} (25 ms): the fly-by-wire's newest servo deflections
+ *       ({@code autopilot.servos}), the {@link Aircraft} advanced by one period;</li>
+ *   <li>{@code ir} (50 ms): the infrared attitude sensors, as one accelerometer and one gyroscope
+ *       frame written into the sensor path's input devices (their kernel buffers are the
+ *       intermediate buffer);</li>
+ *   <li>{@code gps} (250 ms): a fix to the autopilot ({@code autopilot.gps}: the sensor path has
+ *       no GPS device).</li>
+ * </ul>
+ * The devices are the ones the sensor path reads, found by name as it finds them: in the RT cell
+ * the virtual accelerometer and gyroscope the RT cell agent made through {@code /dev/uinput} (the
+ * frames are written into their {@code /dev/input/eventN}, which injects them as the devices' own
+ * events); on a host without uinput, the FIFOs standing in for them under
  * {@link InputDeviceLocator#INPUT_ROOT_PROPERTY}. Where neither exists the service creates them
  * through {@code /dev/uinput} (closed, so destroyed, on undeploy). Opening them is set-up; a
  * release allocates nothing.
@@ -37,18 +43,27 @@ public final class FlightSimulatorService extends RealtimeService {
     /** Where the aircraft starts: over home, 80 m up, heading north at 16 m/s (20 m below the flight plan). */
     public static final double START_ALTITUDE_M = 80;
     public static final double START_SPEED_MS = 16;
-    /** A GPS fix every this many releases (250 ms). */
-    public static final int GPS_EVERY_RELEASES = 25;
+    /** Servo records flightModel takes per release at most (the manifest's subscriber count; the newest counts). */
+    static final int SERVOS_PER_RELEASE = 30;
 
     private final Aircraft aircraft = new Aircraft(0, 0, START_ALTITUDE_M, 0, START_SPEED_MS);
-    private final RealtimeIntent servo = new RealtimeIntent(SERVOS_CHANNEL, SERVOS_BYTES);
     private MessageChannel servos;
     private MessagePublisher gps;
     private InputEventWriter accelerometer;
     private InputEventWriter gyroscope;
+    // the aircraft's state, read by the ir and gps tasks (written by flightModel)
     private volatile double east;
     private volatile double north;
     private volatile double altitude;
+    private volatile double heading;
+    private volatile double groundSpeed;
+    private volatile double climb;
+    private volatile double accelX;
+    private volatile double accelY;
+    private volatile double accelZ;
+    private volatile double gyroX;
+    private volatile double gyroY;
+    private volatile double gyroZ;
     private volatile long steps;
     private volatile long refused;
 
@@ -56,13 +71,16 @@ public final class FlightSimulatorService extends RealtimeService {
     public void onCreate() {
         servos = messageChannel(SERVOS_CHANNEL);
         gps = messagePublisher(GPS_CHANNEL);
+        publish();
     }
 
     @Override
     public void onStartCommand() {
         accelerometer = device(Sensor.ACCELEROMETER_DEVICE, InputEvents.ABS_X);
         gyroscope = device(Sensor.GYROSCOPE_DEVICE, InputEvents.ABS_RX);
-        registerTask("simulation", new Simulation());
+        registerTask(Task.FLIGHT_MODEL.taskName, new FlightModel());
+        registerTask(Task.IR.taskName, new Ir());
+        registerTask(Task.GPS.taskName, new Gps());
     }
 
     /**
@@ -88,24 +106,31 @@ public final class FlightSimulatorService extends RealtimeService {
         }
     }
 
-    private final class Simulation extends PeriodicTask {
+    /** The aircraft's state for the sensor tasks (one writer: flightModel). */
+    private void publish() {
+        east = aircraft.east();
+        north = aircraft.north();
+        altitude = aircraft.altitude();
+        heading = aircraft.headingDeg();
+        groundSpeed = aircraft.groundSpeed();
+        climb = aircraft.climb();
+        accelX = aircraft.accelX();
+        accelY = aircraft.accelY();
+        accelZ = aircraft.accelZ();
+        gyroX = aircraft.gyroX();
+        gyroY = aircraft.gyroY();
+        gyroZ = aircraft.gyroZ();
+    }
+
+    private final class FlightModel extends PeriodicTask {
+        private final RealtimeIntent servo = new RealtimeIntent(SERVOS_CHANNEL, SERVOS_BYTES);
         private double aileron;
         private double elevator;
-        private double throttle = Navigator.CRUISE_THROTTLE;
-        private final MessageClosure fix = m -> {
-            m.setAction(ACTION_GPS);
-            m.putFloat(GPS_EAST_OFFSET, (float) aircraft.east());
-            m.putFloat(GPS_NORTH_OFFSET, (float) aircraft.north());
-            m.putFloat(GPS_ALTITUDE_OFFSET, (float) aircraft.altitude());
-            m.putFloat(GPS_COURSE_OFFSET, (float) aircraft.headingDeg());
-            m.putFloat(GPS_SPEED_OFFSET, (float) aircraft.groundSpeed());
-            m.putFloat(GPS_CLIMB_OFFSET, (float) aircraft.climb());
-            m.setPayloadLength(GPS_BYTES);
-        };
+        private double throttle = Autopilot.CRUISE_THROTTLE;
 
         @Override
         public void onRelease() {
-            for (int i = 0; i < 2 && servos.receive(servo); i++) {
+            for (int i = 0; i < SERVOS_PER_RELEASE && servos.receive(servo); i++) {
                 if (servo.hasAction(ACTION_SERVOS) && servo.payloadLength() == SERVOS_BYTES) {
                     aileron = servo.getFloat(SERVOS_AILERON_OFFSET);
                     elevator = servo.getFloat(SERVOS_ELEVATOR_OFFSET);
@@ -113,21 +138,39 @@ public final class FlightSimulatorService extends RealtimeService {
                 }
             }
             aircraft.step(periodNanos() * 1e-9, aileron, elevator, throttle);
-            accelerometer.writeFrame(units(aircraft.accelX(), InputEvents.ACCEL_UNITS_PER_MS2),
-                    units(aircraft.accelY(), InputEvents.ACCEL_UNITS_PER_MS2),
-                    units(aircraft.accelZ(), InputEvents.ACCEL_UNITS_PER_MS2));
-            gyroscope.writeFrame(units(aircraft.gyroX(), InputEvents.GYRO_UNITS_PER_RADS),
-                    units(aircraft.gyroY(), InputEvents.GYRO_UNITS_PER_RADS),
-                    units(aircraft.gyroZ(), InputEvents.GYRO_UNITS_PER_RADS));
-            east = aircraft.east();
-            north = aircraft.north();
-            altitude = aircraft.altitude();
+            publish();
             steps++;
-            if (steps % GPS_EVERY_RELEASES == 1) {
-                if (!Links.send(gps, fix)) {
-                    refused++;
-                }
+        }
+    }
+
+    private final class Ir extends PeriodicTask {
+        @Override
+        public void onRelease() {
+            accelerometer.writeFrame(units(accelX, InputEvents.ACCEL_UNITS_PER_MS2),
+                    units(accelY, InputEvents.ACCEL_UNITS_PER_MS2), units(accelZ, InputEvents.ACCEL_UNITS_PER_MS2));
+            gyroscope.writeFrame(units(gyroX, InputEvents.GYRO_UNITS_PER_RADS),
+                    units(gyroY, InputEvents.GYRO_UNITS_PER_RADS), units(gyroZ, InputEvents.GYRO_UNITS_PER_RADS));
+        }
+    }
+
+    private final class Gps extends PeriodicTask implements MessageClosure {
+        @Override
+        public void onRelease() {
+            if (!Links.send(gps, this)) {
+                refused++;
             }
+        }
+
+        @Override
+        public void genMsg(RealtimeIntent m) {
+            m.setAction(ACTION_GPS);
+            m.putFloat(GPS_EAST_OFFSET, (float) east);
+            m.putFloat(GPS_NORTH_OFFSET, (float) north);
+            m.putFloat(GPS_ALTITUDE_OFFSET, (float) altitude);
+            m.putFloat(GPS_COURSE_OFFSET, (float) heading);
+            m.putFloat(GPS_SPEED_OFFSET, (float) groundSpeed);
+            m.putFloat(GPS_CLIMB_OFFSET, (float) climb);
+            m.setPayloadLength(GPS_BYTES);
         }
     }
 
@@ -139,7 +182,7 @@ public final class FlightSimulatorService extends RealtimeService {
     public double east() { return east; }
     public double north() { return north; }
     public double altitude() { return altitude; }
-    /** Simulation steps (10 ms each) so far. */
+    /** Simulation steps (25 ms each) so far. */
     public long steps() { return steps; }
     /** GPS fixes the channel refused (full). */
     public long refused() { return refused; }
