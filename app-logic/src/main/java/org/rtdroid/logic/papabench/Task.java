@@ -7,7 +7,8 @@ package org.rtdroid.logic.papabench;
  * {@code offsetMillis} phases the tasks within their period so that data flows through one cycle in
  * order (sensors, then the laws, then the link, then the servos); {@code priority} is
  * rate-monotonic (shorter period, higher), then by that order; the RTDroid app's two SPI receivers
- * take 75 (after sendDataToAutopilot) and 71 (after linkFbwSend).
+ * both take 75 (after sendDataToAutopilot, above every 50 ms task: beside the cochlear implant a
+ * lower one would not receive within its frames' minimum inter-arrival time).
  */
 public enum Task {
     // simulator: the aircraft, its infrared attitude sensors and its GPS
