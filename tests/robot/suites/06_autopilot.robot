@@ -3,10 +3,14 @@ Documentation     The autopilot end to end (dissertation 3.8.3.2, jPapaBench): t
 ...               simulator writes its aircraft's accelerometer and gyroscope frames into the RT cell's
 ...               virtual input devices (the uinput devices the RT cell agent made), the kernel's input
 ...               path carries them to the RT SensorManager, whose orientation fusion feeds the
-...               fly-by-wire's 25 ms stabilisation; the autopilot's 50 ms control flies the flight
-...               plan on the simulator's GPS fixes and publishes position and mode on cross-context
-...               channel autopilot.position, which the Android cell's AutopilotMonitor shows. A mode
-...               button in the app sends SET_MODE back on autopilot.control. On a board whose RT cell
+...               autopilot's 50 ms Stabilization task; jPapaBench's 14 tasks (the simulator's 3, the
+...               fly-by-wire's 4, the autopilot's 7, joined by the SPI link as intent broadcasts) fly
+...               the flight plan on the simulator's GPS fixes, and the autopilot's Reporting task
+...               publishes position and mode on cross-context channel autopilot.position, which the
+...               Android cell's AutopilotMonitor shows. A mode button in the app sends SET_MODE back
+...               on autopilot.control (to the fly-by-wire's radio, TestPPM). The 14 tasks miss no
+...               deadline over the flight (the board's budget, in the RT cell's clock: virtual time
+...               on the emulated boards). On a board whose RT cell
 ...               has no sensors (the host board's kernel has no /dev/uinput) the test skips with the
 ...               cell's own reason.
 Resource          ../resources/rtdroid.resource
@@ -28,6 +32,7 @@ The Autopilot Flies Its Flight Plan And The Android App Shows Position And Mode
     ${bundle}=    Build RT Bundle    autopilot
     Deploy RT Bundle    ${bundle}
     RT Service Should Be Running    autopilot
+    ${window}=    Start RT Window    autopilot
     Install Android App    autopilot-monitor
     View Text Should Read    mode    AUTO2    timeout_s=60
     View Text Should Read    waypoint    waypoint 1    timeout_s=${FLIGHT_TIMEOUT_S}
@@ -39,4 +44,5 @@ The Autopilot Flies Its Flight Plan And The Android App Shows Position And Mode
     View Text Should Read    waypoint    –
     Take Screenshot    autopilot-auto1
     RT Service Should Be Running    autopilot
+    RT Window Should Stay Within The Board's Budget    ${window}
     Undeploy RT App    autopilot
