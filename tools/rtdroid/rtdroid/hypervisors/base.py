@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ..boardconfig import Board
+from ..board import Board
 from ..progress import Progress
 
 # (field path, offending value, rule broken): the triple BoardConfigError reports.

@@ -8,7 +8,7 @@ instructions it runs, not on how busy the host is.
 """
 from __future__ import annotations
 
-from ..boardconfig import Board
+from ..board import Board
 
 
 def is_virtual(board: Board) -> bool:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from xcc.region import ANDROID_PEER, IVSHMEM_PROTOCOL, RT_PEER
 
 from .. import paths
-from ..boardconfig import MIB, memory_overlaps
+from ..board import MIB, memory_overlaps
 from ..errors import BoardError
 from .base import Hypervisor, Launch, Problem
 

@@ -15,7 +15,7 @@ import subprocess
 from pathlib import Path
 
 from .. import paths
-from ..boardconfig import MIB, Board, parse_cpu_list
+from ..board import MIB, Board, parse_cpu_list
 from ..errors import BoardError
 from ..render import cpu_list, resolve_argv, rt_jvm_args
 from . import icount

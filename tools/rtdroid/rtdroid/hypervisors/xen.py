@@ -40,7 +40,7 @@ from typing import Protocol
 
 from .. import image, paths
 from ..digest import file_key
-from ..boardconfig import MIB, Board
+from ..board import MIB, Board
 from ..errors import BoardError
 from ..render import cpu_list
 from . import xen_icount, xen_pooled

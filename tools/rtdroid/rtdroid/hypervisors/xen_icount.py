@@ -10,7 +10,7 @@ The RT cell's `cpus` are the host CPU(s) the machine runs on; machine CPU 0 is t
 """
 from __future__ import annotations
 
-from ..boardconfig import Board
+from ..board import Board
 from . import icount
 from .base import Problem
 

@@ -10,7 +10,7 @@ gets past setup_virt_paging); xen_icount.py is the virtual-time machine.
 from __future__ import annotations
 
 from .. import paths
-from ..boardconfig import Board
+from ..board import Board
 from .base import Problem
 
 
