@@ -1,14 +1,15 @@
-"""The qemu RT cell's image, assembled under build/rt-cell/ from what the set-up fetched:
+"""The RT cell's image, assembled under build/rt-cell/ from what the set-up fetched (its /init and
+the modules it loads are the hypervisor module's: qemu.py, xen.py):
 
 - vmlinux: the ELF kernel unpacked from Debian's vmlinuz (a bzImage) so QEMU can boot it as PVH
   (~2.5 s to /init under TCG instead of ~5 s through SeaBIOS);
 - root/: the RT cell's root, assembled here: a jlink'ed Java 25 runtime, the glibc it links, the
   RT cell agent's jars and the board's deploy public key;
 - initrd.cpio: the initramfs, uncompressed (the kernel unpacks it with a memcpy, where gunzip under
-  TCG costs seconds): busybox-static, /dev/console, /init, root/ as /rt, and the kernel modules
-  /init loads (qemu.GUEST_MODULES: the state disk's virtio-blk drivers, the SensorManager's input
-  path evdev and uinput) from the kernel package as /lib/modules/<version>/<name>.ko. The
-  ivshmem BAR needs no driver.
+  TCG costs seconds): busybox-static, /dev/console, the hypervisor module's /init, root/ at its
+  guest root, and the kernel modules its /init loads (for qemu, qemu.GUEST_MODULES: the state
+  disk's virtio-blk drivers, the SensorManager's input path evdev and uinput) from the kernel
+  package as /lib/modules/<version>/<name>.ko.
 
 Each piece is rebuilt only when its inputs changed (a stamp file records them).
 """
@@ -28,8 +29,6 @@ from pathlib import Path
 
 from . import paths
 from .digest import file_digest, file_key
-from .boardconfig import Board
-from .hypervisors.qemu import GUEST_MODULES, GUEST_ROOT, init_script
 
 
 class ImageError(Exception):
@@ -64,8 +63,8 @@ def vmlinuz_path() -> Path:
     return kernel_dir() / "boot" / f"vmlinuz-{kernel_version()}"
 
 
-def kernel_modules(modules_dir: Path | None = None, names=GUEST_MODULES) -> dict[str, Path]:
-    """The modules an /init loads (names, by default the qemu cell's GUEST_MODULES), found in an
+def kernel_modules(modules_dir: Path | None, names) -> dict[str, Path]:
+    """The modules an /init loads (names: the hypervisor module says which), found in an
     unpacked kernel package's lib/modules/<version>/ (modules_dir; by default the qemu cell's
     kernel), as plain `.ko` or `.ko.xz` as newer Debian kernels ship them."""
     base = modules_dir or kernel_dir() / "lib" / "modules" / kernel_version()
@@ -222,17 +221,19 @@ def _add_tree(c: "_Cpio", root: Path, prefix: str) -> None:
             c.file(name, p.read_bytes(), stat.S_IMODE(p.stat().st_mode))
 
 
-def ensure_initramfs(board: Board, busybox: Path = Path("/bin/busybox"), root: Path | None = None) -> Path:
-    """build/rt-cell/initrd.cpio: busybox, /init and the RT cell's root (ensure_root_tree first)."""
+def ensure_initramfs(init_script: str, module_names, guest_root: str, busybox: Path = Path("/bin/busybox"),
+                     root: Path | None = None) -> Path:
+    """build/rt-cell/initrd.cpio: busybox, the hypervisor module's /init and kernel modules, and the
+    RT cell's root (ensure_root_tree first) at guest_root."""
     out = paths.rt_cell_build_dir() / "initrd.cpio"
     stamp = paths.rt_cell_build_dir() / "initrd.stamp"
     root = root or root_tree_dir()
-    init = init_script(board).encode()
+    init = init_script.encode()
     if not busybox.is_file():
         raise ImageError(f"{busybox} missing (apt-get install busybox-static)")
     if not (root / "jdk" / "bin" / "java").is_file():
         raise ImageError(f"the RT cell's root {root} has no jdk/bin/java (it is built by `board up`)")
-    modules = kernel_modules()
+    modules = kernel_modules(None, module_names)
     key = {"init": hashlib.sha256(init).hexdigest(), "busybox": file_key(busybox), "root": _tree_key(root),
            "modules": [file_key(p) for p in modules.values()]}
     if out.is_file() and _stamp_ok(stamp, key):
@@ -247,8 +248,8 @@ def ensure_initramfs(board: Board, busybox: Path = Path("/bin/busybox"), root: P
         c.symlink(f"bin/{applet}", "busybox")
     c.file("init", init, 0o755)
     add_modules(c, kernel_version(), modules)
-    c.dir(GUEST_ROOT.lstrip("/"))
-    _add_tree(c, root, GUEST_ROOT.lstrip("/"))
+    c.dir(guest_root.lstrip("/"))
+    _add_tree(c, root, guest_root.lstrip("/"))
     raw = c.finish()
     tmp = out.with_suffix(".tmp")
     tmp.write_bytes(raw)

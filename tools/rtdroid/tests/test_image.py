@@ -77,10 +77,10 @@ def test_extract_vmlinux_without_payload_says_so(tmp_path):
 
 def test_initramfs_is_reproducible_and_carries_the_root(kernel_tree, tmp_path):
     board = bc.load_board("qemu-x86_64")
-    out = image.ensure_initramfs(board)
+    out = qemu.ensure_initramfs(board)
     first = out.read_bytes()
     (tmp_path / "initrd.stamp").unlink()
-    assert image.ensure_initramfs(board).read_bytes() == first  # rebuilt: same bytes
+    assert qemu.ensure_initramfs(board).read_bytes() == first  # rebuilt: same bytes
     listing = subprocess.run(["cpio", "-t", "--quiet", "-F", str(out)], capture_output=True,
                              text=True, check=True).stdout.split()
     for entry in ["init", "bin/busybox", "bin/sh", "bin/insmod", "dev/console", "rt/jdk/bin/java",
@@ -103,21 +103,21 @@ def test_initramfs_is_reproducible_and_carries_the_root(kernel_tree, tmp_path):
 
 def test_initramfs_is_rebuilt_when_the_root_changes(kernel_tree, tmp_path):
     board = bc.load_board("qemu-x86_64")
-    first = image.ensure_initramfs(board).read_bytes()
+    first = qemu.ensure_initramfs(board).read_bytes()
     (tmp_path / "root" / "lib" / "agent.jar").write_bytes(b"PK agent, rebuilt")
-    assert image.ensure_initramfs(board).read_bytes() != first
+    assert qemu.ensure_initramfs(board).read_bytes() != first
 
 
 def test_initramfs_without_the_state_disk_drivers_is_refused(kernel_tree):
     (kernel_tree / "lib" / "modules" / "6.1.0-test-rt-amd64" / "kernel" / "drivers" / "block" / "virtio_blk.ko").unlink()
     with pytest.raises(image.ImageError, match="kernel module virtio_blk.ko of 6.1.0-test-rt-amd64 not found .*state disk or sensor path"):
-        image.ensure_initramfs(bc.load_board("qemu-x86_64"))
+        qemu.ensure_initramfs(bc.load_board("qemu-x86_64"))
 
 
 def test_initramfs_without_a_java_runtime_is_refused(kernel_tree, tmp_path):
     (tmp_path / "root" / "jdk" / "bin" / "java").unlink()
     with pytest.raises(image.ImageError, match="no jdk/bin/java"):
-        image.ensure_initramfs(bc.load_board("qemu-x86_64"))
+        qemu.ensure_initramfs(bc.load_board("qemu-x86_64"))
 
 
 def test_root_tree_needs_the_agent_and_the_key(tmp_path, monkeypatch):
@@ -135,7 +135,7 @@ def test_an_xz_module_is_carried_unpacked(kernel_tree, tmp_path):
     mods = kernel_tree / "lib" / "modules" / "6.1.0-test-rt-amd64" / "kernel" / "drivers" / "input"
     (mods / "misc" / "uinput.ko").unlink()
     (mods / "misc" / "uinput.ko.xz").write_bytes(lzma.compress(b"\x7fELF uinput", format=lzma.FORMAT_XZ))
-    out = image.ensure_initramfs(bc.load_board("qemu-x86_64"))
+    out = qemu.ensure_initramfs(bc.load_board("qemu-x86_64"))
     ko = subprocess.run(["cpio", "-i", "--quiet", "--to-stdout", "lib/modules/6.1.0-test-rt-amd64/uinput.ko"],
                         input=out.read_bytes(), capture_output=True, check=True).stdout
     assert ko == b"\x7fELF uinput"
@@ -144,13 +144,13 @@ def test_an_xz_module_is_carried_unpacked(kernel_tree, tmp_path):
 def test_a_missing_module_is_a_clear_error(kernel_tree):
     (kernel_tree / "lib" / "modules" / "6.1.0-test-rt-amd64" / "kernel" / "drivers" / "input" / "evdev.ko").unlink()
     with pytest.raises(image.ImageError, match="kernel module evdev.ko of 6.1.0-test-rt-amd64 not found"):
-        image.ensure_initramfs(bc.load_board("qemu-x86_64"))
+        qemu.ensure_initramfs(bc.load_board("qemu-x86_64"))
 
 
 def test_a_module_that_is_not_elf_is_refused(kernel_tree):
     (kernel_tree / "lib" / "modules" / "6.1.0-test-rt-amd64" / "kernel" / "drivers" / "input" / "evdev.ko").write_bytes(b"html")
     with pytest.raises(image.ImageError, match="evdev.ko is not an ELF object"):
-        image.ensure_initramfs(bc.load_board("qemu-x86_64"))
+        qemu.ensure_initramfs(bc.load_board("qemu-x86_64"))
 
 
 def test_a_changed_module_rebuilds_the_initramfs_and_stales_the_snapshot(kernel_tree, tmp_path):
@@ -158,9 +158,9 @@ def test_a_changed_module_rebuilds_the_initramfs_and_stales_the_snapshot(kernel_
     board = bc.load_board("qemu-x86_64")
     kernel = tmp_path / "vmlinux"
     kernel.write_bytes(b"kernel")
-    out = image.ensure_initramfs(board)
+    out = qemu.ensure_initramfs(board)
     first, key = out.read_bytes(), snapshot.key_for(["qemu-system-x86_64"], kernel, out)
     (kernel_tree / "lib" / "modules" / "6.1.0-test-rt-amd64" / "kernel" / "drivers" / "input" / "evdev.ko").write_bytes(
         b"\x7fELF evdev, another build")
-    assert image.ensure_initramfs(board).read_bytes() != first
+    assert qemu.ensure_initramfs(board).read_bytes() != first
     assert snapshot.key_for(["qemu-system-x86_64"], kernel, out) != key

@@ -168,7 +168,7 @@ class Qemu(Hypervisor):
         try:
             kernel = image.ensure_kernel()
             image.ensure_root_tree()
-            image.ensure_initramfs(board)
+            ensure_initramfs(board)
         except image.ImageError as e:
             raise BoardError(str(e)) from None
         kind = "PVH ELF vmlinux" if kernel.name == "vmlinux" else "bzImage"
@@ -248,6 +248,13 @@ def guest_agent_values(board: Board, modules=GUEST_MODULES) -> dict[str, str]:
     return {"BOARD": board.name, "GUEST_ROOT": GUEST_ROOT, "TMPFS_MIB": str(tmpfs_mib),
             "LOAD_MODULES": load_modules(modules),
             "JVM_ARGS": " ".join(guest_jvm_args(board)), "AGENT_ARGS": " ".join(agent)}
+
+
+def ensure_initramfs(board: Board, busybox: Path = Path("/bin/busybox"), root: Path | None = None) -> Path:
+    """The qemu cell's initramfs: its /init, its modules (state disk, input path) and the RT
+    cell's root at GUEST_ROOT, assembled by image.py."""
+    from .. import image
+    return image.ensure_initramfs(init_script(board), GUEST_MODULES, GUEST_ROOT, busybox=busybox, root=root)
 
 
 def init_script(board: Board) -> str:
