@@ -8,7 +8,7 @@ import pytest
 
 from rtdroid import lifecycle
 
-BUILD_HINT = "build it first: (cd /work/main && JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64 mvn -B -q install -DskipTests)"
+BUILD_HINT = "build it first: make build (in the checkout)"
 
 
 def rtdroid_cmd(*args) -> list[str]:
