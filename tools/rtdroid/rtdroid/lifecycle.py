@@ -24,7 +24,7 @@ from . import adb, aotcache, hypervisors, keys, paths
 from .boardconfig import MIB, Board, check_host_cpus, load_board
 from .errors import BoardError
 from .hypervisors.base import Launch
-from .procs import TAIL_LINES, port_holder, port_in_use, process_alive, processes_mapping, start_problem, start_ticks, stop_process, tail
+from .procs import TAIL_LINES, port_holder, port_in_use, machine_log, process_alive, processes_mapping, start_ticks, stop_process, tail
 from .progress import Progress
 from .render import ANDROID_TMP_DIR, render, resolve_argv
 from .runstate import (Interrupted, load_state, running_boards, save_state, signals_raise, state_path,
@@ -103,7 +103,9 @@ def _region_peer_state(region_path: Path, peer: int) -> int | None:
 
 
 def _wait_ready(board: Board, state: dict, pending: dict, progress: Progress) -> None:
-    """pending: cell name -> (Popen, ready file, ready regex, timeout)."""
+    """pending: cell name -> (Popen, ready file, ready regex, timeout). What the RT cell's console
+    says before its agent speaks (boot milestones, the kernel's boot) is its hypervisor's to read."""
+    hv = hypervisors.get(board.hypervisor)
     deadlines = {n: time.monotonic() + t for n, (_, _, _, t) in pending.items()}
     booted: set[str] = set()
     while pending:
@@ -119,33 +121,28 @@ def _wait_ready(board: Board, state: dict, pending: dict, progress: Progress) ->
             role = cell["role"]
             if role == "rt":
                 # When each boot milestone first showed up (seconds since `up` began): the
-                # hypervisor done booting and its domUs started (Xen), kernel and /init, the
-                # agent's runtime started and awaiting the region, attached to it, serving.
+                # hypervisor's own (its boot, the guest kernel's /init), the agent's runtime
+                # started and awaiting the region, attached to it, serving.
                 ms = cell.setdefault("milestones", {})
-                for key, rx in (("hypervisor_up", r"\(XEN\) Freed \d+kB init memory"),
-                                ("kernel_init", r"RTCELL realtime="),
+                for key, rx in (*hv.boot_milestones,
                                 ("agent_awaiting_region", r"rtcell: runtime started; awaiting the region"),
                                 ("agent_jvm_started", r"rtcell: region"),
                                 ("agent_ready", pattern)):
                     if key not in ms and re.search(rx, text):
                         ms[key] = round(progress.elapsed(), 3)
             if role == "rt" and name not in booted:
-                km = re.search(r"RTCELL realtime=(\d)[^\n]*uptime=([\d.]+)", text)
-                if km:  # the kernel is up and /init found the region: the rest is the JVM and agent
+                kernel = hv.kernel_booted(text)
+                if kernel:  # the kernel is up: the rest is the JVM and agent
                     booted.add(name)
                     cell["kernel_booted_seconds"] = round(progress.elapsed(), 3)
-                    progress.note(f"{name} cell: kernel booted (realtime={km.group(1)}, guest uptime "
-                                  f"{km.group(2)} s), RT cell agent starting")
+                    progress.note(f"{name} cell: kernel booted ({kernel}), RT cell agent starting")
             if m and (role != "rt" or _region_peer_state(board.region_path, 0) == 2):
                 cell["ready"] = True
                 cell["ready_seconds"] = round(progress.elapsed(), 3)
                 detail = m.group(0).strip()
                 if role == "rt":
-                    # /init prints it on a cold boot; the agent prints it after attaching (a
-                    # cell restored from its snapshot has no boot lines on this console).
-                    rtm = re.search(r"RTCELL realtime=(\d)", text) or re.search(r"rtcell: kernel realtime=(\d)", text)
-                    realtime = rtm.group(1) if rtm else _host_realtime()
-                    state["rt_kernel_realtime"] = int(realtime)
+                    realtime = hv.kernel_realtime(text)
+                    state["rt_kernel_realtime"] = realtime
                     detail += f", region peer 0 READY, kernel realtime={realtime}"
                 else:
                     pm = re.search(r"port=(\d+)", m.group(0))
@@ -165,23 +162,17 @@ def _wait_ready(board: Board, state: dict, pending: dict, progress: Progress) ->
                 progress.stage(f"{name} cell ready: {detail}")
                 del pending[name]
                 continue
-            stopped, shown = start_problem(Path(cell["log"]), ready_file)
+            machine, shown = machine_log(Path(cell["log"]), ready_file)
+            refused = hv.start_refused(machine) if role == "rt" and machine else None
             rc = proc.poll()
             why = (f"the {name} cell exited with status {rc} before it was ready" if rc is not None
-                   else f"KVM stopped the {name} cell before it was ready (set `accel: tcg` in the board file)"
-                   if stopped
+                   else f"the {name} cell cannot get to ready: {refused}"
+                   if refused
                    else f"the {name} cell did not report ready within {timeout:g} s"
                    if time.monotonic() > deadlines[name] else None)
             if why:
                 raise BoardError(f"{why}; last {TAIL_LINES} lines of {ready_file}:\n{tail(ready_file)}{shown}")
         time.sleep(0.05)
-
-
-def _host_realtime() -> str:
-    try:
-        return Path("/sys/kernel/realtime").read_text().strip()
-    except OSError:
-        return "0"
 
 
 def up(board_name: str, cells: list[str] | None = None, boot_timeout: float | None = None,

@@ -16,8 +16,6 @@ TAIL_LINES = 30
 
 # Each start of a cell appends "--- <time> rtdroid: <argv>" to its log (lifecycle._start_cell).
 START_LINE = re.compile(r"^--- \S+ rtdroid: ", re.M)
-# What QEMU prints when KVM stops the guest: QEMU keeps running, the guest never goes on.
-GUEST_STOPPED_BY_KVM = "KVM internal error"
 
 
 def start_ticks(pid: int) -> int | None:
@@ -151,14 +149,14 @@ def this_start(log: Path) -> str:
     return text[starts[-1]:] if starts else text
 
 
-def start_problem(log: Path, ready_file: Path) -> tuple[bool, str]:
-    """(whether KVM stopped the cell's guest, so its start cannot succeed; the tail of its own log
-    for an error, or "").
+def machine_log(log: Path, ready_file: Path) -> tuple[str, str]:
+    """(what the cell's own log holds since its latest start; its tail for an error, or "").
     Only for a cell whose ready line comes elsewhere (a QEMU console): its log is then the
-    machine's own (QEMU's stderr), which a failing guest may never echo on the console."""
+    machine's own (QEMU's stderr), which a failing guest may never echo on the console; the
+    hypervisor reads the text (Hypervisor.start_refused)."""
     if log == ready_file:
-        return False, ""
+        return "", ""
     text = this_start(log)
     lines = text.strip().splitlines()
     shown = f"\nlast {TAIL_LINES} lines of {log} (this start):\n" + "\n".join(lines[-TAIL_LINES:]) if lines else ""
-    return GUEST_STOPPED_BY_KVM in text, shown
+    return text, shown

@@ -22,10 +22,10 @@ import subprocess
 import time
 from pathlib import Path
 
-from . import paths
+from . import hypervisors, paths
 from .errors import BoardError
 from .digest import file_key
-from .procs import TAIL_LINES, start_problem, tail
+from .procs import TAIL_LINES, machine_log, tail
 
 AWAITING_LINE = "rtcell: runtime started; awaiting the region"
 
@@ -227,7 +227,8 @@ def boot_restored(launch, argv: list[str], snap: Path, key: dict, run_files: tup
                       f"({cold_cost})")
         t0 = time.monotonic()
         p = launch.start_process(argv, run / "rt-snapshot.log")
-        _wait_console(p, run / "console.log", AWAITING_LINE, timeout, name, run / "rt-snapshot.log")
+        _wait_console(p, run / "console.log", AWAITING_LINE, timeout, name, run / "rt-snapshot.log",
+                      hypervisors.get(board.hypervisor))
         booted = time.monotonic() - t0
         try:
             size = save(run / "qmp.sock", snap, key)
@@ -266,9 +267,10 @@ def _remove(run: Path, names: tuple[str, ...]) -> None:
         (run / n).unlink(missing_ok=True)
 
 
-def _wait_console(proc, console: Path, line: str, timeout: float, name: str, log: Path) -> None:
+def _wait_console(proc, console: Path, line: str, timeout: float, name: str, log: Path, hv) -> None:
     """Waits for the ready line on the console; a failure shows the machine's own log of this
-    start (QEMU's stderr) too: a guest stopped by KVM prints nothing on its console."""
+    start (QEMU's stderr) too, which the hypervisor `hv` reads for why the guest cannot go on
+    (a guest stopped by KVM prints nothing on its console)."""
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -276,12 +278,13 @@ def _wait_console(proc, console: Path, line: str, timeout: float, name: str, log
                 return
         except OSError:
             pass
-        stopped, shown = start_problem(log, console)
+        machine, shown = machine_log(log, console)
+        refused = hv.start_refused(machine) if machine else None
         why = None
         if proc.poll() is not None:
             why = f"the {name} cell exited with status {proc.returncode} during its first boot"
-        elif stopped:
-            why = f"KVM stopped the {name} cell during its first boot (set `accel: tcg` in the board file)"
+        elif refused:
+            why = f"the {name} cell cannot finish its first boot: {refused}"
         elif time.monotonic() > deadline:
             why = (f"the {name} cell did not report ready within {timeout:g} s (its first, cold boot, for the "
                    f"boot snapshot: no '{line}' line)")

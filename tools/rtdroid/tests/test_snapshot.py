@@ -7,7 +7,7 @@ import pytest
 
 from pathlib import Path
 
-from rtdroid import snapshot
+from rtdroid import hypervisors, snapshot
 from rtdroid.errors import BoardError
 
 
@@ -83,7 +83,7 @@ class _Launch:
 
     def __init__(self, run):
         from types import SimpleNamespace
-        self.board, self.name, self.run, self.timeout = SimpleNamespace(name="b"), "rt", run, 5
+        self.board, self.name, self.run, self.timeout = SimpleNamespace(name="b", hypervisor="qemu"), "rt", run, 5
         self.notes, self.started, self.state = [], [], {"cells": {}}
         self.progress = SimpleNamespace(note=self.notes.append)
 
@@ -145,14 +145,14 @@ def _first_boot_failure(tmp_path, console_text, log_text, timeout):
     console.write_text(console_text)
     log.write_text(log_text)
     with pytest.raises(BoardError) as e:
-        snapshot._wait_console(_Running(), console, "ready", timeout, "rt", log)
+        snapshot._wait_console(_Running(), console, "ready", timeout, "rt", log, hypervisors.get("xen"))
     return str(e.value), console
 
 
 def test_a_guest_stopped_by_kvm_fails_the_first_boot_at_once_naming_qemus_words(tmp_path):
     # QEMU keeps running with the guest stopped: the wait must not run into its timeout
     error, console = _first_boot_failure(tmp_path, "", "KVM internal error. Suberror: 1\nemulation failure\n", 30)
-    assert "KVM stopped the rt cell during its first boot" in error
+    assert "the rt cell cannot finish its first boot: KVM stopped the guest (set `accel: tcg`" in error
     assert "emulation failure" in error and f"{console} is empty" in error
 
 
@@ -168,9 +168,9 @@ def test_an_earlier_boots_kvm_failure_in_the_log_does_not_fail_this_boot(tmp_pat
     log.write_text("--- 2026-11-28T10:12:44 rtdroid: qemu-system-x86_64 -accel kvm\nKVM internal error. Suberror: 1\n"
                    "--- 2026-11-28T10:15:39 rtdroid: this boot, under TCG\n")
     console.write_text("... ready\n")
-    snapshot._wait_console(_Running(), console, "ready", 30, "rt", log)   # returns: ready
+    snapshot._wait_console(_Running(), console, "ready", 30, "rt", log, hypervisors.get("qemu"))   # returns: ready
     console.write_text("")
     with pytest.raises(BoardError) as e:
-        snapshot._wait_console(_Running(), console, "ready", 0.2, "rt", log)
+        snapshot._wait_console(_Running(), console, "ready", 0.2, "rt", log, hypervisors.get("qemu"))
     assert "did not report ready" in str(e.value) and "this boot, under TCG" in str(e.value)
     assert "KVM" not in str(e.value)

@@ -10,6 +10,7 @@ hypervisor-cells/<name>/.
 """
 from __future__ import annotations
 
+import re
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -109,6 +110,31 @@ class Hypervisor:
     # The waiter reads a marker (RTCELL READY) only at the start of a line after it: the agent writes
     # every record as one line with its own prefix, so nothing a cell quotes can forge one.
     console_line_prefix = ""
+
+    # Boot milestones of the RT cell that show on its console before the agent's own lines:
+    # (key in the run state's "milestones", regex). The agent's milestones are generic.
+    boot_milestones: tuple[tuple[str, str], ...] = ()
+
+    def kernel_booted(self, text: str) -> str | None:
+        """None, or what the RT cell's console says once its kernel is up and the rest is the
+        JVM and agent (for the progress line). A host process has no kernel of its own."""
+        return None
+
+    def kernel_realtime(self, text: str) -> int:
+        """Whether the RT cell's kernel is PREEMPT_RT (1) or not (0): what the agent says after
+        attaching, else the host's kernel (the cell is a host process)."""
+        m = re.search(r"rtcell: kernel realtime=(\d)", text)
+        if m:
+            return int(m.group(1))
+        try:
+            return int(Path("/sys/kernel/realtime").read_text().strip() or 0)
+        except (OSError, ValueError):
+            return 0
+
+    def start_refused(self, machine_log: str) -> str | None:
+        """None, or why the RT cell can never get to ready, read from its machine's own log of
+        this start (when that is not the console): no need to wait for the timeout."""
+        return None
 
     def ready_file(self, run: Path, rendered: dict) -> Path:
         """The file the generic waiter scans for the RT cell's ready line."""

@@ -19,7 +19,8 @@ from ..board import MIB, Board, parse_cpu_list
 from ..errors import BoardError
 from ..render import cpu_list, resolve_argv, rt_jvm_args
 from . import icount
-from .base import Hypervisor, Launch, Problem
+from .base import Launch, Problem
+from .guest import Guest
 
 # Where the RT cell's root (Java runtime, agent jars, deploy key) sits in the guest. It travels
 # inside the initramfs rather than over a 9p share: QEMU refuses to migrate (snapshot) a VM with a
@@ -49,7 +50,7 @@ INPUT_MODULES = ("evdev", "uinput")
 GUEST_MODULES = STATE_DISK_MODULES + INPUT_MODULES
 
 
-class Qemu(Hypervisor):
+class Qemu(Guest):
     name = "qemu"
     run_files = VM_RUN_FILES
     restartable = False

@@ -44,7 +44,8 @@ from ..board import MIB, Board
 from ..errors import BoardError
 from ..render import cpu_list
 from . import xen_icount, xen_pooled
-from .base import Hypervisor, Launch, Problem
+from .base import Launch, Problem
+from .guest import Guest
 from .qemu import GUEST_ROOT, INPUT_MODULES, guest_agent_values
 
 RAM_BASE = 0x40000000            # QEMU virt: RAM starts at 1 GiB
@@ -355,13 +356,15 @@ def build_dtb(board: Board, run: Path, values: dict[str, str]) -> Path:
 
 # ------------------------------------------------------------------ the module
 
-class Xen(Hypervisor):
+class Xen(Guest):
     name = "xen"
     run_files = RUN_FILES
     restartable = False              # a dom0less domU is created by Xen at boot only
     prepare_stages = 1
 
     console_line_prefix = r"\(XEN\) DOM\d+: "  # a domU's line on Xen's console when the focus is elsewhere
+    # Xen done booting and its dom0less domUs created, before the RT cell's kernel says anything.
+    boot_milestones = (("hypervisor_up", r"\(XEN\) Freed \d+kB init memory"), *Guest.boot_milestones)
 
     def check(self, data: dict) -> list[Problem]:
         return check(data)
