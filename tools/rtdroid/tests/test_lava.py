@@ -103,6 +103,7 @@ SUITE = textwrap.dedent("""\
     Round Trips Stay Within Budget
         Measure    rtt_p50_us    812.5    us
         Measure    rtt_p99_us    1900    us
+        Measure    rtt_p50_us    905    us
     Deadline Missed
         Measure    misses    2    misses
         Fail    2 deadline misses, budget 0
@@ -139,11 +140,13 @@ def test_each_robot_test_is_a_case_and_each_figure_a_measurement(tmp_path):
     cases, setup_failure = robot.cases_from_output(_robot(tmp_path, SUITE))
     assert setup_failure is None
     got = {c.name: (c.result, c.measurement, c.units) for c in cases}
+    assert len(got) == len(cases)  # one case per name
     assert got == {
         "latency-setup_board_up_s": ("pass", 6.25, "s"),
         "round-trips-stay-within-budget": ("pass", None, None),
         "round-trips-stay-within-budget_rtt_p50_us": ("pass", 812.5, "us"),
         "round-trips-stay-within-budget_rtt_p99_us": ("pass", 1900.0, "us"),
+        "round-trips-stay-within-budget_rtt_p50_us_2": ("pass", 905.0, "us"),  # measured again
         "deadline-missed": ("fail", None, None),
         "deadline-missed_misses": ("pass", 2.0, "misses"),
         "not-on-this-board": ("skip", None, None),

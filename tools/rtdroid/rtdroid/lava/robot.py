@@ -6,7 +6,8 @@ whatever happened, reads Robot's output.xml and, inside a LAVA test shell (where
 is on PATH), reports:
 - one test case per Robot test: pass, fail or skip, its Robot message printed above it;
 - one test case per figure a test measured (`MEASUREMENT name=value units` lines, written by the
-  keyword libraries' `session.measure`): `<test>_<name>` with the value as a LAVA measurement;
+  keyword libraries' `session.measure`): `<test>_<name>` with the value as a LAVA measurement
+  (`<test>_<name>_2` for the same figure measured again in that test);
   figures measured in the suite's set-up (the board's boot) are reported as `<suite>-setup_<name>`.
 When the suite's set-up failed (the board did not come up), it raises a LAVA test error
 (`lava-test-raise`) naming the reason, so the job ends Incomplete with that reason. Outside LAVA it
@@ -64,11 +65,17 @@ def _messages(item) -> list[str]:
 
 
 def _figures(item) -> list[tuple[str, float, str]]:
+    """The figures an item measured, in order; a figure measured again in the same item (round
+    trips before a cell is killed and after it comes back) is named `<name>_2`, `<name>_3`, ...:
+    one LAVA test case name per value."""
     out = []
+    seen: dict[str, int] = {}
     for m in _messages(item):
         hit = MEASUREMENT.match(m)
         if hit:
-            out.append((hit.group(1), float(hit.group(2)), hit.group(3)))
+            name = hit.group(1)
+            seen[name] = seen.get(name, 0) + 1
+            out.append((name if seen[name] == 1 else f"{name}_{seen[name]}", float(hit.group(2)), hit.group(3)))
     return out
 
 
