@@ -444,3 +444,23 @@ def test_board_status_leads_with_the_worst_condition(monkeypatch, capsys, alive,
     out = capsys.readouterr().out.splitlines()
     assert out[0] == first, out
     assert "up in 3.8 s" in out[-1], out  # rounded, as a person reads it
+
+
+def test_board_status_shows_where_each_app_runs(monkeypatch):
+    """Issue 36: an app in a process of its own shows its pid, state, starts and last death."""
+    from rtdroid.commands import board
+
+    class Control:
+        def call(self, method, path):
+            return [{"package": "org.rtdroid.proxy", "uid": 0, "state": "RUNNING", "system": True,
+                     "process": "system_server"},
+                    {"package": "org.rtdroid.cochlear.ui", "uid": 10000, "state": "INSTALLED",
+                     "process": {"pid": 4242, "state": "RUNNING", "starts": 2,
+                                 "lastDeath": "killed by signal 9 (SIGKILL)", "uid": 10000}}]
+
+    from rtdroid import control
+    monkeypatch.setattr(control.AndroidControl, "for_board", classmethod(lambda cls, b, timeout=5: Control()))
+    lines = board._app_lines({"cells": {"android": {"role": "android", "alive": True}}})
+    assert lines[0].endswith("in the system server's process"), lines
+    assert lines[1] == ("app org.rtdroid.cochlear.ui: uid 10000, INSTALLED, crashes 0, own process pid 4242 "
+                        "RUNNING (starts 2, last death: killed by signal 9 (SIGKILL))"), lines

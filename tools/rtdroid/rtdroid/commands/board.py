@@ -86,8 +86,20 @@ def _app_lines(b: dict) -> list[str]:
     for app in apps:
         why = f", last crash: {app['lastCrash'].splitlines()[0]}" if app.get("lastCrash") else ""
         lines.append(f"app {app['package']}: uid {app.get('uid')}, {app['state']}"
-                     f"{' (system)' if app.get('system') else ''}, crashes {app.get('crashes', 0)}{why}")
+                     f"{' (system)' if app.get('system') else ''}, crashes {app.get('crashes', 0)}{why}"
+                     f"{_process_text(app.get('process'))}")
     return lines
+
+
+def _process_text(p) -> str:
+    """Where an app runs: its own process (pid, state, starts, why the last one ended), or the
+    system server's."""
+    if not isinstance(p, dict):
+        return ", in the system server's process" if p == "system_server" else ""
+    if "pid" not in p:
+        return ", own process: not started yet"
+    death = f", last death: {p['lastDeath']}" if p.get("lastDeath") else ""
+    return f", own process pid {p['pid']} {p['state']} (starts {p['starts']}{death})"
 
 
 def _follow(path: Path, start_lines: int) -> None:

@@ -100,6 +100,7 @@ final class CellHost {
             Files.setPosixFilePermissions(shortDir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"));
             binderSocket = shortDir.resolve("binder.sock");
         }
+        am.useAppProcesses(appProcesses(), binderSocket, work.resolve("framework"));
         BinderServer binder = BinderServer.start(am, binderSocket);
         AdbServer adb = null;
         if (System.getProperty(Main.PROP_ADB_PORT) != null) {
@@ -125,6 +126,7 @@ final class CellHost {
         CompletableFuture<Long> warmup = MainThread.postAfterReady(() -> Warmup.run(application));
         readyNanos = System.nanoTime();
         warmup.whenComplete((millis, failure) -> {
+            am.processes.preStart(); // the first app process's framework loads now, not at its launch
             long afterReady = (System.nanoTime() - readyNanos) / 1_000_000;
             if (failure == null) {
                 CellLog.i(TAG, "widget warm-up done in " + millis + " ms (" + afterReady + " ms after READY)");
@@ -170,6 +172,18 @@ final class CellHost {
             }
         }
         stopped.countDown();
+    }
+
+    /** The packages named by {@code --app-process}: each runs in a process of its own. */
+    private static java.util.Set<String> appProcesses() {
+        String list = System.getProperty(Main.PROP_APP_PROCESSES, "");
+        java.util.Set<String> s = new java.util.LinkedHashSet<>();
+        for (String p : list.split(",")) {
+            if (!p.isBlank()) {
+                s.add(p.strip());
+            }
+        }
+        return s;
     }
 
     private static String newToken() {

@@ -22,7 +22,7 @@ import org.junit.runner.notification.Failure;
 /**
  * The Android cell host's entry point:
  * {@code Main --region PATH --control-port PORT [--adb-port PORT --adb-keys FILE] [--sdk 34] [--peer-timeout-ms MS]
- * [--realtime-threads on|off]}.
+ * [--realtime-threads on|off] [--app-process PACKAGE]...}.
  *
  * <p>Robolectric builds its sandbox (the AOSP framework classes, instrumented, in their own class
  * loader) around a JUnit test; the host's life is therefore one "test", {@link CellSandbox#serve},
@@ -40,6 +40,8 @@ public final class Main {
     /** adb's device side: its loopback port (absent: no adb) and the authorised keys' file. */
     static final String PROP_ADB_PORT = "org.rtdroid.cell.adbPort";
     static final String PROP_ADB_KEYS = "org.rtdroid.cell.adbKeys";
+    /** The packages that run each in a process of their own (comma-separated; --app-process). */
+    static final String PROP_APP_PROCESSES = "org.rtdroid.cell.appProcesses";
     public static final int SUPPORTED_SDK = 34;
 
     private Main() {
@@ -72,6 +74,15 @@ public final class Main {
                                     + "key per line, as ~/.android/adbkey.pub)");
                         }
                         System.setProperty(PROP_ADB_KEYS, keys.toString());
+                        break;
+                    }
+                    case "--app-process": {
+                        String pkg = value(args, ++i, a);
+                        if (!pkg.matches("[A-Za-z][A-Za-z0-9_]*(\\.[A-Za-z][A-Za-z0-9_]*)+")) {
+                            throw new IllegalArgumentException("--app-process '" + pkg + "' is not a package name");
+                        }
+                        String before = System.getProperty(PROP_APP_PROCESSES, "");
+                        System.setProperty(PROP_APP_PROCESSES, before.isEmpty() ? pkg : before + "," + pkg);
                         break;
                     }
                     case "--sdk":
@@ -195,6 +206,7 @@ public final class Main {
         }
         System.err.println("usage: java @android-cell/target/dist/jvm.args -cp 'android-cell/target/dist/lib/*' "
                 + "org.rtdroid.android.cell.Main --region PATH --control-port PORT [--adb-port PORT "
-                + "--adb-keys FILE] [--sdk 34] [--platform-cert CERT.pem] [--peer-timeout-ms MS] [--realtime-threads on|off]");
+                + "--adb-keys FILE] [--sdk 34] [--platform-cert CERT.pem] [--peer-timeout-ms MS] [--realtime-threads on|off] "
+                + "[--app-process PACKAGE]...");
     }
 }

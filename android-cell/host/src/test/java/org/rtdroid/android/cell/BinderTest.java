@@ -59,7 +59,7 @@ class BinderTest {
         tmp = Files.createTempDirectory("binder-test");
         region = Paths.get("/dev/shm/android-cell-binder-test-" + ProcessHandle.current().pid());
         TestRtPeer.format(region);
-        cell = CellProcess.start(region);
+        cell = CellProcess.start(region, "--app-process", UI);
         for (String line : cell.stdout) {
             Matcher m = Pattern.compile("system server IPC on (\\S+)").matcher(line);
             if (m.find()) {
@@ -196,5 +196,72 @@ class BinderTest {
         assertTrue(out.contains("package=org.rtdroid.celltest"), out);
         assertTrue(out.contains("ERR Not allowed to start service") && out.contains("from org.rtdroid.celltest without "
                 + "permission org.rtdroid.permission.CROSS_CONTEXT"), out);
+    }
+
+    /** The app's process as the control interface shows it: pid, state, starts, last death. */
+    Matcher process() throws Exception {
+        String app = cell.get("/apps/" + UI).body();
+        Matcher m = Pattern.compile("\"process\":\\{\"pid\":(\\d+),\"state\":\"(\\w+)\",\"starts\":(\\d+),"
+                + "\"lastLaunchMillis\":-?\\d+,\"lastDeath\":(null|\"[^\"]*\")").matcher(app);
+        assertTrue(m.find(), app);
+        return m;
+    }
+
+    static String statusLine(long pid, String key) throws Exception {
+        for (String l : Files.readAllLines(Paths.get("/proc/" + pid + "/status"))) {
+            if (l.startsWith(key + ":")) {
+                return l.substring(key.length() + 1).trim().replaceAll("\\s+", " ");
+            }
+        }
+        return null;
+    }
+
+    @Test
+    @Order(20)
+    void anAppRunsInAProcessOfItsOwnUnderItsUid() throws Exception {
+        CellProcess.Reply r = cell.post("/apps/" + UI + "/launch", "{}");
+        assertEquals(200, r.status(), r.body());
+        assertTrue(r.body().contains("ConfigurationActivity"), r.body());
+        Matcher m = process();
+        long pid = Long.parseLong(m.group(1));
+        assertEquals("RUNNING", m.group(2));
+        assertEquals("1", m.group(3));
+        assertTrue(pid != cell.process.pid(), "its own process, not the system server's");
+        String u = appUid + " " + appUid + " " + appUid + " " + appUid;
+        assertEquals(u, statusLine(pid, "Uid"), "real, effective, saved and file-system uid of pid " + pid);
+        assertEquals(u, statusLine(pid, "Gid"));
+        assertEquals("", statusLine(pid, "Groups"));
+        // a second launch goes to the same process
+        assertEquals(200, cell.post("/apps/" + UI + "/launch", "{}").status());
+        assertEquals(Long.toString(pid), process().group(1));
+    }
+
+    @Test
+    @Order(21)
+    void anAttachFromAProcessTheSystemServerDidNotStartIsRefused() throws Exception {
+        String out = call(appUid, "attachApplication");
+        assertTrue(out.contains("ERR pid "), out);
+        assertTrue(out.contains("is not a process the system server started for " + UI), out);
+    }
+
+    @Test
+    @Order(22)
+    void aKilledProcessIsShownWithItsReasonAndStartedAgainOnNextUse() throws Exception {
+        long pid = Long.parseLong(process().group(1));
+        assertTrue(ProcessHandle.of(pid).orElseThrow().destroyForcibly());
+        Matcher m = process();
+        for (int i = 0; i < 200 && !m.group(2).equals("DIED"); i++) {
+            Thread.sleep(50);
+            m = process();
+        }
+        assertEquals("DIED", m.group(2));
+        assertEquals("\"killed by signal 9 (SIGKILL)\"", m.group(4));
+        assertEquals(200, cell.post("/apps/" + UI + "/launch", "{}").status());
+        m = process();
+        assertEquals("RUNNING", m.group(2));
+        assertEquals("2", m.group(3));
+        assertTrue(Long.parseLong(m.group(1)) != pid, "a new process");
+        assertEquals("\"killed by signal 9 (SIGKILL)\"", m.group(4), "the last death's reason stays shown");
+        assertEquals(appUid + " " + appUid + " " + appUid + " " + appUid, statusLine(Long.parseLong(m.group(1)), "Uid"));
     }
 }

@@ -46,6 +46,9 @@ class MainArgumentsTest {
         r = run("--region", "/no/such/dir/region", "--control-port", "0");
         assertEquals("2", r[0], r[1]);
         assertTrue(r[1].contains("directory /no/such/dir does not exist"), r[1]);
+        r = run("--region", "/dev/shm/x", "--control-port", "0", "--app-process", "no-package!");
+        assertEquals("2", r[0], r[1]);
+        assertTrue(r[1].contains("--app-process 'no-package!' is not a package name"), r[1]);
         r = run("--region", "/dev/shm/x", "--control-port", "0", "--bogus", "1");
         assertEquals("2", r[0], r[1]);
         assertTrue(r[1].contains("unknown argument '--bogus'"), r[1]);

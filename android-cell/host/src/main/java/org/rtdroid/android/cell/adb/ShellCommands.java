@@ -263,9 +263,9 @@ final class ShellCommands {
             });
         }
         long t0 = System.nanoTime();
-        Activity a;
+        String a;
         try {
-            a = MainThread.call(() -> cls == null ? device.am.launch(pkg) : device.am.launch(pkg, cls));
+            a = device.am.startActivity(pkg, cls);
         } catch (CellException e) {
             err.println("Error: Activity not started, " + e.getMessage());
             return 1;
@@ -274,7 +274,7 @@ final class ShellCommands {
         if (wait) {
             out.println("Status: ok");
             out.println("LaunchState: COLD");
-            out.println("Activity: " + pkg + "/" + a.getClass().getName());
+            out.println("Activity: " + pkg + "/" + a);
             out.println("TotalTime: " + millis);
             out.println("WaitTime: " + millis);
             out.println("Complete");
@@ -427,7 +427,12 @@ final class ShellCommands {
                 out.println("DUMP OF SERVICE " + s + ":");
             }
             switch (s) {
-                case "activity" -> dumpActivity();
+                case "activity" -> {
+                    if (args.size() < 2 || !args.get(1).equals("processes")) {
+                        dumpActivity();
+                    }
+                    out.print(device.am.processes.dump());
+                }
                 case "package" -> dumpPackages(args.size() > 1 ? args.get(1) : null);
                 case "rtdroid.proxy" -> {
                     ProxyCore core = device.am.services.proxy();

@@ -39,6 +39,8 @@ public final class CellActivityManager implements AppCrashes {
     public final ActivityStack activities;
     public final ActiveServices services;
     public final BroadcastQueue broadcasts;
+    /** The apps that run in processes of their own (none until {@link #useAppProcesses}). */
+    public volatile ProcessList processes = new ProcessList(java.util.Set.of(), null, null);
 
     /** {@code platformCertSha256}: the proxy's certificate (null: no app holds its permission). */
     public CellActivityManager(Application application, Path appsDir, String platformCertSha256) {
@@ -94,9 +96,34 @@ public final class CellActivityManager implements AppCrashes {
             throw new CellException(400, pkg + " is a system app and cannot be uninstalled");
         }
         teardown(app);
+        processes.kill(pkg, "package removed");
         packages.remove(app);
         broadcasts.sendBroadcast(application, new Intent(Intent.ACTION_PACKAGE_REMOVED,
                 Uri.parse("package:" + pkg)), null, null, null);
+    }
+
+    /**
+     * The named apps run each in a process of its own, which attaches at {@code binderSocket};
+     * the others stay in the system server's JVM. Before the cell serves.
+     */
+    public void useAppProcesses(java.util.Set<String> packages, Path binderSocket, Path frameworkDir) {
+        processes = new ProcessList(packages, binderSocket, frameworkDir);
+        if (!packages.isEmpty()) {
+            CellLog.i(TAG, "apps in processes of their own: " + String.join(", ", packages));
+        }
+    }
+
+    /**
+     * Starts an app's activity ({@code cls}, null: its launcher) from any thread but the main
+     * looper: in the app's own process when it has one (started if needed: seconds, so never on
+     * the main looper), else on the main looper in the system server. The activity's class name.
+     */
+    public String startActivity(String pkg, String cls) throws CellException {
+        InstalledApp app = MainThread.call(() -> packages.require(pkg));
+        if (processes.hosts(pkg) && !app.system) {
+            return processes.launch(app, cls);
+        }
+        return MainThread.call(() -> (cls == null ? launch(pkg) : launch(pkg, cls)).getClass().getName());
     }
 
     public Activity launch(String pkg) throws CellException {
@@ -145,6 +172,7 @@ public final class CellActivityManager implements AppCrashes {
             throw new CellException(400, pkg + " is a system app and keeps running");
         }
         teardown(app);
+        processes.kill(pkg, "force-stop");
         if (app.state != InstalledApp.State.CRASHED) {
             app.state = InstalledApp.State.STOPPED;
         }
@@ -199,6 +227,7 @@ public final class CellActivityManager implements AppCrashes {
                 }
             }
         }
+        processes.shutdown();
         services.destroyServicesOf(null);
         activities.stop();
         broadcasts.stop();

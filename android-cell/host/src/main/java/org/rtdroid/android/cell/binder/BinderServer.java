@@ -116,6 +116,7 @@ public final class BinderServer {
     }
 
     private void serve(int fd) {
+        boolean handedOver = false;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = arena.allocate(Linker.Option.captureStateLayout());
             UnixSocket.Peer peer = UnixSocket.peer(fd);
@@ -137,12 +138,92 @@ public final class BinderServer {
                 }
                 String request = new String(b.toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
                 transactions.incrementAndGet();
+                if (request.strip().equals("attachApplication")) {
+                    Connection connection = new Connection(fd);
+                    String refused;
+                    synchronized (connection) { // the system server's first call waits for this reply
+                        refused = attach(peer, connection);
+                        reply(fd, arena, state, refused == null ? "OK\nattached=" + callerPackage(peer) : refused);
+                    }
+                    if (refused != null) {
+                        connection.arena.close(); // the connection stays the caller's, as any other
+                    } else {
+                        handedOver = true; // the connection is the app process's now: the system server calls it
+                        return;
+                    }
+                    continue;
+                }
                 reply(fd, arena, state, transact(peer, request));
             }
         } catch (IOException e) {
             // the caller went away
         } finally {
-            UnixSocket.close(fd);
+            if (!handedOver) {
+                UnixSocket.close(fd);
+            }
+        }
+    }
+
+    /**
+     * An app process attaches ({@code attachApplication}, no fields): the kernel's uid must be an
+     * app that runs in a process of its own, and the kernel's pid the process the system server
+     * started for it. Null when attached, else the refusal.
+     */
+    private String attach(UnixSocket.Peer peer, Connection connection) {
+        String pkg = callerPackage(peer);
+        if (pkg == null || pkg.equals("android")) {
+            return refuse(unknownCaller, peer, "uid " + peer.uid() + " (pid " + peer.pid() + ") is no app to attach");
+        }
+        InstalledApp app = am.packages.get(pkg);
+        String why = app == null ? pkg + " is not installed" : am.processes.attach(app, peer.pid(), connection);
+        return why == null ? null : refuse(spoofed, peer, why);
+    }
+
+    /** An attached app process's connection, as the system server's {@code ApplicationThread}. */
+    private static final class Connection implements org.rtdroid.android.cell.am.ApplicationThread {
+        private final int fd;
+        private final Arena arena = Arena.ofShared();
+        private final MemorySegment state = arena.allocate(Linker.Option.captureStateLayout());
+        private final MemorySegment header = arena.allocate(4);
+        private final MemorySegment body = arena.allocate(MAX_TRANSACTION_BYTES);
+        private boolean closed;
+
+        Connection(int fd) {
+            this.fd = fd;
+        }
+
+        @Override
+        public synchronized String call(String request) throws IOException {
+            if (closed) {
+                throw new IOException("the app process's connection is closed");
+            }
+            try (Arena frame = Arena.ofConfined()) {
+                reply(fd, frame, state, request);
+            }
+            if (!readFully(fd, header, state)) {
+                throw new IOException("the app process closed its connection");
+            }
+            int len = header.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), 0);
+            if (len < 0 || len > MAX_TRANSACTION_BYTES) {
+                throw new IOException("the app process replied a frame of " + len + " bytes");
+            }
+            MemorySegment b = body.asSlice(0, len);
+            if (!readFully(fd, b, state)) {
+                throw new IOException("the app process closed its connection inside a reply");
+            }
+            return new String(b.toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public void close() {
+            UnixSocket.shutdown(fd); // wakes a call blocked in read; the fd goes with the next call's end
+            synchronized (this) {
+                if (!closed) {
+                    closed = true;
+                    UnixSocket.close(fd);
+                    arena.close();
+                }
+            }
         }
     }
 

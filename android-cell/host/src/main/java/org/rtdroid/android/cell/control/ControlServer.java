@@ -167,7 +167,7 @@ public final class ControlServer {
                 }
                 if (parts.size() == 3 && parts.get(2).equals("launch")) {
                     need(method, "POST", path);
-                    String activity = MainThread.call(() -> am.launch(pkg).getClass().getName());
+                    String activity = am.startActivity(pkg, null);
                     reply(ex, 200, new JsonWriter().beginObject().field("launched", pkg).field("activity", activity)
                             .endObject().toString());
                     return;
@@ -333,11 +333,30 @@ public final class ControlServer {
         return w.endArray();
     }
 
-    private static String appJson(InstalledApp app) {
+    /**
+     * Where the app runs: {@code "process": "system_server"}, or its own process's pid, uid, state,
+     * starts, last launch and why its last process ended.
+     */
+    private void writeProcess(JsonWriter w, InstalledApp app) {
+        if (!am.processes.hosts(app.packageName)) {
+            w.field("process", "system_server");
+            return;
+        }
+        w.name("process").beginObject();
+        for (org.rtdroid.android.cell.am.ProcessList.ProcessRecord r : am.processes.records()) {
+            if (r.app.packageName.equals(app.packageName)) {
+                w.field("pid", r.pid).field("state", r.state.name()).field("starts", r.starts)
+                        .field("lastLaunchMillis", r.lastLaunchMillis).field("lastDeath", r.deathReason);
+            }
+        }
+        w.field("uid", app.uid).endObject();
+    }
+
+    private String appJson(InstalledApp app) {
         return writeApp(new JsonWriter(), app).toString();
     }
 
-    private static JsonWriter writeApp(JsonWriter w, InstalledApp app) {
+    private JsonWriter writeApp(JsonWriter w, InstalledApp app) {
         w.beginObject()
                 .field("package", app.packageName)
                 .field("system", app.system)
@@ -346,8 +365,9 @@ public final class ControlServer {
                 .field("lastCrash", app.crash)
                 .field("certificateSha256", app.certificateSha256)
                 .field("uid", app.uid)
-                .field("dataDir", app.dataDir == null ? null : app.dataDir.toString())
-                .name("permissions").beginArray();
+                .field("dataDir", app.dataDir == null ? null : app.dataDir.toString());
+        writeProcess(w, app);
+        w.name("permissions").beginArray();
         for (String p : new java.util.TreeSet<>(app.permissions)) {
             w.value(p);
         }

@@ -39,6 +39,11 @@ public final class InstalledApp {
         this.permissions = permissions;
     }
 
+    /** The app's code as the cell installed it (its own copy). */
+    public Path codeJar() {
+        return installDir.resolve(AppBundle.CLASSES);
+    }
+
     void close() {
         if (loader instanceof URLClassLoader) {
             try {

@@ -1,0 +1,459 @@
+package org.rtdroid.android.cell.am;
+
+import org.rtdroid.android.cell.os.CellException;
+import org.rtdroid.android.cell.os.CellLog;
+import org.rtdroid.android.cell.os.Posix;
+import org.rtdroid.android.cell.pm.InstalledApp;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The app processes (AOSP's {@code ProcessList}): for each app named at the cell's start, a JVM of
+ * its own that the system server starts on first use, that becomes the app's Linux uid before any
+ * of the app's code runs (zygote's specialisation, {@code Posix.becomeApp}) and that attaches
+ * over the system server's IPC, where the kernel names it. The system server then calls it on
+ * that connection ({@link ApplicationThread}). A process that died is shown with its reason and
+ * started again on the next use. Apps not named here run in the system server's JVM.
+ */
+public final class ProcessList {
+    static final String TAG = "ActivityManager";
+    /** The app process's entry point, on the system server's own class path. */
+    static final String APP_PROCESS_MAIN = "org.rtdroid.android.cell.AppProcessMain";
+    static final long ATTACH_TIMEOUT_MILLIS = 180_000;
+
+    public enum State { STARTING, RUNNING, DIED }
+
+    /** One app's process: what {@code dumpsys activity processes} shows. */
+    public static final class ProcessRecord {
+        public final InstalledApp app;
+        public volatile State state = State.STARTING;
+        public volatile long pid = -1;
+        public volatile int starts;
+        /** Why the last process ended (null while none did). */
+        public volatile String deathReason;
+        /** Its last launch: from the request to the first frame drawn, process start included. */
+        public volatile long lastLaunchMillis = -1;
+        public volatile boolean lastLaunchCold;
+        Process process;
+        ApplicationThread thread;
+        boolean killedBySystem;
+        String killReason;
+
+        ProcessRecord(InstalledApp app) {
+            this.app = app;
+        }
+    }
+
+    private final Set<String> packages;
+    private final Path binderSocket;
+    private final Path frameworkDir;
+    private final Map<String, ProcessRecord> records = new LinkedHashMap<>();
+    private final Map<String, String> published = new java.util.HashMap<>();
+    private volatile Template spare;
+    private boolean shutDown;
+
+    /**
+     * {@code frameworkDir}: where the system server publishes, for the apps' uids, the files an
+     * app process reads that sit behind a folder only root may enter (a 0700 clone, a private
+     * home's Maven repository), as {@code /system/framework} is readable by every app.
+     */
+    public ProcessList(Set<String> packages, Path binderSocket, Path frameworkDir) {
+        this.packages = Set.copyOf(packages);
+        this.binderSocket = binderSocket;
+        this.frameworkDir = frameworkDir;
+    }
+
+    /** Whether the app runs in a process of its own. */
+    public boolean hosts(String pkg) {
+        return packages.contains(pkg);
+    }
+
+    public synchronized List<ProcessRecord> records() {
+        return new ArrayList<>(records.values());
+    }
+
+    /**
+     * Launches the app's activity ({@code cls}, null: its launcher) in its process, starting the
+     * process first when it has none: from any thread but the main looper (a start takes
+     * seconds). The activity's class name.
+     */
+    public String launch(InstalledApp app, String cls) throws CellException {
+        String activity = cls != null ? cls : app.bundle.launcher.className();
+        if (app.bundle.activities.stream().noneMatch(a -> a.className().equals(activity))) {
+            throw new CellException(404, "no activity " + activity + " declared by " + app.packageName);
+        }
+        long t0 = System.nanoTime();
+        ProcessRecord r;
+        boolean cold;
+        synchronized (this) {
+            r = records.get(app.packageName);
+            cold = r == null || r.state == State.DIED || r.app != app;
+            if (cold) {
+                r = start(app, r);
+            }
+        }
+        ApplicationThread thread = awaitAttach(r);
+        String reply;
+        try {
+            reply = thread.call("launch\nactivity=" + activity);
+        } catch (IOException e) {
+            throw new CellException(500, app.packageName + "'s process (pid " + r.pid + ") went away during the launch");
+        }
+        if (!reply.startsWith("OK")) {
+            throw new CellException(500, app.packageName + " did not launch " + activity + ": " + reply);
+        }
+        r.lastLaunchMillis = (System.nanoTime() - t0) / 1_000_000;
+        r.lastLaunchCold = cold;
+        if (cold) {
+            preStart(); // the next app process's framework loads while this app is in use
+        }
+        CellLog.i(TAG, "Displayed " + app.packageName + "/" + activity + " in pid " + r.pid + ": +"
+                + r.lastLaunchMillis + "ms (" + (cold ? "cold: process start included" : "warm") + ")");
+        return activity;
+    }
+
+    /** Starts a process for the app (under the list's lock). */
+    private ProcessRecord start(InstalledApp app, ProcessRecord previous) throws CellException {
+        if (Posix.geteuid() != 0) {
+            throw new CellException(500, "cannot start " + app.packageName + "'s process: it must run as the app's uid "
+                    + app.uid + ", which needs the system server to be root");
+        }
+        ProcessRecord r = new ProcessRecord(app);
+        if (previous != null && previous.app == app) {
+            r.starts = previous.starts;
+            r.deathReason = previous.deathReason;
+        }
+        Template t = spare;
+        spare = null;
+        boolean preStarted = t != null && t.process.isAlive();
+        if (!preStarted) {
+            t = startTemplate();
+        }
+        r.process = t.process;
+        r.pid = t.process.pid();
+        r.starts++;
+        records.put(app.packageName, r);
+        CellLog.i(TAG, "Start proc " + r.pid + ":" + app.packageName + "/u0a" + (app.uid - 10000) + " for "
+                + (r.starts == 1 ? "first use" : "use after: " + r.deathReason)
+                + (preStarted ? " (a pre-started template)" : ""));
+        t.record = r;
+        try {
+            // what the template becomes: its one line on stdin (validated again there)
+            t.process.getOutputStream().write(("specialize package=" + app.packageName + " uid=" + app.uid + " code="
+                    + app.codeJar() + " data=" + app.dataDir + "\n").getBytes(StandardCharsets.UTF_8));
+            t.process.getOutputStream().flush();
+        } catch (IOException e) {
+            t.process.destroyForcibly();
+            throw new CellException(500, "cannot hand " + app.packageName + " to process " + r.pid + ": " + e.getMessage());
+        }
+        return r;
+    }
+
+    /**
+     * A template process (zygote's role): the framework up and the jars open as root, waiting on
+     * its stdin for the app it becomes. Its output goes to logcat under the app it became.
+     */
+    private Template startTemplate() throws CellException {
+        Process p;
+        try {
+            p = new ProcessBuilder(command()).redirectErrorStream(true).start();
+        } catch (IOException e) {
+            throw new CellException(500, "cannot start an app process: " + e.getMessage());
+        }
+        Template t = new Template(p);
+        Thread out = new Thread(() -> echo(t), "proc-" + p.pid() + "-out");
+        out.setDaemon(true);
+        out.start();
+        p.onExit().thenAccept(x -> {
+            ProcessRecord r = t.record;
+            if (r != null) {
+                died(r, x.exitValue());
+            } else {
+                CellLog.w(TAG, "the pre-started app process " + p.pid() + " ended unused (status " + x.exitValue() + ")");
+            }
+        });
+        return t;
+    }
+
+    /**
+     * Starts a template for the next app process, once the cell is ready and after each use, so
+     * that a launch finds the framework already up (no-op when no app runs in its own process).
+     */
+    public synchronized void preStart() {
+        if (packages.isEmpty() || spare != null || shutDown || Posix.geteuid() != 0) {
+            return;
+        }
+        try {
+            spare = startTemplate();
+            CellLog.i(TAG, "pre-started app process " + spare.process.pid() + " (framework loading; it waits for its app)");
+        } catch (CellException e) {
+            CellLog.w(TAG, e.getMessage());
+        }
+    }
+
+    /** A process started before its app is known; {@code record} once it became one. */
+    private static final class Template {
+        final Process process;
+        volatile ProcessRecord record;
+
+        Template(Process process) {
+            this.process = process;
+        }
+    }
+
+    /**
+     * The app process's command: this JVM's own java, options (jvm.args and, on a board, the AOT
+     * cache: its classes are the framework's, the same class path) and class path, so the app
+     * process loads the same framework classes the system server does.
+     */
+    private List<String> command() {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(ProcessHandle.current().info().command().orElse(Paths.get(System.getProperty("java.home"), "bin", "java").toString()));
+        for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            // a training run's recording or a debugger belong to the system server only; the
+            // temporary files are the app's own (its cache directory)
+            if (a.startsWith("-XX:AOTCacheOutput") || a.startsWith("-XX:AOTMode") || a.startsWith("-XX:AOTConfiguration")
+                    || a.startsWith("-agentlib:") || a.startsWith("-Xlog") || a.startsWith("-Djava.io.tmpdir=")) {
+                continue;
+            }
+            int eq = a.indexOf('=');
+            cmd.add(a.startsWith("-D") && eq > 0 && a.charAt(eq + 1) == '/'
+                    ? a.substring(0, eq + 1) + readable(a.substring(eq + 1)) : a);
+        }
+        cmd.add("-Djava.io.tmpdir=" + sharedTmp());
+        List<String> classPath = new ArrayList<>();
+        for (String e : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+            classPath.add(readable(e));
+        }
+        cmd.add("-cp");
+        cmd.add(String.join(java.io.File.pathSeparator, classPath));
+        cmd.add(APP_PROCESS_MAIN);
+        cmd.addAll(List.of("--binder", binderSocket.toString()));
+        return cmd;
+    }
+
+    /**
+     * The app processes' temporary folder while they start: the framework writes there as root
+     * before a process becomes its app (the app then uses its own cache folder); sticky, as /tmp.
+     */
+    private String sharedTmp() {
+        Path tmp = frameworkDir.resolveSibling("app-tmp");
+        try {
+            java.nio.file.Files.createDirectories(tmp);
+            java.nio.file.Files.setAttribute(tmp, "unix:mode", 01777); // sticky: no app removes another's files
+        } catch (IOException | UnsupportedOperationException e) {
+            CellLog.w(TAG, "cannot make " + tmp + ": " + e.getMessage());
+        }
+        return tmp.toString();
+    }
+
+    /**
+     * A file or folder the app process reads, at a path its uid can reach: the path itself when
+     * every folder above it lets others through (a board's checkout: the AOT cache then matches
+     * the class path), else a copy made of hard links (a copy where links cannot cross file
+     * systems) under the framework folder, made once.
+     */
+    private String readable(String path) {
+        Path p = Paths.get(path).toAbsolutePath().normalize();
+        if (!java.nio.file.Files.exists(p) || othersReach(p)) {
+            return path;
+        }
+        return published.computeIfAbsent(p.toString(), k -> {
+            Path to = frameworkDir.resolve(published.size() + "-" + p.getFileName());
+            try {
+                publish(p, to);
+            } catch (IOException e) {
+                CellLog.w(TAG, "cannot publish " + p + " for the app processes: " + e.getMessage());
+                return path;
+            }
+            return to.toString();
+        });
+    }
+
+    private static boolean othersReach(Path p) {
+        try {
+            if (!java.nio.file.Files.getPosixFilePermissions(p).contains(java.nio.file.attribute.PosixFilePermission.OTHERS_READ)) {
+                return false;
+            }
+            for (Path d = p.getParent(); d != null; d = d.getParent()) {
+                if (!java.nio.file.Files.getPosixFilePermissions(d).contains(java.nio.file.attribute.PosixFilePermission.OTHERS_EXECUTE)) {
+                    return false;
+                }
+            }
+            return true;
+        } catch (IOException | UnsupportedOperationException e) {
+            return false;
+        }
+    }
+
+    private static void publish(Path from, Path to) throws IOException {
+        java.nio.file.Files.createDirectories(to.getParent());
+        try (java.util.stream.Stream<Path> files = java.nio.file.Files.walk(from)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                Path t = to.resolve(from.relativize(f).toString());
+                if (java.nio.file.Files.isDirectory(f)) {
+                    java.nio.file.Files.createDirectories(t);
+                    continue;
+                }
+                try {
+                    java.nio.file.Files.createLink(t, f);
+                } catch (IOException | UnsupportedOperationException e) {
+                    java.nio.file.Files.copy(f, t);
+                }
+            }
+        }
+    }
+
+    /** A process's output, to the system server's log under the app it became. */
+    private static void echo(Template t) {
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(t.process.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = in.readLine()) != null) {
+                ProcessRecord r = t.record;
+                CellLog.log('I', "Process", r == null ? "android" : r.app.packageName, "pid " + t.process.pid() + ": " + line, null);
+            }
+        } catch (IOException ignored) {
+            // the process is gone
+        }
+    }
+
+    private void died(ProcessRecord r, int status) {
+        String reason;
+        synchronized (this) {
+            if (r.killedBySystem) {
+                reason = r.killReason;
+            } else if (status == 10) { // AppProcessHost.EXIT_CRASHED
+                reason = "crashed: its app code threw (FATAL EXCEPTION in logcat)";
+            } else if (status > 128) {
+                reason = "killed by signal " + (status - 128) + (status - 128 == 9 ? " (SIGKILL)" : status - 128 == 15 ? " (SIGTERM)" : "");
+            } else {
+                reason = "exited with status " + status;
+            }
+            r.deathReason = reason;
+            r.state = State.DIED;
+            if (r.thread != null) {
+                r.thread.close();
+            }
+            notifyAll();
+        }
+        CellLog.log('I', TAG, r.app.packageName, "Process " + r.app.packageName + " (pid " + r.pid + ") has died: "
+                + reason, null);
+    }
+
+    /**
+     * An app process attaches (from the IPC: the kernel's uid is the app's, the kernel's pid must be
+     * the process the system server started for it). Null when accepted, else why not.
+     */
+    public synchronized String attach(InstalledApp app, long pid, ApplicationThread thread) {
+        ProcessRecord r = records.get(app.packageName);
+        if (r == null || r.pid != pid || r.state != State.STARTING) {
+            return "pid " + pid + " is not a process the system server started for " + app.packageName;
+        }
+        r.thread = thread;
+        r.state = State.RUNNING;
+        notifyAll();
+        CellLog.i(TAG, "attached " + app.packageName + " pid " + pid + " uid " + app.uid);
+        return null;
+    }
+
+    private synchronized ApplicationThread awaitAttach(ProcessRecord r) throws CellException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ATTACH_TIMEOUT_MILLIS);
+        while (r.state == State.STARTING) {
+            long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+            if (left <= 0) {
+                kill(r, "did not attach within " + ATTACH_TIMEOUT_MILLIS / 1000 + " s");
+                throw new CellException(500, r.app.packageName + "'s process did not attach in time");
+            }
+            try {
+                wait(left);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new CellException(500, "interrupted while " + r.app.packageName + "'s process started");
+            }
+        }
+        if (r.state == State.DIED) {
+            throw new CellException(500, r.app.packageName + "'s process (pid " + r.pid + ") died before it attached: "
+                    + r.deathReason);
+        }
+        return r.thread;
+    }
+
+    /** Ends the app's process, if it has one running ({@code am force-stop}, uninstall, shutdown). */
+    public void kill(String pkg, String reason) {
+        ProcessRecord r;
+        synchronized (this) {
+            r = records.get(pkg);
+        }
+        if (r != null) {
+            kill(r, reason);
+        }
+    }
+
+    private void kill(ProcessRecord r, String reason) {
+        Process p;
+        synchronized (this) {
+            if (r.state == State.DIED) {
+                return;
+            }
+            r.killedBySystem = true;
+            r.killReason = reason;
+            p = r.process;
+        }
+        p.destroyForcibly();
+        try {
+            p.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Every app process ends (the cell stops). */
+    public void shutdown() {
+        Template t;
+        synchronized (this) {
+            shutDown = true;
+            t = spare;
+            spare = null;
+        }
+        if (t != null) {
+            t.process.destroyForcibly();
+        }
+        for (ProcessRecord r : records()) {
+            kill(r, "the system server stopped");
+        }
+    }
+
+    /** Lines for {@code dumpsys activity processes}. */
+    public String dump() {
+        StringBuilder b = new StringBuilder("ACTIVITY MANAGER RUNNING PROCESSES (dumpsys activity processes)\n");
+        b.append("  apps in processes of their own: ").append(packages.isEmpty() ? "none (every app runs in the system server)"
+                : String.join(", ", packages)).append('\n');
+        Template t = spare;
+        b.append("  pre-started template: ").append(t == null ? "none" : "pid " + t.process.pid()
+                + (t.process.isAlive() ? "" : " (ended)")).append('\n');
+        for (ProcessRecord r : records()) {
+            b.append("  ProcessRecord{").append(r.app.packageName).append(" pid=").append(r.pid).append(" uid=")
+                    .append(r.app.uid).append(" state=").append(r.state).append(" starts=").append(r.starts);
+            if (r.lastLaunchMillis >= 0) {
+                b.append(" lastLaunch=").append(r.lastLaunchMillis).append("ms").append(r.lastLaunchCold ? "(cold)" : "(warm)");
+            }
+            if (r.deathReason != null) {
+                b.append(" lastDeath=\"").append(r.deathReason).append('"');
+            }
+            b.append("}\n");
+        }
+        return b.toString();
+    }
+}
