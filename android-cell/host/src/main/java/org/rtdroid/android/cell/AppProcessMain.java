@@ -13,10 +13,6 @@ import org.junit.runner.notification.Failure;
  */
 public final class AppProcessMain {
     static final String PROP_BINDER = "org.rtdroid.app.binder";
-    static final String PROP_PACKAGE = "org.rtdroid.app.package";
-    static final String PROP_UID = "org.rtdroid.app.uid";
-    static final String PROP_CODE = "org.rtdroid.app.code";
-    static final String PROP_DATA = "org.rtdroid.app.data";
     static final String PROP_START_NANOS = "org.rtdroid.app.startNanos";
 
     private AppProcessMain() {
