@@ -30,7 +30,9 @@ import org.rtdroid.video.Y4mWriter;
  * in the seed; the adaptation table after 50 frames (Table 1); the engine's own time per action.
  * Baseline in the same run: the same cycle as a plain periodic task (clock_nanosleep to each
  * display instant, display, then read, parse and analyse at full quality), whose display error is
- * its release's wake-up latency.
+ * its release's wake-up latency: its spread about its median is the host's wake-up jitter, which
+ * bounds what calibrating a sleeping engine's anticipation can reach. The plan runs a third time on
+ * an engine with a wake guard (it sleeps until the guard before the instant, then spins to it).
  */
 final class ReflectionBench implements Benchmark {
     static final long FRAME_NANOS = 40_000_000L;
@@ -47,6 +49,11 @@ final class ReflectionBench implements Benchmark {
     static final int PRIORITY = 80;
     /** Frames the plan's code runs on before the first one is due, as the spark app does. */
     static final int WARMUP_FRAMES = 24;
+    /**
+     * The guarded engine's wake guard: above the host's wake-up latency at its p99.9 (a bare
+     * clock_nanosleep loop at 25 fps here: p99 about 50-60 us, p99.9 a few hundred), at 0.5 % of a CPU at 25 fps.
+     */
+    static final long WAKE_GUARD_NANOS = 200_000L;
 
     @Override
     public String name() { return "reflection"; }
@@ -69,14 +76,19 @@ final class ReflectionBench implements Benchmark {
             double bound = 2 * frames * FRAME_NANOS / 1e9 + 60;
             Run seed;
             Run fast;
+            Run guarded;
+            Report.Row base;
             try (Watchdog.Phase w = Watchdog.phase("reflection: the reflective engine at 25 fps", bound)) {
-                seed = reflective(video, frames, FRAME_NANOS, policy, report);
+                seed = reflective("reflective", 0, video, frames, FRAME_NANOS, policy, report);
             }
             try (Watchdog.Phase w = Watchdog.phase("reflection: the reflective engine at 500 fps", bound)) {
-                fast = reflective(video, frames, SHORT_FRAME_NANOS, policy, report);
+                fast = reflective("reflective", 0, video, frames, SHORT_FRAME_NANOS, policy, report);
+            }
+            try (Watchdog.Phase w = Watchdog.phase("reflection: the guarded engine at 25 fps", bound)) {
+                guarded = reflective("reflective_guarded", WAKE_GUARD_NANOS, video, frames, FRAME_NANOS, policy, report);
             }
             try (Watchdog.Phase w = Watchdog.phase("reflection: the periodic baseline", bound)) {
-                periodic(video, frames, policy, report);
+                base = periodic(video, frames, policy, report);
             }
             report.section("adaptation_table_after_50_frames", seed.table());
             report.section("frames", seed.series());
@@ -85,15 +97,30 @@ final class ReflectionBench implements Benchmark {
             second.put("adaptation_table_after_50_frames", fast.table());
             second.put("frames", fast.series());
             report.section("short_frames", second);
+            report.section("guarded_frames", guarded.series());
             double p99 = (double) seed.calibrated().extra().get("error_p99_us");
-            report.goal("calibrated |display start error| p99 <= 5 us (25 fps)", String.format("%.2f us", p99), p99 <= 5.0);
+            double jitter = (double) base.extra().get("error_spread_p99_us");
+            report.goal("calibrated |display start error| p99 <= 5 us (25 fps, the seed's sleeping engine)",
+                    String.format("%.2f us; the host's wake-up jitter in the same run (periodic baseline, p99 of"
+                            + " |error - median|) %.2f us: %.2fx it", p99, jitter, p99 / jitter), p99 <= 5.0);
+            double gp99 = (double) guarded.calibrated().extra().get("error_p99_us");
+            report.goal("calibrated |display start error| p99 <= 5 us (25 fps, engine with a "
+                    + WAKE_GUARD_NANOS / 1000 + " us wake guard)", String.format("%.2f us", gp99), gp99 <= 5.0);
             long seedMisses = seed.misses();
             long shortMisses = fast.misses();
+            long guardedMisses = guarded.misses();
             report.goal("no display miss once the table knows the quality it chose",
-                    seedMisses + " at 25 fps, " + shortMisses + " at 500 fps", seedMisses + shortMisses == 0);
+                    seedMisses + " at 25 fps, " + shortMisses + " at 500 fps, " + guardedMisses + " guarded at 25 fps",
+                    seedMisses + shortMisses + guardedMisses == 0);
             double overhead = (double) seed.calibrated().extra().get("engine_overhead_p99_us");
-            report.goal("engine overhead per action p99 <= 10 us (25 fps, frames 25 on)",
+            report.goal("engine overhead per action p99 <= 10 us (25 fps, frames 25 on, the seed's sleeping engine)",
                     String.format("%.2f us", overhead), overhead <= 10.0);
+            double gOverhead = (double) guarded.calibrated().extra().get("engine_overhead_p99_us");
+            report.goal("engine overhead per action p99 <= 10 us (25 fps, frames 25 on, guarded engine)",
+                    String.format("%.2f us", gOverhead), gOverhead <= 10.0);
+            report.note("reflective_guarded: the engine sleeps until " + WAKE_GUARD_NANOS / 1000
+                    + " us before each slept-for action and spins to it (CPU: the guard per frame, "
+                    + String.format("%.1f %%", 100.0 * WAKE_GUARD_NANOS / FRAME_NANOS) + " at 25 fps)");
         } finally {
             Files.deleteIfExists(video);
         }
@@ -103,8 +130,8 @@ final class ReflectionBench implements Benchmark {
     private record Run(Report.Row calibrated, long misses, List<Map<String, Object>> table,
                        List<Map<String, Object>> series) {}
 
-    private Run reflective(Path video, int frames, long frameNanos, RealtimePolicy policy, Report report)
-            throws Exception {
+    private Run reflective(String impl, long guardNanos, Path video, int frames, long frameNanos, RealtimePolicy policy,
+                           Report report) throws Exception {
         RealTimeLine tl = new RealTimeLine("spark", 8, 4096, 0);
         ExecutionEngine[] engine = {null};
         long[][] table = new long[AdaptationTable.ROWS][];
@@ -117,12 +144,13 @@ final class ReflectionBench implements Benchmark {
             }
         }, log);
         engine[0] = new ExecutionEngine(tl, p);
+        engine[0].wakeGuardNanos(guardNanos);
         engine[0].start("reflection-engine", ExecutionEngine.applying(policy));
         Throwable failed = engine[0].awaitStarted(10_000);
         if (failed != null) {
             throw new IllegalStateException("engine did not start", failed);
         }
-        System.out.printf("  reflective: %d frames at %.0f fps (%.1f s)%n", frames, 1e9 / frameNanos,
+        System.out.printf("  " + impl + ": %d frames at %.0f fps (%.1f s)%n", frames, 1e9 / frameNanos,
                 frames * frameNanos / 1e9);
         p.warmUp(WARMUP_FRAMES);  // as the app does while it is created
         p.start(tl, tl.now() + 10_000_000L);
@@ -155,9 +183,9 @@ final class ReflectionBench implements Benchmark {
         long firstHeld = log.actions() - held;
         long split = Math.max(firstHeld, Math.min(log.actions(), 4L * CALIBRATE_FROM));
         double frameMs = frameNanos / 1e6;
-        Report.Row un = phase(report, frameMs, "uncalibrated", log, 0, Math.min(CALIBRATE_FROM, n),
+        Report.Row un = phase(report, impl, frameMs, "uncalibrated", log, 0, Math.min(CALIBRATE_FROM, n),
                 overheads(log, firstHeld, split));
-        Report.Row cal = phase(report, frameMs, "calibrated", log, Math.min(CALIBRATE_FROM, n), n,
+        Report.Row cal = phase(report, impl, frameMs, "calibrated", log, Math.min(CALIBRATE_FROM, n), n,
                 overheads(log, split, log.actions()));
         List<Map<String, Object>> rows = new ArrayList<>();
         for (int r = 0; r < AdaptationTable.ROWS; r++) {
@@ -192,7 +220,7 @@ final class ReflectionBench implements Benchmark {
     }
 
     /** One phase's row: |display start error| percentiles, signed p50, clobbered, misses, overhead. */
-    private static Report.Row phase(Report report, double frameMs, String phase, FrameLog log, int from, int to,
+    private static Report.Row phase(Report report, String impl, double frameMs, String phase, FrameLog log, int from, int to,
                                     long[] overheads) {
         Histogram h = new Histogram(3);
         long[] signed = new long[Math.max(0, to - from)];
@@ -221,11 +249,11 @@ final class ReflectionBench implements Benchmark {
         extra.put("display_misses_after_table_filled", misses);
         extra.put("engine_overhead_p50_us", quantileMicros(overheads, 0.50));
         extra.put("engine_overhead_p99_us", quantileMicros(overheads, 0.99));
-        return report.row("reflective", cases, h, extra);
+        return report.row(impl, cases, h, extra);
     }
 
     /** The baseline: one periodic thread, display at each instant, then read, parse, analyse at (1,1). */
-    private void periodic(Path video, int frames, RealtimePolicy policy, Report report) throws Exception {
+    private Report.Row periodic(Path video, int frames, RealtimePolicy policy, Report report) throws Exception {
         long[] errors = new long[frames];
         int[] done = {0};
         Throwable[] failure = {null};
@@ -268,10 +296,19 @@ final class ReflectionBench implements Benchmark {
         extra.put("error_p50_us", signed.length == 0 ? 0.0 : signed[signed.length / 2] / 1000.0);
         extra.put("error_p99_us", h.getValueAtPercentile(99) / 1000.0);
         extra.put("error_max_us", h.getMaxValue() / 1000.0);
+        // The wake-up jitter: how far a release strays from the median one. A sleeping engine whose
+        // anticipation is calibrated to the median cannot start closer than this at its p99.
+        long median = signed.length == 0 ? 0 : signed[signed.length / 2];
+        long[] spread = new long[signed.length];
+        for (int i = 0; i < signed.length; i++) {
+            spread[i] = Math.abs(signed[i] - median);
+        }
+        Arrays.sort(spread);
+        extra.put("error_spread_p99_us", quantileMicros(spread, 0.99));
         extra.put("clobbered", 0L);
         extra.put("display_misses_after_table_filled", 0L);
         extra.put("engine_overhead_p50_us", 0.0);
         extra.put("engine_overhead_p99_us", 0.0);
-        report.row("periodic", cases, h, extra);
+        return report.row("periodic", cases, h, extra);
     }
 }

@@ -30,6 +30,7 @@ public final class ExecutionEngine implements Calibratable {
     private volatile int tid;
     private volatile Throwable startFailure;
     private volatile long anticipationNanos;
+    private volatile long wakeGuardNanos;
     private volatile long executed;
     private volatile long clobbered;
     private volatile long late;
@@ -39,6 +40,7 @@ public final class ExecutionEngine implements Calibratable {
     private volatile long worstOverheadNanos;
     private volatile long worstLatenessNanos;
     private boolean lastSleptFor;
+    private boolean lastSpun;
 
     public ExecutionEngine(RealTimeLine timeline, Strategist strategist) {
         this.timeline = timeline;
@@ -110,6 +112,7 @@ public final class ExecutionEngine implements Calibratable {
             }
             long woke = timeline.dueSeenNanos;
             lastSleptFor = timeline.dueSleptFor;
+            lastSpun = timeline.dueSpun;
             TimeInterval in = a.interval;
             long begin = System.nanoTime();
             in.actualBeginNanos = begin;
@@ -166,6 +169,28 @@ public final class ExecutionEngine implements Calibratable {
     /** Sets how long before an action's planned begin the engine wakes (the calibration value). */
     @Override
     public void anticipationNanos(long nanos) { anticipationNanos = nanos; }
+
+    /**
+     * Sets the wake guard: the engine wakes this much before an action's (anticipated) instant and
+     * spins on the clock for the rest, so that the platform's wake-up jitter up to the guard does
+     * not reach the action's start. It costs the guard in CPU time per slept-for action, at the
+     * engine's priority (count it in the engine's budget). 0, the default, is the seed's engine: it
+     * only sleeps.
+     */
+    public void wakeGuardNanos(long nanos) {
+        if (nanos < 0) {
+            throw new IllegalArgumentException("wake guard " + nanos + " ns < 0");
+        }
+        wakeGuardNanos = nanos;
+    }
+
+    public long wakeGuardNanos() { return wakeGuardNanos; }
+
+    /**
+     * Whether the engine was awake, spinning within its guard, before the last action was due: its
+     * start then shows the engine's own offset, not the platform's wake-up latency.
+     */
+    public boolean lastSpun() { return lastSpun; }
 
     public long executed() { return executed; }
     public long clobbered() { return clobbered; }

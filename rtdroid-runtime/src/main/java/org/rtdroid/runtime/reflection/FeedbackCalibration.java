@@ -44,7 +44,10 @@ public final class FeedbackCalibration {
 
     /** Calibrates {@code engine} from {@code action}, which has just run on it. */
     public void onExecuted(Action action, ExecutionEngine engine) {
-        onExecuted(action, engine.lastSleptFor(), engine);
+        // With a wake guard, a wake-up later than the guard is the platform's jitter tail: taken as
+        // a correction it would make the next actions start early. Only a spun start is calibrated.
+        boolean own = engine.lastSleptFor() && (engine.wakeGuardNanos() == 0 || engine.lastSpun());
+        onExecuted(action, own, engine);
     }
 
     /**

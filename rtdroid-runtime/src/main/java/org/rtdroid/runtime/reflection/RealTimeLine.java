@@ -33,7 +33,11 @@ public final class RealTimeLine {
     // Written by the engine's thread under the lock, read by it after awaitDue returns.
     long dueSeenNanos;
     boolean dueSleptFor;
+    boolean dueSpun;
     private Action sleptFor;
+    private Action spunFor;
+    // Counts changes of the head (under the lock); the engine's spin, outside it, watches it.
+    private volatile long headMoves;
 
     /**
      * @param name whose timeline this is (the component), for traces and errors
@@ -132,6 +136,7 @@ public final class RealTimeLine {
             removeAt(0).state = Action.State.IDLE;
             replaced++;
             insert(replacement, beginNanos, endNanos);  // room: one was just removed
+            headMoves++;
             head = future[0];
         } finally {
             lock.unlock();
@@ -155,6 +160,7 @@ public final class RealTimeLine {
             headChanged = i == 0;
             head = size > 0 ? future[0] : null;
             if (headChanged) {
+                headMoves++;
                 headMoved.signal();
             }
         } finally {
@@ -194,9 +200,14 @@ public final class RealTimeLine {
      * takes the action off the future timeline and returns it. Returns at once with an action that
      * is already due (late). Allocation-free.
      *
+     * <p>With a {@linkplain ExecutionEngine#wakeGuardNanos wake guard} it sleeps only until the guard before that instant
+     * and spins on the clock for the rest, the lock released (a planner may still replace the
+     * head): a wake-up that comes within the guard no longer shows in the action's start, which
+     * then depends on the clock read, not on the platform's wake-up latency.
+     *
      * @return the action to run now, or null once the timeline is closed
      */
-    Action awaitDue(Calibratable engine) {
+    Action awaitDue(ExecutionEngine engine) {
         lock.lock();
         try {
             while (!closed) {
@@ -213,11 +224,32 @@ public final class RealTimeLine {
                     head.state = Action.State.RUNNING;
                     dueSeenNanos = now;
                     dueSleptFor = sleptFor == head;
+                    dueSpun = dueSleptFor && spunFor == head;
                     sleptFor = null;
+                    spunFor = null;
                     return head;
                 }
+                long guardNanos = engine.wakeGuardNanos();
+                if (sleptFor != head) {
+                    spunFor = null;
+                }
                 sleptFor = head;
-                headMoved.awaitUntil(wake);
+                if (now < wake - guardNanos) {
+                    headMoved.awaitUntil(wake - guardNanos);
+                    continue;
+                }
+                // Within the guard: awake before the action is due, spin to it. The head is read
+                // again under the lock afterwards (it may have been replaced meanwhile).
+                spunFor = head;
+                long moves = headMoves;
+                lock.unlock();
+                try {
+                    while (System.nanoTime() < wake && headMoves == moves && !closed) {
+                        Thread.onSpinWait();
+                    }
+                } finally {
+                    lock.lock();
+                }
             }
             return null;
         } finally {
@@ -271,6 +303,7 @@ public final class RealTimeLine {
         a.state = Action.State.PLANNED;
         planned++;
         if (i == 0) {
+            headMoves++;
             headMoved.signal();
         }
         return true;

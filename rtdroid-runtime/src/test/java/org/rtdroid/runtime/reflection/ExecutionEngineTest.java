@@ -3,6 +3,7 @@ package org.rtdroid.runtime.reflection;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -232,13 +233,66 @@ class ExecutionEngineTest {
     }
 
     @Test
+    void withAWakeGuardTheEngineSpinsToTheInstantAndNeverStartsEarly() throws Exception {
+        RealTimeLine tl = new RealTimeLine("guard", 8, 16, 0);
+        Collect c = new Collect(3);
+        boolean[] spun = new boolean[3];
+        int[] k = {0};
+        start(tl, (a, t) -> {
+            spun[k[0]++] = engine.lastSpun();
+            c.executed(a, t);
+        });
+        // A guard longer than the lead: the engine is awake within it from the start, so it spins.
+        engine.wakeGuardNanos(3_600_000 * MS);
+        long now = tl.now();
+        for (int i = 0; i < 3; i++) {
+            tl.plan(new Step(i, "g" + i, new ArrayList<>()), now + (i + 1) * 2 * MS, now + (i + 1) * 2 * MS + MS);
+        }
+        assertTrue(c.done.await(10, TimeUnit.SECONDS));
+        for (int i = 0; i < 3; i++) {
+            long[] in = c.intervals.get(i);
+            assertTrue(in[2] >= in[0], "never starts before its planned begin");
+            assertTrue(spun[i], "action " + i + " was reached by spinning");
+        }
+        assertThrows(IllegalArgumentException.class, () -> engine.wakeGuardNanos(-1));
+    }
+
+    @Test
+    void aHeadPlannedEarlierEndsTheSpin() throws Exception {
+        RealTimeLine tl = new RealTimeLine("guard-head", 8, 16, 0);
+        List<String> ran = Collections.synchronizedList(new ArrayList<>());
+        Collect c = new Collect(2);
+        start(tl, c);
+        engine.wakeGuardNanos(3_600_000 * MS);
+        long now = tl.now();
+        tl.plan(new Step(1, "late", ran), now + 3_600_000 * MS, now + 3_600_000 * MS + 1);
+        Thread.sleep(20);  // the engine is spinning towards "late"
+        tl.plan(new Step(2, "soon", ran), tl.now() + MS, tl.now() + 2 * MS);
+        long waited = System.nanoTime();
+        while (ran.isEmpty() && System.nanoTime() - waited < 10_000 * MS) {
+            Thread.sleep(1);
+        }
+        assertEquals(List.of("soon"), ran);
+    }
+
+    @Test
     void theEngineAndTheStrategistAllocateNothingPerActionAfterWarmUp() throws Exception {
+        allocatesNothingPerAction(0);
+    }
+
+    @Test
+    void theGuardedEngineAllocatesNothingPerActionAfterWarmUp() throws Exception {
+        allocatesNothingPerAction(300_000);  // longer than the cycle's 200 us lead: every action is spun for
+    }
+
+    private void allocatesNothingPerAction(long guardNanos) throws Exception {
         assertTrue(HeapMeter.supported(), "this JVM must measure per-thread allocation");
         RealTimeLine tl = new RealTimeLine("alloc", 4, 64, 1);
         tl.addObserver(new TimelineObserver() {});
         Cycle cycle = new Cycle();
         cycle.calibration.enabled(true);
         start(tl, cycle);
+        engine.wakeGuardNanos(guardNanos);
         cycle.engine = engine;
         Action step = new Action(1, "step") {
             long sum;
