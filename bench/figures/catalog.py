@@ -117,6 +117,7 @@ job("tasks-android", ["android-cell/bench/run.sh", "tasks", "--quick"], ["androi
 job("loc", ["bench/figures/loc.py"], ["bench/figures/loc.py"], 60, 60, latency=False)
 job("channel-events", ["bench/run.sh", "channel-events", "--quick"], ["bench/run.sh", "channel-events", "--full"],
     180, 2 * 3600)
+job("reflection", ["bench/run.sh", "reflection", "--quick"], ["bench/run.sh", "reflection", "--seconds", "40"], 120, 1200)
 
 
 # ------------------------------------------------------------------------------------- 3.9 / 3.12
@@ -871,3 +872,7 @@ FIG_TABLE_4_3 = Figure("Table 4.3", "Code complexity: lines of code of the RTDro
 FIGURES: list[Figure] = [FIG_3_9, FIG_3_12, FIG_3_13, FIG_3_16, FIG_3_17, FIG_3_18, FIG_4_17, FIG_4_18,
                          FIG_TABLE_4_2, FIG_4_19, FIG_4_20, FIG_4_21, FIG_4_22, FIG_4_23, FIG_TABLE_4_3,
                          FIG_001_AMS, FIG_001_AMS_LOAD, FIG_001_LBM, FIG_001_LBM_LOAD]
+
+import seed004  # noqa: E402  (seed 004's sections, in a module of their own: they import from this one)
+
+FIGURES += seed004.FIGURES

@@ -244,8 +244,11 @@ public final class RealTimeLine {
                 long moves = headMoves;
                 lock.unlock();
                 try {
+                    // No Thread.onSpinWait(): in a virtual machine a loop of PAUSEs makes the
+                    // hypervisor take the vCPU away (pause-loop exiting), which is the jitter the
+                    // spin is there to avoid. The clock read (vDSO) is the loop's whole body.
                     while (System.nanoTime() < wake && headMoves == moves && !closed) {
-                        Thread.onSpinWait();
+                        // spin
                     }
                 } finally {
                     lock.lock();
