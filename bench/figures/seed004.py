@@ -126,18 +126,18 @@ def table_1(ctx: Context) -> Section:
     return s
 
 
-FIG_4 = Figure("Seed 004 Fig. 4", "Reflective scheduler: display start error against the analysis quality",
+FIG_4 = Figure("Fig. 4 (seed 004)", "Reflective scheduler: display start error against the analysis quality",
                "the display action's start error (µs) per frame against the quality the adaptation table chose, "
                "25 frames a second, no calibration",
                f"{SEED_PLATFORM}: \"After the fifth frame [...] the table is filled, and the scheduler meets the "
                "display deadline within 52-57 µs.\"",
                ("reflection",), lambda ctx: _section(ctx, FIG_4, calibrated=False))
-FIG_5 = Figure("Seed 004 Fig. 5", "Reflective scheduler: closed-loop feedback calibration from frame 25",
+FIG_5 = Figure("Fig. 5 (seed 004)", "Reflective scheduler: closed-loop feedback calibration from frame 25",
                "the display action's start error per frame, Listing 6's calibration switched on after frame 25",
                f"{SEED_PLATFORM}: \"Just three frames after frame number 25, the feedback-calibrated scheduler meets "
                "display deadlines with an accuracy oscillating between -4 and +3 µs.\"",
                ("reflection",), lambda ctx: _section(ctx, FIG_5, calibrated=True))
-TABLE_1 = Figure("Seed 004 Table 1", "The adaptation table after 50 frames",
+TABLE_1 = Figure("Table 1 (seed 004)", "The adaptation table after 50 frames",
                  "frame of the longest analysis, its length (µs), dx, dy, quality 1/(dx·dy)",
                  f"{SEED_PLATFORM}: (1,1) 15,211 µs at frame 16; (1,2) 7,373 µs at frame 18; the coarser rows no data.",
                  ("reflection",), table_1)

@@ -99,6 +99,8 @@ final class ReflectionBench implements Benchmark {
             second.put("frames", fast.series());
             report.section("short_frames", second);
             report.section("guarded_frames", guarded.series());
+            report.section("engine_overhead_us", seed.overheads());
+            report.section("guarded_engine_overhead_us", guarded.overheads());
             double p99 = (double) seed.calibrated().extra().get("error_p99_us");
             double jitter = (double) base.extra().get("error_spread_p99_us");
             report.goal("calibrated |display start error| p99 <= 5 us (25 fps, the seed's sleeping engine)",
@@ -129,7 +131,7 @@ final class ReflectionBench implements Benchmark {
 
     /** One run of the plan: its calibrated phase's row, its misses, Table 1 and the per-frame series. */
     private record Run(Report.Row calibrated, long misses, List<Map<String, Object>> table,
-                       List<Map<String, Object>> series) {}
+                       List<Map<String, Object>> series, List<Double> overheads) {}
 
     private Run reflective(String impl, long guardNanos, Path video, int frames, long frameNanos, RealtimePolicy policy,
                            Report report) throws Exception {
@@ -202,7 +204,13 @@ final class ReflectionBench implements Benchmark {
         }
         long misses = (long) un.extra().get("display_misses_after_table_filled")
                 + (long) cal.extra().get("display_misses_after_table_filled");
-        return new Run(cal, misses, rows, series);
+        // Every action's engine overhead in order (read, parse, analyse, display of each frame):
+        // where in the run the slow ones fall (the JIT's tiers early on, or interruptions throughout).
+        List<Double> each = new ArrayList<>();
+        for (long i = firstHeld; i < log.actions(); i++) {
+            each.add(log.overheadNanos(i) / 1000.0);
+        }
+        return new Run(cal, misses, rows, series, each);
     }
 
     /** The engine's own time over actions [from, to), sorted. */

@@ -22,6 +22,8 @@ import org.rtdroid.runtime.os.RealtimeThreads;
  * other work on its CPU, and is pinned there). After start-up the loop allocates nothing.
  */
 public final class ExecutionEngine implements Calibratable {
+    /** Actions the engine runs on its own before it serves its timeline (the JIT's warm-up). */
+    static final int WARM_UP_ACTIONS = 12_000;
     private final RealTimeLine timeline;
     private final Strategist strategist;
     private final CountDownLatch started = new CountDownLatch(1);
@@ -40,6 +42,7 @@ public final class ExecutionEngine implements Calibratable {
     private volatile long worstOverheadNanos;
     private volatile long worstLatenessNanos;
     private boolean lastSleptFor;
+    private long previousEnd = Long.MIN_VALUE;
     private boolean lastSpun;
 
     public ExecutionEngine(RealTimeLine timeline, Strategist strategist) {
@@ -94,8 +97,7 @@ public final class ExecutionEngine implements Calibratable {
         tid = Linux.gettid();
         try {
             setUp.run();
-            // Link the clock and the wait's downcalls now rather than in the first action.
-            System.nanoTime();
+            warmUp();
         } catch (RuntimeException e) {
             startFailure = e;
             running = false;
@@ -103,61 +105,103 @@ public final class ExecutionEngine implements Calibratable {
             return;
         }
         started.countDown();
-        PastTimeline past = timeline.past();
-        long previousEnd = Long.MIN_VALUE;
         while (running) {
             Action a = timeline.awaitDue(this);
             if (a == null) {
                 break;
             }
-            long woke = timeline.dueSeenNanos;
-            lastSleptFor = timeline.dueSleptFor;
-            lastSpun = timeline.dueSpun;
-            TimeInterval in = a.interval;
-            long begin = System.nanoTime();
-            in.actualBeginNanos = begin;
-            int flags = 0;
-            try {
-                a.perform();
-            } catch (Throwable t) {
-                flags |= PastTimeline.FAILED;
-                failures++;
-                lastFailure = t;
+            execute(timeline, strategist, a);
+        }
+    }
+
+    /**
+     * Runs the engine's own path (the wait's lock and clock, the past timeline's entry, the
+     * observers' loop) on a private timeline until the JIT has compiled it, then forgets what it
+     * counted. The loop is one call per action so that it is compiled at all: as the body of
+     * {@link #run} it would stay interpreted (one invocation; an on-stack compile needs tens of
+     * thousands of turns, hours at 25 actions a second). The strategist's code is the app's to warm.
+     */
+    private void warmUp() {
+        RealTimeLine own = new RealTimeLine(timeline.name() + "/warm-up", 1, 16, 0);
+        Action idle = new Action(0, "warm-up") {
+            @Override
+            public void perform() { }
+        };
+        Strategist none = (a, tl) -> { };
+        RealTimeLine serving = timeline;
+        for (int i = 0; i < WARM_UP_ACTIONS; i++) {
+            long now = own.now();
+            own.plan(idle, now, now);
+            Action a = own.awaitDue(this);
+            if (a != null) {
+                execute(own, none, a);
             }
-            long end = System.nanoTime();
-            in.actualEndNanos = end;
-            if (begin - in.plannedBeginNanos > worstLatenessNanos) {
-                worstLatenessNanos = begin - in.plannedBeginNanos;
-            }
-            // The seed's clobber: the previous action's late end delayed this one's start.
-            boolean clobber = previousEnd > in.plannedBeginNanos;
-            a.clobber = clobber;
-            previousEnd = end;
-            if (clobber) {
-                flags |= PastTimeline.CLOBBERED;
-                clobbered++;
-            }
-            if (end > in.plannedEndNanos) {
-                flags |= PastTimeline.LATE;
-                late++;
-            }
-            past.nameClass(a.classTag(), a.name());
-            long seq = past.record(a.classTag(), in.plannedBeginNanos, in.plannedEndNanos, begin, end, flags);
-            a.state = Action.State.IDLE;  // the strategist may plan it again
-            executed++;
-            timeline.notifyPast(seq);
-            long handed = System.nanoTime();
-            long overhead = (begin - woke) + (handed - end);
-            lastOverheadNanos = overhead;
-            if (overhead > worstOverheadNanos) {
-                worstOverheadNanos = overhead;
-            }
-            try {
-                strategist.executed(a, timeline);
-            } catch (Throwable t) {
-                failures++;
-                lastFailure = t;
-            }
+        }
+        own.close();
+        if (serving != timeline) {
+            throw new IllegalStateException("timeline changed during warm-up");
+        }
+        previousEnd = Long.MIN_VALUE;
+        executed = 0;
+        clobbered = 0;
+        late = 0;
+        failures = 0;
+        lastFailure = null;
+        lastOverheadNanos = 0;
+        worstOverheadNanos = 0;
+        worstLatenessNanos = 0;
+    }
+
+    /** One action: run it, stamp it, record it in {@code tl}'s past, tell the observers and {@code s}. */
+    private void execute(RealTimeLine tl, Strategist s, Action a) {
+        long woke = tl.dueSeenNanos;
+        lastSleptFor = tl.dueSleptFor;
+        lastSpun = tl.dueSpun;
+        TimeInterval in = a.interval;
+        long begin = System.nanoTime();
+        in.actualBeginNanos = begin;
+        int flags = 0;
+        try {
+            a.perform();
+        } catch (Throwable t) {
+            flags |= PastTimeline.FAILED;
+            failures++;
+            lastFailure = t;
+        }
+        long end = System.nanoTime();
+        in.actualEndNanos = end;
+        if (begin - in.plannedBeginNanos > worstLatenessNanos) {
+            worstLatenessNanos = begin - in.plannedBeginNanos;
+        }
+        // The seed's clobber: the previous action's late end delayed this one's start.
+        boolean clobber = previousEnd > in.plannedBeginNanos;
+        a.clobber = clobber;
+        previousEnd = end;
+        if (clobber) {
+            flags |= PastTimeline.CLOBBERED;
+            clobbered++;
+        }
+        if (end > in.plannedEndNanos) {
+            flags |= PastTimeline.LATE;
+            late++;
+        }
+        PastTimeline past = tl.past();
+        past.nameClass(a.classTag(), a.name());
+        long seq = past.record(a.classTag(), in.plannedBeginNanos, in.plannedEndNanos, begin, end, flags);
+        a.state = Action.State.IDLE;  // the strategist may plan it again
+        executed++;
+        tl.notifyPast(seq);
+        long handed = System.nanoTime();
+        long overhead = (begin - woke) + (handed - end);
+        lastOverheadNanos = overhead;
+        if (overhead > worstOverheadNanos) {
+            worstOverheadNanos = overhead;
+        }
+        try {
+            s.executed(a, tl);
+        } catch (Throwable t) {
+            failures++;
+            lastFailure = t;
         }
     }
 

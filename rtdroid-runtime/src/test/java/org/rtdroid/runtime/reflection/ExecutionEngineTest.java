@@ -238,16 +238,20 @@ class ExecutionEngineTest {
         Collect c = new Collect(3);
         boolean[] spun = new boolean[3];
         int[] k = {0};
+        Step[] steps = {new Step(0, "g0", new ArrayList<>()), new Step(1, "g1", new ArrayList<>()),
+            new Step(2, "g2", new ArrayList<>())};
         start(tl, (a, t) -> {
             spun[k[0]++] = engine.lastSpun();
             c.executed(a, t);
+            if (k[0] < 3) {  // each one well ahead of the engine, which reaches it by spinning
+                long next = t.now() + 30 * MS;
+                t.plan(steps[k[0]], next, next + MS);
+            }
         });
         // A guard longer than the lead: the engine is awake within it from the start, so it spins.
         engine.wakeGuardNanos(3_600_000 * MS);
         long now = tl.now();
-        for (int i = 0; i < 3; i++) {
-            tl.plan(new Step(i, "g" + i, new ArrayList<>()), now + (i + 1) * 2 * MS, now + (i + 1) * 2 * MS + MS);
-        }
+        tl.plan(steps[0], now + 30 * MS, now + 31 * MS);
         assertTrue(c.done.await(10, TimeUnit.SECONDS));
         for (int i = 0; i < 3; i++) {
             long[] in = c.intervals.get(i);
