@@ -24,7 +24,9 @@ public final class AgentOptions {
             + "                  per application); without it (or --state-device) that record lasts as\n"
             + "                  long as the agent\n"
             + "  --state-device  the same record on a raw block device of the cell's own (a QEMU cell's\n"
-            + "                  disk, no file system), read once the region is attached\n"
+            + "                  disk, no file system) or in physical memory of its own\n"
+            + "                  (DEVICE@0xADDRESS+BYTES: the Xen RT domain's state bank through /dev/mem),\n"
+            + "                  read once the region is attached\n"
             + "  --await-region  start the runtime first, then wait until the region is formatted\n"
             + "                  (a QEMU RT cell booted once and restored from a snapshot waits here)\n"
             + "  --flight-recorder  record the kernel's scheduling, interrupt and timer events (ftrace) and\n"
@@ -38,7 +40,7 @@ public final class AgentOptions {
     public final Path deployDir;
     /** Null: the version record is kept in memory only. */
     public final Path stateDir;
-    /** Null unless the version record lives on a raw block device (then stateDir is null). */
+    /** Null unless the version record lives on a raw block device or a physical range (then stateDir is null). */
     public final Path stateDevice;
     public final boolean awaitRegion;
     /** The flight recorder's bound on a release's response (ns); 0: not armed. */
@@ -120,6 +122,13 @@ public final class AgentOptions {
         }
         if (device != null && device.isEmpty()) {
             throw new IllegalArgumentException("--state-device '': must name a block device\n" + USAGE);
+        }
+        if (device != null) {
+            try {
+                RegionLocator.physicalRange(device); // a DEVICE@0xADDRESS+BYTES range must be well formed
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(e.getMessage().replaceFirst("^--region", "--state-device") + "\n" + USAGE);
+            }
         }
         if (state != null && device != null) {
             throw new IllegalArgumentException("--state-dir " + state + " and --state-device " + device

@@ -30,7 +30,8 @@ import java.util.zip.CRC32;
  * A device of zeros holds no record yet. Reads and writes bypass the guest's page cache
  * (O_DIRECT, whole aligned slots): a QEMU cell restored from its boot snapshot would otherwise be
  * served the blocks it had cached before the snapshot. A regular file (the same layout; tests, a
- * cell on a host) is read and written through the page cache, with fsync.
+ * cell on a host) is read and written through the page cache, with fsync. The same layout in
+ * physical memory (the Xen RT domain's state bank): {@link PhysicalMemoryStore}.
  */
 final class BlockDeviceStore implements VersionStore {
     static final int SLOT_BYTES = 64 * 1024;
@@ -69,10 +70,24 @@ final class BlockDeviceStore implements VersionStore {
             throw new IOException("cannot use " + device + " for the version record: it has " + size
                     + " bytes, the record needs " + DEVICE_BYTES + " (two copies of " + SLOT_BYTES + ")");
         }
+        long[] newestSequence = {-1};
+        byte[] newest = newest(slots, device.toString(), newestSequence);
+        sequence = newestSequence[0];
+        return newest;
+    }
+
+    /**
+     * The newest whole copy of the record in {@code slots} (the two slots, position 0), or null when
+     * both are blank; its sequence in {@code sequenceOut[0]} (-1: none). Shared by every store with
+     * this layout (a block device, physical memory).
+     *
+     * @throws IOException naming {@code where} when neither copy is whole and not both are blank
+     */
+    static byte[] newest(ByteBuffer[] slots, String where, long[] sequenceOut) throws IOException {
         String[] problems = new String[2];
         byte[] newest = null;
         boolean blank = true;
-        sequence = -1;
+        long sequence = -1;
         for (int i = 0; i < 2; i++) {
             ByteBuffer slot = slots[i];
             if (isBlank(slot)) {
@@ -87,8 +102,9 @@ final class BlockDeviceStore implements VersionStore {
                 slot.get(HEADER_BYTES, newest);
             }
         }
+        sequenceOut[0] = sequence;
         if (newest == null && !blank) {
-            throw new IOException("the version record " + device + " is corrupt: copy 0 " + problems[0] + ", copy 1 "
+            throw new IOException("the version record " + where + " is corrupt: copy 0 " + problems[0] + ", copy 1 "
                     + problems[1] + "; it is not reset automatically (that would allow rollbacks): restore it, or"
                     + " zero the device to forget every application's version");
         }
@@ -102,10 +118,7 @@ final class BlockDeviceStore implements VersionStore {
                     + " bytes do not fit a copy (at most " + MAX_RECORD_BYTES + ")");
         }
         long next = sequence + 1;
-        ByteBuffer slot = aligned();
-        slot.put(MAGIC).putInt(FORMAT_VERSION).putInt(record.length).putLong(next);
-        slot.putInt(24, crc(slot, record)).position(HEADER_BYTES);
-        slot.put(record).clear();
+        ByteBuffer slot = encode(aligned(), record, next);
         try (FileChannel ch = open(StandardOpenOption.WRITE)) {
             long at = (next % 2) * SLOT_BYTES;
             while (slot.hasRemaining()) {
@@ -118,6 +131,13 @@ final class BlockDeviceStore implements VersionStore {
         sequence = next;
     }
 
+    /** Fills {@code slot} (one slot, little-endian, zeroed) with copy {@code sequence} of {@code record}; position 0. */
+    static ByteBuffer encode(ByteBuffer slot, byte[] record, long sequence) {
+        slot.put(MAGIC).putInt(FORMAT_VERSION).putInt(record.length).putLong(sequence);
+        slot.putInt(24, crc(slot, record)).position(HEADER_BYTES);
+        return slot.put(record).clear();
+    }
+
     @Override
     public String name() {
         return device.toString();
@@ -128,7 +148,7 @@ final class BlockDeviceStore implements VersionStore {
                 : FileChannel.open(device, mode, ExtendedOpenOption.DIRECT);
     }
 
-    private static ByteBuffer aligned() {
+    static ByteBuffer aligned() {
         // exactly one slot, starting on an aligned address (O_DIRECT wants aligned memory too)
         return ByteBuffer.allocateDirect(SLOT_BYTES + ALIGN).alignedSlice(ALIGN).slice(0, SLOT_BYTES)
                 .order(ByteOrder.LITTLE_ENDIAN);

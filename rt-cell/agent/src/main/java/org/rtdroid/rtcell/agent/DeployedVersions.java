@@ -54,12 +54,15 @@ public final class DeployedVersions {
     }
 
     /**
-     * The record on the raw block device {@code device}, not read yet: a QEMU cell restored from
+     * The record on the raw block device {@code device} (or in the physical range
+     * {@code /dev/mem@0xADDRESS+BYTES}), not read yet: a QEMU cell restored from
      * its boot snapshot reads it with {@link #load} after the restore, never before (a record read
      * before the snapshot would be the snapshot's, stale, for ever).
      */
     public static DeployedVersions onDevice(Path device) {
-        return new DeployedVersions(new BlockDeviceStore(device));
+        // DEVICE@0xADDRESS+BYTES: a physical range (the Xen RT domain's state bank), else a block device
+        RegionLocator.PhysicalRange range = RegionLocator.physicalRange(device.toString());
+        return new DeployedVersions(range != null ? new PhysicalMemoryStore(range) : new BlockDeviceStore(device));
     }
 
     /**

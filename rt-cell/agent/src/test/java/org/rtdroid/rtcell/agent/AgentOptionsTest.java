@@ -52,6 +52,9 @@ class AgentOptionsTest {
                 "--budget-bytes", "1", "--state-device=");
         assertMessage("--state-dir /s and --state-device /dev/vda: the version record has one home", "--region", "r",
                 "--deploy-key", "k", "--cpus", "1", "--budget-bytes", "1", "--state-dir", "/s", "--state-device", "/dev/vda");
+        assertMessage("--state-device /dev/mem@34400000+131072: a physical range is DEVICE@0xHEXADDRESS+DECIMALBYTES",
+                "--region", "r", "--deploy-key", "k", "--cpus", "1", "--budget-bytes", "1",
+                "--state-device", "/dev/mem@34400000+131072");
         for (String bad : new String[] {"+4000", " 4000", "0", "4ms", "10000001", ""}) {
             assertMessage("--flight-recorder '" + bad + "': must be microseconds, digits only, 1..10000000", "--region", "r",
                     "--deploy-key", "k", "--cpus", "1", "--budget-bytes", "1", "--flight-recorder=" + bad);
