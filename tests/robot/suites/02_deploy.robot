@@ -64,9 +64,11 @@ An Older Bundle Is Still Refused After The RT Cell Restarts
     ...    agent in the board's run directory (--state-dir, across `board restart rt`), the
     ...    qemu-x86_64 cell on its own raw state disk (--state-device, across `board down` and
     ...    `board up`, which restores the cell from its boot snapshot: the record is read after the
-    ...    restore, never frozen in the snapshot). See rt-cell/README.md.
+    ...    restore, never frozen in the snapshot), the qemu-arm64-xen RT domain in its state bank
+    ...    (Xen static shared memory backed by a file in the run directory, --state-device
+    ...    /dev/mem@ADDRESS+BYTES, put back after the snapshot's restore). See rt-cell/README.md.
     [Tags]    cell:rt
-    Skip If    '${BOARD}' not in ('host', 'qemu-x86_64')    this board's RT cell keeps no state across restarts
+    Skip If    '${BOARD}' not in ('host', 'qemu-x86_64', 'qemu-arm64-xen')    this board's RT cell keeps no state across restarts
     ${newer}=    Build RT Bundle    echo    version=3    name=echo-versions
     Deploy RT Bundle    ${newer}
     IF    '${BOARD}' == 'host'

@@ -58,6 +58,16 @@ PAGE = 4096
 # GUEST_VPCI_MEM (0x33000000) and GUEST_GNTTAB (0x38000000) is free.
 GUEST_HOLE = (0x33000000, 0x38000000)
 SHM_ID = "rtdroid-xcc"
+# The RT cell's state bank, where its agent keeps the version record across `board down`/`up`
+# (issue: an older bundle refused after a restart). Dom0less domUs have no block device (no dom0
+# backend), so it is memory: QEMU's third memory bank (NUMA node 2, after the region) is a
+# memory-backend-file on ${RUN_DIR}/rt-state.img, and Xen gives it to the RT cell alone as static
+# shared memory (owner, no borrower). The agent reads it through /dev/mem (--state-device
+# /dev/mem@ADDRESS+BYTES, rt-cell/agent's PhysicalMemoryStore: BlockDeviceStore's layout, two
+# checksummed copies). A QEMU bank is whole MiB; the record uses its first 128 KiB.
+STATE_BANK = "rt-state.img"
+STATE_BANK_MIB = 2
+STATE_SHM_ID = "rtdroid-state"
 # What the machine leaves in the run directory; MACHINE_RUN_FILES are removed between the boot
 # snapshot's cold boot and the restore (the device tree stays: the restore loads the same one).
 MACHINE_RUN_FILES = ("console.log", "console.sock", "qmp.sock")
@@ -116,6 +126,16 @@ def region_host_address(data: dict) -> int:
     return RAM_BASE + data["xen"]["machine_ram_mib"] * MIB
 
 
+def state_host_address(data: dict) -> int:
+    """The state bank's machine physical address: NUMA node 2, right after the region."""
+    return region_host_address(data) + data["regions"][0]["size_bytes"]
+
+
+def state_guest_address(data: dict) -> int:
+    """The state bank in the RT cell's physical address space: right after the region."""
+    return data["xen"]["region_guest_address"] + data["regions"][0]["size_bytes"]
+
+
 def check(data: dict) -> list[Problem]:
     """Rules of a xen board beyond the schema: the layout must be one Xen accepts, and the
     machine's own (its CPUs, its clock: xen_pooled.py, xen_icount.py)."""
@@ -137,9 +157,10 @@ def check(data: dict) -> list[Problem]:
         probs.append(("regions[0].size_bytes", size,
                       "the region is a QEMU memory bank and Xen static shared memory: a power of two >= 1 MiB"))
     guest = x["region_guest_address"]
-    if guest % PAGE or not (GUEST_HOLE[0] <= guest and guest + size <= GUEST_HOLE[1]):
+    if guest % PAGE or not (GUEST_HOLE[0] <= guest and guest + size + STATE_BANK_MIB * MIB <= GUEST_HOLE[1]):
         probs.append(("xen.region_guest_address", hex(guest),
-                      f"must be page aligned within the free domU window [{GUEST_HOLE[0]:#x}, {GUEST_HOLE[1]:#x})"))
+                      f"must be page aligned within the free domU window [{GUEST_HOLE[0]:#x}, {GUEST_HOLE[1]:#x}), "
+                      f"with the RT cell's {STATE_BANK_MIB} MiB state bank after the region"))
     ram_end = region_host_address(data)
     mod_end = MODULES_BASE + (1 + len(x.get("domains", []))) * (KERNEL_SLOT + INITRD_SLOT)
     domu_mib = rt["memory_mib"] + sum(d["memory_mib"] for d in x.get("domains", []))
@@ -167,6 +188,17 @@ def xen_bootargs(board: Board) -> str:
                                   machine(board.data).xen_bootargs()]))
 
 
+# The RT cell's state bank in its domU node (see STATE_BANK).
+STATE_SHM = """            shm@@GUEST@ {
+                compatible = "xen,domain-shared-memory-v1";
+                role = "owner";
+                xen,shm-id = "@ID@";
+                /* the RT cell's state bank (its version record): machine address, domU address, size */
+                xen,shared-mem = <0x0 0x@HOST@ 0x0 0x@GUEST@ 0x0 @BYTES@>;
+            };
+"""
+
+
 def render_dtsi(board: Board) -> str:
     """The /chosen fragment: cpupools and domUs; module sizes stay ${..._BYTES} placeholders."""
     x = board.data["xen"]
@@ -184,6 +216,9 @@ def render_dtsi(board: Board) -> str:
             "SHM_ROLE": d["shm_role"], "SHM_ID": SHM_ID,
             "HOST_ADDRESS": f"{region_host_address(board.data):x}", "GUEST_ADDRESS": f"{x['region_guest_address']:x}",
             "REGION_BYTES": hex(size), "BOOTARGS": bootargs,
+            "STATE_SHM": _fill(STATE_SHM, {"ID": STATE_SHM_ID, "HOST": f"{state_host_address(board.data):x}",
+                                           "GUEST": f"{state_guest_address(board.data):x}",
+                                           "BYTES": hex(STATE_BANK_MIB * MIB)}) if d["kind"] == "rt" else "",
             "KERNEL_ADDRESS": f"{d['kernel_address']:x}", "KERNEL_BYTES": f"${{{d['var']}_KERNEL_BYTES}}",
             "INITRD_ADDRESS": f"{d['initrd_address']:x}", "INITRD_BYTES": f"${{{d['var']}_INITRD_BYTES}}"}))
     return _fill((cells_dir() / "board.dtsi.in").read_text(encoding="utf-8"), {
@@ -193,17 +228,20 @@ def render_dtsi(board: Board) -> str:
 
 def machine_args(board: Board) -> list[str]:
     """The QEMU machine, the same for dumpdtb and for the boot: machine RAM (anonymous) is NUMA
-    node 0, the region file node 1, so the region's machine address follows RAM."""
+    node 0, the region file node 1, so the region's machine address follows RAM; the RT cell's
+    state bank (a file in the run directory) node 2, after the region."""
     x = board.data["xen"]
     m = machine(board.data)
     ram, region_mib = x["machine_ram_mib"], board.region["size_bytes"] // MIB
     last_cpu = m.cpu_count(board) - 1
     return ["qemu-system-aarch64", "-name", f"rtdroid-{board.name}",
             *m.accel_args(board), "-cpu", x.get("cpu_model", "cortex-a57"),
-            "-smp", str(m.cpu_count(board)), "-m", f"{ram + region_mib}M",
+            "-smp", str(m.cpu_count(board)), "-m", f"{ram + region_mib + STATE_BANK_MIB}M",
             "-object", f"memory-backend-ram,id=ram,size={ram}M",
             "-object", f"memory-backend-file,id=xcc,size={region_mib}M,mem-path={board.rendered_region_path},share=on",
+            "-object", f"memory-backend-file,id=state,size={STATE_BANK_MIB}M,mem-path=${{RUN_DIR}}/{STATE_BANK},share=on",
             "-numa", f"node,nodeid=0,cpus=0-{last_cpu},memdev=ram", "-numa", "node,nodeid=1,memdev=xcc",
+            "-numa", "node,nodeid=2,memdev=state",
             "-machine", "virt,virtualization=on,gic-version=3",
             "-nodefaults", "-no-user-config", "-display", "none", "-monitor", "none", "-no-reboot"]
 
@@ -231,8 +269,9 @@ def init_script(board: Board, domain: dict) -> str:
               "REGION_BYTES": str(board.region["size_bytes"]), "NAME": domain["name"]}
     if domain["kind"] == "borrower":
         return _fill((cells_dir() / "init-borrower.sh.in").read_text(encoding="utf-8"), common)
-    return _fill((cells_dir() / "init-rt.sh.in").read_text(encoding="utf-8"),
-                 {**common, **guest_agent_values(board, INPUT_MODULES)})
+    values = guest_agent_values(board, INPUT_MODULES)
+    values["AGENT_ARGS"] += f" --state-device /dev/mem@{state_guest_address(board.data):#x}+{STATE_BANK_MIB * MIB}"
+    return _fill((cells_dir() / "init-rt.sh.in").read_text(encoding="utf-8"), {**common, **values})
 
 
 # ------------------------------------------------------------------ images
@@ -384,6 +423,12 @@ class Xen(Guest):
             "region": {"machine_address": hex(region_host_address(board.data)),
                        "domu_address": hex(x["region_guest_address"]), "shm_id": SHM_ID,
                        "host_file": board.rendered_region_path},
+            "state_bank": {"machine_address": hex(state_host_address(board.data)),
+                           "domu_address": hex(state_guest_address(board.data)), "shm_id": STATE_SHM_ID,
+                           "host_file": f"${{RUN_DIR}}/{STATE_BANK} ({STATE_BANK_MIB} MiB, created blank, kept by "
+                                        f"board down and across the boot snapshot's restore)",
+                           "agent_option": f"--state-device /dev/mem@{state_guest_address(board.data):#x}"
+                                           f"+{STATE_BANK_MIB * MIB}"},
             "domains": [{"name": d["name"], "kind": d["kind"], "shm_role": d["shm_role"], "cpus": d["cpus"],
                          "memory_mib": d["memory_mib"], "kernel_address": hex(d["kernel_address"]),
                          "initrd_address": hex(d["initrd_address"]),
@@ -437,13 +482,20 @@ class Xen(Guest):
     def start(self, launch: Launch):
         board, run = launch.board, launch.run
         values = dict(launch.values, RUN_DIR=str(run))
+        bank = ensure_state_bank(run / STATE_BANK)
         build_dtb(board, run, values)
         launch.state["accel"] = "tcg"
         argv = [_resolve(a, values) for a in launch.argv]
         n = len(domains(board))
         label = f"QEMU arm64 TCG, Xen dom0less ({n} domU{'s' if n > 1 else ''})"
         if self.region_after_start(board, launch.cold):
+            # The restore writes the snapshot's copy of every memory bank into its file, the state
+            # bank's too: what the cell wrote since is put back before the region is formatted,
+            # so before the agent (waiting for the region) reads it.
+            kept = bank.read_bytes()
             p, how = _restore(launch, argv, label)
+            with bank.open("r+b") as f:
+                f.write(kept)
             launch.format_region()
         else:
             p = launch.start_process(argv, run / "rt.log")
@@ -456,6 +508,21 @@ class Xen(Guest):
 
     def ready_file(self, run: Path, rendered: dict) -> Path:
         return run / rendered["console"]
+
+
+def ensure_state_bank(bank: Path) -> Path:
+    """Creates the RT cell's state bank blank (zeros: no record yet) when there is none; an
+    existing one is the cell's and is left alone (`board down` keeps it)."""
+    size = STATE_BANK_MIB * MIB
+    if bank.exists():
+        if not bank.is_file() or bank.stat().st_size != size:
+            raise BoardError(f"the RT cell's state bank {bank} is not a file of {size} bytes; move it away to "
+                             f"start the cell with a blank one (that forgets every version)")
+        return bank
+    bank.parent.mkdir(parents=True, exist_ok=True)
+    with bank.open("wb") as f:
+        f.truncate(size)
+    return bank
 
 
 # Properties QEMU fills with fresh random bytes in every dumped tree (and again at every reset).
