@@ -9,6 +9,7 @@ import yaml
 
 from rtdroid import boardconfig as bc
 from rtdroid import paths, render
+from rtdroid.errors import BoardError
 from rtdroid.hypervisors import xen
 
 
@@ -56,8 +57,9 @@ def test_a_second_borrowing_domain_is_one_entry_of_the_board_file():
     b = bc.validate_board(data)
     dtsi = xen.render_dtsi(b)
     # three domUs, each mapping the same static shared memory; only the RT cell owns it
-    assert re.findall(r"role = \"(\w+)\"", dtsi) == ["owner", "borrower", "borrower"]
-    assert len(set(re.findall(r"xen,shared-mem = <([^>]*)>", dtsi))) == 1
+    # the region (owned by the RT cell, borrowed by each domain) and the RT cell's own state bank
+    assert re.findall(r"role = \"(\w+)\"", dtsi) == ["owner", "owner", "borrower", "borrower"]
+    assert len(set(re.findall(r"xen,shared-mem = <([^>]*)>", dtsi))) == 2   # every domain maps the one region
     assert "domU-probe2 {" in dtsi and "domain-cpupool = <&{/chosen/cpupool_shared}>" in dtsi
     # its boot modules get their own slots and its /init is rendered
     argv = " ".join(xen.render_argv(b))
@@ -70,8 +72,32 @@ def test_the_region_is_the_memory_bank_after_machine_ram(name):
     b = bc.load_board(name)
     argv = xen.machine_args(b)
     assert f"memory-backend-file,id=xcc,size=4M,mem-path={b.rendered_region_path},share=on" in argv
-    assert "node,nodeid=1,memdev=xcc" in argv and "2052M" in argv
+    assert "node,nodeid=1,memdev=xcc" in argv and "2054M" in argv
     assert "0x0 0xc0000000 0x0 0x34000000 0x0 0x400000" in xen.render_dtsi(b)
+
+
+@pytest.mark.parametrize("name", ["qemu-arm64-xen", "qemu-arm64-xen-smp"])
+def test_the_rt_cells_state_bank_follows_the_region_and_is_its_alone(name):
+    b = bc.load_board(name)
+    argv = xen.machine_args(b)
+    assert "memory-backend-file,id=state,size=2M,mem-path=${RUN_DIR}/rt-state.img,share=on" in argv
+    assert "node,nodeid=2,memdev=state" in argv
+    dtsi = xen.render_dtsi(b)
+    assert dtsi.count('xen,shm-id = "rtdroid-state"') == 1          # the RT cell's node only
+    assert "0x0 0xc0400000 0x0 0x34400000 0x0 0x200000" in dtsi
+    rt = next(d for d in xen.domains(b) if d["kind"] == "rt")
+    assert "--state-device /dev/mem@0x34400000+2097152" in xen.init_script(b, rt)
+
+
+def test_the_state_bank_is_created_blank_and_kept(tmp_path):
+    bank = xen.ensure_state_bank(tmp_path / "rt-state.img")
+    assert bank.read_bytes() == bytes(2 * 1024 * 1024)
+    bank.write_bytes(b"RTCELLVR" + bytes(2 * 1024 * 1024 - 8))   # what the cell wrote
+    xen.ensure_state_bank(bank)
+    assert bank.read_bytes()[:8] == b"RTCELLVR"
+    bank.write_bytes(b"short")
+    with pytest.raises(BoardError, match="not a file of 2097152 bytes"):
+        xen.ensure_state_bank(bank)
 
 
 @pytest.mark.parametrize("path, value, rule", [
