@@ -35,10 +35,13 @@ from . import region as R
 RESULT_NAMES = {0: "OK", 1: "BAD_CHUNK", 2: "BAD_SIGNATURE", 3: "BAD_MANIFEST", 4: "OVER_BUDGET",
                 5: "LOAD_FAILED", 6: "START_FAILED", 7: "DUPLICATE", 8: "NOT_FOUND", 9: "BAD_BUNDLE",
                 10: "DOWNGRADE", 11: "STATE_FAILED", 12: "UNSCHEDULABLE", 13: "CHANNEL_OVERFLOW",
-                14: "BAD_TRACE", 15: "SENSORS_UNAVAILABLE", 16: "BUSY"}
+                14: "BAD_TRACE", 15: "SENSORS_UNAVAILABLE", 16: "BUSY", 17: "BAD_PROBE",
+                18: "PROBE_UNAVAILABLE", 19: "PROBE_FAILED"}
 CHUNK_DATA_BYTES = 384
 MAX_BUNDLE_BYTES = 16 * 1024 * 1024
 MAX_TRACE_BYTES = 1024 * 1024  # a motion trace (protocols.md, "Sensor traces"); the agent holds the same bound
+MAX_PROBE_OUTPUT_BYTES = 4 * 1024 * 1024  # what one probe may write (protocols.md, "Probes"); the agent's bound
+PROBE_KINDS = ("native", "jvm")
 DEFAULT_TIMEOUT_S = 10.0
 K = F.Control
 
@@ -332,6 +335,53 @@ class ManagementClient:
         SENSORS_UNAVAILABLE with the reason (e.g. the kernel has no /dev/uinput)."""
         return Result.of(self.request(K(kind=K.SENSOR_STATUS), (K.ACK, K.ERROR)).control)
 
+    def run_probe(self, kind: str, args: str) -> tuple[Result, bytes]:
+        """PROBE_RUN: the RT cell runs its characterisation probe ``kind`` (native: rtdroid-probe;
+        jvm: RTJPerf in the agent's runtime) with ``args``. Its output (JSON rows) comes back as
+        PROBE_OUTPUT chunks, then ACK or ERROR; a refusal (BUSY, PROBE_UNAVAILABLE, BAD_PROBE) comes
+        alone. The chunks are checked as the agent checks a bundle's: in order, the same totals,
+        bounded, CRC-32 of the whole. ``timeout`` bounds the wait for the probe's end."""
+        if kind not in PROBE_KINDS:
+            raise MgmtError(f"probe {kind!r}: must be one of {', '.join(PROBE_KINDS)}")
+        text = args.encode()
+        if len(text) > 255:
+            raise MgmtError(f"probe arguments of {len(text)} bytes: at most 255")
+        self.send(self._frame(control=K(kind=K.PROBE_RUN, subject=kind, text=args)))
+        stall = _Stall(self.timeout)
+        parts: list[bytes] = []
+        first = None
+
+        def wanted(f):
+            body = f.WhichOneof("body")
+            return ((body == "deploy_chunk" and f.deploy_chunk.content == F.DeployChunk.PROBE_OUTPUT)
+                    or (body == "control" and f.control.kind in (K.ACK, K.ERROR)))
+
+        while True:
+            f = self.receive(wanted, stall)
+            stall.progress()
+            if f.WhichOneof("body") == "control":
+                result = Result.of(f.control)
+                if not parts:
+                    return result, b""
+                data = b"".join(parts)
+                if len(parts) != first.count or len(data) != first.total_bytes:
+                    raise MgmtError(f"probe output: {len(parts)} of {first.count} chunks, {len(data)} of "
+                                    f"{first.total_bytes} bytes before the answer")
+                if zlib.crc32(data) != first.bundle_crc32:
+                    raise MgmtError("probe output: CRC-32 of the whole does not match")
+                return result, data
+            c = f.deploy_chunk
+            if first is None:
+                first = c
+                if not 0 < c.count <= MAX_PROBE_OUTPUT_BYTES // CHUNK_DATA_BYTES + 1 \
+                        or c.total_bytes > MAX_PROBE_OUTPUT_BYTES:
+                    raise MgmtError(f"probe output of {c.total_bytes} bytes in {c.count} chunks: over the bound")
+            if (c.index != len(parts) or c.count != first.count or c.total_bytes != first.total_bytes
+                    or c.bundle_crc32 != first.bundle_crc32 or len(c.data) > CHUNK_DATA_BYTES):
+                raise MgmtError(f"probe output chunk {c.index}/{c.count} out of order or inconsistent "
+                                f"(expected {len(parts)}/{first.count})")
+            parts.append(bytes(c.data))
+
     def _transfer(self, data: bytes, name: str, content: int, answer_kinds: tuple,
                   progress: Callable[[int, int], None] | None = None) -> Result:
         """The chunks of one transfer, then its one answer (an early answer stops the sending)."""
@@ -463,3 +513,9 @@ def replay_trace(region_path, trace_path, timeout: float = DEFAULT_TIMEOUT_S) ->
 def sensor_status(region_path, timeout: float = DEFAULT_TIMEOUT_S) -> Result:
     with ManagementClient(region_path, timeout) as client:
         return client.sensor_status()
+
+
+def run_probe(region_path, kind: str, args: str, timeout: float = 900.0) -> tuple[Result, bytes]:
+    """Run the RT cell's characterisation probe ``kind`` with ``args``: (its answer, its output)."""
+    with ManagementClient(region_path, timeout) as client:
+        return client.run_probe(kind, args)

@@ -1,5 +1,6 @@
 /* rtdroid-probe [options] TEST... : see ../README.md. Exit 0 when every test ran, 1 when one
- * failed to run, 2 on a bad command line (one line naming what is wrong). */
+ * failed to run, 2 on a bad command line (one line naming what is wrong), 3 when the watchdog
+ * stopped a test that overran its bound. */
 #include "probe.h"
 
 #include <errno.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -42,6 +44,21 @@ static int number(const char *s, long lo, long hi, long *out) {
     }
     *out = v;
     return 0;
+}
+
+/* The watchdog: a test that overruns its bound (a wait that never ends, a CPU taken away for good)
+ * ends the whole process, every thread with it, and says which test it was. */
+static volatile const char *current_test = "start-up";
+
+static void overrun(int sig) {
+    (void)sig;
+    static const char msg[] = "rtdroid-probe: watchdog: a test overran its bound and was stopped: ";
+    ssize_t ignored = write(2, msg, sizeof msg - 1);
+    const char *t = (const char *)current_test;
+    ignored = write(2, t, strlen(t));
+    ignored = write(2, "\n", 1);
+    (void)ignored;
+    _exit(3);
 }
 
 int main(int argc, char **argv) {
@@ -129,10 +146,15 @@ int main(int argc, char **argv) {
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
     /* page faults in the middle of a measurement are not what the tests measure */
     mlockall(MCL_CURRENT | MCL_FUTURE);
+    signal(SIGALRM, overrun);
     int failed = 0;
     for (size_t t = 0; t < NTESTS; t++) {
         if (chosen[t]) {
+            /* generous: a quick test takes seconds, a full one a minute or two, under emulation more */
+            current_test = TESTS[t].name;
+            alarm(o.quick ? 300 : 1800);
             failed |= TESTS[t].run(&o, stdout);
+            alarm(0);
         }
     }
     return failed ? 1 : 0;

@@ -13,7 +13,7 @@ import traceback
 
 from . import lifecycle, paths
 from .boardconfig import BoardConfigError, load_board, resolve_board_file
-from .commands import Commands, board, bundle, deploy, keys, lava, rt, rt_trace, stats, validate
+from .commands import Commands, board, bundle, characterise, deploy, keys, lava, rt, rt_trace, stats, validate
 from .commands.common import CliError, Reach
 from .commands.common import clock_of as _clock_of
 from .commands.common import err as _err
@@ -23,7 +23,7 @@ from .commands.rt import render_services  # noqa: F401  (the table of `rt servic
 from .entry import one_line as _one_line
 from .entry import xcc_errors as _xcc_errors
 
-GROUPS = (board, deploy, rt, rt_trace, stats, bundle, validate, lava, keys)  # in the order `rtdroid --help` lists them
+GROUPS = (board, deploy, rt, rt_trace, stats, bundle, validate, characterise, lava, keys)  # in the order `rtdroid --help` lists them
 
 
 def build_parser() -> argparse.ArgumentParser:

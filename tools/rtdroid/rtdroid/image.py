@@ -4,7 +4,7 @@ the modules it loads are the hypervisor module's: qemu.py, xen.py):
 - vmlinux: the ELF kernel unpacked from Debian's vmlinuz (a bzImage) so QEMU can boot it as PVH
   (~2.5 s to /init under TCG instead of ~5 s through SeaBIOS);
 - root/: the RT cell's root, assembled here: a jlink'ed Java 25 runtime, the glibc it links, the
-  RT cell agent's jars and the board's deploy public key;
+  RT cell agent's jars, the board's deploy public key and the characterisation probes (probes/);
 - initrd.cpio: the initramfs, uncompressed (the kernel unpacks it with a memcpy, where gunzip under
   TCG costs seconds): busybox-static, /dev/console, the hypervisor module's /init, root/ at its
   guest root, and the kernel modules its /init loads (for qemu, qemu.GUEST_MODULES: the state
@@ -27,7 +27,7 @@ import stat
 import subprocess
 from pathlib import Path
 
-from . import paths
+from . import paths, probes
 from .digest import file_digest, file_key
 
 
@@ -346,6 +346,15 @@ def ensure_root_tree(agent_lib: Path | None = None, deploy_pub: Path | None = No
     keys = root / "keys"
     keys.mkdir(exist_ok=True)
     _copy_if_changed(deploy_pub, keys / "deploy.pub")
+    # the characterisation probes the agent runs on request (rt-cell/probes, RTJPerf): x86_64
+    guest_probes = root / probes.GUEST_DIR
+    guest_probes.mkdir(exist_ok=True)
+    wanted_probes = {p.name: p for p in probes.files("x86_64")}
+    for old in guest_probes.iterdir():
+        if old.name not in wanted_probes:
+            old.unlink()
+    for name, p in wanted_probes.items():
+        _copy_if_changed(p, guest_probes / name)
     for stray in root.glob("*.aot"):
         stray.unlink()
     return root

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import paths
+from .. import paths, probes
 from ..errors import BoardError
 from ..render import RT_AGENT_MAIN, cpu_list, resolve_argv, rt_jvm_args
 from .base import Hypervisor, Launch, Problem
@@ -52,11 +52,14 @@ class Process(Hypervisor):
                    "--budget-bytes", str(rt["rt_budget_bytes"]),
                    # The cell's own state (the version deployed last per application): kept in the
                    # board's run directory, which `board restart rt`, `down` and `up` leave alone.
-                   "--state-dir", "${RUN_DIR}/" + RT_STATE_DIR])
+                   "--state-dir", "${RUN_DIR}/" + RT_STATE_DIR,
+                   # the characterisation probes (rtdroid characterise), built for this machine
+                   "--probes", "${RTDROID_HOME}/build/probes/" + probes.host_arch()])
         return {"role": "rt", "argv": argv, "ready_line": "RTCELL READY", "log": "rt.log"}
 
     def prepare(self, board, start_rt: bool, progress) -> dict[str, str]:
         lib = paths.rt_agent_lib_dir()
+        probes.cell_dir(probes.host_arch())
         if start_rt and not any(lib.glob("*.jar")):
             raise BoardError(f"RT cell agent not built: no jars in {lib} "
                              "(run `mvn -B -q install` from the repository root, JAVA_HOME=temurin-25)")

@@ -242,7 +242,7 @@ def guest_agent_values(board: Board, modules=GUEST_MODULES) -> dict[str, str]:
     # Inside the guest the cell's CPUs are its vCPUs 0..n-1; the host (or Xen) places them.
     guest_cpus = cpu_list(list(range(rt.get("vcpus", 1))))
     agent = ["--deploy-key", f"{GUEST_ROOT}/keys/deploy.pub", "--cpus", guest_cpus,
-             "--budget-bytes", str(rt["rt_budget_bytes"]), "--await-region"]
+             "--budget-bytes", str(rt["rt_budget_bytes"]), "--probes", f"{GUEST_ROOT}/probes", "--await-region"]
     if rt.get("flight_recorder_us"):  # opt-in: the kernel's events frozen at the first slow release
         agent += ["--flight-recorder", str(int(rt["flight_recorder_us"]))]
     tmpfs_mib = max(16, (rt["memory_mib"] * MIB - rt["heap_mib"] * MIB - rt["rt_budget_bytes"]) // MIB // 4)

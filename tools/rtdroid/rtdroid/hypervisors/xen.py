@@ -38,7 +38,7 @@ import subprocess
 from pathlib import Path
 from typing import Protocol
 
-from .. import image, paths
+from .. import image, paths, probes
 from ..digest import file_key
 from ..board import MIB, Board
 from ..errors import BoardError
@@ -342,7 +342,8 @@ def build_initrd(board: Board, domain: dict, pay: dict[str, Path], agent_lib: Pa
             raise BoardError(str(e)) from None
         key.update(jre=image._tree_key(pay["jre"]), glibc=image._tree_key(pay["glibc"]),
                    jars=[file_key(j) for j in sorted(agent_lib.glob("*.jar"))],
-                   deploy_pub=file_key(deploy_pub), modules=[file_key(p) for p in modules.values()])
+                   deploy_pub=file_key(deploy_pub), modules=[file_key(p) for p in modules.values()],
+                   probes=[file_key(p) for p in probes.files("aarch64")])
     stamp = out.with_suffix(".stamp")
     if out.is_file() and image._stamp_ok(stamp, key):
         return out
@@ -365,6 +366,9 @@ def build_initrd(board: Board, domain: dict, pay: dict[str, Path], agent_lib: Pa
         for j in sorted(agent_lib.glob("*.jar")):
             c.file(f"{root}/lib/{j.name}", j.read_bytes())
         c.file(f"{root}/keys/deploy.pub", deploy_pub.read_bytes())
+        c.dir(f"{root}/{probes.GUEST_DIR}")  # the characterisation probes, built for arm64
+        for p in probes.files("aarch64"):
+            c.file(f"{root}/{probes.GUEST_DIR}/{p.name}", p.read_bytes(), 0o755)
         image.add_modules(c, version, modules)
     _write_if_changed(out, c.finish())
     stamp.write_text(json.dumps(key))

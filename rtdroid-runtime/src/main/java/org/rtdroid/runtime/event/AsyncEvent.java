@@ -20,7 +20,12 @@ public final class AsyncEvent {
         this.handlers = new AsyncEventHandler[maxHandlers];
     }
 
-    /** Set-up: the handler must already be attached to a dispatcher. */
+    /**
+     * Set-up: the handler must already be attached to a dispatcher. Handlers are kept in priority
+     * order, highest first (in the order added among equals): {@link #fire} releases the most urgent
+     * first, so a high-priority handler's dispatch does not wait behind the releases of any number of
+     * lower ones (jRate's priority-ordered handler list, seed 003's priority inversion test).
+     */
     public synchronized void addHandler(AsyncEventHandler h) {
         if (h.dispatcher == null) {
             throw new IllegalStateException("handler '" + h.name() + "' is not attached to a dispatcher");
@@ -28,11 +33,16 @@ public final class AsyncEvent {
         if (count == handlers.length) {
             throw new IllegalStateException("event '" + name + "' already has its " + handlers.length + " handlers");
         }
-        handlers[count] = h;
+        int at = count;
+        while (at > 0 && handlers[at - 1].priority() < h.priority()) {
+            handlers[at] = handlers[at - 1];
+            at--;
+        }
+        handlers[at] = h;
         count = count + 1;
     }
 
-    /** Releases every handler once (in the order they were added; each runs at its own priority). */
+    /** Releases every handler once, highest priority first (each runs at its own priority). */
     public void fire() {
         int n = count;
         for (int i = 0; i < n; i++) {

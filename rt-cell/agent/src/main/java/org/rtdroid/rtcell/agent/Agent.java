@@ -27,6 +27,7 @@ public final class Agent {
     private final RtProxy proxy;
     private final ManagementLoop management;
     private final CellSensors sensors;
+    private final CellProbes probes;
     private final Consumer<String> out;
     private volatile boolean stopping;
 
@@ -42,13 +43,20 @@ public final class Agent {
     /** @param sensors the cell's sensors (motion traces and SENSOR_STATUS on the management ring) */
     public Agent(Region region, RuntimeHost host, CellDeployments deployments, CellSensors sensors, CpuSet cpus,
             Consumer<String> out) {
+        this(region, host, deployments, sensors, CellProbes.none(), cpus, out);
+    }
+
+    /** @param probes the cell's characterisation probes (PROBE_RUN on the management ring) */
+    public Agent(Region region, RuntimeHost host, CellDeployments deployments, CellSensors sensors, CellProbes probes,
+            CpuSet cpus, Consumer<String> out) {
         this.region = region;
+        this.probes = probes;
         this.host = host;
         this.deployments = deployments;
         this.out = out;
         this.proxy = RtProxy.create(region, host.crossContext(), out);
         this.sensors = sensors;
-        this.management = new ManagementLoop(region, deployments, this::stats, this::helloText, sensors, out);
+        this.management = new ManagementLoop(region, deployments, this::stats, this::helloText, sensors, probes, out);
         proxy.start(cpus);
     }
 
@@ -85,6 +93,7 @@ public final class Agent {
         region.setState(Region.STATE_STOPPING);
         deployments.undeployAll();
         sensors.close();
+        probes.close();
         try {
             proxy.stop(2_000);
         } catch (InterruptedException e) {

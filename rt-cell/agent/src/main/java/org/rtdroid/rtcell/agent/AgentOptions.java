@@ -6,13 +6,13 @@ import java.util.List;
 
 /**
  * The agent's command line: {@code --region PATH|auto --deploy-key PUB.pem --cpus LIST
- * --budget-bytes N [--deploy DIR] [--state-dir DIR | --state-device DEV] [--await-region]
+ * --budget-bytes N [--deploy DIR] [--state-dir DIR | --state-device DEV] [--probes DIR] [--await-region]
  * [--flight-recorder BOUND_US]}. Every value is checked; a
  * wrong one is refused with the option, the value and the rule.
  */
 public final class AgentOptions {
     public static final String USAGE = "usage: rt-cell-agent --region PATH|auto --deploy-key PUB.pem --cpus LIST"
-            + " --budget-bytes N [--deploy DIR] [--state-dir DIR | --state-device DEV] [--await-region]"
+            + " --budget-bytes N [--deploy DIR] [--state-dir DIR | --state-device DEV] [--probes DIR] [--await-region]"
             + " [--flight-recorder BOUND_US]\n"
             + "  --region        the shared region: a /dev/shm file, /sys/bus/pci/devices/<bdf>/resource2,\n"
             + "                  or 'auto' (the ivshmem PCI device 1af4:1110)\n"
@@ -27,6 +27,8 @@ public final class AgentOptions {
             + "                  disk, no file system) or in physical memory of its own\n"
             + "                  (DEVICE@0xADDRESS+BYTES: the Xen RT domain's state bank through /dev/mem),\n"
             + "                  read once the region is attached\n"
+            + "  --probes        the cell's characterisation probes (rtdroid-probe, rtjperf.jar), run on\n"
+            + "                  request from the management ring\n"
             + "  --await-region  start the runtime first, then wait until the region is formatted\n"
             + "                  (a QEMU RT cell booted once and restored from a snapshot waits here)\n"
             + "  --flight-recorder  record the kernel's scheduling, interrupt and timer events (ftrace) and\n"
@@ -45,9 +47,12 @@ public final class AgentOptions {
     public final boolean awaitRegion;
     /** The flight recorder's bound on a release's response (ns); 0: not armed. */
     public final long flightRecorderBoundNanos;
+    /** Null: the cell carries no characterisation probes. */
+    public final Path probesDir;
 
     private AgentOptions(String region, Path deployKey, int[] cpus, long budgetBytes, Path deployDir,
-                         Path stateDir, Path stateDevice, boolean awaitRegion, long flightRecorderBoundNanos) {
+                         Path stateDir, Path stateDevice, boolean awaitRegion, long flightRecorderBoundNanos,
+                         Path probesDir) {
         this.region = region;
         this.deployKey = deployKey;
         this.cpus = cpus;
@@ -57,6 +62,7 @@ public final class AgentOptions {
         this.stateDevice = stateDevice;
         this.awaitRegion = awaitRegion;
         this.flightRecorderBoundNanos = flightRecorderBoundNanos;
+        this.probesDir = probesDir;
     }
 
     /** @throws IllegalArgumentException naming the option, value and rule */
@@ -68,6 +74,7 @@ public final class AgentOptions {
         String deploy = null;
         String state = null;
         String device = null;
+        String probes = null;
         boolean awaitRegion = false;
         String recorder = null;
         for (int i = 0; i < args.length; i++) {
@@ -102,6 +109,7 @@ public final class AgentOptions {
                 case "--state-dir": state = value; break;
                 case "--state-device": device = value; break;
                 case "--flight-recorder": recorder = value; break;
+                case "--probes": probes = value; break;
                 default: throw new IllegalArgumentException("unknown option " + opt + "\n" + USAGE);
             }
         }
@@ -137,7 +145,8 @@ public final class AgentOptions {
         return new AgentOptions(region, Path.of(key), parseCpus(cpus), parseBytes(budget),
                 deploy == null ? null : Path.of(deploy), state == null ? null : Path.of(state),
                 device == null ? null : Path.of(device), awaitRegion,
-                recorder == null ? 0 : parseMicros("--flight-recorder", recorder) * 1000);
+                recorder == null ? 0 : parseMicros("--flight-recorder", recorder) * 1000,
+                probes == null || probes.isEmpty() ? null : Path.of(probes));
     }
 
     /** A CPU list as the kernel writes it: {@code 1}, {@code 1,3}, {@code 0-2,5}. */

@@ -148,7 +148,9 @@ public final class Main {
             if (startFailure != null) {
                 throw startFailure;
             }
-            agent = new Agent(region, host, deployments, sensors, cpus, console);
+            CellProbes probes = options.probesDir == null ? CellProbes.none()
+                    : new CellProbes(options.probesDir, options.cpus[0], console);
+            agent = new Agent(region, host, deployments, sensors, probes, cpus, console);
         } catch (Exception e) {
             region.setState(Region.STATE_FAILED);
             stderr.println("rtcell: cannot start the runtime: " + e);

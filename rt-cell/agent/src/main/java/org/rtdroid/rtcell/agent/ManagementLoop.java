@@ -40,6 +40,7 @@ public final class ManagementLoop {
     private final Supplier<Frame.Stats> statsSource;
     private final Supplier<String> helloText;
     private final CellSensors sensors;
+    private final CellProbes probes;
     private final Consumer<String> out;
     private final ChunkAssembler assembler = new ChunkAssembler();
     private final byte[] rx;
@@ -66,7 +67,14 @@ public final class ManagementLoop {
     /** @param sensors the cell's sensors: traces to replay and SENSOR_STATUS go there */
     public ManagementLoop(Region region, Deployments deployments, Supplier<Frame.Stats> statsSource, Supplier<String> helloText,
             CellSensors sensors, Consumer<String> out) {
+        this(region, deployments, statsSource, helloText, sensors, CellProbes.none(), out);
+    }
+
+    /** @param probes the cell's characterisation probes (PROBE_RUN) */
+    public ManagementLoop(Region region, Deployments deployments, Supplier<Frame.Stats> statsSource, Supplier<String> helloText,
+            CellSensors sensors, CellProbes probes, Consumer<String> out) {
         this.region = region;
+        this.probes = probes;
         this.requests = region.consumer(Region.MANAGEMENT_RING);
         this.answers = region.producer(Region.MANAGEMENT_RING);
         this.deployments = deployments;
@@ -105,6 +113,11 @@ public final class ManagementLoop {
 
     /** Handles at most one request frame. @return true if a frame was taken off the ring */
     public boolean doWork() {
+        CellProbes.Result probed = probes.poll();
+        if (probed != null) {
+            answerProbe(probed);
+            return true;
+        }
         int len = requests.poll(rx);
         if (len <= 0) {
             return false;
@@ -161,6 +174,12 @@ public final class ManagementLoop {
                     replay(name, bundle);
                     return;
                 }
+                if (probes.running()) {
+                    String why = "the cell is being characterised (a probe is running)";
+                    out.accept("rtcell: deploy " + printable(name) + ": " + ResultCode.name(ResultCode.BUSY) + ": " + why);
+                    answerControl(Frame.Control.DEPLOY_RESULT, ResultCode.BUSY, name, why);
+                    return;
+                }
                 try {
                     Deployments.Deployment d = deployments.deploy(name, bundle);
                     out.accept("rtcell: deploy " + printable(d.name()) + ": OK");
@@ -198,6 +217,17 @@ public final class ManagementLoop {
                     answerControl(Frame.Control.ERROR, r.code(), "", r.reason());
                 }
                 return;
+            case Frame.Control.PROBE_RUN: {
+                String kind = c.subjectString();
+                try {
+                    String what = probes.start(kind, c.textString(), !deployments.services().isEmpty());
+                    out.accept("rtcell: probe: running " + what);
+                } catch (DeployRefusal r) {
+                    out.accept("rtcell: probe " + printable(kind) + ": " + ResultCode.name(r.code()) + ": " + r.reason());
+                    answerControl(Frame.Control.ERROR, r.code(), kind, r.reason());
+                }
+                return;
+            }
             case Frame.Control.HELLO:
                 answerControl(Frame.Control.HELLO, ResultCode.OK, "", helloText.get());
                 return;
@@ -232,6 +262,33 @@ public final class ManagementLoop {
             default:
                 drop("control kind " + c.kind() + " is not a management request");
         }
+    }
+
+    /**
+     * A finished probe's answer: its output as PROBE_OUTPUT chunks (CRC-32 of the whole, as a
+     * bundle's), then ACK or ERROR with how it ended. Not real-time work: this thread's ordinary
+     * priority, and each frame waits for the CLI to drain the ring as any answer does.
+     */
+    private void answerProbe(CellProbes.Result r) {
+        byte[] data = r.output();
+        int chunk = XccBounds.MAX_DEPLOY_CHUNK_DATA_BYTES;
+        int count = Math.max(1, (data.length + chunk - 1) / chunk);
+        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        crc.update(data);
+        for (int i = 0; i < count; i++) {
+            answer.clear();
+            Frame.DeployChunk d = answer.selectDeployChunk();
+            setBounded(d.bundle(), r.kind());
+            int from = i * chunk;
+            int n = Math.min(chunk, data.length - from);
+            d.index(i).count(count).totalBytes(data.length).bundleCrc32((int) crc.getValue())
+                    .content(Frame.DeployChunk.PROBE_OUTPUT);
+            d.data().set(data, from, Math.max(0, n));
+            send();
+        }
+        out.accept("rtcell: probe " + r.kind() + ": " + ResultCode.name(r.code()) + ": " + r.text() + ", "
+                + data.length + " bytes of rows");
+        answerControl(r.code() == ResultCode.OK ? Frame.Control.ACK : Frame.Control.ERROR, r.code(), r.kind(), r.text());
     }
 
     private void listServices() {

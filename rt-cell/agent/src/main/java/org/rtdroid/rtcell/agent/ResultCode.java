@@ -19,6 +19,9 @@ public final class ResultCode {
     public static final int BAD_TRACE = 14;
     public static final int SENSORS_UNAVAILABLE = 15;
     public static final int BUSY = 16;
+    public static final int BAD_PROBE = 17;
+    public static final int PROBE_UNAVAILABLE = 18;
+    public static final int PROBE_FAILED = 19;
 
     private ResultCode() {
     }
@@ -56,6 +59,9 @@ public final class ResultCode {
             case BAD_TRACE: return "BAD_TRACE";
             case SENSORS_UNAVAILABLE: return "SENSORS_UNAVAILABLE";
             case BUSY: return "BUSY";
+            case BAD_PROBE: return "BAD_PROBE";
+            case PROBE_UNAVAILABLE: return "PROBE_UNAVAILABLE";
+            case PROBE_FAILED: return "PROBE_FAILED";
             default: return "CODE_" + code;
         }
     }

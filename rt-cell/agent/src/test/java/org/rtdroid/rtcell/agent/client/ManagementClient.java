@@ -126,6 +126,35 @@ public final class ManagementClient {
         }
     }
 
+    /** PROBE_RUN: the probe's output (PROBE_OUTPUT chunks, reassembled) into {@code output}, then its ACK or ERROR. */
+    public Frame.Control probe(String kind, String args, java.io.ByteArrayOutputStream output, long timeoutNanos) {
+        long deadline = System.nanoTime() + timeoutNanos;
+        frame.clear();
+        frame.selectControl().kind(Frame.Control.PROBE_RUN).subject(kind).text(args);
+        send(deadline);
+        Backoff b = new Backoff(100, 10, 10_000, 1_000_000);
+        while (true) {
+            int len = answers.poll(rx);
+            if (len > 0) {
+                Frame f = new Frame();
+                if (FrameCodec.decode(rx, 0, len, f) != FrameCodec.OK) {
+                    continue;
+                }
+                if (f.bodyKind() == Frame.BODY_CONTROL) {
+                    return f.control();
+                }
+                if (f.bodyKind() == Frame.BODY_DEPLOY_CHUNK && f.deployChunk().content() == Frame.DeployChunk.PROBE_OUTPUT) {
+                    output.write(f.deployChunk().data().array(), 0, f.deployChunk().data().length());
+                }
+                continue;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("no answer from the RT cell agent before the timeout");
+            }
+            b.idle();
+        }
+    }
+
     /** Waits for the next Control answer (other frames on ring 0 are skipped). */
     public Frame.Control awaitControl(long deadline) {
         Backoff b = new Backoff(100, 10, 10_000, 1_000_000);

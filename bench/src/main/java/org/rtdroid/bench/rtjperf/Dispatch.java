@@ -1,0 +1,158 @@
+package org.rtdroid.bench.rtjperf;
+
+import java.io.PrintStream;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntFunction;
+import org.rtdroid.json.JsonWriter;
+import org.rtdroid.runtime.event.AsyncEvent;
+import org.rtdroid.runtime.event.AsyncEventHandler;
+import org.rtdroid.runtime.event.HandlerDispatcher;
+import org.rtdroid.runtime.event.HandlerStrategy;
+import org.rtdroid.runtime.os.RealtimePolicy;
+
+/**
+ * RTJPerf's asynchronous event handler tests (seed 003) on the runtime's {@code event} package,
+ * every thread on the cell's one CPU.
+ *
+ * <p>Dispatch latency (Tables 1-2, Figs. 16-18), in lockstep: a firing thread fires the event and
+ * fires again only after the handler has run; the latency is from just before {@code fire()} to
+ * the handler's first instruction. The handler (priority {@value #HIGH}) preempts the firer
+ * ({@value #FIRER}) at once.
+ *
+ * <p>Priority inversion (Tables 3-4, Figs. 19-20): the same high-priority handler H among N
+ * low-priority handlers ({@value #LOW}) that do nothing, all released by one event; H's dispatch
+ * latency should not depend on N. H is attached last, so only the event's priority order puts it
+ * first. The firer waits until every handler of a firing has run before the next one.
+ */
+final class Dispatch {
+    static final int HIGH = 80;
+    static final int FIRER = 70;
+    static final int LOW = 60;
+    static final int POOL_THREADS = 2;
+    static final long QUIET_NANOS = 100_000;
+
+    private Dispatch() {}
+
+    /** Records the time of its first instruction in each release. */
+    static final class Timed extends AsyncEventHandler {
+        final Samples latency;
+        volatile long firedAt;
+        volatile long handled;
+        volatile Thread firer;
+
+        Timed(int priority, int capacity) {
+            super("H", priority);
+            latency = new Samples(capacity);
+        }
+
+        @Override
+        public void handleAsyncEvent() {
+            long now = System.nanoTime();
+            latency.add(now - firedAt);
+            handled++;
+            LockSupport.unpark(firer);
+        }
+
+        /** Sleeps until this handler ran {@code n} times. The firer never spins: a spinning thread
+         *  above runnable Java threads keeps them from a safepoint, which stops this handler too. */
+        void awaitHandled(long n, Watchdog watchdog) {
+            while (handled < n) {
+                LockSupport.parkNanos(this, 1_000_000);
+                watchdog.check();
+            }
+        }
+    }
+
+    /** Does nothing but count down the firing's outstanding low handlers; the last one wakes the firer. */
+    static final class Idle extends AsyncEventHandler {
+        private final Outstanding outstanding;
+
+        Idle(int i, Outstanding outstanding) {
+            super("low-" + i, LOW);
+            this.outstanding = outstanding;
+        }
+
+        @Override
+        public void handleAsyncEvent() {
+            outstanding.done();
+        }
+    }
+
+    /** The low handlers of one firing that have not run yet; the firer sleeps until none is left. */
+    static final class Outstanding {
+        final AtomicInteger left = new AtomicInteger();
+        volatile Thread firer;
+
+        void done() {
+            if (left.decrementAndGet() == 0) {
+                LockSupport.unpark(firer);
+            }
+        }
+
+        /** Sleeps (the low handlers need the CPU) until every low handler of this firing ran. */
+        void await(Watchdog watchdog) {
+            while (left.get() > 0) {
+                LockSupport.parkNanos(this, 1_000_000);
+                watchdog.check();
+            }
+        }
+    }
+
+    static RealtimePolicy firerPolicy(org.rtdroid.runtime.os.CpuSet cpu, boolean fifo) {
+        return (fifo ? RealtimePolicy.fifo(FIRER) : RealtimePolicy.normal()).withCpus(cpu);
+    }
+
+    /** One series: the event, H and {@code lows} low handlers on a fresh dispatcher; fires {@code fires} times. */
+    static Timed series(HandlerStrategy strategy, int lows, int fires, IntFunction<RealtimePolicy> policyFor,
+                        Watchdog watchdog) throws InterruptedException {
+        HandlerDispatcher d = HandlerDispatcher.create("rtjperf-" + strategy.manifestName(), strategy, POOL_THREADS,
+                lows + 1, policyFor);
+        try {
+            AsyncEvent event = new AsyncEvent("rtjperf", lows + 1);
+            Outstanding outstanding = new Outstanding();
+            outstanding.firer = Thread.currentThread();
+            Idle[] low = new Idle[lows];
+            for (int i = 0; i < lows; i++) {
+                low[i] = new Idle(i, outstanding);
+                d.attach(low[i]);
+                event.addHandler(low[i]);
+            }
+            Timed h = new Timed(HIGH, fires);
+            h.firer = Thread.currentThread();
+            d.attach(h);
+            event.addHandler(h);
+            // a few firings before measuring: the handler threads start and the JIT compiles the path
+            for (int i = 0; i < fires + 20; i++) {
+                if (i == 20) {
+                    h.latency.clear();
+                }
+                outstanding.left.set(lows);
+                h.firedAt = System.nanoTime();
+                event.fire();
+                h.awaitHandled(i + 1, watchdog);
+                outstanding.await(watchdog);
+                // Quiescence before the next firing: the handler threads that just ran (below the
+                // firer) finish their bookkeeping and go idle, as they would between real events.
+                LockSupport.parkNanos(QUIET_NANOS);
+            }
+            return h;
+        } finally {
+            d.stop();
+        }
+    }
+
+    static void row(PrintStream rows, String test, HandlerStrategy strategy, int lows, Samples s, boolean series) {
+        JsonWriter w = new JsonWriter().beginObject().field("test", test)
+                .field("handler", strategy.manifestName()).field("low_handlers", lows)
+                .field("high_priority", HIGH).field("firer_priority", FIRER).field("low_priority", LOW);
+        if (strategy == HandlerStrategy.POOLED) {
+            w.field("pool_threads", POOL_THREADS);
+        }
+        s.write(w, "latency", true);
+        if (series) {
+            s.writeSeries(w, "trend_ns");
+        }
+        rows.println(w.endObject());
+    }
+}
