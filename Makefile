@@ -26,13 +26,14 @@ FIGURES   ?= quick
 TEST_BOARDS ?= $(shell $(PY) -m rtdroid.boardtests boards)
 
 .PHONY: help setup build java contracts-doc android-aot c apk apk-test test unit-test java-test python-test c-test integration-test robot \
-        fuzz-short run bench fuzz soak loop clean figures figures-test lab lab-test lab-down test-lab
+        fuzz-short run bench characterise fuzz soak loop clean figures figures-test lab lab-test lab-down test-lab
 
 help:
 	@echo "make run   [BOARD=$(BOARD)|...]      boot the board (see board-configs/), deploy the demo, measure, report"
 	@echo "make test                            every test: unit, integration, Robot on each board with tests.make_test"
 	@echo "make bench [BENCH=looper|periodic|channels|alarm|sensor|reflection|broadcast|bridge]   benchmarks -> build/bench/*.json"
 	@echo "make figures [FIGURES=quick|full]    the seeds' figures and tables reproduced -> build/report/figures/index.html"
+	@echo "make characterise [BOARD=...] [CHARACTERISE=--quick]   both cells' datasheet (seeds 002, 003) -> build/report/characterise-<board>.html"
 	@echo "make apk                             signed APKs -> build/apk/"
 	@echo "make soak  [SOAK_MINUTES=60]         cochlear implant under Android stress, restarts, floods: per-minute figures"
 	@echo "make loop  [BOARD=...] [RUNS=100]    make run again and again, stops at the first deadline miss: build/loop/"
@@ -139,6 +140,14 @@ figures: build
 figures-test: setup
 	$(PY) bench/figures/figures.py --form quick --out $(BUILD)/report/figures-test || true
 	FIGURES_OUT=$(BUILD)/report/figures-test $(PY) -m pytest -q -p no:cacheprovider bench/figures/tests
+
+# The board's datasheet (seeds 002, 003): boots BOARD, characterises both cells (the full series;
+# CHARACTERISE=--quick for the short one), writes build/characterise/$(BOARD).json and
+# build/report/characterise-$(BOARD).html, and brings the board down whatever happened.
+characterise: build
+	$(VENV)/bin/rtdroid board up --board $(BOARD)
+	rc=0; $(VENV)/bin/rtdroid characterise --board $(BOARD) $(CHARACTERISE) || rc=$$?; \
+	  $(VENV)/bin/rtdroid board down --board $(BOARD); exit $$rc
 
 fuzz: build
 	$(PY) fuzz/run.py --seconds $${FUZZ_SECONDS:-60}
