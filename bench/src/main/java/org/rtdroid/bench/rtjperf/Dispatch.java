@@ -31,6 +31,14 @@ final class Dispatch {
     static final int LOW = 60;
     static final int POOL_THREADS = 2;
     static final long QUIET_NANOS = 100_000;
+    /**
+     * The most threads one series may start (handlers' and pool's). A bound handler is a
+     * SCHED_FIFO thread of its own: a thousand of them on one CPU starve the JVM's own
+     * (SCHED_OTHER) threads at a safepoint, and the process stops answering even SIGTERM. Bound
+     * handlers therefore go up to {@value #MAX_BOUND_LOWS} low ones; pooled ones to any N.
+     */
+    static final int MAX_THREADS = 128;
+    static final int MAX_BOUND_LOWS = 100;
 
     private Dispatch() {}
 
@@ -106,6 +114,11 @@ final class Dispatch {
     /** One series: the event, H and {@code lows} low handlers on a fresh dispatcher; fires {@code fires} times. */
     static Timed series(HandlerStrategy strategy, int lows, int fires, IntFunction<RealtimePolicy> policyFor,
                         Watchdog watchdog) throws InterruptedException {
+        int threads = strategy == HandlerStrategy.BOUND ? lows + 1 : POOL_THREADS;
+        if (threads > MAX_THREADS) {
+            throw new IllegalArgumentException(strategy.manifestName() + " handlers with " + lows + " low ones need "
+                    + threads + " threads; at most " + MAX_THREADS + " (Dispatch.MAX_THREADS)");
+        }
         HandlerDispatcher d = HandlerDispatcher.create("rtjperf-" + strategy.manifestName(), strategy, POOL_THREADS,
                 lows + 1, policyFor);
         try {

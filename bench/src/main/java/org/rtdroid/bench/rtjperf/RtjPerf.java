@@ -85,6 +85,9 @@ public final class RtjPerf {
                             int[] ns = isQuick ? new int[] {0, 10, 100, 1000} : new int[] {0, 10, 50, 100, 500, 1000};
                             for (HandlerStrategy s : HandlerStrategy.values()) {
                                 for (int n : ns) {
+                                    if (s == HandlerStrategy.BOUND && n > Dispatch.MAX_BOUND_LOWS) {
+                                        continue; // a thread each: see Dispatch.MAX_THREADS
+                                    }
                                     progress.println("inversion: " + s.manifestName() + " H among " + n + " low handlers");
                                     watchdog.phase("inversion " + s.manifestName() + " N=" + n);
                                     Dispatch.row(rows, "inversion", s, n,

@@ -49,4 +49,15 @@ class RtjPerfTest {
         assertEquals("phase 'inversion pooled N=1000' overran its bound of 0 s", e.getMessage());
         assertTrue(Arrays.asList(Thread.currentThread().getStackTrace()).size() > 0);
     }
+
+    @Test
+    void aSeriesNeverStartsMoreThanItsBoundOfThreads() {
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> Dispatch.series(org.rtdroid.runtime.event.HandlerStrategy.BOUND, 1000, 1,
+                        p -> org.rtdroid.runtime.os.RealtimePolicy.normal(), new Watchdog(1)));
+        assertTrue(e.getMessage().contains("need 1001 threads; at most 128"), e.getMessage());
+        long left = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.isAlive() && t.getName().startsWith("rtjperf")).count();
+        assertEquals(0, left, "refused before any thread started");
+    }
 }

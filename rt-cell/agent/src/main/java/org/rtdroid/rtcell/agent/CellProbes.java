@@ -3,12 +3,7 @@ package org.rtdroid.rtcell.agent;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.PrintStream;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
-import java.net.URL;
-import java.net.URLClassLoader;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,9 +16,10 @@ import java.util.regex.Pattern;
 /**
  * The cell's characterisation probes, run on request from the management ring
  * ({@code PROBE_RUN}, protocols.md "Probes"): {@code native} is the C probe {@code rtdroid-probe}
- * (seed 002: the cell's OS and CPU), run as a child process; {@code jvm} is RTJPerf (seed 003:
- * the runtime's memory areas and event handlers), loaded from {@code rtjperf.jar} into this JVM,
- * so that it measures the runtime the cell's applications run in.
+ * (seed 002: the cell's OS and CPU); {@code jvm} is RTJPerf (seed 003: the runtime's memory areas
+ * and event handlers) from {@code rtjperf.jar}, in a JVM started with this one's runtime and
+ * options, so that it measures the runtime the cell's applications run in. Both run as child
+ * processes, which the agent kills (SIGKILL) when one outlives its bound.
  *
  * <p>Characterising the cell and running applications in it exclude each other: a probe is refused
  * ({@code BUSY}) while an application is deployed, and a deployment while a probe runs, so no
@@ -41,6 +37,8 @@ public final class CellProbes implements AutoCloseable {
     static final int MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
     /** The longest a probe may run (a full series under emulation takes minutes). */
     static final long MAX_RUN_SECONDS = 30 * 60;
+    /** The JVM probe's heap: RTJPerf's largest allocation series and scopes fit with room. */
+    static final String JVM_HEAP = "96m";
     private static final Pattern ARG = Pattern.compile("[A-Za-z0-9._/=:,+-]{1,64}");
 
     /** A finished probe: its output (JSON rows) and how it ended. */
@@ -52,15 +50,21 @@ public final class CellProbes implements AutoCloseable {
     private volatile Thread running;
     private volatile Process process;
     private volatile Result finished;
+    private final long maxRunSeconds;
 
     /**
      * @param dir where {@value #NATIVE} and {@value #JVM_JAR} are (null: this cell has none)
      * @param cpu the cell's CPU the probes run on (the first of its CPUs)
      */
     public CellProbes(Path dir, int cpu, Consumer<String> out) {
+        this(dir, cpu, out, MAX_RUN_SECONDS);
+    }
+
+    CellProbes(Path dir, int cpu, Consumer<String> out, long maxRunSeconds) {
         this.dir = dir;
         this.cpu = cpu;
         this.out = out;
+        this.maxRunSeconds = maxRunSeconds;
     }
 
     public static CellProbes none() {
@@ -130,6 +134,36 @@ public final class CellProbes implements AutoCloseable {
         List<String> cmd = new ArrayList<>();
         cmd.add(exe.toString());
         cmd.addAll(argv);
+        return childProbe("native", cmd);
+    }
+
+    /**
+     * RTJPerf in a JVM of its own, started with this JVM's runtime (its java, options and class
+     * path, so it measures the runtime the cell's applications run in) and a smaller heap: a child
+     * process is what the bound below can end with SIGKILL whatever its real-time threads do, and
+     * what the board's teardown kills with the cell's process group.
+     */
+    private Runnable jvmProbe(List<String> argv) throws DeployRefusal {
+        Path jar = file(JVM_JAR);
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        for (String option : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (!option.startsWith("-Xms") && !option.startsWith("-Xmx") && !option.equals("-XX:+AlwaysPreTouch")
+                    && !option.startsWith("-agentlib") && !option.startsWith("-javaagent")) {
+                cmd.add(option);
+            }
+        }
+        cmd.add("-Xms" + JVM_HEAP);
+        cmd.add("-Xmx" + JVM_HEAP);
+        cmd.add("-cp");
+        cmd.add(jar + java.io.File.pathSeparator + System.getProperty("java.class.path"));
+        cmd.add(JVM_MAIN);
+        cmd.addAll(argv);
+        return childProbe("jvm", cmd);
+    }
+
+    /** Runs {@code cmd} as a child process, its stdout the rows, its stderr the console; SIGKILL past the bound. */
+    private Runnable childProbe(String kind, List<String> cmd) {
         return () -> {
             long start = System.nanoTime();
             ByteArrayOutputStream stdout = new ByteArrayOutputStream();
@@ -138,52 +172,41 @@ public final class CellProbes implements AutoCloseable {
                         .start();
                 process = p;
                 Thread err = Thread.ofPlatform().name("rtcell-probe-stderr").daemon(true).start(() -> console(p.getErrorStream()));
+                // The bound holds even while the probe writes nothing: a timer kills it (SIGKILL) at the bound.
+                Thread reaper = Thread.ofPlatform().name("rtcell-probe-bound").daemon(true).start(() -> {
+                    try {
+                        if (!p.waitFor(maxRunSeconds, TimeUnit.SECONDS)) {
+                            p.destroyForcibly();
+                        }
+                    } catch (InterruptedException e) {
+                        p.destroyForcibly();
+                    }
+                });
                 boolean overflow = copyBounded(p.getInputStream(), stdout);
                 if (overflow) {
                     p.destroyForcibly();
                 }
-                boolean ended = p.waitFor(MAX_RUN_SECONDS, TimeUnit.SECONDS);
-                if (!ended) {
-                    p.destroyForcibly();
-                    p.waitFor();
-                }
+                p.waitFor();
+                reaper.interrupt();
                 err.join(1_000);
+                boolean ended = System.nanoTime() - start < maxRunSeconds * 1_000_000_000L;
                 int exit = p.exitValue();
-                finish("native", stdout.toByteArray(), overflow ? ResultCode.PROBE_FAILED : !ended ? ResultCode.PROBE_FAILED
+                finish(kind, stdout.toByteArray(), overflow ? ResultCode.PROBE_FAILED : !ended ? ResultCode.PROBE_FAILED
                         : exit == 0 ? ResultCode.OK : ResultCode.PROBE_FAILED,
                         overflow ? "its output passed " + MAX_OUTPUT_BYTES + " bytes; stopped"
-                                : !ended ? "it ran longer than " + MAX_RUN_SECONDS + " s; stopped"
+                                : !ended ? "it ran longer than " + maxRunSeconds + " s; stopped (SIGKILL)"
                                 : "exit " + exit + " after " + seconds(start) + " s" + (exit == 0 ? "" : " (its console lines say why)"));
             } catch (IOException e) {
-                finish("native", stdout.toByteArray(), ResultCode.PROBE_FAILED, "cannot run " + cmd.get(0) + ": " + e.getMessage());
+                finish(kind, stdout.toByteArray(), ResultCode.PROBE_FAILED, "cannot run " + cmd.get(0) + ": " + e.getMessage());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                finish("native", stdout.toByteArray(), ResultCode.PROBE_FAILED, "interrupted");
+                Process p = process;
+                if (p != null) {
+                    p.destroyForcibly();
+                }
+                finish(kind, stdout.toByteArray(), ResultCode.PROBE_FAILED, "interrupted");
             } finally {
                 process = null;
-            }
-        };
-    }
-
-    private Runnable jvmProbe(List<String> argv) throws DeployRefusal {
-        Path jar = file(JVM_JAR);
-        return () -> {
-            long start = System.nanoTime();
-            ByteArrayOutputStream rows = new ByteArrayOutputStream();
-            try (URLClassLoader loader = new URLClassLoader("rtjperf", new URL[] {jar.toUri().toURL()},
-                    CellProbes.class.getClassLoader());
-                 PrintStream rowsOut = new PrintStream(rows, true, StandardCharsets.UTF_8);
-                 PrintStream progress = new PrintStream(new LineConsole(), true, StandardCharsets.UTF_8)) {
-                Class<?> main = Class.forName(JVM_MAIN, true, loader);
-                MethodHandle run = MethodHandles.publicLookup().findStatic(main, "run",
-                        MethodType.methodType(int.class, String[].class, PrintStream.class, PrintStream.class));
-                int exit = (int) run.invokeExact(argv.toArray(new String[0]), rowsOut, progress);
-                rowsOut.flush();
-                finish("jvm", rows.toByteArray(), exit == 0 ? ResultCode.OK : ResultCode.PROBE_FAILED,
-                        "exit " + exit + " after " + seconds(start) + " s");
-            } catch (Throwable e) {
-                // A probe is not the cell's work: whatever it throws ends the probe, never the agent.
-                finish("jvm", rows.toByteArray(), ResultCode.PROBE_FAILED, "RTJPerf failed: " + e);
             }
         };
     }
@@ -229,22 +252,7 @@ public final class CellProbes implements AutoCloseable {
         }
     }
 
-    /** The JVM probe's progress lines to the console. */
-    private final class LineConsole extends java.io.OutputStream {
-        private final ByteArrayOutputStream line = new ByteArrayOutputStream();
-
-        @Override
-        public void write(int b) {
-            if (b == '\n') {
-                out.accept("rtcell: probe: " + line.toString(StandardCharsets.UTF_8));
-                line.reset();
-            } else if (line.size() < 1024) {
-                line.write(b);
-            }
-        }
-    }
-
-    /** Stops a running native probe (agent shutdown). */
+    /** Stops a running probe (agent shutdown): SIGKILL. */
     @Override
     public void close() {
         Process p = process;
