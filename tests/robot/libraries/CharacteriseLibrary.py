@@ -18,7 +18,7 @@ from session import RTDROID, SESSION, Keywords, run
 
 # What each cell's probes write in a quick run (rt-cell/probes, bench's RTJPerf).
 NATIVE_TESTS = {"hygiene": 1, "calibrate": 1, "switch": 4, "irq": 1, "irqrate": 5, "sem": 1, "mutex": 2}
-JVM_TESTS = {"jvm": 1, "alloc": 36, "dispatch": 2, "inversion": 8}
+JVM_TESTS = {"jvm": 1, "alloc": 36, "dispatch": 2, "inversion": 7}  # bound handlers up to N=100 (a thread each), pooled to 1,000
 
 
 @library(scope="GLOBAL", auto_keywords=False)
