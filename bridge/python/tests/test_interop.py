@@ -136,6 +136,12 @@ def echo_the_ping(shm_region, tmp_path, impl, count, scribble_at=None):
                     time.sleep(0.0001)
                 echoed += 1
                 if echoed == scribble_at:
+                    # Scribble once the ping has taken this echo: a write index scribbled while a frame
+                    # is still unread makes the consumer resynchronise past that frame (the ring's rule
+                    # for an incredible index, counted in resyncs), which is not what healing is about.
+                    taken = rt.layout.consumer_line(R.ANDROID_PEER, 1) + R.READ_INDEX_OFFSET
+                    while rt.words.u64(taken) < echoed and ping.poll() is None:
+                        time.sleep(0.0001)
                     scribble_own_fields(rt, R.RT_PEER, 1)
             out, err = ping.communicate(timeout=20)
         finally:
