@@ -147,7 +147,15 @@ class BinderTest {
         assertTrue(out.contains("ERR priority '500' is not 0..99"), out);
         assertTrue(out.contains("ERR no method 'reboot'"), out);
         assertTrue(out.contains("ERR broadcast needs action=NAME"), out);
-        long refusals = cell.stdout.stream().filter(l -> l.contains("W/Binder(android): refused a transaction")).count();
+        // The replies can arrive before the cell's stdout reader has taken the log lines from the
+        // pipe: wait for them (a bound for liveness only; the verdict is the count).
+        long refusals = 0;
+        for (long end = System.nanoTime() + 30_000_000_000L; System.nanoTime() < end; Thread.sleep(20)) {
+            refusals = cell.stdout.stream().filter(l -> l.contains("W/Binder(android): refused a transaction")).count();
+            if (refusals >= 6) {
+                break;
+            }
+        }
         assertTrue(refusals >= 6, "every refusal is logged: " + refusals);
     }
 
