@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/rtc.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -63,6 +64,23 @@ static int rtc_open(const char *dev, int hz, char *why, size_t whylen) {
     return fd;
 }
 
+/* One read of the device's interrupt count, waiting at most a second: a device whose interrupt is
+ * never delivered (an emulated RTC whose line the machine does not route) must not hold the probe
+ * until its watchdog. 1: read; 0: nothing came (why says so); -1: the read failed (why says so). */
+static int rtc_wait(int fd, const char *dev, int hz, unsigned long *data, char *why, size_t whylen) {
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    int ready = poll(&p, 1, 1000);
+    if (ready == 0) {
+        snprintf(why, whylen, "%s: no periodic interrupt at %d Hz within 1 s (the interrupt is not delivered)", dev, hz);
+        return 0;
+    }
+    if (ready < 0 || read(fd, data, sizeof *data) != (ssize_t)sizeof *data) {
+        snprintf(why, whylen, "%s: read: %s", dev, strerror(errno));
+        return -1;
+    }
+    return 1;
+}
+
 static void rtc_close(int fd) {
     ioctl(fd, RTC_PIE_OFF, 0);
     close(fd);
@@ -87,7 +105,7 @@ static void rtc_dispatch(const struct options *o, FILE *out) {
     int64_t seen = 0, lost = 0;
     for (long i = 0; i < n; i++) {
         unsigned long data;
-        if (read(fd, &data, sizeof data) != (ssize_t)sizeof data) {
+        if (rtc_wait(fd, o->rtc, hz, &data, why, sizeof why) != 1) {
             n = i;
             break;
         }
@@ -98,6 +116,13 @@ static void rtc_dispatch(const struct options *o, FILE *out) {
         k[i] = seen;
     }
     rtc_close(fd);
+    if (n < 2) { /* nothing to fit: the device gave (almost) no interrupts */
+        row_str(&r, "unavailable", why);
+        row_end(&r);
+        free(t);
+        free(k);
+        return;
+    }
     /* least squares t = a + b k: the device's period as the CPU's clock sees it; the residuals
      * above the smallest one are how much later than its fastest dispatch each interrupt arrived */
     double mk = 0, mt = 0;
@@ -198,9 +223,10 @@ static void rate_rtc(const struct options *o, FILE *out, int hz, long n) {
         return;
     }
     long generated = 0, lost = 0, reads = 0;
+    why[0] = 0;
     while (generated < n) {
         unsigned long data;
-        if (read(fd, &data, sizeof data) != (ssize_t)sizeof data) {
+        if (rtc_wait(fd, o->rtc, hz, &data, why, sizeof why) != 1) {
             break;
         }
         long count = (long)(data >> 8);
@@ -209,6 +235,9 @@ static void rate_rtc(const struct options *o, FILE *out, int hz, long n) {
         lost += count > 1 ? count - 1 : 0;
     }
     rtc_close(fd);
+    if (why[0]) {
+        row_str(&r, "unavailable", why);
+    }
     row_int(&r, "generated", generated);
     row_int(&r, "lost", lost);
     row_int(&r, "taken", reads);

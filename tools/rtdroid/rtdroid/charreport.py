@@ -248,8 +248,10 @@ def page(doc: dict, images: str) -> str:
     irq.append(["seed 002", "GPT", "", *SEED002_IRQ, ""])
     parts.append("<h3>Interrupt dispatch latency (us)</h3>" + _table(["cell", "source", "policy", "avg", "max", "min", "p99"], irq)
                  + f'<img src="{images}/irq.png">')
-    rate = [[c, r["source"], r["period_ns"] / US, r["generated"], r["lost"]] for c in ("rt", "android")
-            for r in sorted(find(doc, c, "irqrate"), key=lambda r: -r["period_ns"]) if "lost" in r]
+    rate = [[c, r["source"], r["period_ns"] / US, *(("unavailable: " + r["unavailable"], "") if "unavailable" in r
+                                                   else (r["generated"], r["lost"]))]
+            for c in ("rt", "android") for r in sorted(find(doc, c, "irqrate"), key=lambda r: -r["period_ns"])
+            if "lost" in r or "unavailable" in r]
     rate += [["seed 002", "GPT", p, g, l] for p, g, l in SEED002_RATE]
     parts.append("<h3>Sustained interrupt frequency</h3>" + _table(["cell", "source", "period (us)", "generated", "lost"], rate)
                  + f'<img src="{images}/irqrate.png">')
