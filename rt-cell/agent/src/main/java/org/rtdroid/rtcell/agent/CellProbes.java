@@ -39,6 +39,9 @@ public final class CellProbes implements AutoCloseable {
     static final long MAX_RUN_SECONDS = 30 * 60;
     /** The JVM probe's heap: RTJPerf's largest allocation series and scopes fit with room. */
     static final String JVM_HEAP = "96m";
+    /** Unified logging's warnings and the VM's own output on stderr, not on the rows' stdout. */
+    static final List<String> JVM_OUTPUT_TO_STDERR = List.of("-Xlog:disable", "-Xlog:all=warning:stderr",
+            "-XX:+DisplayVMOutputToStderr");
     private static final Pattern ARG = Pattern.compile("[A-Za-z0-9._/=:,+-]{1,64}");
 
     /** A finished probe: its output (JSON rows) and how it ended. */
@@ -145,9 +148,20 @@ public final class CellProbes implements AutoCloseable {
      */
     private Runnable jvmProbe(List<String> argv) throws DeployRefusal {
         Path jar = file(JVM_JAR);
+        return childProbe("jvm", jvmCommand(Path.of(System.getProperty("java.home"), "bin", "java"),
+                ManagementFactory.getRuntimeMXBean().getInputArguments(),
+                jar + java.io.File.pathSeparator + System.getProperty("java.class.path"), argv));
+    }
+
+    /**
+     * The JVM probe's command: this JVM's options but its heap's, and what the JVM itself prints
+     * sent to stderr (the console): the probe's stdout is its rows, and a VM warning there (the
+     * cell's safepoint timeout prints one on stdout by default) would be a row that is not JSON.
+     */
+    static List<String> jvmCommand(Path java, List<String> options, String classPath, List<String> argv) {
         List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        for (String option : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+        cmd.add(java.toString());
+        for (String option : options) {
             if (!option.startsWith("-Xms") && !option.startsWith("-Xmx") && !option.equals("-XX:+AlwaysPreTouch")
                     && !option.startsWith("-agentlib") && !option.startsWith("-javaagent")) {
                 cmd.add(option);
@@ -155,11 +169,12 @@ public final class CellProbes implements AutoCloseable {
         }
         cmd.add("-Xms" + JVM_HEAP);
         cmd.add("-Xmx" + JVM_HEAP);
+        cmd.addAll(JVM_OUTPUT_TO_STDERR);
         cmd.add("-cp");
-        cmd.add(jar + java.io.File.pathSeparator + System.getProperty("java.class.path"));
+        cmd.add(classPath);
         cmd.add(JVM_MAIN);
         cmd.addAll(argv);
-        return childProbe("jvm", cmd);
+        return cmd;
     }
 
     /** Runs {@code cmd} as a child process, its stdout the rows, its stderr the console; SIGKILL past the bound. */

@@ -136,4 +136,19 @@ class ProbeRunTest {
         assertEquals("{}\n", new String(r.output(), StandardCharsets.UTF_8));
         assertTrue(!p.running());
     }
+
+    @Test
+    void theJvmProbesOwnOutputGoesToTheConsoleNotToItsRows() throws Exception {
+        // A real JVM with the probe's command: the VM's own printing (here PrintFlagsFinal, as a
+        // parent's option would be copied) must leave stdout, the rows, empty.
+        List<String> cmd = CellProbes.jvmCommand(Path.of(System.getProperty("java.home"), "bin", "java"),
+                List.of("-XX:+PrintFlagsFinal", "-Xmx2g"), work.toString(), List.of("--quick", "all"));
+        assertTrue(!cmd.contains("-Xmx2g") && cmd.contains("-Xmx" + CellProbes.JVM_HEAP), cmd.toString());
+        Process p = new ProcessBuilder(cmd).start();
+        byte[] stdout = p.getInputStream().readAllBytes();
+        String stderr = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        p.waitFor();
+        assertEquals("", new String(stdout, StandardCharsets.UTF_8));
+        assertTrue(stderr.contains("ThreadStackSize"), "the VM's output is on stderr");
+    }
 }
