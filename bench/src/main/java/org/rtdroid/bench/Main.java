@@ -20,7 +20,7 @@ public final class Main {
     static Map<String, Benchmark> benchmarks() {
         Map<String, Benchmark> all = new LinkedHashMap<>();
         for (Benchmark b : List.of(new LooperBench(), new PeriodicBench(), new ChannelsBench(), new AlarmBench(), new SensorBench(),
-                new ChannelEventsBench(), new ReflectionBench(), new TasksBench())) {
+                new ChannelEventsBench(), new ReflectionBench(), new TasksBench(), new PapabenchSensorBench())) {
             all.put(b.name(), b);
         }
         return all;

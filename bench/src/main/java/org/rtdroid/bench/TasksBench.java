@@ -126,7 +126,7 @@ final class TasksBench implements Benchmark {
      * device the simulator could write): /dev/input/event{0,1} and their sysfs names under a temporary
      * root, which the sensor path and the simulator find through {@link InputDeviceLocator#INPUT_ROOT_PROPERTY}.
      */
-    private static Path fifoInputDevices() throws IOException, InterruptedException {
+    static Path fifoInputDevices() throws IOException, InterruptedException {
         Path root = Files.createTempDirectory("rtdroid-bench-input-");
         String[] names = {Sensor.ACCELEROMETER_DEVICE, Sensor.GYROSCOPE_DEVICE};
         Files.createDirectories(root.resolve("dev/input"));
@@ -143,7 +143,7 @@ final class TasksBench implements Benchmark {
         return root;
     }
 
-    private static void deleteTree(Path root) throws IOException {
+    static void deleteTree(Path root) throws IOException {
         try (var paths = Files.walk(root)) {
             for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(p);

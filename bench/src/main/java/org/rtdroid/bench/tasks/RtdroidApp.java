@@ -1,10 +1,13 @@
 package org.rtdroid.bench.tasks;
 
+import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.net.URL;
 import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.function.UnaryOperator;
 import org.rtdroid.runtime.boot.CellConfig;
 import org.rtdroid.runtime.boot.DeployedApp;
 import org.rtdroid.runtime.boot.RuntimeHost;
@@ -54,6 +57,14 @@ public final class RtdroidApp implements AutoCloseable {
 
     /** @param apps the examples' built apps (rtdroid-runtime/examples/target/apps) */
     public RtdroidApp(CpuSet cpu, Path apps, String app) throws Exception {
+        this(cpu, apps, app, UnaryOperator.identity());
+    }
+
+    /**
+     * @param edit what the benchmark changes in the app's manifest before it is parsed (e.g. room
+     *     for more sensor listeners than the app declares); the parser validates the result as any
+     */
+    public RtdroidApp(CpuSet cpu, Path apps, String app, UnaryOperator<String> edit) throws Exception {
         this.app = app;
         Path dir = apps.resolve(app);
         Path file = dir.resolve("manifest.xml");
@@ -63,7 +74,8 @@ public final class RtdroidApp implements AutoCloseable {
                     + " the source tree or set -Drtdroid.home");
         }
         host = RuntimeHost.start(new CellConfig(cpu, 64L << 20, 1, 98));
-        try (InputStream in = Files.newInputStream(file)) {
+        byte[] manifest = edit.apply(Files.readString(file)).getBytes(StandardCharsets.UTF_8);
+        try (InputStream in = new ByteArrayInputStream(manifest)) {
             deployed = host.deploy(ManifestParser.parse(file.toString(), in), new AppLoader(jar, RtdroidApp.class.getClassLoader()));
         } catch (Exception e) {
             host.shutdown();
