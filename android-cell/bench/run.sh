@@ -1,10 +1,11 @@
 #!/bin/sh
 # Runs one of the Android cell's benchmarks in the cell's framework sandbox, with the cell's JVM
 # arguments (android-cell/target/dist/jvm.args):
-#   android-cell/bench/run.sh <intents|tasks|broadcast> [the benchmark's options] [--out DIR]
+#   android-cell/bench/run.sh <intents|tasks|broadcast|sensor> [the benchmark's options] [--out DIR]
 # intents: IntentDelayBench (seed 001's per-intent delays, k_nrt sweep, AMS and LocalBroadcastManager);
 # tasks: TaskDurationBench (Table 4.2's Android column);
-# broadcast: BroadcastBench (`make bench BENCH=broadcast`).
+# broadcast: BroadcastBench (`make bench BENCH=broadcast`);
+# sensor: SensorPathBench (Figs. 3.20-3.23's Android side: jPapaBench's sensor path on the main looper).
 # Needs `make java` (android-cell/target/dist and android-cell/target/bench/lib).
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -19,7 +20,8 @@ case "${1:-}" in
   intents) CLASS=org.rtdroid.android.cell.bench.IntentDelayBench ;;
   tasks) CLASS=org.rtdroid.android.cell.bench.TaskDurationBench ;;
   broadcast) CLASS=org.rtdroid.android.cell.bench.BroadcastBench ;;
-  *) echo "usage: android-cell/bench/run.sh <intents|tasks|broadcast> [options]" >&2; exit 2 ;;
+  sensor) CLASS=org.rtdroid.android.cell.bench.SensorPathBench ;;
+  *) echo "usage: android-cell/bench/run.sh <intents|tasks|broadcast|sensor> [options]" >&2; exit 2 ;;
 esac
 shift
 exec "$JAVA_HOME/bin/java" "@$DIST/jvm.args" -cp "$DIST/lib/*:$LIB/*" "$CLASS" "$@"
