@@ -138,7 +138,7 @@ figures: build
 
 # make test's share: the quick form once, then the shape of every figure's output.
 figures-test: setup
-	$(PY) bench/figures/figures.py --form quick --out $(BUILD)/report/figures-test || true
+	$(PY) bench/figures/figures.py --form quick --test --out $(BUILD)/report/figures-test || true
 	FIGURES_OUT=$(BUILD)/report/figures-test $(PY) -m pytest -q -p no:cacheprovider bench/figures/tests
 
 # The board's datasheet (seeds 002, 003): boots BOARD, characterises both cells (the full series;

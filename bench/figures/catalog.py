@@ -27,6 +27,7 @@ class Job:
     full_timeout_s: int
     outputs: tuple[str, ...]  # the JSON files it writes (stem names) in the data directory
     latency: bool = True      # a latency benchmark (rows of percentiles); False: a count (Table 4.3)
+    in_test: bool = True      # its quick form runs in `make test` (figures.py --test); False: too long for it
 
     def command(self, form: str) -> list[str]:
         return self.quick if form == "quick" else self.full
@@ -100,8 +101,8 @@ JOBS: dict[str, Job] = {}
 
 
 def job(name: str, quick: list[str], full: list[str], quick_timeout_s: int, full_timeout_s: int,
-        outputs: tuple[str, ...] | None = None, latency: bool = True) -> None:
-    JOBS[name] = Job(name, quick, full, quick_timeout_s, full_timeout_s, outputs or (name,), latency)
+        outputs: tuple[str, ...] | None = None, latency: bool = True, in_test: bool = True) -> None:
+    JOBS[name] = Job(name, quick, full, quick_timeout_s, full_timeout_s, outputs or (name,), latency, in_test)
 
 
 job("looper", ["bench/run.sh", "looper", "--quick", "--runs", "2"],
@@ -117,6 +118,11 @@ job("tasks-android", ["android-cell/bench/run.sh", "tasks", "--quick"], ["androi
 job("loc", ["bench/figures/loc.py"], ["bench/figures/loc.py"], 60, 60, latency=False)
 job("channel-events", ["bench/run.sh", "channel-events", "--quick"], ["bench/run.sh", "channel-events", "--full"],
     180, 2 * 3600)
+# Figs. 3.20-3.23: quick forms of about 10 s (RT) and 90 s (the Android cell's sandbox start): not in `make test`.
+job("sensor-papabench", ["bench/run.sh", "sensor-papabench", "--quick", "--runs", "2"],
+    ["bench/run.sh", "sensor-papabench", "--full", "--runs", "10"], 180, 5 * 3600, in_test=False)
+job("sensor-papabench-android", ["android-cell/bench/run.sh", "sensor", "--quick", "--runs", "2"],
+    ["android-cell/bench/run.sh", "sensor", "--full", "--runs", "10"], 300, 5 * 3600, in_test=False)
 job("reflection", ["bench/run.sh", "reflection", "--quick"], ["bench/run.sh", "reflection", "--seconds", "40"], 120, 1200)
 
 
@@ -874,5 +880,8 @@ FIGURES: list[Figure] = [FIG_3_9, FIG_3_12, FIG_3_13, FIG_3_16, FIG_3_17, FIG_3_
                          FIG_001_AMS, FIG_001_AMS_LOAD, FIG_001_LBM, FIG_001_LBM_LOAD]
 
 import seed004  # noqa: E402  (seed 004's sections, in a module of their own: they import from this one)
+import sensor_path  # noqa: E402  (Figs. 3.20-3.23, the same way)
+
+FIGURES[FIGURES.index(FIG_3_18) + 1:FIGURES.index(FIG_3_18) + 1] = sensor_path.FIGURES
 
 FIGURES += seed004.FIGURES

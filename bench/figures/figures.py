@@ -5,10 +5,11 @@ build/report/figures/index.html: a section per figure or table of the seeds, in 
 with the seed's published numbers (and platform) beside ours, the command, the board and the
 time base. The raw samples stay beside each benchmark's JSON under build/report/figures/data/.
 
-    figures.py [--form quick|full] [--only ID[,ID...]] [--draw-only] [--out DIR]
+    figures.py [--form quick|full] [--only ID[,ID...]] [--test] [--draw-only] [--out DIR]
 
 quick: the short forms (fewer cases and runs, same shapes; part of `make test`); full: the seeds'
-sample counts (hours). Every job runs under `timeout -s KILL` with its form's bound, and each
+sample counts (hours). --test: the quick form `make test` runs, without the figures whose jobs'
+quick forms are too long for it (catalog.Job.in_test; the page names them). Every job runs under `timeout -s KILL` with its form's bound, and each
 benchmark bounds its own phases (a SCHED_FIFO watchdog). --draw-only redraws the page from the
 data already there. Exit status: 0 when every job ran and every figure was drawn, 1 otherwise.
 """
@@ -53,7 +54,8 @@ def run_job(job: catalog.Job, form: str, data: Path, log: Path) -> tuple[bool, f
     return True, seconds, ""
 
 
-def page(sections: list[tuple[catalog.Figure, Section]], form: str, jobs: dict[str, dict]) -> str:
+def page(sections: list[tuple[catalog.Figure, Section]], form: str, jobs: dict[str, dict],
+         left_out: list[catalog.Figure] = ()) -> str:
     e = html.escape
     out = [
         "<!doctype html><html><head><meta charset='utf-8'><title>RTDroid: the seeds' evaluations reproduced</title>",
@@ -69,6 +71,8 @@ def page(sections: list[tuple[catalog.Figure, Section]], form: str, jobs: dict[s
         "<code>data/</code>.</p>" + ("<p><b>This is the quick form:</b> each case runs about a second, so every "
         "percentile and every verdict below rests on few samples; <code>make figures FIGURES=full</code> is the "
         "reproduction.</p>" if form == "quick" else ""),
+        ("<p>Left out of this run (their benchmarks are too long for <code>make test</code>; <code>make figures</code> "
+         "runs them): " + e(", ".join(f.id for f in left_out)) + ".</p>" if left_out else "") +
         "<h2>Contents</h2><table><tr><th>figure</th><th>what</th><th>status</th><th>in one line</th></tr>",
     ]
     for fig, s in sections:
@@ -119,12 +123,15 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--form", choices=("quick", "full"), default="quick")
     ap.add_argument("--only", default="", help="comma-separated figure ids (e.g. 3.9,4.2) or job names")
+    ap.add_argument("--test", action="store_true", help="leave out the figures whose jobs are too long for make test")
     ap.add_argument("--draw-only", action="store_true", help="redraw from the data already written")
     ap.add_argument("--out", type=Path, default=ROOT / "build" / "report" / "figures")
     args = ap.parse_args(argv)
     wanted = [w.strip() for w in args.only.split(",") if w.strip()]
     figures = [f for f in FIGURES if not wanted or any(w == f.id.split()[-1] or w == f.slug or w in f.jobs
                                                         for w in wanted)]
+    left_out = [f for f in figures if args.test and not all(JOBS[j].in_test for j in f.jobs)]
+    figures = [f for f in figures if f not in left_out]
     if not figures:
         print(f"figures: no figure matches --only {args.only!r} (ids: "
               f"{', '.join(f.id.split()[-1] for f in FIGURES)}; jobs: {', '.join(JOBS)})", file=sys.stderr)
@@ -159,9 +166,9 @@ def main(argv: list[str] | None = None) -> int:
         sections.append((fig, s))
         print(f"figures: {fig.id}: {s.status}: {s.outcome}", flush=True)
     index = args.out / "index.html"
-    index.write_text(page(sections, args.form, jobs))
+    index.write_text(page(sections, args.form, jobs, left_out))
     # The same contents as data, for tests and tools: one entry per figure.
-    summary = {"form": args.form, "jobs": jobs, "figures": [
+    summary = {"form": args.form, "test": args.test, "left_out": [f.id for f in left_out], "jobs": jobs, "figures": [
         {"id": f.id, "slug": f.slug, "title": f.title, "jobs": list(f.jobs), "status": s.status, "outcome": s.outcome,
          "why": s.why, "images": [i.name for i in s.images], "header": s.header, "rows": s.rows, "commands": s.commands,
          "board": s.board, "time_base": s.time_base} for f, s in sections]}
