@@ -1,6 +1,6 @@
 #!/bin/sh
 # Runs one benchmark (or all) with the JVM settings the RT cell uses, then plots it.
-#   bench/run.sh <looper|periodic|channels|alarm|sensor|reflection|all> [--quick] [--seconds S] [--cpu N]
+#   bench/run.sh <looper|periodic|channels|alarm|sensor|sensor-papabench|tasks|reflection|all> [--quick] [--seconds S] [--cpu N]
 # Needs: `mvn -B -q -pl bench -am install -DskipTests` (jar + target/lib), the venv build/venv
 # (matplotlib) for the PNG, and rt-tests (cyclictest) for the periodic baseline.
 set -eu

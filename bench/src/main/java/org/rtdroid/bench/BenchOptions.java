@@ -20,7 +20,7 @@ import org.rtdroid.runtime.os.Linux;
 public record BenchOptions(double secondsPerCase, boolean quick, int cpu, Path out, String python, Path plotScript,
                            boolean full, int runs, boolean secondsGiven) {
     public static final String USAGE = """
-            usage: org.rtdroid.bench.Main <looper|periodic|channels|alarm|sensor|all> [options]
+            usage: org.rtdroid.bench.Main <looper|periodic|channels|alarm|sensor|sensor-papabench|tasks|all> [options]
               --out DIR            output directory (default build/bench)
               --quick              smoke run: about 1 s per case and fewer cases (CI)
               --full               the seeds' sample counts and case lists (figures' full form)
