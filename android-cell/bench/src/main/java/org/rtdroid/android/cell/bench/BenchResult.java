@@ -87,7 +87,7 @@ final class BenchResult {
         }
     }
 
-    private static void deleteTree(Path dir) throws IOException {
+    static void deleteTree(Path dir) throws IOException {
         if (!Files.isDirectory(dir)) {
             return;
         }

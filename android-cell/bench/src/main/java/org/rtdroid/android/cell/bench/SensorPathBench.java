@@ -29,7 +29,6 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -202,7 +201,7 @@ public class SensorPathBench {
             throw new IOException("mkfifo failed under " + root);
         }
         Path samplesRoot = out.resolve(NAME + ".samples");
-        deleteTree(samplesRoot);
+        BenchResult.deleteTree(samplesRoot);
         List<Map<String, Object>> rows = new ArrayList<>();
         Handler main = new Handler(Looper.getMainLooper());
         Flight flight = new Flight();
@@ -235,7 +234,7 @@ public class SensorPathBench {
                 service.join(5_000);
             }
         } finally {
-            deleteTree(root);
+            BenchResult.deleteTree(root);
         }
         write(started, rows);
     }
@@ -511,16 +510,5 @@ public class SensorPathBench {
                 + " registration order (the autopilot's: the main looper); e2e = the frame's SYN_REPORT stamp (CLOCK_MONOTONIC, us)"
                 + " to the start of onSensorChanged, buffering = to SensorService's read, delivery = the read to the listener;"
                 + " noise threads and listener lanes SCHED_OTHER; threads not pinned (the cell's JVM as it runs)", "SensorPathBench");
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.isDirectory(dir)) {
-            return;
-        }
-        try (var paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
     }
 }
