@@ -177,7 +177,8 @@ def plots(doc: dict, out: Path) -> list[Path]:
     # Figs. 19 and 20: H's average and standard deviation against N
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
     for handler in ("bound", "pooled"):
-        rows = sorted(find(doc, "rt", "inversion", handler=handler), key=lambda r: r["low_handlers"])
+        rows = sorted((r for r in find(doc, "rt", "inversion", handler=handler) if "latency" in r),
+                      key=lambda r: r["low_handlers"])
         ns = [max(r["low_handlers"], 1) for r in rows]
         axes[0].plot(ns, [r["latency"]["mean_ns"] / US for r in rows], "o-", label=f"ours, {handler}")
         axes[1].plot(ns, [r["latency"]["std_ns"] / US for r in rows], "o-", label=f"ours, {handler}")
@@ -294,9 +295,13 @@ def page(doc: dict, images: str) -> str:
     inv = []
     for r in sorted(find(doc, "rt", "inversion"), key=lambda r: (r["handler"], r["low_handlers"])):
         n = r["low_handlers"]
+        seeds = [" / ".join(str(x) for x in SEED003_TABLE3.get(n, ())), " / ".join(str(x) for x in SEED003_TABLE4.get(n, ()))]
+        if "unavailable" in r:
+            inv.append([r["handler"], n, "unavailable: " + r["unavailable"], "", "", "", *seeds])
+            continue
         l = r["latency"]
-        inv.append([r["handler"], n, _us(l["mean_ns"]), _us(l["std_ns"]), _us(l["max_ns"]), _us(l["p99_ns"]),
-                    " / ".join(str(x) for x in SEED003_TABLE3.get(n, ())), " / ".join(str(x) for x in SEED003_TABLE4.get(n, ()))])
+        shown = n if "capped_by" not in r else f"{n} of {r['requested_low_handlers']} (capped by {r['capped_by']})"
+        inv.append([r["handler"], shown, _us(l["mean_ns"]), _us(l["std_ns"]), _us(l["max_ns"]), _us(l["p99_ns"]), *seeds])
     parts.append("<h3>Priority inversion: H among N low-priority handlers (Tables 3-4, Figs. 19-20), us</h3>" + _table(
         ["ours", "N", "avg", "std", "max", "99%", "seed jRate avg/std/max/99%", "seed RI avg/std/max/99%"], inv)
         + f'<img src="{images}/inversion.png">')

@@ -39,6 +39,14 @@ final class Dispatch {
      */
     static final int MAX_THREADS = 128;
     static final int MAX_BOUND_LOWS = 100;
+    /**
+     * What one bound handler's thread is taken to cost in resident memory: a parked platform
+     * thread measured ~96 KiB (its touched stack, HotSpot's and glibc's per-thread structures;
+     * x86_64, ZGC), counted 2.5x for the pages its first releases touch.
+     */
+    static final long HANDLER_THREAD_BYTES = 256L << 10;
+    /** The memory a bound series leaves free in the cell (its kernel, the runtime beside the probe). */
+    static final long MEMORY_RESERVE_BYTES = 32L << 20;
 
     private Dispatch() {}
 
@@ -155,10 +163,49 @@ final class Dispatch {
         }
     }
 
+    /**
+     * How many of {@code lows} bound low handlers the cell's memory takes: a thread each, and a
+     * bound series that ran the cell out of memory would take the cell down with it (qemu-arm64-xen's
+     * 512 MiB RT cell did at 100). {@code availableBytes}: the kernel's MemAvailable.
+     */
+    static int boundLowsThatFit(int lows, long availableBytes) {
+        long fit = (availableBytes - MEMORY_RESERVE_BYTES) / HANDLER_THREAD_BYTES - 1; // H's thread too
+        return (int) Math.max(0, Math.min(lows, fit));
+    }
+
+    /** The kernel's estimate of the memory available to a new process's pages (MemAvailable), or -1 if unknown. */
+    static long availableBytes() {
+        try {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/meminfo"))) {
+                if (line.startsWith("MemAvailable:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+                }
+            }
+        } catch (java.io.IOException | NumberFormatException e) {
+            // not Linux, or not readable: no cap by memory
+        }
+        return -1;
+    }
+
+    /** A series that was not run, with the reason (a row of its own: nothing left out silently). */
+    static void unavailable(PrintStream rows, String test, HandlerStrategy strategy, int lows, String why) {
+        rows.println(new JsonWriter().beginObject().field("test", test).field("handler", strategy.manifestName())
+                .field("low_handlers", lows).field("unavailable", why).endObject());
+    }
+
     static void row(PrintStream rows, String test, HandlerStrategy strategy, int lows, Samples s, boolean series) {
+        row(rows, test, strategy, lows, lows, null, s, series);
+    }
+
+    /** {@code cappedBy}: why only {@code lows} of the {@code requested} low handlers ran (null: all did). */
+    static void row(PrintStream rows, String test, HandlerStrategy strategy, int lows, int requested, String cappedBy,
+                    Samples s, boolean series) {
         JsonWriter w = new JsonWriter().beginObject().field("test", test)
                 .field("handler", strategy.manifestName()).field("low_handlers", lows)
                 .field("high_priority", HIGH).field("firer_priority", FIRER).field("low_priority", LOW);
+        if (cappedBy != null) {
+            w.field("requested_low_handlers", requested).field("capped_by", cappedBy);
+        }
         if (strategy == HandlerStrategy.POOLED) {
             w.field("pool_threads", POOL_THREADS);
         }

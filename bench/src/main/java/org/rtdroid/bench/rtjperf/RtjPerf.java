@@ -86,12 +86,27 @@ public final class RtjPerf {
                             for (HandlerStrategy s : HandlerStrategy.values()) {
                                 for (int n : ns) {
                                     if (s == HandlerStrategy.BOUND && n > Dispatch.MAX_BOUND_LOWS) {
-                                        continue; // a thread each: see Dispatch.MAX_THREADS
+                                        Dispatch.unavailable(rows, "inversion", s, n, "a bound handler is a SCHED_FIFO "
+                                                + "thread of its own: " + n + " of them on one CPU starve the JVM's own "
+                                                + "threads at a safepoint; bound series go up to " + Dispatch.MAX_BOUND_LOWS);
+                                        continue;
                                     }
-                                    progress.println("inversion: " + s.manifestName() + " H among " + n + " low handlers");
-                                    watchdog.phase("inversion " + s.manifestName() + " N=" + n);
-                                    Dispatch.row(rows, "inversion", s, n,
-                                            Dispatch.series(s, n, isQuick ? 300 : 2000, policyFor, watchdog).latency, false);
+                                    int lows = n;
+                                    String cappedBy = null;
+                                    if (s == HandlerStrategy.BOUND && n > 0) {
+                                        long available = Dispatch.availableBytes();
+                                        lows = available < 0 ? n : Dispatch.boundLowsThatFit(n, available);
+                                        if (lows < n) {
+                                            cappedBy = String.format("the cell's memory: %d MiB available, %d MiB kept free, "
+                                                    + "%d KiB per bound handler's thread", available >> 20,
+                                                    Dispatch.MEMORY_RESERVE_BYTES >> 20, Dispatch.HANDLER_THREAD_BYTES >> 10);
+                                        }
+                                    }
+                                    progress.println("inversion: " + s.manifestName() + " H among " + lows + " low handlers"
+                                            + (cappedBy == null ? "" : " (of " + n + ": " + cappedBy + ")"));
+                                    watchdog.phase("inversion " + s.manifestName() + " N=" + lows);
+                                    Dispatch.row(rows, "inversion", s, lows, n, cappedBy,
+                                            Dispatch.series(s, lows, isQuick ? 300 : 2000, policyFor, watchdog).latency, false);
                                 }
                             }
                         }

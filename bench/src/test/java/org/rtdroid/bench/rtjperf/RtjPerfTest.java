@@ -60,4 +60,25 @@ class RtjPerfTest {
                 .filter(t -> t.isAlive() && t.getName().startsWith("rtjperf")).count();
         assertEquals(0, left, "refused before any thread started");
     }
+
+    @Test
+    void boundHandlersAreCappedByTheCellsMemoryAndTheRowSaysSo() {
+        long perThread = Dispatch.HANDLER_THREAD_BYTES;
+        long reserve = Dispatch.MEMORY_RESERVE_BYTES;
+        assertEquals(100, Dispatch.boundLowsThatFit(100, reserve + 200 * perThread));
+        assertEquals(15, Dispatch.boundLowsThatFit(100, reserve + 16 * perThread), "H's thread is counted too");
+        assertEquals(0, Dispatch.boundLowsThatFit(100, reserve / 2));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PrintStream rows = new PrintStream(out, true, StandardCharsets.UTF_8);
+        Samples s = new Samples(4);
+        s.add(1000);
+        s.add(2000);
+        Dispatch.row(rows, "inversion", org.rtdroid.runtime.event.HandlerStrategy.BOUND, 15, 100, "the cell's memory", s, false);
+        Dispatch.unavailable(rows, "inversion", org.rtdroid.runtime.event.HandlerStrategy.BOUND, 1000, "a thread each");
+        List<String> lines = out.toString(StandardCharsets.UTF_8).lines().toList();
+        assertTrue(lines.get(0).contains("\"low_handlers\":15,") && lines.get(0).contains("\"requested_low_handlers\":100,")
+                && lines.get(0).contains("\"capped_by\":\"the cell's memory\""), lines.get(0));
+        assertEquals("{\"test\":\"inversion\",\"handler\":\"bound\",\"low_handlers\":1000,\"unavailable\":\"a thread each\"}",
+                lines.get(1));
+    }
 }

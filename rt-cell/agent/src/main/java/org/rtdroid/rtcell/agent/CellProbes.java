@@ -37,8 +37,18 @@ public final class CellProbes implements AutoCloseable {
     static final int MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
     /** The longest a probe may run (a full series under emulation takes minutes). */
     static final long MAX_RUN_SECONDS = 30 * 60;
-    /** The JVM probe's heap: RTJPerf's largest allocation series and scopes fit with room. */
-    static final String JVM_HEAP = "96m";
+    /**
+     * The JVM probe's heap: RTJPerf keeps under 5 MiB live (64 arrays of 64 KiB at most), so ZGC
+     * has ten times that to collect in; beside the cell's runtime (its heap locked) a larger one
+     * left qemu-arm64-xen's 512 MiB RT cell too little for the bound handlers' threads.
+     */
+    static final String JVM_HEAP = "48m";
+    /**
+     * The JVM probe's OOM score: the child inherits the agent's -1000 (the board's hygiene), and
+     * with every process at -1000 a cell out of memory panics ("no killable processes"); the probe
+     * is what the kernel must end instead.
+     */
+    static final String JVM_OOM_SCORE_ADJ = "1000";
     /** Unified logging's warnings and the VM's own output on stderr, not on the rows' stdout. */
     static final List<String> JVM_OUTPUT_TO_STDERR = List.of("-Xlog:disable", "-Xlog:all=warning:stderr",
             "-XX:+DisplayVMOutputToStderr");
@@ -177,6 +187,14 @@ public final class CellProbes implements AutoCloseable {
         return cmd;
     }
 
+    private void killFirstWhenOutOfMemory(Process p) {
+        try {
+            Files.writeString(Path.of("/proc", Long.toString(p.pid()), "oom_score_adj"), JVM_OOM_SCORE_ADJ);
+        } catch (IOException e) {
+            out.accept("rtcell: probe: cannot raise the jvm probe's OOM score: " + e.getMessage());
+        }
+    }
+
     /** Runs {@code cmd} as a child process, its stdout the rows, its stderr the console; SIGKILL past the bound. */
     private Runnable childProbe(String kind, List<String> cmd) {
         return () -> {
@@ -186,6 +204,9 @@ public final class CellProbes implements AutoCloseable {
                 Process p = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                         .start();
                 process = p;
+                if (kind.equals("jvm")) {
+                    killFirstWhenOutOfMemory(p);
+                }
                 Thread err = Thread.ofPlatform().name("rtcell-probe-stderr").daemon(true).start(() -> console(p.getErrorStream()));
                 // The bound holds even while the probe writes nothing: a timer kills it (SIGKILL) at the bound.
                 Thread reaper = Thread.ofPlatform().name("rtcell-probe-bound").daemon(true).start(() -> {
