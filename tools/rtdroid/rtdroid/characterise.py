@@ -87,7 +87,8 @@ def run(board_name: str | None, quick: bool) -> dict:
                                          "text": f"exit {p.returncode}", "host_seconds": round(time.monotonic() - t0, 1),
                                          "policy": policy}
     if p.returncode != 0:
-        raise CharacteriseError(f"Android cell probe: exit {p.returncode}: {p.stderr.strip().splitlines()[-1:]}")
+        said = (p.stderr.strip().splitlines() or ["it wrote nothing on stderr"])[-1]
+        raise CharacteriseError(f"Android cell probe: exit {p.returncode}: {said}")
     doc["rows"] += _rows(p.stdout.encode(), "android", "native")
     doc["goals"] = goals(doc)
     doc["budgets"] = budgets(doc, spec.get("budgets", {}))
