@@ -152,6 +152,10 @@ def test_a_board_without_both_cells_is_refused(monkeypatch):
         characterise.run("host", True)
 
 
+def one_row(d, test):
+    return next(r for r in d["rows"] if r["test"] == test)
+
+
 def fake_board(monkeypatch, tmp_path, rt_output: bytes, android_script: str, code=0):
     monkeypatch.setattr(characterise.lifecycle, "current_state", lambda name: {
         "board": "host", "region": {"path": str(tmp_path / "region")},
@@ -176,7 +180,10 @@ def test_a_run_collects_both_cells_rows_and_judges_them(monkeypatch, tmp_path):
                        "echo \"$@\" >&2; echo '{\"test\":\"switch\",\"threads\":2,\"latency\":%s}'\n" % json.dumps(lat(4000)))
     d = characterise.run("host", True)
     assert calls[0] == ("native", "--quick all --set-oom-score-adj -1000") and calls[1] == ("jvm", "--quick all")
-    assert [(r["cell"], r["probe"]) for r in d["rows"]] == [("rt", "native"), ("rt", "jvm"), ("android", "native")]
+    assert [(r["cell"], r["probe"]) for r in d["rows"]] == [("rt", "native"), ("rt", "jvm"), ("rt", "board"),
+                                                            ("android", "native")]
+    doorbell = one_row(d, "irq")
+    assert doorbell["source"] == "doorbell" and "no device, so no interrupt" in doorbell["unavailable"]
     assert d["cells"]["android"]["native"]["policy"] == "other"
     assert by_text(d["goals"], "thread switch, 2 threads")["met"] is True
     assert d["budgets"] and all(b["measured"] is None and not b["met"] for b in d["budgets"])
