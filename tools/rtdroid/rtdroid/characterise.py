@@ -69,10 +69,9 @@ def run(board_name: str | None, quick: bool) -> dict:
         if result.code != 0:
             raise CharacteriseError(f"RT cell {kind} probe: {result.name} ({result.code}): {result.text}")
         doc["rows"] += _rows(output, "rt", kind)
-    if spec.get("doorbell_unavailable"):
-        # issue 34's third interrupt source: stated where the board has none to time
-        doc["rows"].append({"test": "irq", "source": "doorbell", "policy": "-",
-                            "unavailable": spec["doorbell_unavailable"], "cell": "rt", "probe": "board"})
+    for source, why in spec.get("unavailable_interrupts", {}).items():
+        # what the board file says is not timed here, and why: a row, not an absence
+        doc["rows"].append({"test": "irq", "source": source, "policy": "-", "unavailable": why, "cell": "rt", "probe": "board"})
     android = board.android
     policy = "fifo" if android.get("realtime_threads", True) else "other"
     exe = probes.native()
