@@ -1,7 +1,6 @@
 package org.rtdroid.bench;
 
 import java.lang.reflect.Method;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,10 +12,10 @@ import org.rtdroid.bench.tasks.RtdroidApp;
 import org.rtdroid.runtime.boot.DeployedApp;
 import org.rtdroid.runtime.component.RealtimeComponent;
 import org.rtdroid.runtime.os.CpuSet;
-import org.rtdroid.runtime.sensor.InputDeviceLocator;
 import org.rtdroid.runtime.sensor.Sensor;
 import org.rtdroid.runtime.sensor.SensorManager;
 import org.rtdroid.runtime.sensor.SensorService;
+import org.rtdroid.runtime.sensor.sim.FifoInputRoot;
 
 /**
  * The dissertation's Figs. 3.20-3.23 (3.8.3.2, jPapaBench): the sensor path inside jPapaBench. The
@@ -74,8 +73,7 @@ final class PapabenchSensorBench implements Benchmark {
                 cases.add(new Object[] {kind, n});
             }
         }
-        Path devices = TasksBench.fifoInputDevices();
-        try {
+        try (FifoInputRoot devices = FifoInputRoot.create("rtdroid-bench-input-")) {
             for (Object[] c : cases) {
                 String noise = (String) c[0];
                 int n = (Integer) c[1];
@@ -85,9 +83,6 @@ final class PapabenchSensorBench implements Benchmark {
                 }
                 System.gc();
             }
-        } finally {
-            System.clearProperty(InputDeviceLocator.INPUT_ROOT_PROPERTY);
-            TasksBench.deleteTree(devices);
         }
         report.note("e2e = the ir task's write(2) of the accelerometer frame (its SYN_REPORT stamp) to the start of the"
                 + " autopilot's onSensorChanged for the orientation computed from it; buffering = the write to the polling"

@@ -1,7 +1,5 @@
 package org.rtdroid.bench;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -11,8 +9,7 @@ import org.rtdroid.bench.tasks.PapabenchRtsj;
 import org.rtdroid.bench.tasks.RtdroidApp;
 import org.rtdroid.bench.tasks.TaskDurations;
 import org.rtdroid.runtime.os.CpuSet;
-import org.rtdroid.runtime.sensor.InputDeviceLocator;
-import org.rtdroid.runtime.sensor.Sensor;
+import org.rtdroid.runtime.sensor.sim.FifoInputRoot;
 
 /**
  * The dissertation's Table 4.2 and Figs. 4.19-4.23 (4.5.2): the execution duration of each release
@@ -96,15 +93,13 @@ final class TasksBench implements Benchmark {
         long period = PapabenchRtsj.STABILIZATION_PERIOD_NANOS;
         int warmup = o.quick() ? 10 : PAPABENCH_WARMUP;
         double seconds = (releases + warmup) * period / 1e9;
-        Path devices = fifoInputDevices();
         TaskDurations rt = new TaskDurations(releases, period, warmup);
-        try (Watchdog.Phase phase = Watchdog.phase("tasks papabench rtdroid", seconds * 2 + 120);
+        // a host has no uinput device the simulator could write: FIFOs stand in for the input devices
+        try (FifoInputRoot devices = FifoInputRoot.create("rtdroid-bench-input-");
+             Watchdog.Phase phase = Watchdog.phase("tasks papabench rtdroid", seconds * 2 + 120);
              RtdroidApp app = new RtdroidApp(cpu, apps(), "autopilot")) {
             app.collect("AutopilotService", "stabilization", rt, (long) (seconds * 2e9) + 60_000_000_000L);
             row(report, "rtdroid", "papabench", "stabilization", rt, Map.of());
-        } finally {
-            System.clearProperty(InputDeviceLocator.INPUT_ROOT_PROPERTY);
-            deleteTree(devices);
         }
         System.gc();
         TaskDurations rtsj = new TaskDurations(releases, period, warmup);
@@ -119,36 +114,6 @@ final class TasksBench implements Benchmark {
                 + " monitors, the same Aircraft, FlyByWire and Autopilot; rtdroid: the infrared frames through FIFOs as"
                 + " the sensor path's input devices", rt.meanMicros(), rt.sdMicros(), rtsj.meanMicros(), rtsj.sdMicros(),
                 rt.meanMicros() / rtsj.meanMicros()));
-    }
-
-    /**
-     * FIFOs standing in for the accelerometer and gyroscope input devices (a host has no uinput
-     * device the simulator could write): /dev/input/event{0,1} and their sysfs names under a temporary
-     * root, which the sensor path and the simulator find through {@link InputDeviceLocator#INPUT_ROOT_PROPERTY}.
-     */
-    static Path fifoInputDevices() throws IOException, InterruptedException {
-        Path root = Files.createTempDirectory("rtdroid-bench-input-");
-        String[] names = {Sensor.ACCELEROMETER_DEVICE, Sensor.GYROSCOPE_DEVICE};
-        Files.createDirectories(root.resolve("dev/input"));
-        for (int i = 0; i < names.length; i++) {
-            Path dev = root.resolve("sys/class/input/event" + i + "/device");
-            Files.createDirectories(dev);
-            Files.writeString(dev.resolve("name"), names[i] + "\n");
-            Process p = new ProcessBuilder("mkfifo", root.resolve("dev/input/event" + i).toString()).inheritIO().start();
-            if (p.waitFor() != 0) {
-                throw new IOException("mkfifo failed under " + root);
-            }
-        }
-        System.setProperty(InputDeviceLocator.INPUT_ROOT_PROPERTY, root.toString());
-        return root;
-    }
-
-    static void deleteTree(Path root) throws IOException {
-        try (var paths = Files.walk(root)) {
-            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
     }
 
     private static void row(Report report, String impl, String app, String task, TaskDurations d, Map<String, Object> more) {

@@ -11,9 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rtdroid.contract.autopilot.Autopilot;
@@ -30,6 +28,7 @@ import org.rtdroid.runtime.boot.ServiceStatus;
 import org.rtdroid.runtime.boot.RuntimeHost;
 import org.rtdroid.runtime.sensor.InputDeviceLocator;
 import org.rtdroid.runtime.sensor.Sensor;
+import org.rtdroid.runtime.sensor.sim.FifoInputRoot;
 import org.rtdroid.runtime.validation.Cell;
 import org.rtdroid.runtime.validation.ModelBuilder;
 import org.rtdroid.runtime.validation.ReportText;
@@ -55,20 +54,15 @@ class AutopilotAppTest {
     private static final long HANG_MS = 120_000;
 
     private RuntimeHost host;
-    private Path root;
+    private FifoInputRoot devices;
 
     @AfterEach
     void tearDown() throws IOException {
         if (host != null) {
             host.shutdown();
         }
-        System.clearProperty(InputDeviceLocator.INPUT_ROOT_PROPERTY);
-        if (root != null) {
-            try (Stream<Path> s = Files.walk(root)) {
-                for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(p);
-                }
-            }
+        if (devices != null) {
+            devices.close();
         }
     }
 
@@ -114,21 +108,6 @@ class AutopilotAppTest {
         assertTrue(r.holds(), () -> ReportText.render(r));
     }
 
-    /** /sys/class/input/event{0,1}/device/name and /dev/input/event{0,1} (FIFOs) under a temporary root. */
-    private void fifoDevices() throws IOException, InterruptedException {
-        root = Files.createTempDirectory("rtdroid-autopilot-");
-        String[] names = {Sensor.ACCELEROMETER_DEVICE, Sensor.GYROSCOPE_DEVICE};
-        Files.createDirectories(root.resolve("dev/input"));
-        for (int i = 0; i < names.length; i++) {
-            Path dev = root.resolve("sys/class/input/event" + i + "/device");
-            Files.createDirectories(dev);
-            Files.writeString(dev.resolve("name"), names[i] + "\n");
-            Process p = new ProcessBuilder("mkfifo", root.resolve("dev/input/event" + i).toString()).inheritIO().start();
-            assertEquals(0, p.waitFor(), "mkfifo");
-        }
-        System.setProperty(InputDeviceLocator.INPUT_ROOT_PROPERTY, root.toString());
-    }
-
     /** One POSITION record as published. */
     record Position(long fixes, int mode, int waypoint, float east, float north, float altitude, float distance) {
         static Position of(CrossContextIntent i) {
@@ -168,7 +147,7 @@ class AutopilotAppTest {
 
     @Test
     void closedLoopFliesTheFlightPlanThenObeysTheGroundStation() throws Exception {
-        fifoDevices();
+        devices = FifoInputRoot.create("rtdroid-autopilot-");
         host = AppHarness.host();
         DeployedApp app = AppHarness.deploy(host, "autopilot");
         AutopilotService autopilot = (AutopilotService) app.component(AutopilotService.class.getName());

@@ -50,6 +50,7 @@ class AgentTest {
     RuntimeHost host;
     Agent agent;
     Thread serving;
+    ServingAgent cell;
     ManagementClient client;
     final List<String> console = new CopyOnWriteArrayList<>();
 
@@ -64,25 +65,21 @@ class AgentTest {
 
     @BeforeEach
     void boot() throws Exception {
-        RegionLayout layout = RegionLayout.of(3, 64, 512);
-        memory = RegionMemory.wrap(ByteBuffer.allocateDirect(layout.regionBytes()));
-        Region.format(memory, layout);
-        rt = Region.attachCell(memory, Region.RT_PEER, true);
         host = RuntimeHost.start(CellConfig.unprivileged(BUDGET));
         // a kernel without uinput, as the host board's: the sensors say so instead of failing obscurely
         CellSensors sensors = CellSensors.open(work.resolve("uinput"), console::add);
-        agent = new Agent(rt, host, new CellDeployments(host, board.getPublic(), work, DeployedVersions.inMemory()),
-                sensors, null, console::add);
-        serving = new Thread(agent::serve, "agent-management");
-        serving.start();
-        client = new ManagementClient(Region.attachManagement(memory, Region.ANDROID_PEER));
+        cell = new ServingAgent(region -> new Agent(region, host,
+                new CellDeployments(host, board.getPublic(), work, DeployedVersions.inMemory()), sensors, null, console::add));
+        memory = cell.memory;
+        rt = cell.rt;
+        agent = cell.agent;
+        serving = cell.serving;
+        client = cell.client;
     }
 
     @AfterEach
     void stop() throws Exception {
-        agent.requestStop();
-        serving.join(5000);
-        agent.shutdown();
+        cell.close();
     }
 
     Frame.Control deploy(String name, Map<String, byte[]> entries) {

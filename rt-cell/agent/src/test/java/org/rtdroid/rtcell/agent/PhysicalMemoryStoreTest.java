@@ -5,10 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.rtdroid.rtcell.agent.VersionRecordFiles.blank;
+import static org.rtdroid.rtcell.agent.VersionRecordFiles.text;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -26,15 +27,7 @@ class PhysicalMemoryStoreTest {
     Path dir;
 
     private Path mem(long bytes) throws IOException {
-        Path mem = dir.resolve("mem");
-        try (RandomAccessFile f = new RandomAccessFile(mem.toFile(), "rw")) {
-            f.setLength(bytes);
-        }
-        return mem;
-    }
-
-    private static byte[] text(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
+        return blank(dir.resolve("mem"), bytes);
     }
 
     private static PhysicalMemoryStore at(Path mem, long bytes) {

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,9 +15,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.rtdroid.bridge.Region;
-import org.rtdroid.bridge.RegionLayout;
-import org.rtdroid.bridge.RegionMemory;
 import org.rtdroid.bridge.codec.Frame;
 import org.rtdroid.rtcell.agent.client.ManagementClient;
 import org.rtdroid.runtime.boot.CellConfig;
@@ -39,30 +35,22 @@ class ProbeRunTest {
     Path probes;
     final List<String> console = new CopyOnWriteArrayList<>();
     RuntimeHost host;
-    Agent agent;
-    Thread serving;
+    ServingAgent cell;
     ManagementClient client;
 
     @BeforeEach
     void boot() throws Exception {
-        RegionLayout layout = RegionLayout.of(3, 64, 512);
-        RegionMemory memory = RegionMemory.wrap(ByteBuffer.allocateDirect(layout.regionBytes()));
-        Region.format(memory, layout);
-        Region rt = Region.attachCell(memory, Region.RT_PEER, true);
         host = RuntimeHost.start(CellConfig.unprivileged(1L << 20));
         var key = KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
-        agent = new Agent(rt, host, new CellDeployments(host, key.getPublic(), work, DeployedVersions.inMemory()),
-                CellSensors.unavailable("none"), new CellProbes(probes, 3, console::add), null, console::add);
-        serving = new Thread(agent::serve, "agent-management");
-        serving.start();
-        client = new ManagementClient(Region.attachManagement(memory, Region.ANDROID_PEER));
+        cell = new ServingAgent(rt -> new Agent(rt, host, new CellDeployments(host, key.getPublic(), work,
+                DeployedVersions.inMemory()), CellSensors.unavailable("none"), new CellProbes(probes, 3, console::add),
+                null, console::add));
+        client = cell.client;
     }
 
     @AfterEach
     void stop() throws Exception {
-        agent.requestStop();
-        serving.join(5000);
-        agent.shutdown();
+        cell.close();
     }
 
     private void script(String body) throws Exception {

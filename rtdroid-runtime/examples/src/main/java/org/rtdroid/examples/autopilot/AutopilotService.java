@@ -7,8 +7,6 @@ import org.rtdroid.logic.papabench.Autopilot;
 import org.rtdroid.logic.papabench.Task;
 import org.rtdroid.runtime.channel.BroadcastPublisher;
 import org.rtdroid.runtime.channel.MessageChannel;
-import org.rtdroid.runtime.channel.MessageClosure;
-import org.rtdroid.runtime.channel.MessageStolenException;
 import org.rtdroid.runtime.channel.RealtimeIntent;
 import org.rtdroid.runtime.component.PeriodicTask;
 import org.rtdroid.runtime.component.RealtimeService;
@@ -44,6 +42,7 @@ public final class AutopilotService extends RealtimeService implements SensorEve
 
     private final Autopilot autopilot = new Autopilot();
     private BroadcastPublisher toFbw;
+    private volatile LinkFbwSend linkFbwSend;
     private MessageChannel gps;
     private CrossContextPublisher position;
     private SensorManager sensors;
@@ -68,7 +67,7 @@ public final class AutopilotService extends RealtimeService implements SensorEve
         sensors.registerListener(this, sensors.getDefaultSensor(Sensor.TYPE_GYROSCOPE), SensorManager.SENSOR_DELAY_FASTEST);
         registerTask(Task.RADIO_CONTROL.taskName, new RadioControl());
         registerTask(Task.STABILIZATION.taskName, new Stabilization());
-        registerTask(Task.LINK_FBW_SEND.taskName, new LinkFbwSend());
+        registerTask(Task.LINK_FBW_SEND.taskName, linkFbwSend = new LinkFbwSend());
         registerTask(Task.REPORTING.taskName, new Reporting());
         registerTask(Task.NAVIGATION.taskName, new Navigation());
         registerTask(Task.ALTITUDE_CONTROL.taskName, new AltitudeControl());
@@ -117,14 +116,9 @@ public final class AutopilotService extends RealtimeService implements SensorEve
         }
     }
 
-    private final class LinkFbwSend extends PeriodicTask implements MessageClosure {
-        @Override
-        public void onRelease() {
-            try {
-                toFbw.broadcast(this);
-            } catch (MessageStolenException e) {
-                refused++; // an earlier command was reclaimed unread: this newer one is on its way
-            }
+    private final class LinkFbwSend extends SpiSender {
+        LinkFbwSend() {
+            super(toFbw);
         }
 
         @Override
@@ -205,7 +199,7 @@ public final class AutopilotService extends RealtimeService implements SensorEve
     /** Radio requests refused (an unknown mode, a stick out of range). */
     public long modeRequestsRefused() { return autopilot.modeRequestsRefused(); }
     /** Frames the channels refused (full) or reclaimed. */
-    public long refused() { return refused; }
+    public long refused() { return refused + (linkFbwSend == null ? 0 : linkFbwSend.reclaimed()); }
 
     /** Orientation deliveries so far (the log keeps the last {@link #SENSOR_LOG}). */
     public long sensorDeliveries() { return sensorLogged; }

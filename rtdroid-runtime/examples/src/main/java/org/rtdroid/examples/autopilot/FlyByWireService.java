@@ -10,7 +10,6 @@ import org.rtdroid.runtime.channel.BroadcastPublisher;
 import org.rtdroid.runtime.channel.MessageChannel;
 import org.rtdroid.runtime.channel.MessageClosure;
 import org.rtdroid.runtime.channel.MessagePublisher;
-import org.rtdroid.runtime.channel.MessageStolenException;
 import org.rtdroid.runtime.channel.RealtimeIntent;
 import org.rtdroid.runtime.component.PeriodicTask;
 import org.rtdroid.runtime.component.RealtimeService;
@@ -35,6 +34,7 @@ public final class FlyByWireService extends RealtimeService {
     private final FlyByWire fbw = new FlyByWire();
     private MessageChannel control;
     private BroadcastPublisher toAutopilot;
+    private volatile SendDataToAutopilot sendDataToAutopilot;
     private MessagePublisher servos;
     private volatile long radioRequests;
     private volatile long radioRefused;
@@ -51,7 +51,7 @@ public final class FlyByWireService extends RealtimeService {
     @Override
     public void onStartCommand() {
         registerTask(Task.TEST_PPM.taskName, new TestPpm());
-        registerTask(Task.SEND_DATA_TO_AUTOPILOT.taskName, new SendDataToAutopilot());
+        registerTask(Task.SEND_DATA_TO_AUTOPILOT.taskName, sendDataToAutopilot = new SendDataToAutopilot());
         registerTask(Task.CHECK_FAILSAFE.taskName, new CheckFailsafe());
         registerTask(Task.CHECK_MEGA128_VALUES.taskName, new CheckMega128Values());
     }
@@ -84,14 +84,9 @@ public final class FlyByWireService extends RealtimeService {
         }
     }
 
-    private final class SendDataToAutopilot extends PeriodicTask implements MessageClosure {
-        @Override
-        public void onRelease() {
-            try {
-                toAutopilot.broadcast(this);
-            } catch (MessageStolenException e) {
-                refused++; // an earlier frame was reclaimed unread: the newer one is on its way
-            }
+    private final class SendDataToAutopilot extends SpiSender {
+        SendDataToAutopilot() {
+            super(toAutopilot);
         }
 
         @Override
@@ -146,5 +141,5 @@ public final class FlyByWireService extends RealtimeService {
     public long radioRequests() { return radioRequests; }
     public long radioRefused() { return radioRefused; }
     /** Frames the channels refused (full) or reclaimed. */
-    public long refused() { return refused; }
+    public long refused() { return refused + (sendDataToAutopilot == null ? 0 : sendDataToAutopilot.reclaimed()); }
 }
