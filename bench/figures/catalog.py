@@ -7,14 +7,13 @@ directory and writes PNGs under the page's directory; it never runs anything.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Callable
+from dataclasses import dataclass
 
 import draw
-from data import Result, load
-
-US = 1e-3
+import seed004
+import sensor_path
+from data import Result
+from figure import US, Context, Figure, Section, host_section, missing, opened
 
 
 @dataclass
@@ -34,61 +33,6 @@ class Job:
 
     def timeout(self, form: str) -> int:
         return self.quick_timeout_s if form == "quick" else self.full_timeout_s
-
-
-@dataclass
-class Section:
-    """What a figure's draw function found: the page shows it as one section."""
-    images: list[Path] = field(default_factory=list)
-    header: list[str] = field(default_factory=list)
-    rows: list[list] = field(default_factory=list)
-    outcome: str = ""          # one line: does ours show the seed's outcome, on which board
-    status: str = "reproduced"  # reproduced | differs | not run
-    why: str = ""               # when it differs: why, in one line
-    notes: list[str] = field(default_factory=list)
-    commands: list[str] = field(default_factory=list)
-    board: str = ""
-    time_base: str = ""
-
-
-@dataclass
-class Figure:
-    id: str          # "Fig. 3.9", "Table 4.2"
-    title: str
-    seed_form: str   # how the seed presents it
-    seed_says: str   # the seed's numbers and outcome, with its platform
-    jobs: tuple[str, ...]
-    draw: Callable[["Context"], Section]
-
-    @property
-    def slug(self) -> str:
-        import re
-        return re.sub(r"[^a-z0-9.]+", "-", self.id.lower().replace("fig. ", "fig-")).strip("-")
-
-
-@dataclass
-class Context:
-    data: Path   # where the jobs wrote their JSON
-    out: Path    # the page's directory (PNGs go here)
-    form: str
-
-    def result(self, bench: str) -> Result | None:
-        return load(self.data, bench)
-
-    def png(self, figure: Figure, suffix: str = "") -> Path:
-        return self.out / f"{figure.slug}{suffix}.png"
-
-
-HOST_TIME_BASE = "host CLOCK_MONOTONIC (wall-clock time of this machine, not virtual time)"
-
-
-def host_section(result: Result) -> Section:
-    from data import platform
-    return Section(commands=[result.command], board=platform(result), time_base=HOST_TIME_BASE)
-
-
-def missing(bench: str) -> Section:
-    return Section(status="not run", outcome=f"no result: the {bench} job did not write {bench}.json")
 
 
 def ratio(a: float | None, b: float | None) -> float:
@@ -129,10 +73,9 @@ job("reflection", ["bench/run.sh", "reflection", "--quick"], ["bench/run.sh", "r
 # ------------------------------------------------------------------------------------- 3.9 / 3.12
 
 def fig_3_9(ctx: Context) -> Section:
-    r = ctx.result("looper")
+    r, s = opened(ctx, "looper")
     if r is None:
-        return missing("looper")
-    s = host_section(r)
+        return s
     ns = sorted({row["noise_threads"] for row in r.select(high_period_ms=100)})
     fig, (a, b) = draw.figure(1, 2)
     for ax, impl, title in ((a, "rtdroid", "RTDroid: RT looper"), (b, "fifo", "Android: one FIFO looper")):
@@ -175,10 +118,9 @@ def fig_3_9(ctx: Context) -> Section:
 
 
 def fig_3_12(ctx: Context) -> Section:
-    r = ctx.result("looper")
+    r, s = opened(ctx, "looper")
     if r is None:
-        return missing("looper")
-    s = host_section(r)
+        return s
     runs = r.doc.get("runs", 1)
     fig, (ax,) = draw.figure(1, 1, width=7)
     series, styles = [], []
@@ -217,10 +159,9 @@ def fig_3_12(ctx: Context) -> Section:
 # ------------------------------------------------------------------------------------- 3.13
 
 def fig_3_13(ctx: Context) -> Section:
-    r = ctx.result("alarm")
+    r, s = opened(ctx, "alarm")
     if r is None:
-        return missing("alarm")
-    s = host_section(r)
+        return s
     fig, (a, b) = draw.figure(1, 2)
     s.header = ["impl/strategy", "N low alarms", "rounds", "delivery min µs", "delivery p50 µs", "delivery max µs",
                 "fire p50 µs", "fire max µs"]
@@ -292,10 +233,9 @@ def sensor_rows(r: Result, impl: str, noise: str, run: int | None = 1) -> list[d
 
 
 def fig_3_16(ctx: Context) -> Section:
-    r = ctx.result("sensor")
+    r, s = opened(ctx, "sensor")
     if r is None:
-        return missing("sensor")
-    s = host_section(r)
+        return s
     fig, axes = draw.figure(2, 3, width=4.6, height=3.2)
     s.header = ["impl", "noise", "threads", "frames", "p50 µs", "p99 µs", "max µs"]
     for row_i, noise in enumerate(("memory", "computation")):
@@ -331,10 +271,9 @@ def fig_3_16(ctx: Context) -> Section:
 
 
 def fig_3_17(ctx: Context) -> Section:
-    r = ctx.result("sensor")
+    r, s = opened(ctx, "sensor")
     if r is None:
-        return missing("sensor")
-    s = host_section(r)
+        return s
     fig, axes = draw.figure(1, 2)
     s.header = ["impl", "case", "frames", "p50 µs", "sd µs", "p99 µs", "max µs"]
     for ax, impl, title in ((axes[0], "rtdroid", "RTDroid"), (axes[1], "fifo", "Android-style")):
@@ -368,10 +307,9 @@ def fig_3_17(ctx: Context) -> Section:
 
 
 def fig_3_18(ctx: Context) -> Section:
-    r = ctx.result("sensor")
+    r, s = opened(ctx, "sensor")
     if r is None:
-        return missing("sensor")
-    s = host_section(r)
+        return s
     runs = r.doc.get("runs", 1)
     fig, axes = draw.figure(1, 2)
     s.header = ["impl", "noise", "threads", "runs", "worst µs", "mean of maxima µs", "sd of maxima µs"]
@@ -436,10 +374,9 @@ def column(r: Result, row: dict | None, name: str) -> list[float]:
 
 
 def fig_4_17(ctx: Context) -> Section:
-    r = ctx.result("channel-events")
+    r, s = opened(ctx, "channel-events")
     if r is None:
-        return missing("channel-events")
-    s = host_section(r)
+        return s
     fig, axes = draw.figure(1, 3, width=4.6)
     bulk_size = 1 << 20
     panels = [("message", 64, "(a) message channel", [("allocation", "alloc_ns"), ("passing", "passing_ns"),
@@ -475,10 +412,9 @@ def fig_4_17(ctx: Context) -> Section:
 
 
 def fig_4_18(ctx: Context) -> Section:
-    r = ctx.result("channel-events")
+    r, s = opened(ctx, "channel-events")
     if r is None:
-        return missing("channel-events")
-    s = host_section(r)
+        return s
     fig, axes = draw.figure(1, 3, width=4.6)
     s.header = ["channel", "noise / payload", "events", "p50 µs", "p99 µs", "max µs", "p99 / unloaded p99"]
     worst_noise = []
@@ -552,10 +488,9 @@ INTENT_IMPLS = {"ams": [("fifo", "original (FIFO)"), ("foreground", "original wi
 
 
 def intents_delay(ctx: Context, fig: Figure, path: str) -> Section:
-    r = ctx.result("intents")
+    r, s = opened(ctx, "intents")
     if r is None:
-        return missing("intents")
-    s = host_section(r)
+        return s
     s.board = s.board.replace("board host", "board host, the Android cell's framework sandbox on the host JVM")
     impls = INTENT_IMPLS[path]
     fig_, axes = draw.figure(1, len(impls), width=4.6)
@@ -585,10 +520,9 @@ def intents_delay(ctx: Context, fig: Figure, path: str) -> Section:
 
 
 def intents_load(ctx: Context, fig: Figure, path: str) -> Section:
-    r = ctx.result("intents")
+    r, s = opened(ctx, "intents")
     if r is None:
-        return missing("intents")
-    s = host_section(r)
+        return s
     s.board = s.board.replace("board host", "board host, the Android cell's framework sandbox on the host JVM")
     fig_, axes = draw.figure(1, 2)
     s.header = ["impl", "k_nrt", "delivered", "p50 µs", "p99 µs", "max µs", "undelivered"]
@@ -879,9 +813,5 @@ FIGURES: list[Figure] = [FIG_3_9, FIG_3_12, FIG_3_13, FIG_3_16, FIG_3_17, FIG_3_
                          FIG_TABLE_4_2, FIG_4_19, FIG_4_20, FIG_4_21, FIG_4_22, FIG_4_23, FIG_TABLE_4_3,
                          FIG_001_AMS, FIG_001_AMS_LOAD, FIG_001_LBM, FIG_001_LBM_LOAD]
 
-import seed004  # noqa: E402  (seed 004's sections, in a module of their own: they import from this one)
-import sensor_path  # noqa: E402  (Figs. 3.20-3.23, the same way)
-
 FIGURES[FIGURES.index(FIG_3_18) + 1:FIGURES.index(FIG_3_18) + 1] = sensor_path.FIGURES
-
 FIGURES += seed004.FIGURES

@@ -6,7 +6,7 @@ table after 50 frames.
 from __future__ import annotations
 
 import draw
-from catalog import Context, Figure, Section, host_section, missing
+from figure import Context, Figure, Section, opened
 
 SEED_PLATFORM = "PLEB2, Intel XScale PXA255 at 400 MHz, L4-embedded (NICTA::Pistachio), MPEG-2 video"
 # Table 1 of the seed: frame, analysis length (µs), dx, dy; None: no data.
@@ -49,10 +49,9 @@ HEADER = ["impl", "frame ms", "phase", "frames", "error p50 µs (signed)", "|err
 
 
 def _section(ctx: Context, fig: Figure, calibrated: bool) -> Section:
-    r = ctx.result("reflection")
+    r, s = opened(ctx, "reflection")
     if r is None:
-        return missing("reflection")
-    s = host_section(r)
+        return s
     frames = _frames(r, "frames")
     guarded = _frames(r, "guarded_frames")
     shown = frames if calibrated else [f for f in frames if f["frame"] < 25]
@@ -101,10 +100,9 @@ def _section(ctx: Context, fig: Figure, calibrated: bool) -> Section:
 
 
 def table_1(ctx: Context) -> Section:
-    r = ctx.result("reflection")
+    r, s = opened(ctx, "reflection")
     if r is None:
-        return missing("reflection")
-    s = host_section(r)
+        return s
     ours = r.doc.get("adaptation_table_after_50_frames") or []
     s.header = ["dx", "dy", "quality", "seed: frame", "seed: analysis µs", "ours: frame", "ours: analysis µs"]
     for i, (frame, length, dx, dy) in enumerate(SEED_TABLE_1):

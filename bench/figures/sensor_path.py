@@ -11,7 +11,7 @@ from __future__ import annotations
 import statistics
 
 import draw
-from catalog import US, Context, Figure, Section, host_section, missing
+from figure import US, Context, Figure, Section, host_section, missing
 from data import Result
 
 RT, ANDROID = "sensor-papabench", "sensor-papabench-android"
