@@ -4,20 +4,19 @@ Generated code is never committed: it is produced on first import into a cache d
 the SHA-256 of the .proto and the protobuf runtime version, so an edited .proto is picked up
 without a manual step. ``python -m xcc.gen`` generates eagerly and prints the module's path.
 
-Locations (first that applies):
-- proto: ``$XCC_PROTO`` or ``<this package>/../../proto/xcc.proto`` (the repository's bridge/proto);
-- cache: ``$XCC_GEN_DIR``, else ``<repo>/build/python-gen`` when the package sits in the repository
-  (``build/`` is git-ignored), else ``~/.cache/xcc``.
+The proto: ``$XCC_PROTO`` or ``<this package>/../../proto/xcc.proto`` (the repository's
+bridge/proto); the cache: ``xcc.generated.cache_root``.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 import sys
 import tempfile
 from pathlib import Path
+
+from .generated import cache_root, import_generated
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 _MODULE_NAME = "xcc._xcc_pb2"
@@ -35,17 +34,6 @@ def proto_path() -> Path:
 
 def options_path() -> Path:
     return proto_path().with_name("xcc.options")
-
-
-def cache_root() -> Path:
-    """Where generated modules go (this one and xcc.layout's)."""
-    env = os.environ.get("XCC_GEN_DIR")
-    if env:
-        return Path(env)
-    repo = _PACKAGE_DIR.parent.parent.parent
-    if (repo / "bridge" / "proto").is_dir():
-        return repo / "build" / "python-gen"
-    return Path.home() / ".cache" / "xcc"
 
 
 def generate() -> Path:
@@ -73,15 +61,7 @@ def generate() -> Path:
 
 def load():
     """Import the generated module (once per process)."""
-    module = sys.modules.get(_MODULE_NAME)
-    if module is not None:
-        return module
-    path = generate()
-    spec = importlib.util.spec_from_file_location(_MODULE_NAME, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[_MODULE_NAME] = module
-    spec.loader.exec_module(module)
-    return module
+    return import_generated(_MODULE_NAME, generate)
 
 
 def main() -> int:

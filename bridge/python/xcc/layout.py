@@ -25,6 +25,8 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from .generated import cache_root, import_generated
+
 _MODULE = "xcc._layout"
 
 
@@ -40,7 +42,6 @@ def descriptor_path() -> Path:
 
 def generate() -> Path:
     """The generated module's path for the current descriptor, generating it if needed."""
-    from .gen import cache_root
     descriptor = descriptor_path()
     generator = descriptor.with_name("generate.py")
     digest = hashlib.sha256(descriptor.read_bytes() + generator.read_bytes()).hexdigest()[:16]
@@ -57,17 +58,7 @@ def generate() -> Path:
     return target
 
 
-def _load():
-    module = sys.modules.get(_MODULE)
-    if module is None:
-        spec = importlib.util.spec_from_file_location(_MODULE, generate())
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[_MODULE] = module
-        spec.loader.exec_module(module)
-    return module
-
-
-_load()
+import_generated(_MODULE, generate)
 from ._layout import *  # noqa: E402,F401,F403  the descriptor's constants and counter table
 from ._layout import (COUNTERS, FIRST_SECTION_OFFSET, HEADER_BYTES, HEADER_CRC32_OFFSET,  # noqa: E402
                       HEADER_CRC_COVERED_BYTES, HEADER_FIELDS, LAYOUT_VERSION, LINE_BYTES, MAGIC, MAX_RINGS,
