@@ -7,6 +7,13 @@
       its tests as LAVA test cases with their measurements
   lava submit --board B ... [--identity I] [--timeout S]
       submit the boards' jobs through lavacli, wait, print each job and its results
+  lava build --board B [--expect KEY=VALUE ...]
+      the commit and the cells' kernels the board runs here (a job's first test definition), as
+      LAVA test cases; failed where they are not what the job's metadata names
+  lava results [--board B] [--commit C] [--kernel K] [--limit N]
+      the lab's finished jobs of a commit or kernel, with their figures
+  lava compare --commit A --commit B [--board B] [--limit N]
+      two commits' figures side by side, per board (the newest complete job of each)
 """
 from __future__ import annotations
 
@@ -14,6 +21,8 @@ import sys
 from pathlib import Path
 
 from ..boardconfig import available_boards, load_board
+from ..lava import build as lava_build
+from ..lava import history as lava_history
 from ..lava import lab as lava_lab
 from ..lava import render as lava_render
 from ..lava import robot as lava_robot
@@ -42,7 +51,9 @@ def cmd_render(a) -> int:
                                        else "LAVA rendering matches golden"))
             code |= 1 if bad else 0
         elif a.update_golden or a.output:
-            for p in lava_render.write(board, a.output or lava_render.golden_dir(), site):
+            # the golden files name a placeholder build; a lab's files the checkout's own
+            build = lava_build.current(board) if a.output else None
+            for p in lava_render.write(board, a.output or lava_render.golden_dir(), site, build):
                 print(f"wrote {p}")
         else:
             for fname, text in lava_render.rendered_files(board, site).items():
@@ -62,13 +73,48 @@ def cmd_submit(a) -> int:
         board = load_board(name)
         f = out / f"{board.name}.yaml"
         f.parent.mkdir(parents=True, exist_ok=True)
-        f.write_text(lava_render.job_yaml(board, suites=a.suite or None), encoding="utf-8")
+        f.write_text(lava_render.job_yaml(board, suites=a.suite or None, build=lava_build.current(board)),
+                     encoding="utf-8")
         jobs[board.name] = f
     try:
         return lava_lab.run_jobs(a.identity, jobs, a.timeout)
     except lava_lab.LabError as e:
         print(f"rtdroid: {e}", file=sys.stderr)
         return 1
+
+
+def cmd_build(a) -> int:
+    expected = {}
+    for e in a.expect:
+        key, sep, value = e.partition("=")
+        if not sep or not key:
+            raise RuntimeError(f"--expect {e}: not KEY=VALUE")
+        expected[key] = value
+    want = lava_build.from_metadata(expected)
+    if expected and want is None:
+        raise RuntimeError("--expect names no build.commit")
+    return lava_build.report(lava_build.current(load_board(a.board)), want)
+
+
+def cmd_results(a) -> int:
+    try:
+        print(lava_history.table(lava_history.runs(a.identity, a.limit, a.board, a.commit, a.kernel)), end="")
+    except lava_lab.LabError as e:
+        print(f"rtdroid: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_compare(a) -> int:
+    if len(a.commits) != 2:
+        raise RuntimeError("name two commits: --commit A --commit B")
+    try:
+        found = [lava_history.runs(a.identity, a.limit, a.board, c) for c in a.commits]
+    except lava_lab.LabError as e:
+        print(f"rtdroid: {e}", file=sys.stderr)
+        return 1
+    print(lava_history.compare(*found), end="")
+    return 0
 
 
 def register(commands) -> None:
@@ -104,3 +150,25 @@ def register(commands) -> None:
     sp.add_argument("--timeout", type=float, default=7200, metavar="S", help="per job, seconds (default 7200)")
     sp.add_argument("--output", type=Path, metavar="DIR", help="where the submitted jobs are written")
     sp.set_defaults(func=cmd_submit)
+
+    sp = lava.add_parser("build", help="the commit and cells' kernels the board runs here, as LAVA test cases")
+    sp.add_argument("--board", required=True, metavar="NAME", help="board name or YAML path")
+    sp.add_argument("--expect", action="append", default=[], metavar="KEY=VALUE",
+                    help="what the job's metadata names (build.commit=..., kernel.rt=...; repeatable)")
+    sp.set_defaults(func=cmd_build)
+
+    sp = lava.add_parser("results", help="the lab's finished jobs of a commit or kernel, with their figures")
+    sp.add_argument("--board", metavar="NAME", help="only this board's jobs")
+    sp.add_argument("--commit", metavar="C", help="a commit: hash prefix (7+ digits) or git describe")
+    sp.add_argument("--kernel", metavar="K", help="a kernel release on any cell, or CELL=RELEASE")
+    sp.add_argument("--limit", type=int, default=50, metavar="N", help="look at the newest N finished jobs (50)")
+    sp.add_argument("--identity", default="rtdroid-lab", help="lavacli identity (default rtdroid-lab)")
+    sp.set_defaults(func=cmd_results)
+
+    sp = lava.add_parser("compare", help="two commits' figures side by side, per board")
+    sp.add_argument("--commit", dest="commits", action="append", default=[], metavar="C",
+                    help="a commit (give two: A then B)")
+    sp.add_argument("--board", metavar="NAME", help="only this board")
+    sp.add_argument("--limit", type=int, default=50, metavar="N", help="look at the newest N finished jobs (50)")
+    sp.add_argument("--identity", default="rtdroid-lab", help="lavacli identity (default rtdroid-lab)")
+    sp.set_defaults(func=cmd_compare)

@@ -10,6 +10,7 @@ hypervisor-cells/<name>/.
 """
 from __future__ import annotations
 
+import platform
 import re
 import subprocess
 from dataclasses import dataclass, field
@@ -114,6 +115,12 @@ class Hypervisor:
     # Boot milestones of the RT cell that show on its console before the agent's own lines:
     # (key in the run state's "milestones", regex). The agent's milestones are generic.
     boot_milestones: tuple[tuple[str, str], ...] = ()
+
+    def rt_kernel_release(self, board: Board) -> str | None:
+        """The release of the kernel the RT cell runs (what its `uname -r` says), known before it
+        boots: for a cell that is a host process, the host's own; None when only the real board
+        knows it. What a LAVA job records of the build it tests."""
+        return platform.release()
 
     def kernel_booted(self, text: str) -> str | None:
         """None, or what the RT cell's console says once its kernel is up and the rest is the

@@ -427,6 +427,9 @@ class Jailhouse(Hypervisor):
             return probs
         return consistency(data, root_cell(data), rt_cell(data))
 
+    def rt_kernel_release(self, board) -> str | None:
+        return None  # the kernel the real board's image carries: only the board can say
+
     def render_rt(self, board) -> dict:
         """The RT cell as the root cell starts it on a Jailhouse host: `jailhouse cell linux`
         creates the cell from <board>-rt.cell, loads kernel, device tree and initramfs, starts it."""

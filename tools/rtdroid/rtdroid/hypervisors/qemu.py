@@ -160,6 +160,13 @@ class Qemu(Guest):
     def golden_files(self, board: Board) -> dict[str, str]:
         return {f"{board.name}.init": init_script(board)}
 
+    def rt_kernel_release(self, board: Board) -> str | None:
+        from .. import image
+        try:
+            return image.kernel_version()  # Debian's PREEMPT_RT kernel tools/fetch-kernel.sh unpacked
+        except image.ImageError:
+            return None
+
     # ------------------------------------------------------------------ up
     def prepare(self, board: Board, start_rt: bool, progress) -> dict[str, str]:
         if not start_rt:

@@ -413,6 +413,11 @@ class Xen(Guest):
     def check(self, data: dict) -> list[Problem]:
         return check(data)
 
+    def rt_kernel_release(self, board: Board) -> str | None:
+        # the arm64 PREEMPT_RT kernel tools/fetch-xen.sh unpacked (payload()'s choice)
+        kernels = sorted((build_dir() / "arm64" / "kernel" / "boot").glob("vmlinuz-*"))
+        return kernels[0].name.removeprefix("vmlinuz-") if kernels else None
+
     def clock(self, board: Board) -> dict:
         return machine(board.data).clock(board)
 

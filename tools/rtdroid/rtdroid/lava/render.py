@@ -25,6 +25,7 @@ import yaml
 
 from .. import boardtests, paths
 from ..boardconfig import Board
+from .build import Build, example
 
 def suite_files() -> dict[str, Path]:
     """Every Robot suite, by the name board files, jobs and `rtdroid lava robot --suite` use (the
@@ -168,6 +169,28 @@ def test_definition(board: Board, suite: str, robot_variables: dict[str, str] | 
     }
 
 
+def build_definition(board: Board, build: Build, board_arg: str | None = None) -> dict:
+    """The job's first test definition: the commit and kernels the root side runs, as LAVA test
+    cases (their values as references), failed where they are not the build the job names."""
+    cmd = ["build/venv/bin/rtdroid", "lava", "build", "--board", board_arg or board.name]
+    for k, v in build.metadata().items():
+        cmd += ["--expect", f"{k}={v}"]
+    return {
+        "from": "inline",
+        "name": "build",
+        "path": "inline/build.yaml",
+        "repository": {
+            "metadata": {
+                "format": "Lava-Test Test Definition 1.0",
+                "name": "build",
+                "description": f"the commit and the cells' kernels board {board.name} runs: one LAVA test case "
+                               f"each, its value as the reference",
+            },
+            "run": {"steps": ['cd "$RTDROID_HOME"', " ".join(cmd)]},
+        },
+    }
+
+
 def _boot_and_deploy(board: Board, site: Site) -> list[dict]:
     if runs_on_host(board):
         return [
@@ -191,9 +214,14 @@ def _boot_and_deploy(board: Board, site: Site) -> list[dict]:
 
 def job_definition(board: Board, site: Site | None = None, suites: list[str] | None = None,
                    robot_variables: dict[str, str] | None = None, board_arg: str | None = None,
-                   variables: str | None = None, name: str | None = None) -> dict:
+                   variables: str | None = None, name: str | None = None, build: Build | None = None) -> dict:
+    """A board's job. With a build (its commit and kernels), the job names it in its metadata and
+    its first test definition reports what the root side runs (`build_definition`)."""
     site = site or Site()
     suites = suites or suites_for(board)
+    definitions = [test_definition(board, s, robot_variables, board_arg, variables) for s in suites]
+    if build and definitions:
+        definitions.insert(0, build_definition(board, build, board_arg))
     clock = board.rt.get("clock", {}).get("kind", "host")
     job = {
         "device_type": device_type(board),
@@ -211,12 +239,12 @@ def job_definition(board: Board, site: Site | None = None, suites: list[str] | N
             "board.file": board.source,
             "board.hypervisor": board.hypervisor,
             "board.rt-clock": "virtual time (QEMU icount)" if clock == "virtual" else "host clock",
+            **(build.metadata() if build else {}),
         },
         "actions": _boot_and_deploy(board, site) + ([
             {"test": {"timeout": {"minutes": SUITE_TIMEOUT_MINUTES},
-                      "definitions": [test_definition(board, s, robot_variables, board_arg, variables)
-                                      for s in suites]}},
-        ] if suites else []),
+                      "definitions": definitions}},
+        ] if definitions else []),
     }
     return job
 
@@ -246,12 +274,14 @@ def job_yaml(board: Board, **kw) -> str:
             + text)
 
 
-def rendered_files(board: Board, site: Site | None = None) -> dict[str, str]:
+def rendered_files(board: Board, site: Site | None = None, build: Build | None = None) -> dict[str, str]:
     """Relative path -> content: devices/<device>.jinja2, device-types/<type>.jinja2 and
-    health-checks/<type>.yaml (when LAVA has none), jobs/<board>.yaml."""
+    health-checks/<type>.yaml (when LAVA has none), jobs/<board>.yaml naming the build (the golden
+    files' placeholder one by default). A health check names no build: the lab installs it once and
+    runs it on whatever the root side has, to see the board come up."""
     site = site or Site()
     files = {f"devices/{device_name(board, site)}.jinja2": device_dictionary(board, site),
-             f"jobs/{board.name}.yaml": job_yaml(board, site=site)}
+             f"jobs/{board.name}.yaml": job_yaml(board, site=site, build=build or example(board))}
     t = device_type_template(board)
     if t is not None:
         files[f"device-types/{device_type(board)}.jinja2"] = t
@@ -276,9 +306,9 @@ def compare_with_golden(board: Board) -> list[str]:
     return bad
 
 
-def write(board: Board, directory: Path, site: Site | None = None) -> list[Path]:
+def write(board: Board, directory: Path, site: Site | None = None, build: Build | None = None) -> list[Path]:
     out = []
-    for name, text in rendered_files(board, site).items():
+    for name, text in rendered_files(board, site, build).items():
         p = directory / name
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text, encoding="utf-8")
