@@ -36,6 +36,26 @@ final class AppProcessHost {
     static final int EXIT_NOT_ATTACHED = 3;
 
     private static ActivityController<? extends Activity> top;
+    /** The app this process became, its class loader, and its services (main looper). */
+    static volatile String pkg;
+    static volatile ClassLoader loader;
+    private static final Map<String, LocalService> services = new LinkedHashMap<>();
+    private static final Map<Long, android.os.IBinder> handles = new java.util.concurrent.ConcurrentHashMap<>();
+    private static long nextHandle = 1;
+
+    /** One of the app's services in this process (AOSP's ServiceRecord, the process's side). */
+    private static final class LocalService {
+        final org.robolectric.android.controller.ServiceController<? extends android.app.Service> controller;
+        boolean started;
+        int lastStartId;
+        int bindCount;
+        android.os.IBinder binder;
+        long handle;
+
+        LocalService(org.robolectric.android.controller.ServiceController<? extends android.app.Service> c) {
+            this.controller = c;
+        }
+    }
 
     private AppProcessHost() {
     }
@@ -63,11 +83,13 @@ final class AppProcessHost {
                 new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8)).readLine());
         long asked = System.nanoTime();
         String pkg = spec.get("package");
+        AppProcessHost.pkg = pkg;
         int uid = Integer.parseInt(spec.get("uid"));
         Path code = Path.of(spec.get("code"));
         URLClassLoader loader = new URLClassLoader("app:" + pkg, new URL[] {code.toUri().toURL()},
                 AppProcessHost.class.getClassLoader());
         loader.getResource("org/rtdroid/android/cell/no-such-resource"); // its jar opened as root too
+        AppProcessHost.loader = loader;
         if (!Posix.becomeApp(uid, uid) || Posix.geteuid() != uid) {
             System.err.println("error: the app process cannot become uid " + uid + " (it must start as root)");
             Runtime.getRuntime().halt(EXIT_NOT_ATTACHED);
@@ -83,6 +105,9 @@ final class AppProcessHost {
                 Runtime.getRuntime().halt(EXIT_NOT_ATTACHED);
             }
             CellLog.log('I', TAG, pkg, "attached " + ms(System.nanoTime() - asked) + " ms after it was asked", null);
+            // the app's own calls out (startService, sendBroadcast, bindService) go to the system
+            // server on a connection of their own, where the kernel names this process again
+            AppProcessContextShadow.connect(socket);
             String request;
             while ((request = binder.read()) != null) {
                 binder.write(handle(pkg, loader, request));
@@ -129,36 +154,158 @@ final class AppProcessHost {
 
     private static String handle(String pkg, ClassLoader loader, String request) {
         String[] lines = request.split("\n");
-        Map<String, String> args = new LinkedHashMap<>();
-        for (int i = 1; i < lines.length; i++) {
-            int eq = lines[i].indexOf('=');
-            if (eq > 0) {
-                args.put(lines[i].substring(0, eq), lines[i].substring(eq + 1));
+        Map<String, String> args = org.rtdroid.android.cell.os.IntentWire.fields(lines, 1);
+        String method = lines[0];
+        if (method.equals("transact")) {
+            // on this connection's thread, as on a device's binder thread (not the main looper)
+            android.os.IBinder b = handles.get(Long.parseLong(args.getOrDefault("handle", "-1")));
+            return b == null ? "ERR no binder " + args.get("handle") + " in this process"
+                    : org.rtdroid.android.cell.os.ProxyBinder.serve(b, args);
+        }
+        java.util.concurrent.Callable<String> call;
+        String what;
+        switch (method) {
+            case "launch" -> {
+                String cls = args.get("activity");
+                if (cls == null) {
+                    return "ERR launch needs activity=CLS";
+                }
+                what = "launching " + cls;
+                call = () -> "OK\nactivity=" + cls + "\nframeMicros=" + launch(pkg, loader, cls);
+            }
+            case "receive", "startService", "bindService", "unbindService" -> {
+                String cls = args.remove(method.equals("receive") ? "receiver" : "service");
+                if (cls == null) {
+                    return "ERR " + method + " needs " + (method.equals("receive") ? "receiver" : "service") + "=CLS";
+                }
+                Intent intent;
+                try {
+                    intent = org.rtdroid.android.cell.os.IntentWire.decode(args);
+                } catch (IllegalArgumentException e) {
+                    return "ERR " + e.getMessage();
+                }
+                what = method + " " + cls + (intent.getAction() != null ? " (" + intent.getAction() + ")" : "");
+                call = switch (method) {
+                    case "receive" -> () -> receive(loader, cls, intent);
+                    case "startService" -> () -> startService(loader, cls, intent);
+                    case "bindService" -> () -> bindService(loader, cls, intent);
+                    default -> () -> unbindService(cls);
+                };
+            }
+            default -> {
+                return "ERR no method '" + method + "' (launch, receive, startService, bindService, unbindService, transact)";
             }
         }
-        if (!lines[0].equals("launch") || args.get("activity") == null) {
-            return "ERR no method '" + lines[0] + "' (launch activity=CLS)";
-        }
-        String cls = args.get("activity");
-        java.util.concurrent.CompletableFuture<Long> done = new java.util.concurrent.CompletableFuture<>();
+        java.util.concurrent.CompletableFuture<String> done = new java.util.concurrent.CompletableFuture<>();
         new android.os.Handler(android.os.Looper.getMainLooper()).post(() -> {
             try {
-                done.complete(launch(pkg, loader, cls));
+                done.complete(call.call());
             } catch (Throwable t) {
                 done.completeExceptionally(t);
             }
         });
         try {
-            long frame = done.get();
-            return "OK\nactivity=" + cls + "\nframeMicros=" + frame;
+            return done.get();
         } catch (InterruptedException | java.util.concurrent.ExecutionException e) {
             // App code threw: as on Android, the process dies; the system server shows why.
-            CellLog.log('E', "AndroidRuntime", pkg, "FATAL EXCEPTION in " + pkg + " (launching " + cls + ")",
+            CellLog.log('E', "AndroidRuntime", pkg, "FATAL EXCEPTION in " + pkg + " (" + what + ")",
                     e.getCause() != null ? e.getCause() : e);
             System.out.flush();
             Runtime.getRuntime().halt(EXIT_CRASHED);
             return "ERR crashed";
         }
+    }
+
+    /** A manifest receiver, instantiated for each broadcast as on a device; main looper. */
+    private static String receive(ClassLoader loader, String cls, Intent intent) throws Exception {
+        android.content.BroadcastReceiver r = Class.forName(cls, true, loader).asSubclass(android.content.BroadcastReceiver.class)
+                .getDeclaredConstructor().newInstance();
+        r.onReceive(RuntimeEnvironment.getApplication(), intent);
+        return "OK\nreceived=" + intent.getAction();
+    }
+
+    private static LocalService service(ClassLoader loader, String cls, Intent intent) throws Exception {
+        LocalService s = services.get(cls);
+        if (s == null) {
+            Class<? extends android.app.Service> c = Class.forName(cls, true, loader).asSubclass(android.app.Service.class);
+            s = new LocalService(Robolectric.buildService(c, intent));
+            services.put(cls, s);
+            s.controller.create();
+        }
+        return s;
+    }
+
+    private static String startService(ClassLoader loader, String cls, Intent intent) throws Exception {
+        LocalService s = service(loader, cls, intent);
+        s.started = true;
+        s.controller.get().onStartCommand(intent, 0, ++s.lastStartId);
+        return "OK\nstartId=" + s.lastStartId;
+    }
+
+    /** A binding: onBind once; the binder stays here and the system server gets a handle on it. */
+    private static String bindService(ClassLoader loader, String cls, Intent intent) throws Exception {
+        LocalService s = service(loader, cls, intent);
+        if (s.binder == null) {
+            s.binder = s.controller.get().onBind(intent);
+            if (s.binder == null) {
+                return "ERR " + cls + ".onBind returned no binder";
+            }
+            s.handle = nextHandle++;
+            handles.put(s.handle, s.binder);
+        }
+        s.bindCount++;
+        String d = s.binder.getInterfaceDescriptor();
+        return "OK\nhandle=" + s.handle + "\npid=" + ProcessHandle.current().pid() + "\ndescriptor=" + (d == null ? "" : d);
+    }
+
+    /** Main looper. */
+    static void unbindLocal(String cls) {
+        unbindService(cls);
+    }
+
+    private static String unbindService(String cls) {
+        LocalService s = services.get(cls);
+        if (s == null || s.bindCount == 0) {
+            return "ERR " + cls + " is not bound";
+        }
+        if (--s.bindCount == 0) {
+            s.controller.get().onUnbind(new Intent().setClassName(pkg, cls));
+            handles.remove(s.handle);
+            s.binder = null;
+            if (!s.started) {
+                services.remove(cls);
+                s.controller.destroy();
+            }
+        }
+        return "OK";
+    }
+
+    /**
+     * A binding from this app's own code to one of its own services: in this process, the
+     * object itself (as on a device, where a binder in the caller's process is not proxied).
+     * Main looper. False when the class is no service of the app.
+     */
+    static boolean bindLocal(android.content.ComponentName cn, Intent intent, android.content.ServiceConnection conn) {
+        LocalService s;
+        android.os.IBinder b;
+        try {
+            s = service(loader, cn.getClassName(), intent);
+            if (s.binder == null) {
+                s.binder = s.controller.get().onBind(intent);
+                s.handle = nextHandle++;
+                if (s.binder != null) {
+                    handles.put(s.handle, s.binder);
+                }
+            }
+            s.bindCount++;
+            b = s.binder;
+        } catch (ClassNotFoundException | ClassCastException e) {
+            return false;
+        } catch (Exception e) {
+            throw new RuntimeException(e);
+        }
+        new android.os.Handler(android.os.Looper.getMainLooper()).post(() -> conn.onServiceConnected(cn, b));
+        return true;
     }
 
     /** The activity created, started, resumed, and its window drawn once; the draw's microseconds. */

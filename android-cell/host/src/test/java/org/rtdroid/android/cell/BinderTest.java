@@ -33,6 +33,51 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class BinderTest {
     static final String UI = "org.rtdroid.cochlear.ui";
+    static final String VICTIM = "org.rtdroid.victim";
+    static final String HOSTILE = "org.rtdroid.hostile";
+    static final String TESTAPP = "org.rtdroid.android.cell.testapp.";
+    /** An app with a receiver, a started service, an exported bound service and one not exported. */
+    static final String VICTIM_MANIFEST = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <manifest xmlns:android="http://schemas.android.com/apk/res/android"
+                package="org.rtdroid.victim" android:versionCode="1" android:versionName="test">
+              <application android:label="Victim">
+                <activity android:name="org.rtdroid.android.cell.testapp.TestActivity" android:exported="true">
+                  <intent-filter>
+                    <action android:name="android.intent.action.MAIN" />
+                    <category android:name="android.intent.category.LAUNCHER" />
+                  </intent-filter>
+                </activity>
+                <service android:name="org.rtdroid.android.cell.testapp.TestService" />
+                <service android:name="org.rtdroid.android.cell.testapp.EchoBinderService" android:exported="true" />
+                <service android:name="org.rtdroid.android.cell.testapp.WorkService" android:exported="false">
+                  <intent-filter>
+                    <action android:name="org.rtdroid.test.WORK" />
+                  </intent-filter>
+                </service>
+                <receiver android:name="org.rtdroid.android.cell.testapp.EchoReceiver" android:exported="true">
+                  <intent-filter>
+                    <action android:name="org.rtdroid.test.ECHO" />
+                  </intent-filter>
+                </receiver>
+              </application>
+            </manifest>
+            """;
+    /** The hostile app (HostileActivity), signed by a key of its own. */
+    static final String HOSTILE_MANIFEST = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <manifest xmlns:android="http://schemas.android.com/apk/res/android"
+                package="org.rtdroid.hostile" android:versionCode="1" android:versionName="test">
+              <application android:label="Hostile">
+                <activity android:name="org.rtdroid.android.cell.testapp.HostileActivity" android:exported="true">
+                  <intent-filter>
+                    <action android:name="android.intent.action.MAIN" />
+                    <category android:name="android.intent.category.LAUNCHER" />
+                  </intent-filter>
+                </activity>
+              </application>
+            </manifest>
+            """;
     /** A transaction client: argv[1] the socket, then one request per argument ("\n" between lines). */
     static final String CLIENT = String.join("\n",
             "import os, socket, struct, sys",
@@ -59,7 +104,7 @@ class BinderTest {
         tmp = Files.createTempDirectory("binder-test");
         region = Paths.get("/dev/shm/android-cell-binder-test-" + ProcessHandle.current().pid());
         TestRtPeer.format(region);
-        cell = CellProcess.start(region, "--app-process", UI);
+        cell = CellProcess.start(region, "--app-process", UI, "--app-process", VICTIM, "--app-process", HOSTILE);
         for (String line : cell.stdout) {
             Matcher m = Pattern.compile("system server IPC on (\\S+)").matcher(line);
             if (m.find()) {
@@ -271,5 +316,85 @@ class BinderTest {
         assertTrue(Long.parseLong(m.group(1)) != pid, "a new process");
         assertEquals("\"killed by signal 9 (SIGKILL)\"", m.group(4), "the last death's reason stays shown");
         assertEquals(appUid + " " + appUid + " " + appUid + " " + appUid, statusLine(Long.parseLong(m.group(1)), "Uid"));
+    }
+
+    /** Installs an app; its uid. */
+    int install(Path apk, String pkg) throws Exception {
+        CellProcess.Reply r = cell.post("/apps/install", "{\"apk\":\"" + apk + "\"}");
+        assertEquals(200, r.status(), r.body());
+        Matcher uid = Pattern.compile("\"uid\":(\\d+)").matcher(cell.get("/apps/" + pkg).body());
+        assertTrue(uid.find());
+        return Integer.parseInt(uid.group(1));
+    }
+
+    /** The first line of the cell's log (its logcat, the app processes' included) with every part; waits for it. */
+    String awaitLog(String... parts) throws Exception {
+        for (long end = System.nanoTime() + 120_000_000_000L; System.nanoTime() < end; Thread.sleep(20)) {
+            for (String l : List.copyOf(cell.stdout)) {
+                if (java.util.Arrays.stream(parts).allMatch(l::contains)) {
+                    return l;
+                }
+            }
+        }
+        throw new AssertionError("no log line with " + List.of(parts) + " in: " + String.join("\n", cell.stdout));
+    }
+
+    long processPid(String pkg) throws Exception {
+        Matcher m = Pattern.compile("\"process\":\\{\"pid\":(\\d+),\"state\":\"RUNNING\"").matcher(cell.get("/apps/" + pkg).body());
+        return m.find() ? Long.parseLong(m.group(1)) : -1;
+    }
+
+    int victimUid;
+
+    @Test
+    @Order(30)
+    void aBroadcastStartsTheAppsProcessAndItsReceiverAndServiceRunThere() throws Exception {
+        victimUid = install(Bundles.apk(Bundles.testApp(Files.createDirectories(tmp.resolve("victim")), VICTIM_MANIFEST)),
+                VICTIM);
+        assertEquals(-1, processPid(VICTIM), "no process before its first use");
+        // a broadcast from the UI's uid (the kernel names it) to the victim's manifest receiver
+        String out = call(appUid, "broadcast\naction=org.rtdroid.test.ECHO\npackage=" + VICTIM
+                + "\nint.n=7\nextra.note=by%20value\nextra.app=" + VICTIM);
+        assertTrue(out.contains("OK queued=org.rtdroid.test.ECHO"), out);
+        String started = awaitLog("Start proc ", ":" + VICTIM + "/", "for broadcast org.rtdroid.test.ECHO");
+        String received = awaitLog("EchoReceiver", "org.rtdroid.test.ECHO in pid ", " n=7 note=by value");
+        // the receiver's startService went out over the IPC and came back to the app's process
+        String work = awaitLog("WorkService", "start 1 in pid ", " n=7");
+        long pid = processPid(VICTIM);
+        assertTrue(pid > 0 && pid != cell.process.pid(), "the victim runs in a process of its own: " + pid);
+        assertTrue(received.contains("in pid " + pid + " as uid " + victimUid), received + " (pid " + pid + ")");
+        assertTrue(work.contains("in pid " + pid + " as uid " + victimUid), work);
+        assertTrue(started.contains("Start proc " + pid + ":"), started);
+    }
+
+    @Test
+    @Order(31)
+    void aHostileAppIsRefusedByTheKernelAndTheSystemServer() throws Exception {
+        int hostileUid = install(Bundles.apk(Bundles.testApp(Files.createDirectories(tmp.resolve("hostile")),
+                HOSTILE_MANIFEST), Bundles.otherKeystore(tmp)), HOSTILE);
+        long victimPid = processPid(VICTIM);
+        assertTrue(victimPid > 0, "the victim's process runs (the test before started it)");
+        CellProcess.Reply r = cell.post("/apps/" + HOSTILE + "/launch", "{}");
+        assertEquals(200, r.status(), r.body());
+        long hostilePid = processPid(HOSTILE);
+        // the kernel: another uid's data directory (0700) and process memory (ptrace access mode)
+        String data = awaitLog("/Hostile(", "REFUSED data: AccessDeniedException");
+        assertTrue(data.contains(VICTIM), data);
+        String memory = awaitLog("/Hostile(", "REFUSED memory: /proc/");
+        assertTrue(memory.contains("/proc/" + victimPid + "/mem"), memory + " (the victim is pid " + victimPid + ")");
+        // the system server: a sender that names itself, a binding to a service not exported
+        awaitLog("/Hostile(", "REFUSED broadcast-as-other: ERR field 'callingPackage' refused: who calls is the kernel's to say"
+                + " (uid " + hostileUid);
+        awaitLog("W/Binder(android): refused a transaction from uid " + hostileUid + " pid " + hostilePid
+                + ": field 'callingPackage' refused");
+        awaitLog("/Hostile(", "REFUSED bind-not-exported: SecurityException Not allowed to bind to service",
+                "from " + HOSTILE + ": " + VICTIM + "/" + TESTAPP + "TestService is not exported from uid " + victimUid);
+        awaitLog("W/Binder(android): refused a transaction from uid " + hostileUid, "is not exported from uid " + victimUid);
+        // what it may do: bind the exported service, through a proxy whose calls run in the victim's process
+        String bound = awaitLog("/Hostile(", "bound " + TESTAPP + "EchoBinderService through BinderProxy{handle=");
+        assertTrue(bound.contains("(the service's object: false), in pid " + hostilePid + ": echo hi from pid " + victimPid
+                + " uid " + victimUid), bound);
+        assertTrue(cell.stdout.stream().noneMatch(l -> l.contains("/Hostile(") && l.contains("ALLOWED ") || l.contains("NOT TRIED")),
+                String.join("\n", cell.stdout));
     }
 }

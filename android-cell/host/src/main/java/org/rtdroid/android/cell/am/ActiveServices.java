@@ -1,6 +1,7 @@
 package org.rtdroid.android.cell.am;
 
 import org.rtdroid.android.cell.os.CellLog;
+import org.rtdroid.android.cell.os.IntentWire;
 import org.rtdroid.android.cell.pm.AppBundle;
 import org.rtdroid.android.cell.pm.AppCrashes;
 import org.rtdroid.android.cell.pm.Apps;
@@ -42,6 +43,10 @@ public final class ActiveServices {
     // Read from the proxy's thread too (its start commands), changed on the main looper only.
     private final Map<ComponentName, ServiceRecord> services = new ConcurrentHashMap<>();
     private final Map<ServiceConnection, ComponentName> bindings = new IdentityHashMap<>();
+    /** The bindings to services that run in an app process of their own (guarded by bindings). */
+    private final Map<ServiceConnection, RemoteBinder> remoteBindings = new IdentityHashMap<>();
+    /** The app processes (set by the ActivityManager): a service of an app named there runs in its process. */
+    volatile ProcessList processes;
 
     private static final class ServiceRecord {
         final InstalledApp app;
@@ -119,6 +124,33 @@ public final class ActiveServices {
         enforcePermission(what, cn, intent, Apps.askingPackage());
     }
 
+    /**
+     * As AOSP's ActiveServices: another app may not start or bind a service its app did not
+     * export (the system may).
+     */
+    private void enforceExported(String what, ComponentName cn, Intent intent, String calling) {
+        InstalledApp app = packages.get(cn.getPackageName());
+        if (calling == null || Apps.SYSTEM.equals(calling) || calling.equals(cn.getPackageName()) || app == null
+                || app.system || app.bundle == null) {
+            return;
+        }
+        for (AppBundle.Component c : app.bundle.services) {
+            if (c.className().equals(cn.getClassName()) && !c.exported()) {
+                String msg = "Not allowed to " + what + " service " + intent + " from " + calling + ": "
+                        + cn.flattenToShortString() + " is not exported from uid " + app.uid;
+                CellLog.w(TAG, msg);
+                throw new SecurityException(msg);
+            }
+        }
+    }
+
+    /** The service's app, when it runs in a process of its own; else null. */
+    private InstalledApp inOwnProcess(ComponentName cn) {
+        ProcessList p = processes;
+        InstalledApp app = packages.get(cn.getPackageName());
+        return p != null && app != null && !app.system && p.hosts(app.packageName) ? app : null;
+    }
+
     private void enforcePermission(String what, ComponentName cn, Intent intent, String calling) {
         String perm = requiredPermission(cn);
         if (perm == null) {
@@ -153,10 +185,23 @@ public final class ActiveServices {
             return null;
         }
         enforcePermission("start", cn, intent, calling);
+        enforceExported("start", cn, intent, calling);
         Intent copy = new Intent(intent);
         if (Apps.PROXY_PACKAGE.equals(cn.getPackageName())) {
             // the caller's identity for the proxy: an app's value here is overwritten
             copy.putExtra(ProxyContract.EXTRA_CALLING_PACKAGE, calling != null ? calling : Apps.SYSTEM);
+        }
+        InstalledApp remote = inOwnProcess(cn);
+        if (remote != null) {
+            // started in the app's process (started first if it has none), the Intent copied there
+            processes.post(remote, "service " + cn.getShortClassName(), "startService\nservice=" + cn.getClassName() + "\n"
+                    + IntentWire.encode(copy)).whenComplete((reply, err) -> {
+                        if (err != null || !reply.startsWith("OK")) {
+                            CellLog.w(TAG, "start of " + cn.flattenToShortString() + " in its process failed: "
+                                    + (err != null ? err.getMessage() : reply));
+                        }
+                    });
+            return cn;
         }
         InstalledApp target = packages.get(cn.getPackageName());
         ServiceRecord running = services.get(cn);
@@ -238,16 +283,34 @@ public final class ActiveServices {
     }
 
     public boolean bindService(Context caller, Intent intent, ServiceConnection conn, int flags) {
+        return bind(Apps.askingPackage(), intent, conn, flags);
+    }
+
+    /**
+     * A binding asked by an app the kernel identified (the system server's IPC), {@code
+     * callingPackage} null for the system; {@code conn} is the system server's on the caller's behalf.
+     */
+    public boolean bindServiceAs(String callingPackage, Intent intent, ServiceConnection conn, int flags) {
+        return bind(callingPackage, intent, conn, flags);
+    }
+
+    private boolean bind(String calling, Intent intent, ServiceConnection conn, int flags) {
         ComponentName cn = resolve(intent);
         if (cn == null) {
             CellLog.w(TAG, "Unable to bind service " + intent + ": not found");
             return false;
         }
-        enforcePermission("bind to", cn, intent);
+        enforcePermission("bind to", cn, intent, calling);
+        enforceExported("bind to", cn, intent, calling);
         Intent copy = new Intent(intent);
         String callerPkg = Apps.packageOf(conn);
         synchronized (bindings) {
             bindings.put(conn, cn);
+        }
+        InstalledApp remote = inOwnProcess(cn);
+        if (remote != null) {
+            bindRemote(remote, cn, copy, conn, callerPkg);
+            return true;
         }
         main.post(() -> {
             ServiceRecord rec = services.get(cn);
@@ -266,27 +329,68 @@ public final class ActiveServices {
                 return;
             }
             rec.bindCount++;
-            try {
-                conn.onServiceConnected(cn, rec.binder);
-            } catch (Throwable t) {
-                InstalledApp app = packages.get(callerPkg);
-                if (app != null) {
-                    crashes.crash(app, "ServiceConnection.onServiceConnected", t);
-                } else {
-                    CellLog.e(TAG, "onServiceConnected threw", t);
-                }
-            }
+            connected(conn, cn, rec.binder, callerPkg);
         });
         return true;
     }
 
+    /**
+     * A binding to a service in its app's process: the process runs onBind and keeps the binder;
+     * the client gets a {@link RemoteBinder} whose transactions run there.
+     */
+    private void bindRemote(InstalledApp remote, ComponentName cn, Intent intent, ServiceConnection conn, String callerPkg) {
+        processes.post(remote, "binding to " + cn.getShortClassName(), "bindService\nservice=" + cn.getClassName() + "\n"
+                + IntentWire.encode(intent)).whenComplete((reply, err) -> {
+                    if (err != null || !reply.startsWith("OK")) {
+                        CellLog.w(TAG, "binding to " + cn.flattenToShortString() + " in its process failed: "
+                                + (err != null ? err.getMessage() : reply));
+                        return;
+                    }
+                    Map<String, String> f = IntentWire.fields(reply.split("\n"), 1);
+                    RemoteBinder b = new RemoteBinder(processes, remote, Long.parseLong(f.get("pid")),
+                            Long.parseLong(f.get("handle")), f.get("descriptor"));
+                    synchronized (bindings) {
+                        if (bindings.get(conn) != cn) { // unbound while the process started
+                            b.died();
+                            processes.post(remote, "unbinding", "unbindService\nservice=" + cn.getClassName());
+                            return;
+                        }
+                        remoteBindings.put(conn, b);
+                    }
+                    main.post(() -> connected(conn, cn, b, callerPkg));
+                });
+    }
+
+    private void connected(ServiceConnection conn, ComponentName cn, IBinder binder, String callerPkg) {
+        try {
+            conn.onServiceConnected(cn, binder);
+        } catch (Throwable t) {
+            InstalledApp app = packages.get(callerPkg);
+            if (app != null) {
+                crashes.crash(app, "ServiceConnection.onServiceConnected", t);
+            } else {
+                CellLog.e(TAG, "onServiceConnected threw", t);
+            }
+        }
+    }
+
     public void unbindService(Context caller, ServiceConnection conn) {
         ComponentName cn;
+        RemoteBinder remoteBinder;
         synchronized (bindings) {
             cn = bindings.remove(conn);
+            remoteBinder = remoteBindings.remove(conn);
         }
         if (cn == null) {
             throw new IllegalArgumentException("Service not registered: " + conn);
+        }
+        if (remoteBinder != null) {
+            remoteBinder.died(); // the client's handle goes with its binding
+            InstalledApp remote = inOwnProcess(cn);
+            if (remote != null) {
+                processes.post(remote, "unbinding", "unbindService\nservice=" + cn.getClassName());
+            }
+            return;
         }
         main.post(() -> {
             ServiceRecord rec = services.get(cn);

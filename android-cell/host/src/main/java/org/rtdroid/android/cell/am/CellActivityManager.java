@@ -107,7 +107,32 @@ public final class CellActivityManager implements AppCrashes {
      * the others stay in the system server's JVM. Before the cell serves.
      */
     public void useAppProcesses(java.util.Set<String> packages, Path binderSocket, Path frameworkDir) {
-        processes = new ProcessList(packages, binderSocket, frameworkDir);
+        ProcessList list = new ProcessList(packages, binderSocket, frameworkDir);
+        processes = list;
+        services.processes = list;
+        broadcasts.useAppProcesses(new org.rtdroid.android.cell.broadcast.AppProcessReceivers() {
+            @Override
+            public boolean hosts(InstalledApp app) {
+                return app != null && !app.system && list.hosts(app.packageName);
+            }
+
+            @Override
+            public void deliver(InstalledApp app, String receiverClass, android.content.Intent intent) {
+                String request;
+                try {
+                    request = "receive\nreceiver=" + receiverClass + "\n" + org.rtdroid.android.cell.os.IntentWire.encode(intent);
+                } catch (IllegalArgumentException e) {
+                    CellLog.w(TAG, "broadcast " + intent.getAction() + " not delivered to " + receiverClass + ": " + e.getMessage());
+                    return;
+                }
+                list.post(app, "broadcast " + intent.getAction(), request).whenComplete((reply, err) -> {
+                    if (err != null || !reply.startsWith("OK")) {
+                        CellLog.w(TAG, "broadcast " + intent.getAction() + " to " + receiverClass + " in its process failed: "
+                                + (err != null ? err.getMessage() : reply));
+                    }
+                });
+            }
+        });
         if (!packages.isEmpty()) {
             CellLog.i(TAG, "apps in processes of their own: " + String.join(", ", packages));
         }

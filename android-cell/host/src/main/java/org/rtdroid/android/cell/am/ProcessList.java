@@ -61,6 +61,7 @@ public final class ProcessList {
     private final Path frameworkDir;
     private final Map<String, ProcessRecord> records = new LinkedHashMap<>();
     private final Map<String, String> published = new java.util.HashMap<>();
+    private final Map<String, java.util.concurrent.ExecutorService> dispatchers = new java.util.HashMap<>();
     private volatile Template spare;
     private boolean shutDown;
 
@@ -100,9 +101,7 @@ public final class ProcessList {
         synchronized (this) {
             r = records.get(app.packageName);
             cold = r == null || r.state == State.DIED || r.app != app;
-            if (cold) {
-                r = start(app, r);
-            }
+            r = ensure(app, "launch");
         }
         ApplicationThread thread = awaitAttach(r);
         String reply;
@@ -124,8 +123,94 @@ public final class ProcessList {
         return activity;
     }
 
+    /**
+     * The app's process, started when it has none ({@code why}: the use that needs it, a launch,
+     * a broadcast, a service), not yet necessarily attached.
+     */
+    private synchronized ProcessRecord ensure(InstalledApp app, String why) throws CellException {
+        ProcessRecord r = records.get(app.packageName);
+        if (r == null || r.state == State.DIED || r.app != app) {
+            r = start(app, r, why);
+        }
+        return r;
+    }
+
+    /**
+     * Calls the app's process (a broadcast to one of its receivers, a start of or binding to one
+     * of its services), starting it first when it has none, as AOSP's ActivityManager does for a
+     * broadcast or a binding: on the app's own dispatch thread, in the order asked, never on the
+     * caller's (a start takes seconds; the main looper and the broadcast queue do not wait).
+     * The future has the process's reply, or fails with why the call could not be made.
+     */
+    public java.util.concurrent.CompletableFuture<String> post(InstalledApp app, String why, String request) {
+        java.util.concurrent.ExecutorService d;
+        synchronized (this) {
+            d = dispatchers.computeIfAbsent(app.packageName, k -> java.util.concurrent.Executors.newSingleThreadExecutor(
+                    task -> {
+                        Thread t = new Thread(task, "proc-dispatch-" + k);
+                        t.setDaemon(true);
+                        return t;
+                    }));
+        }
+        java.util.concurrent.CompletableFuture<String> f = new java.util.concurrent.CompletableFuture<>();
+        try {
+            d.execute(() -> {
+                try {
+                    f.complete(callNow(app, why, request));
+                } catch (Throwable t) {
+                    f.completeExceptionally(t);
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            f.completeExceptionally(new CellException(500, "the system server is stopping"));
+        }
+        return f;
+    }
+
+    /** A call on the caller's thread (not the main looper): the process started and attached first. */
+    public String callNow(InstalledApp app, String why, String request) throws CellException {
+        boolean cold;
+        ProcessRecord r;
+        synchronized (this) {
+            r = records.get(app.packageName);
+            cold = r == null || r.state == State.DIED || r.app != app;
+            r = ensure(app, why);
+        }
+        ApplicationThread thread = awaitAttach(r);
+        try {
+            return thread.call(request);
+        } catch (IOException e) {
+            throw new CellException(500, app.packageName + "'s process (pid " + r.pid + ") went away: " + e.getMessage());
+        } finally {
+            if (cold) {
+                preStart(); // the spare went to this process: the next one loads while this app works
+            }
+        }
+    }
+
+    /**
+     * A call to the app's running process only (a binder transaction: a binder of a process that
+     * died is dead, it does not start a new one).
+     */
+    String callRunning(InstalledApp app, long startedAs, String request) throws IOException {
+        ProcessRecord r;
+        synchronized (this) {
+            r = records.get(app.packageName);
+        }
+        if (r == null || r.state != State.RUNNING || r.app != app || r.pid != startedAs) {
+            throw new IOException(app.packageName + "'s process that held the binder died");
+        }
+        return r.thread.call(request);
+    }
+
+    /** The pid of the app's running process, -1 when it has none. */
+    synchronized long runningPid(InstalledApp app) {
+        ProcessRecord r = records.get(app.packageName);
+        return r != null && r.state == State.RUNNING && r.app == app ? r.pid : -1;
+    }
+
     /** Starts a process for the app (under the list's lock). */
-    private ProcessRecord start(InstalledApp app, ProcessRecord previous) throws CellException {
+    private ProcessRecord start(InstalledApp app, ProcessRecord previous, String why) throws CellException {
         if (Posix.geteuid() != 0) {
             throw new CellException(500, "cannot start " + app.packageName + "'s process: it must run as the app's uid "
                     + app.uid + ", which needs the system server to be root");
@@ -146,7 +231,7 @@ public final class ProcessList {
         r.starts++;
         records.put(app.packageName, r);
         CellLog.i(TAG, "Start proc " + r.pid + ":" + app.packageName + "/u0a" + (app.uid - 10000) + " for "
-                + (r.starts == 1 ? "first use" : "use after: " + r.deathReason)
+                + why + (r.starts == 1 ? "" : " (after: " + r.deathReason + ")")
                 + (preStarted ? " (a pre-started template)" : ""));
         t.record = r;
         try {
@@ -429,6 +514,9 @@ public final class ProcessList {
         }
         if (t != null) {
             t.process.destroyForcibly();
+        }
+        synchronized (this) {
+            dispatchers.values().forEach(java.util.concurrent.ExecutorService::shutdownNow);
         }
         for (ProcessRecord r : records()) {
             kill(r, "the system server stopped");

@@ -2,6 +2,7 @@ package org.rtdroid.android.cell.binder;
 
 import org.rtdroid.android.cell.am.CellActivityManager;
 import org.rtdroid.android.cell.os.CellLog;
+import org.rtdroid.android.cell.os.IntentWire;
 import org.rtdroid.android.cell.os.Posix;
 import org.rtdroid.android.cell.pm.InstalledApp;
 
@@ -117,11 +118,13 @@ public final class BinderServer {
 
     private void serve(int fd) {
         boolean handedOver = false;
+        ClientBindings bindings = null;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = arena.allocate(Linker.Option.captureStateLayout());
             UnixSocket.Peer peer = UnixSocket.peer(fd);
             MemorySegment header = arena.allocate(4);
             MemorySegment body = arena.allocate(MAX_TRANSACTION_BYTES);
+            bindings = new ClientBindings();
             while (running) {
                 if (!readFully(fd, header, state)) {
                     return;
@@ -153,11 +156,14 @@ public final class BinderServer {
                     }
                     continue;
                 }
-                reply(fd, arena, state, transact(peer, request));
+                reply(fd, arena, state, transact(peer, request, bindings));
             }
         } catch (IOException e) {
             // the caller went away
         } finally {
+            if (bindings != null) {
+                bindings.unbindAll(am); // a client's bindings end with its connection (its process)
+            }
             if (!handedOver) {
                 UnixSocket.close(fd);
             }
@@ -245,8 +251,54 @@ public final class BinderServer {
         UnixSocket.writeFully(fd, arena.allocateFrom(ValueLayout.JAVA_BYTE, frame), state);
     }
 
+    /**
+     * The binders a client connection bound ({@code bindService}): its handles name them, and only
+     * that connection may transact on them or unbind them.
+     */
+    private static final class ClientBindings {
+        private final Map<Long, android.content.ServiceConnection> connections = new java.util.HashMap<>();
+        private final Map<Long, android.os.IBinder> binders = new java.util.HashMap<>();
+        private long next = 1;
+
+        synchronized long add(android.content.ServiceConnection c, android.os.IBinder b) {
+            long h = next++;
+            connections.put(h, c);
+            binders.put(h, b);
+            return h;
+        }
+
+        synchronized android.os.IBinder binder(long h) {
+            return binders.get(h);
+        }
+
+        synchronized android.content.ServiceConnection remove(long h) {
+            binders.remove(h);
+            return connections.remove(h);
+        }
+
+        void unbindAll(CellActivityManager am) {
+            java.util.List<android.content.ServiceConnection> all;
+            synchronized (this) {
+                all = new java.util.ArrayList<>(connections.values());
+                connections.clear();
+                binders.clear();
+            }
+            for (android.content.ServiceConnection c : all) {
+                try {
+                    am.services.unbindService(null, c);
+                } catch (RuntimeException ignored) {
+                    // already gone
+                }
+            }
+        }
+    }
+
     /** One transaction from the process the kernel names; the reply's text. */
     String transact(UnixSocket.Peer peer, String request) {
+        return transact(peer, request, new ClientBindings());
+    }
+
+    String transact(UnixSocket.Peer peer, String request, ClientBindings bindings) {
         String[] lines = request.split("\n");
         String method = lines[0].trim();
         Map<String, String> args = new LinkedHashMap<>();
@@ -277,8 +329,17 @@ public final class BinderServer {
                 return broadcast(peer, pkg, args);
             case "send":
                 return send(peer, pkg, args);
+            case "startService":
+                return startService(peer, pkg, args);
+            case "bindService":
+                return bindService(peer, pkg, args, bindings);
+            case "transact":
+                return transactOn(peer, args, bindings);
+            case "unbindService":
+                return unbindService(peer, args, bindings);
             default:
-                return refuse(forged, peer, "no method '" + method + "' (whoami, broadcast, send)");
+                return refuse(forged, peer, "no method '" + method
+                        + "' (whoami, broadcast, send, startService, bindService, transact, unbindService)");
         }
     }
 
@@ -287,36 +348,145 @@ public final class BinderServer {
         if (action == null || action.isEmpty() || action.length() > 255) {
             return refuse(forged, peer, "broadcast needs action=NAME (1..255 characters)");
         }
-        Intent intent = new Intent(action);
+        Map<String, String> fields = new LinkedHashMap<>(args);
+        String p = fields.remove("priority");
         int priority = 0;
-        for (Map.Entry<String, String> e : args.entrySet()) {
-            String k = e.getKey();
-            if (k.equals("action")) {
-                continue;
-            } else if (k.equals("package")) {
-                intent.setPackage(e.getValue());
-            } else if (k.equals("priority")) {
-                try {
-                    priority = Integer.parseInt(e.getValue());
-                } catch (NumberFormatException x) {
-                    priority = -1;
-                }
-                if (priority < 0 || priority > 99) {
-                    return refuse(forged, peer, "priority '" + e.getValue() + "' is not 0..99");
-                }
-                intent.putExtra(ProxyContract.EXTRA_SENDER_PRIORITY, priority);
-            } else if (k.startsWith("extra.") && k.length() > 6) {
-                intent.putExtra(k.substring(6), e.getValue());
-            } else {
-                return refuse(forged, peer, "broadcast takes no field '" + k + "'");
+        if (p != null) {
+            try {
+                priority = Integer.parseInt(p);
+            } catch (NumberFormatException x) {
+                priority = -1;
             }
+            if (priority < 0 || priority > 99) {
+                return refuse(forged, peer, "priority '" + p + "' is not 0..99");
+            }
+        }
+        Intent intent;
+        try {
+            intent = IntentWire.decode(fields);
+        } catch (IllegalArgumentException e) {
+            return refuse(forged, peer, "broadcast " + e.getMessage());
+        }
+        if (p != null) {
+            intent.putExtra(ProxyContract.EXTRA_SENDER_PRIORITY, priority);
+        }
+        priority = intent.getIntExtra(ProxyContract.EXTRA_SENDER_PRIORITY, 0);
+        if (priority < 0 || priority > 99) {
+            return refuse(forged, peer, "priority '" + priority + "' is not 0..99");
         }
         try {
             am.broadcasts.sendBroadcastAs("android".equals(pkg) ? null : pkg, intent);
         } catch (SecurityException e) {
             return refuse(denied, peer, e.getMessage());
         }
-        return "OK\nqueued=" + action + "\npriority=" + priority;
+        return "OK\nqueued=" + intent.getAction() + "\npriority=" + priority;
+    }
+
+    /** A start of a service as the app the kernel's uid names (an app process's startService). */
+    private String startService(UnixSocket.Peer peer, String pkg, Map<String, String> args) {
+        Intent intent;
+        try {
+            intent = IntentWire.decode(args);
+        } catch (IllegalArgumentException e) {
+            return refuse(forged, peer, "startService " + e.getMessage());
+        }
+        android.content.ComponentName cn;
+        try {
+            cn = am.services.startServiceAs("android".equals(pkg) ? null : pkg, intent);
+        } catch (SecurityException e) {
+            return refuse(denied, peer, e.getMessage());
+        } catch (IllegalArgumentException e) {
+            return refuse(forged, peer, e.getMessage());
+        }
+        return cn == null ? "ERR Unable to start service " + intent + ": not found" : "OK\ncomponent=" + cn.flattenToString();
+    }
+
+    static final long BIND_TIMEOUT_SECONDS = 120; // the service's process may have to start first
+
+    /**
+     * A binding as the app the kernel's uid names: the service's permission and export are
+     * checked against that app; the caller gets a handle on the binder, never the object (its
+     * transactions run where the service runs).
+     */
+    private String bindService(UnixSocket.Peer peer, String pkg, Map<String, String> args, ClientBindings mine) {
+        Intent intent;
+        try {
+            intent = IntentWire.decode(args);
+        } catch (IllegalArgumentException e) {
+            return refuse(forged, peer, "bindService " + e.getMessage());
+        }
+        java.util.concurrent.CompletableFuture<Object[]> connected = new java.util.concurrent.CompletableFuture<>();
+        android.content.ServiceConnection conn = new android.content.ServiceConnection() {
+            @Override
+            public void onServiceConnected(android.content.ComponentName name, android.os.IBinder service) {
+                connected.complete(new Object[] {name, service});
+            }
+
+            @Override
+            public void onServiceDisconnected(android.content.ComponentName name) {
+            }
+        };
+        try {
+            if (!am.services.bindServiceAs("android".equals(pkg) ? null : pkg, intent, conn,
+                    android.content.Context.BIND_AUTO_CREATE)) {
+                return "ERR Unable to bind service " + intent + ": not found";
+            }
+        } catch (SecurityException e) {
+            return refuse(denied, peer, e.getMessage());
+        } catch (IllegalArgumentException e) {
+            return refuse(forged, peer, e.getMessage());
+        }
+        Object[] r;
+        try {
+            r = connected.get(BIND_TIMEOUT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (Exception e) {
+            am.services.unbindService(null, conn);
+            return "ERR " + intent + " did not connect within " + BIND_TIMEOUT_SECONDS + " s";
+        }
+        android.os.IBinder binder = (android.os.IBinder) r[1];
+        if (binder == null) {
+            am.services.unbindService(null, conn);
+            return "ERR " + intent + ": the service returned no binder";
+        }
+        String descriptor = null;
+        try {
+            descriptor = binder.getInterfaceDescriptor();
+        } catch (android.os.RemoteException | RuntimeException ignored) {
+            // a binder without a descriptor
+        }
+        long h = mine.add(conn, binder);
+        return "OK\nhandle=" + h + "\ncomponent=" + ((android.content.ComponentName) r[0]).flattenToString()
+                + "\ndescriptor=" + (descriptor == null ? "" : descriptor);
+    }
+
+    private static long handleOf(Map<String, String> args) {
+        try {
+            return Long.parseLong(args.getOrDefault("handle", ""));
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /** A transaction on a binder this connection bound: it runs where the service runs. */
+    private String transactOn(UnixSocket.Peer peer, Map<String, String> args, ClientBindings mine) {
+        android.os.IBinder binder = mine.binder(handleOf(args));
+        if (binder == null) {
+            return refuse(forged, peer, "no binder " + args.get("handle") + " bound by this connection");
+        }
+        if (!args.getOrDefault("code", "").matches("-?[0-9]{1,10}") || !args.getOrDefault("data", "").matches("([0-9a-fA-F]{2})*")
+                || !args.getOrDefault("flags", "0").matches("[0-9]{1,10}")) {
+            return refuse(forged, peer, "transact needs handle=H code=N data=HEX [flags=F]");
+        }
+        return org.rtdroid.android.cell.os.ProxyBinder.serve(binder, args);
+    }
+
+    private String unbindService(UnixSocket.Peer peer, Map<String, String> args, ClientBindings mine) {
+        android.content.ServiceConnection c = mine.remove(handleOf(args));
+        if (c == null) {
+            return refuse(forged, peer, "no binder " + args.get("handle") + " bound by this connection");
+        }
+        am.services.unbindService(null, c);
+        return "OK";
     }
 
     /**

@@ -137,6 +137,7 @@ public final class BroadcastQueue {
     private volatile boolean running;
     /** The main looper's kernel thread id, recorded at its first delivery (0 before). */
     private volatile int looperTid;
+    private volatile AppProcessReceivers appProcesses;
     /** The real-time lane's delivery thread's kernel thread id (0 before it runs). */
     private volatile int realtimeDeliveryTid;
     /** Whether the real-time path runs at SCHED_FIFO: -1 not started, 0 yes, else the errno that refused it. */
@@ -181,6 +182,11 @@ public final class BroadcastQueue {
             deliveryLoop(rt, normal);
         });
         normal.start(Thread.NORM_PRIORITY, () -> deliveryLoop(normal, rt));
+    }
+
+    /** The app processes that run their apps' manifest receivers (none: every receiver runs here). */
+    public void useAppProcesses(AppProcessReceivers processes) {
+        this.appProcesses = processes;
     }
 
     public void stop() {
@@ -605,6 +611,11 @@ public final class BroadcastQueue {
                 continue; // crashed while this broadcast was going round
             }
             BroadcastReceiver receiver = t.runtime();
+            AppProcessReceivers remote = appProcesses;
+            if (receiver == null && remote != null && remote.hosts(t.app())) {
+                remote.deliver(t.app(), t.manifestClass(), intent); // a copy of the Intent, in the app's process
+                continue;
+            }
             try {
                 if (receiver == null) {
                     // A manifest receiver is instantiated for each broadcast, as on a device.

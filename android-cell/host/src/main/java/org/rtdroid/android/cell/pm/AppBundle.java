@@ -39,8 +39,12 @@ public final class AppBundle {
     static final Pattern CHANNEL =
             Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0," + (ProxyContract.MAX_CHANNEL_BYTES - 1) + "}");
 
-    /** A component declared in the manifest. */
-    public record Component(String kind, String className, List<Filter> filters) {
+    /**
+     * A component declared in the manifest. {@code exported}: whether other apps may reach it,
+     * its {@code android:exported}, by default whether it declares an intent filter (AOSP's rule
+     * before API 31, where the attribute became mandatory for components with filters).
+     */
+    public record Component(String kind, String className, List<Filter> filters, boolean exported) {
         // kind: activity, service, receiver
 
         public boolean isLauncher() {
@@ -297,7 +301,12 @@ public final class AppBundle {
             }
             filters.add(f);
         }
-        return new Component(kind, cls, filters);
+        String exported = e.getAttributeNS(ANDROID_NS, "exported");
+        if (!exported.isEmpty() && !exported.equals("true") && !exported.equals("false")) {
+            throw new BadBundleException(MANIFEST + ": android:exported=\"" + exported + "\" of " + cls
+                    + " is not true or false");
+        }
+        return new Component(kind, cls, filters, exported.isEmpty() ? !filters.isEmpty() : exported.equals("true"));
     }
 
     private static void checkClasses(Path classes, List<Component>... lists) throws BadBundleException {

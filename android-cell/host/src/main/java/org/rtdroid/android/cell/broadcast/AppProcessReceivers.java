@@ -1,0 +1,17 @@
+package org.rtdroid.android.cell.broadcast;
+
+import org.rtdroid.android.cell.pm.InstalledApp;
+
+import android.content.Intent;
+
+/**
+ * Where the manifest receivers of an app that runs in a process of its own are run: in that
+ * process (the ActivityManager's process list), started first when it has none.
+ */
+public interface AppProcessReceivers {
+    /** Whether the app's receivers run in a process of its own. */
+    boolean hosts(InstalledApp app);
+
+    /** Hands the broadcast to the receiver in the app's process; does not wait for it. */
+    void deliver(InstalledApp app, String receiverClass, Intent intent);
+}
