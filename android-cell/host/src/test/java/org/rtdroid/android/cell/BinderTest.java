@@ -33,16 +33,19 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class BinderTest {
     static final String UI = "org.rtdroid.cochlear.ui";
-    static final String VICTIM = "org.rtdroid.victim";
     static final String HOSTILE = "org.rtdroid.hostile";
+    static final String CELLTEST = "org.rtdroid.celltest";
     static final String TESTAPP = "org.rtdroid.android.cell.testapp.";
-    /** An app with a receiver, a started service, an exported bound service and one not exported. */
-    static final String VICTIM_MANIFEST = """
+    /**
+     * The hostile app (HostileActivity, signed by a key of its own), which also carries a
+     * receiver, a started service, an exported bound service and one not exported.
+     */
+    static final String HOSTILE_MANIFEST = """
             <?xml version="1.0" encoding="utf-8"?>
             <manifest xmlns:android="http://schemas.android.com/apk/res/android"
-                package="org.rtdroid.victim" android:versionCode="1" android:versionName="test">
-              <application android:label="Victim">
-                <activity android:name="org.rtdroid.android.cell.testapp.TestActivity" android:exported="true">
+                package="org.rtdroid.hostile" android:versionCode="1" android:versionName="test">
+              <application android:label="Hostile">
+                <activity android:name="org.rtdroid.android.cell.testapp.HostileActivity" android:exported="true">
                   <intent-filter>
                     <action android:name="android.intent.action.MAIN" />
                     <category android:name="android.intent.category.LAUNCHER" />
@@ -63,21 +66,7 @@ class BinderTest {
               </application>
             </manifest>
             """;
-    /** The hostile app (HostileActivity), signed by a key of its own. */
-    static final String HOSTILE_MANIFEST = """
-            <?xml version="1.0" encoding="utf-8"?>
-            <manifest xmlns:android="http://schemas.android.com/apk/res/android"
-                package="org.rtdroid.hostile" android:versionCode="1" android:versionName="test">
-              <application android:label="Hostile">
-                <activity android:name="org.rtdroid.android.cell.testapp.HostileActivity" android:exported="true">
-                  <intent-filter>
-                    <action android:name="android.intent.action.MAIN" />
-                    <category android:name="android.intent.category.LAUNCHER" />
-                  </intent-filter>
-                </activity>
-              </application>
-            </manifest>
-            """;
+
     /** A transaction client: argv[1] the socket, then one request per argument ("\n" between lines). */
     static final String CLIENT = String.join("\n",
             "import os, socket, struct, sys",
@@ -104,7 +93,7 @@ class BinderTest {
         tmp = Files.createTempDirectory("binder-test");
         region = Paths.get("/dev/shm/android-cell-binder-test-" + ProcessHandle.current().pid());
         TestRtPeer.format(region);
-        cell = CellProcess.start(region, "--app-process", UI, "--app-process", VICTIM, "--app-process", HOSTILE);
+        cell = CellProcess.start(region, "--app-process", UI, "--app-process", HOSTILE);
         for (String line : cell.stdout) {
             Matcher m = Pattern.compile("system server IPC on (\\S+)").matcher(line);
             if (m.find()) {
@@ -344,57 +333,67 @@ class BinderTest {
         return m.find() ? Long.parseLong(m.group(1)) : -1;
     }
 
-    int victimUid;
+    int hostileUid;
 
     @Test
     @Order(30)
-    void aBroadcastStartsTheAppsProcessAndItsReceiverAndServiceRunThere() throws Exception {
-        victimUid = install(Bundles.apk(Bundles.testApp(Files.createDirectories(tmp.resolve("victim")), VICTIM_MANIFEST)),
-                VICTIM);
-        assertEquals(-1, processPid(VICTIM), "no process before its first use");
-        // a broadcast from the UI's uid (the kernel names it) to the victim's manifest receiver
-        String out = call(appUid, "broadcast\naction=org.rtdroid.test.ECHO\npackage=" + VICTIM
-                + "\nint.n=7\nextra.note=by%20value\nextra.app=" + VICTIM);
+    void aBroadcastOrABindingStartsTheAppsProcessAndItsComponentsRunThere() throws Exception {
+        hostileUid = install(Bundles.apk(Bundles.testApp(Files.createDirectories(tmp.resolve("hostile")), HOSTILE_MANIFEST),
+                Bundles.otherKeystore(tmp)), HOSTILE);
+        assertEquals(-1, processPid(HOSTILE), "no process before its first use");
+        // a broadcast from the UI's uid (the kernel names it) to the app's manifest receiver
+        String out = call(appUid, "broadcast\naction=org.rtdroid.test.ECHO\npackage=" + HOSTILE
+                + "\nint.n=7\nextra.note=by%20value\nextra.app=" + HOSTILE);
         assertTrue(out.contains("OK queued=org.rtdroid.test.ECHO"), out);
-        String started = awaitLog("Start proc ", ":" + VICTIM + "/", "for broadcast org.rtdroid.test.ECHO");
+        String started = awaitLog("Start proc ", ":" + HOSTILE + "/", "for broadcast org.rtdroid.test.ECHO");
         String received = awaitLog("EchoReceiver", "org.rtdroid.test.ECHO in pid ", " n=7 note=by value");
         // the receiver's startService went out over the IPC and came back to the app's process
         String work = awaitLog("WorkService", "start 1 in pid ", " n=7");
-        long pid = processPid(VICTIM);
-        assertTrue(pid > 0 && pid != cell.process.pid(), "the victim runs in a process of its own: " + pid);
-        assertTrue(received.contains("in pid " + pid + " as uid " + victimUid), received + " (pid " + pid + ")");
-        assertTrue(work.contains("in pid " + pid + " as uid " + victimUid), work);
+        long pid = processPid(HOSTILE);
+        assertTrue(pid > 0 && pid != cell.process.pid(), "the app runs in a process of its own: " + pid);
+        assertTrue(received.contains("in pid " + pid + " as uid " + hostileUid), received + " (pid " + pid + ")");
+        assertTrue(work.contains("in pid " + pid + " as uid " + hostileUid), work);
         assertTrue(started.contains("Start proc " + pid + ":"), started);
+        // a binding from the UI's uid: a handle whose transactions run in the app's process (the
+        // binder's own INTERFACE_TRANSACTION answers its descriptor); one not exported is refused
+        out = call(appUid, "bindService\ncomponent=" + HOSTILE + "/" + TESTAPP + "EchoBinderService",
+                "transact\nhandle=1\ncode=1598968902\ndata=", "transact\nhandle=2\ncode=1\ndata=",
+                "bindService\ncomponent=" + HOSTILE + "/" + TESTAPP + "TestService", "unbindService\nhandle=1");
+        assertTrue(out.contains("OK handle=1 component=" + HOSTILE + "/" + TESTAPP + "EchoBinderService descriptor=org.rtdroid.test.IEcho"), out);
+        assertTrue(out.contains("OK result=true reply="), out);
+        assertTrue(out.contains("ERR no binder 2 bound by this connection"), out);
+        assertTrue(out.contains("ERR Not allowed to bind to service") && out.contains("from " + UI + ": " + HOSTILE + "/"
+                + TESTAPP + "TestService is not exported from uid " + hostileUid), out);
+        assertTrue(awaitLog("EchoBinderService", "onBind in pid ").contains("in pid " + pid + " as uid " + hostileUid));
     }
 
     @Test
     @Order(31)
     void aHostileAppIsRefusedByTheKernelAndTheSystemServer() throws Exception {
-        int hostileUid = install(Bundles.apk(Bundles.testApp(Files.createDirectories(tmp.resolve("hostile")),
-                HOSTILE_MANIFEST), Bundles.otherKeystore(tmp)), HOSTILE);
-        long victimPid = processPid(VICTIM);
-        assertTrue(victimPid > 0, "the victim's process runs (the test before started it)");
+        long uiPid = processPid(UI);
+        assertTrue(uiPid > 0, "the UI's process runs (the tests before started it)");
+        long hostilePid = processPid(HOSTILE);
         CellProcess.Reply r = cell.post("/apps/" + HOSTILE + "/launch", "{}");
         assertEquals(200, r.status(), r.body());
-        long hostilePid = processPid(HOSTILE);
+        assertEquals(hostilePid, processPid(HOSTILE), "the launch went to the process the broadcast started");
         // the kernel: another uid's data directory (0700) and process memory (ptrace access mode)
         String data = awaitLog("/Hostile(", "REFUSED data: AccessDeniedException");
-        assertTrue(data.contains(VICTIM), data);
+        assertTrue(data.contains(dataDir.toString()), data);
         String memory = awaitLog("/Hostile(", "REFUSED memory: /proc/");
-        assertTrue(memory.contains("/proc/" + victimPid + "/mem"), memory + " (the victim is pid " + victimPid + ")");
+        assertTrue(memory.contains("/proc/" + uiPid + "/mem"), memory + " (the UI is pid " + uiPid + ")");
         // the system server: a sender that names itself, a binding to a service not exported
         awaitLog("/Hostile(", "REFUSED broadcast-as-other: ERR field 'callingPackage' refused: who calls is the kernel's to say"
                 + " (uid " + hostileUid);
         awaitLog("W/Binder(android): refused a transaction from uid " + hostileUid + " pid " + hostilePid
                 + ": field 'callingPackage' refused");
         awaitLog("/Hostile(", "REFUSED bind-not-exported: SecurityException Not allowed to bind to service",
-                "from " + HOSTILE + ": " + VICTIM + "/" + TESTAPP + "TestService is not exported from uid " + victimUid);
-        awaitLog("W/Binder(android): refused a transaction from uid " + hostileUid, "is not exported from uid " + victimUid);
-        // what it may do: bind the exported service, through a proxy whose calls run in the victim's process
+                "from " + HOSTILE + ": " + CELLTEST + "/" + TESTAPP + "TestService is not exported from uid ");
+        awaitLog("W/Binder(android): refused a transaction from uid " + hostileUid, "TestService is not exported");
+        // what it may do: bind the exported service, through a proxy (the object stays where it runs)
         String bound = awaitLog("/Hostile(", "bound " + TESTAPP + "EchoBinderService through BinderProxy{handle=");
-        assertTrue(bound.contains("(the service's object: false), in pid " + hostilePid + ": echo hi from pid " + victimPid
-                + " uid " + victimUid), bound);
-        assertTrue(cell.stdout.stream().noneMatch(l -> l.contains("/Hostile(") && l.contains("ALLOWED ") || l.contains("NOT TRIED")),
-                String.join("\n", cell.stdout));
+        assertTrue(bound.contains("(the service's object: false), in pid " + hostilePid + ": echo hi from pid "
+                + cell.process.pid()), bound);
+        assertTrue(cell.stdout.stream().noneMatch(l -> l.contains("/Hostile(") && l.contains("ALLOWED ")
+                || l.contains("NOT TRIED")), String.join("\n", cell.stdout));
     }
 }

@@ -131,6 +131,7 @@ final class Bundles {
                   </intent-filter>
                 </activity>
                 <service android:name="org.rtdroid.android.cell.testapp.TestService" />
+                <service android:name="org.rtdroid.android.cell.testapp.EchoBinderService" android:exported="true" />
                 <receiver android:name="org.rtdroid.android.cell.testapp.BoomReceiver" android:exported="true">
                   <intent-filter>
                     <action android:name="org.rtdroid.test.BOOM" />

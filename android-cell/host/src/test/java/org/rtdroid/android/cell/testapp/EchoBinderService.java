@@ -16,11 +16,12 @@ public class EchoBinderService extends Service {
 
     @Override
     public IBinder onBind(Intent intent) {
+        android.util.Log.i("EchoBinderService", "onBind in pid " + ProcessHandle.current().pid() + " as uid " + Ids.uid());
         Binder b = new Binder() {
             @Override
-            protected boolean onTransact(int code, Parcel data, Parcel reply, int flags) {
+            protected boolean onTransact(int code, Parcel data, Parcel reply, int flags) throws android.os.RemoteException {
                 if (code != ECHO) {
-                    return false;
+                    return super.onTransact(code, data, reply, flags); // INTERFACE_TRANSACTION: the descriptor
                 }
                 data.enforceInterface(DESCRIPTOR);
                 String s = data.readString();

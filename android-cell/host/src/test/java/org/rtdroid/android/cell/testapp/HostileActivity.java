@@ -26,11 +26,15 @@ import java.nio.file.Paths;
  * data directory, read another app's process memory, send a broadcast naming another app as its
  * sender (on the system server's socket, as raw bytes), bind another app's service that is not
  * exported. It also binds that app's exported service, which it may, and shows it holds a proxy.
+ * It carries a receiver and services too ({@link EchoReceiver}, {@link WorkService},
+ * {@link EchoBinderService}): the tests start its process with a broadcast.
  */
 public class HostileActivity extends Activity {
     static final String TAG = "Hostile";
-    /** The app it attacks (the tests install it beside this one). */
-    static final String VICTIM = "org.rtdroid.victim";
+    /** The app whose files and process it attacks (the ConfigurationUI, in its own process in the tests). */
+    static final String VICTIM = "org.rtdroid.cochlear.ui";
+    /** The app whose services it binds (the test app, with a service not exported and one exported). */
+    static final String SERVICES = "org.rtdroid.celltest";
 
     @Override
     protected void onCreate(Bundle saved) {
@@ -138,7 +142,7 @@ public class HostileActivity extends Activity {
             }
         };
         try {
-            boolean bound = bindService(new Intent().setClassName(VICTIM, TestService.class.getName()), conn,
+            boolean bound = bindService(new Intent().setClassName(SERVICES, TestService.class.getName()), conn,
                     Context.BIND_AUTO_CREATE);
             if (!bound) {
                 outcome(true, "bind-not-exported", "bindService returned false");
@@ -149,7 +153,7 @@ public class HostileActivity extends Activity {
     }
 
     private void bindExported() {
-        bindService(new Intent().setClassName(VICTIM, EchoBinderService.class.getName()), new ServiceConnection() {
+        bindService(new Intent().setClassName(SERVICES, EchoBinderService.class.getName()), new ServiceConnection() {
             @Override
             public void onServiceConnected(ComponentName name, IBinder service) {
                 Parcel data = Parcel.obtain();
