@@ -80,6 +80,8 @@ class BinderTest {
             "    print(s.recv(n, socket.MSG_WAITALL).decode().replace('\\n', ' '))");
 
     Path tmp;
+    /** The UI's, the stranger's (another key) and the hostile app's APKs. */
+    java.util.concurrent.CompletableFuture<List<Path>> apks;
     Path region;
     CellProcess cell;
     String socket;
@@ -93,7 +95,18 @@ class BinderTest {
         tmp = Files.createTempDirectory("binder-test");
         region = Paths.get("/dev/shm/android-cell-binder-test-" + ProcessHandle.current().pid());
         TestRtPeer.format(region);
-        cell = CellProcess.start(region, "--app-process", UI, "--app-process", HOSTILE);
+        // the APKs are signed (apksigner, keytool: JVMs of their own) while the cell starts
+        apks = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                Path other = Bundles.otherKeystore(tmp);
+                return List.of(Bundles.apk(Bundles.configurationUi(Files.createDirectories(tmp.resolve("ui")))),
+                        Bundles.apk(Bundles.testApp(Files.createDirectories(tmp.resolve("stranger"))), other),
+                        Bundles.apk(Bundles.testApp(Files.createDirectories(tmp.resolve("hostile")), HOSTILE_MANIFEST), other));
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot make the test's APKs: " + e, e);
+            }
+        });
+        cell = CellProcess.start(region, "--app-process", HOSTILE);
         for (String line : cell.stdout) {
             Matcher m = Pattern.compile("system server IPC on (\\S+)").matcher(line);
             if (m.find()) {
@@ -101,7 +114,7 @@ class BinderTest {
             }
         }
         assertTrue(socket != null, "the cell names its IPC socket: " + cell.stdout);
-        Path apk = Bundles.apk(Bundles.configurationUi(Files.createDirectories(tmp.resolve("ui"))));
+        Path apk = apks.get().get(0);
         assertEquals(200, cell.post("/apps/install", "{\"apk\":\"" + apk + "\"}").status());
         String app = cell.get("/apps/" + UI).body();
         Matcher uid = Pattern.compile("\"uid\":(\\d+)").matcher(app);
@@ -227,8 +240,7 @@ class BinderTest {
     @Test
     @Order(8)
     void anAppWithoutTheProxysPermissionIsRefusedByUid() throws Exception {
-        Path other = Bundles.apk(Bundles.testApp(Files.createDirectories(tmp.resolve("stranger"))),
-                Bundles.otherKeystore(tmp));
+        Path other = apks.get().get(1);
         assertEquals(200, cell.post("/apps/install", "{\"apk\":\"" + other + "\"}").status());
         Matcher uid = Pattern.compile("\"uid\":(\\d+)").matcher(cell.get("/apps/org.rtdroid.celltest").body());
         assertTrue(uid.find());
@@ -240,9 +252,9 @@ class BinderTest {
                 + "permission org.rtdroid.permission.CROSS_CONTEXT"), out);
     }
 
-    /** The app's process as the control interface shows it: pid, state, starts, last death. */
+    /** The hostile app's process as the control interface shows it: pid, state, starts, last death. */
     Matcher process() throws Exception {
-        String app = cell.get("/apps/" + UI).body();
+        String app = cell.get("/apps/" + HOSTILE).body();
         Matcher m = Pattern.compile("\"process\":\\{\"pid\":(\\d+),\"state\":\"(\\w+)\",\"starts\":(\\d+),"
                 + "\"lastLaunchMillis\":-?\\d+,\"lastDeath\":(null|\"[^\"]*\")").matcher(app);
         assertTrue(m.find(), app);
@@ -256,55 +268,6 @@ class BinderTest {
             }
         }
         return null;
-    }
-
-    @Test
-    @Order(20)
-    void anAppRunsInAProcessOfItsOwnUnderItsUid() throws Exception {
-        CellProcess.Reply r = cell.post("/apps/" + UI + "/launch", "{}");
-        assertEquals(200, r.status(), r.body());
-        assertTrue(r.body().contains("ConfigurationActivity"), r.body());
-        Matcher m = process();
-        long pid = Long.parseLong(m.group(1));
-        assertEquals("RUNNING", m.group(2));
-        assertEquals("1", m.group(3));
-        assertTrue(pid != cell.process.pid(), "its own process, not the system server's");
-        String u = appUid + " " + appUid + " " + appUid + " " + appUid;
-        assertEquals(u, statusLine(pid, "Uid"), "real, effective, saved and file-system uid of pid " + pid);
-        assertEquals(u, statusLine(pid, "Gid"));
-        assertEquals("", statusLine(pid, "Groups"));
-        // a second launch goes to the same process
-        assertEquals(200, cell.post("/apps/" + UI + "/launch", "{}").status());
-        assertEquals(Long.toString(pid), process().group(1));
-    }
-
-    @Test
-    @Order(21)
-    void anAttachFromAProcessTheSystemServerDidNotStartIsRefused() throws Exception {
-        String out = call(appUid, "attachApplication");
-        assertTrue(out.contains("ERR pid "), out);
-        assertTrue(out.contains("is not a process the system server started for " + UI), out);
-    }
-
-    @Test
-    @Order(22)
-    void aKilledProcessIsShownWithItsReasonAndStartedAgainOnNextUse() throws Exception {
-        long pid = Long.parseLong(process().group(1));
-        assertTrue(ProcessHandle.of(pid).orElseThrow().destroyForcibly());
-        Matcher m = process();
-        for (int i = 0; i < 200 && !m.group(2).equals("DIED"); i++) {
-            Thread.sleep(50);
-            m = process();
-        }
-        assertEquals("DIED", m.group(2));
-        assertEquals("\"killed by signal 9 (SIGKILL)\"", m.group(4));
-        assertEquals(200, cell.post("/apps/" + UI + "/launch", "{}").status());
-        m = process();
-        assertEquals("RUNNING", m.group(2));
-        assertEquals("2", m.group(3));
-        assertTrue(Long.parseLong(m.group(1)) != pid, "a new process");
-        assertEquals("\"killed by signal 9 (SIGKILL)\"", m.group(4), "the last death's reason stays shown");
-        assertEquals(appUid + " " + appUid + " " + appUid + " " + appUid, statusLine(Long.parseLong(m.group(1)), "Uid"));
     }
 
     /** Installs an app; its uid. */
@@ -336,64 +299,114 @@ class BinderTest {
     int hostileUid;
 
     @Test
-    @Order(30)
-    void aBroadcastOrABindingStartsTheAppsProcessAndItsComponentsRunThere() throws Exception {
-        hostileUid = install(Bundles.apk(Bundles.testApp(Files.createDirectories(tmp.resolve("hostile")), HOSTILE_MANIFEST),
-                Bundles.otherKeystore(tmp)), HOSTILE);
+    @Order(20)
+    void aBroadcastStartsTheAppsProcessUnderItsUidAndItsReceiverAndServiceRunThere() throws Exception {
+        hostileUid = install(apks.get().get(2), HOSTILE);
         assertEquals(-1, processPid(HOSTILE), "no process before its first use");
         // a broadcast from the UI's uid (the kernel names it) to the app's manifest receiver
-        String out = call(appUid, "broadcast\naction=org.rtdroid.test.ECHO\npackage=" + HOSTILE
-                + "\nint.n=7\nextra.note=by%20value\nextra.app=" + HOSTILE);
+        String out = call(appUid, "broadcast\\naction=org.rtdroid.test.ECHO\\npackage=" + HOSTILE
+                + "\\nint.n=7\\nextra.note=by%20value\\nextra.app=" + HOSTILE);
         assertTrue(out.contains("OK queued=org.rtdroid.test.ECHO"), out);
         String started = awaitLog("Start proc ", ":" + HOSTILE + "/", "for broadcast org.rtdroid.test.ECHO");
         String received = awaitLog("EchoReceiver", "org.rtdroid.test.ECHO in pid ", " n=7 note=by value");
         // the receiver's startService went out over the IPC and came back to the app's process
         String work = awaitLog("WorkService", "start 1 in pid ", " n=7");
-        long pid = processPid(HOSTILE);
-        assertTrue(pid > 0 && pid != cell.process.pid(), "the app runs in a process of its own: " + pid);
+        Matcher m = process();
+        long pid = Long.parseLong(m.group(1));
+        assertEquals("RUNNING", m.group(2));
+        assertEquals("1", m.group(3));
+        assertTrue(pid != cell.process.pid(), "its own process, not the system server's");
+        assertTrue(started.contains("Start proc " + pid + ":"), started);
         assertTrue(received.contains("in pid " + pid + " as uid " + hostileUid), received + " (pid " + pid + ")");
         assertTrue(work.contains("in pid " + pid + " as uid " + hostileUid), work);
-        assertTrue(started.contains("Start proc " + pid + ":"), started);
-        // a binding from the UI's uid: a handle whose transactions run in the app's process (the
-        // binder's own INTERFACE_TRANSACTION answers its descriptor); one not exported is refused
-        out = call(appUid, "bindService\ncomponent=" + HOSTILE + "/" + TESTAPP + "EchoBinderService",
-                "transact\nhandle=1\ncode=1598968902\ndata=", "transact\nhandle=2\ncode=1\ndata=",
-                "bindService\ncomponent=" + HOSTILE + "/" + TESTAPP + "TestService", "unbindService\nhandle=1");
+        String u = hostileUid + " " + hostileUid + " " + hostileUid + " " + hostileUid;
+        assertEquals(u, statusLine(pid, "Uid"), "real, effective, saved and file-system uid of pid " + pid);
+        assertEquals(u, statusLine(pid, "Gid"));
+        assertEquals("", statusLine(pid, "Groups"));
+    }
+
+    @Test
+    @Order(21)
+    void aBindingGetsAHandleWhoseTransactionsRunInTheAppsProcess() throws Exception {
+        long pid = processPid(HOSTILE);
+        // from the UI's uid: a handle (the binder's own INTERFACE_TRANSACTION answers its
+        // descriptor there); another handle is refused, and so is a service not exported
+        String out = call(appUid, "bindService\\ncomponent=" + HOSTILE + "/" + TESTAPP + "EchoBinderService",
+                "transact\\nhandle=1\\ncode=1598968902\\ndata=", "transact\\nhandle=2\\ncode=1\\ndata=",
+                "bindService\\ncomponent=" + HOSTILE + "/" + TESTAPP + "TestService", "unbindService\\nhandle=1");
         assertTrue(out.contains("OK handle=1 component=" + HOSTILE + "/" + TESTAPP + "EchoBinderService descriptor=org.rtdroid.test.IEcho"), out);
         assertTrue(out.contains("OK result=true reply="), out);
         assertTrue(out.contains("ERR no binder 2 bound by this connection"), out);
         assertTrue(out.contains("ERR Not allowed to bind to service") && out.contains("from " + UI + ": " + HOSTILE + "/"
                 + TESTAPP + "TestService is not exported from uid " + hostileUid), out);
         assertTrue(awaitLog("EchoBinderService", "onBind in pid ").contains("in pid " + pid + " as uid " + hostileUid));
+        assertEquals(pid, processPid(HOSTILE), "the same process");
     }
 
     @Test
-    @Order(31)
+    @Order(22)
+    void anAttachFromAProcessTheSystemServerDidNotStartIsRefused() throws Exception {
+        String out = call(hostileUid, "attachApplication");
+        assertTrue(out.contains("ERR pid "), out);
+        assertTrue(out.contains("is not a process the system server started for " + HOSTILE), out);
+    }
+
+    @Test
+    @Order(23)
     void aHostileAppIsRefusedByTheKernelAndTheSystemServer() throws Exception {
-        long uiPid = processPid(UI);
-        assertTrue(uiPid > 0, "the UI's process runs (the tests before started it)");
-        long hostilePid = processPid(HOSTILE);
-        CellProcess.Reply r = cell.post("/apps/" + HOSTILE + "/launch", "{}");
-        assertEquals(200, r.status(), r.body());
-        assertEquals(hostilePid, processPid(HOSTILE), "the launch went to the process the broadcast started");
-        // the kernel: another uid's data directory (0700) and process memory (ptrace access mode)
-        String data = awaitLog("/Hostile(", "REFUSED data: AccessDeniedException");
-        assertTrue(data.contains(dataDir.toString()), data);
-        String memory = awaitLog("/Hostile(", "REFUSED memory: /proc/");
-        assertTrue(memory.contains("/proc/" + uiPid + "/mem"), memory + " (the UI is pid " + uiPid + ")");
-        // the system server: a sender that names itself, a binding to a service not exported
-        awaitLog("/Hostile(", "REFUSED broadcast-as-other: ERR field 'callingPackage' refused: who calls is the kernel's to say"
-                + " (uid " + hostileUid);
-        awaitLog("W/Binder(android): refused a transaction from uid " + hostileUid + " pid " + hostilePid
-                + ": field 'callingPackage' refused");
-        awaitLog("/Hostile(", "REFUSED bind-not-exported: SecurityException Not allowed to bind to service",
-                "from " + HOSTILE + ": " + CELLTEST + "/" + TESTAPP + "TestService is not exported from uid ");
-        awaitLog("W/Binder(android): refused a transaction from uid " + hostileUid, "TestService is not exported");
-        // what it may do: bind the exported service, through a proxy (the object stays where it runs)
-        String bound = awaitLog("/Hostile(", "bound " + TESTAPP + "EchoBinderService through BinderProxy{handle=");
-        assertTrue(bound.contains("(the service's object: false), in pid " + hostilePid + ": echo hi from pid "
-                + cell.process.pid()), bound);
-        assertTrue(cell.stdout.stream().noneMatch(l -> l.contains("/Hostile(") && l.contains("ALLOWED ")
-                || l.contains("NOT TRIED")), String.join("\n", cell.stdout));
+        // a process of the UI's uid, whose memory the hostile app tries (the UI itself runs in the
+        // system server's JVM in this cell)
+        Process ui = new ProcessBuilder("setpriv", "--reuid=" + appUid, "--regid=" + appUid, "--clear-groups", "sleep",
+                "120").start();
+        try {
+            long hostilePid = processPid(HOSTILE);
+            CellProcess.Reply r = cell.post("/apps/" + HOSTILE + "/launch", "{}");
+            assertEquals(200, r.status(), r.body());
+            assertTrue(r.body().contains("HostileActivity"), r.body());
+            assertEquals(hostilePid, processPid(HOSTILE), "the launch went to the process the broadcast started");
+            // the kernel: another uid's data directory (0700) and process memory (ptrace access mode)
+            String data = awaitLog("/Hostile(", "REFUSED data: AccessDeniedException");
+            assertTrue(data.contains(dataDir.toString()), data);
+            String memory = awaitLog("/Hostile(", "REFUSED memory: /proc/");
+            assertTrue(memory.contains("/proc/" + ui.pid() + "/mem"), memory + " (the UI's uid's process is " + ui.pid() + ")");
+            // the system server: a sender that names itself, a binding to a service not exported
+            awaitLog("/Hostile(", "REFUSED broadcast-as-other: ERR field 'callingPackage' refused: who calls is the kernel's"
+                    + " to say (uid " + hostileUid);
+            awaitLog("W/Binder(android): refused a transaction from uid " + hostileUid + " pid " + hostilePid
+                    + ": field 'callingPackage' refused");
+            awaitLog("/Hostile(", "REFUSED bind-not-exported: SecurityException Not allowed to bind to service",
+                    "from " + HOSTILE + ": " + CELLTEST + "/" + TESTAPP + "TestService is not exported from uid ");
+            awaitLog("W/Binder(android): refused a transaction from uid " + hostileUid, "TestService is not exported");
+            // what it may do: bind the exported service, through a proxy (the object stays where it runs)
+            String bound = awaitLog("/Hostile(", "bound " + TESTAPP + "EchoBinderService through BinderProxy{handle=");
+            assertTrue(bound.contains("(the service's object: false), in pid " + hostilePid + ": echo hi from pid "
+                    + cell.process.pid()), bound);
+            assertTrue(cell.stdout.stream().noneMatch(l -> l.contains("/Hostile(") && l.contains("ALLOWED ")
+                    || l.contains("NOT TRIED")), String.join("\n", cell.stdout));
+        } finally {
+            ui.destroyForcibly();
+        }
+    }
+
+    @Test
+    @Order(24)
+    void aKilledProcessIsShownWithItsReasonAndStartedAgainOnNextUse() throws Exception {
+        long pid = Long.parseLong(process().group(1));
+        assertTrue(ProcessHandle.of(pid).orElseThrow().destroyForcibly());
+        Matcher m = process();
+        for (int i = 0; i < 200 && !m.group(2).equals("DIED"); i++) {
+            Thread.sleep(50);
+            m = process();
+        }
+        assertEquals("DIED", m.group(2));
+        assertEquals("\"killed by signal 9 (SIGKILL)\"", m.group(4));
+        assertEquals(200, cell.post("/apps/" + HOSTILE + "/launch", "{}").status());
+        m = process();
+        assertEquals("RUNNING", m.group(2));
+        assertEquals("2", m.group(3));
+        assertTrue(Long.parseLong(m.group(1)) != pid, "a new process");
+        assertEquals("\"killed by signal 9 (SIGKILL)\"", m.group(4), "the last death's reason stays shown");
+        assertEquals(hostileUid + " " + hostileUid + " " + hostileUid + " " + hostileUid,
+                statusLine(Long.parseLong(m.group(1)), "Uid"));
     }
 }

@@ -34,10 +34,14 @@ import org.rtdroid.android.proxy.ProxyContract;
  * <p>A transaction is a little-endian 32-bit length and that many bytes of UTF-8: the method on
  * the first line, then {@code key=value} lines. The reply has the same frame: {@code OK} and
  * {@code key=value} lines, or {@code ERR reason}. Methods: {@code whoami}; {@code broadcast}
- * ({@code action}, optional {@code package} (the receiver's), {@code priority} (the sender
- * priority 0..99), {@code extra.NAME} string extras); {@code send} to the RT cell through the proxy
- * ({@code channel}, {@code action}, optional {@code payload} (hex), {@code priority},
- * {@code correlationId}). A field naming the caller ({@code sender},
+ * (an Intent's fields as {@code IntentWire} writes them: {@code action}, optional {@code package}
+ * (the receiver's), {@code extra.NAME} and typed extras, and {@code priority}, the sender priority
+ * 0..99); {@code send} to the RT cell through the proxy ({@code channel}, {@code action}, optional
+ * {@code payload} (hex), {@code priority}, {@code correlationId}); {@code startService} and
+ * {@code bindService} (an Intent's fields; a binding answers a handle on the binder, which only
+ * this connection may use), {@code transact} ({@code handle}, {@code code}, {@code data}: a
+ * marshalled Parcel in hex; it runs where the service runs) and {@code unbindService}
+ * ({@code handle}). An app process also attaches here ({@code attachApplication}). A field naming the caller ({@code sender},
  * {@code callingPackage}, {@code uid}, {@code pid}) is refused as a spoof; every refusal is
  * counted by kind ({@code dumpsys binder}).
  */

@@ -31,7 +31,7 @@ import java.nio.file.Paths;
  */
 public class HostileActivity extends Activity {
     static final String TAG = "Hostile";
-    /** The app whose files and process it attacks (the ConfigurationUI, in its own process in the tests). */
+    /** The app whose files and processes it attacks (the ConfigurationUI in the tests). */
     static final String VICTIM = "org.rtdroid.cochlear.ui";
     /** The app whose services it binds (the test app, with a service not exported and one exported). */
     static final String SERVICES = "org.rtdroid.celltest";
@@ -80,10 +80,9 @@ public class HostileActivity extends Activity {
                     continue;
                 }
                 try {
-                    String cmd = new String(Files.readAllBytes(p.resolve("cmdline")), StandardCharsets.UTF_8);
                     String uid = Files.readAllLines(p.resolve("status")).stream().filter(l -> l.startsWith("Uid:"))
                             .map(l -> l.substring(4).trim().split("\\s+")[0]).findFirst().orElse("0");
-                    if (cmd.contains("AppProcessMain") && uid.equals(target)) {
+                    if (uid.equals(target)) {
                         pid = Long.parseLong(name);
                         break;
                     }
