@@ -82,6 +82,19 @@ class AgentTest {
         cell.close();
     }
 
+    /** Deploys {@code base}: the ticker, priority 40, 5 ms every 10 ms; returns the ticker's jar. */
+    private byte[] deployBase() throws Exception {
+        byte[] ticker = TestApps.tickerJar(work.resolve("ticker"));
+        assertResult(ResultCode.OK, "", deploy("base", signed(TestApps.tickerManifest("base", 40, "5ms", "10ms"), ticker, board)));
+        return ticker;
+    }
+
+    /** The cell lists base's services and nothing of {@code refused}. */
+    private void assertOnlyBaseRuns(String refused) {
+        assertEquals(List.of("base/Ticker", "base/Ticker/tick"),
+                client.listServices(T).stream().map(x -> x.service().nameString()).toList(), "nothing of " + refused);
+    }
+
     Frame.Control deploy(String name, Map<String, byte[]> entries) {
         return client.deploy(name, Bundle.zip(entries), T);
     }
@@ -155,8 +168,7 @@ class AgentTest {
     void theTimelinesAnswerHoldsEachPeriodicReleaseWithItsPlannedAndActualIntervals() throws Exception {
         assertEquals(1, client.timelines(0, T).size(), "nothing deployed: one entry of count 0");
         assertEquals(0, client.timelines(0, T).get(0).timeline().count());
-        byte[] ticker = TestApps.tickerJar(work.resolve("ticker"));
-        assertResult(ResultCode.OK, "", deploy("base", signed(TestApps.tickerManifest("base", 40, "5ms", "10ms"), ticker, board)));
+        deployBase();
         awaitReleases("base/Ticker/tick", 3);
         List<Frame.Control> answer = client.timelines(0, T);
         long cellNow = answer.get(0).timeline().cellNowNanos();
@@ -281,22 +293,19 @@ class AgentTest {
 
     @Test
     void anUnschedulableBundleIsRefusedBeforeAnyClassLoadsAndWhatRunsKeepsRunning() throws Exception {
-        byte[] ticker = TestApps.tickerJar(work.resolve("ticker"));
-        assertResult(ResultCode.OK, "", deploy("base", signed(TestApps.tickerManifest("base", 40, "5ms", "10ms"), ticker, board)));
+        deployBase();
         long before = awaitReleases("base/Ticker/tick", 1);
         // hog's jar lacks its class: loading it would be LOAD_FAILED; admission refuses first.
         Frame.Control r = deploy("hog", signed(TestApps.tickerManifest("hog", 60, "6ms", "10ms"), brokenJar, board));
         assertResult(ResultCode.UNSCHEDULABLE, "UNSCHEDULABLE: base/tick WCRT 11 ms > deadline 10 ms", r);
-        assertEquals(List.of("base/Ticker", "base/Ticker/tick"),
-                client.listServices(T).stream().map(x -> x.service().nameString()).toList(), "nothing of hog");
+        assertOnlyBaseRuns("hog");
         awaitReleases("base/Ticker/tick", before + 1);
         assertEquals("RUNNING", row("base/Ticker/tick").service().stateString());
     }
 
     @Test
     void anUnschedulableAlarmLoadIsRefusedNamingTheAlarmThread() throws Exception {
-        byte[] ticker = TestApps.tickerJar(work.resolve("ticker"));
-        assertResult(ResultCode.OK, "", deploy("base", signed(TestApps.tickerManifest("base", 40, "5ms", "10ms"), ticker, board)));
+        deployBase();
         // 64 alarms of 200 us each may fire within 10 ms: 12.8 ms of the alarm thread's time.
         byte[] alarms = """
                 <?xml version="1.0" encoding="UTF-8"?>
@@ -311,14 +320,12 @@ class AgentTest {
                 """.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         assertResult(ResultCode.UNSCHEDULABLE, "UNSCHEDULABLE: alarm-thread WCRT 12800 us > deadline 10 ms",
                 deploy("alarmhog", signed(alarms, brokenJar, board)));
-        assertEquals(List.of("base/Ticker", "base/Ticker/tick"),
-                client.listServices(T).stream().map(x -> x.service().nameString()).toList(), "nothing of alarmhog");
+        assertOnlyBaseRuns("alarmhog");
     }
 
     @Test
     void anUnschedulableSensorLoadIsRefusedNamingThePollingThread() throws Exception {
-        byte[] ticker = TestApps.tickerJar(work.resolve("ticker"));
-        assertResult(ResultCode.OK, "", deploy("base", signed(TestApps.tickerManifest("base", 40, "5ms", "10ms"), ticker, board)));
+        deployBase();
         // A frame of each of the two devices every 1 ms, 600 us each: 1.2 ms of the polling thread's time,
         // which fits on no CPU; the accelerometer's processing thread (inheriting 50 from the listener,
         // 200 us every 1 ms) fits above base's ticker.
@@ -336,14 +343,12 @@ class AgentTest {
                 """.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         assertResult(ResultCode.UNSCHEDULABLE, "UNSCHEDULABLE: sensor-poll WCRT 1200 us > deadline 1 ms",
                 deploy("sensorhog", signed(sensors, brokenJar, board)));
-        assertEquals(List.of("base/Ticker", "base/Ticker/tick"),
-                client.listServices(T).stream().map(x -> x.service().nameString()).toList(), "nothing of sensorhog");
+        assertOnlyBaseRuns("sensorhog");
     }
 
     @Test
     void aSchedulableSecondAppIsAdmitted() throws Exception {
-        byte[] ticker = TestApps.tickerJar(work.resolve("ticker"));
-        assertResult(ResultCode.OK, "", deploy("base", signed(TestApps.tickerManifest("base", 40, "5ms", "10ms"), ticker, board)));
+        byte[] ticker = deployBase();
         assertResult(ResultCode.OK, "", deploy("second", signed(TestApps.tickerManifest("second", 50, "2ms", "20ms"), ticker, board)));
         // LIST_SERVICES shows the admission analysis beside the measured worst response: second's
         // tick preempts base's (WCRT 5 + 2 ms); the service rows carry no work of their own.
