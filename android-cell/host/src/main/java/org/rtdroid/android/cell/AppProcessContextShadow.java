@@ -61,6 +61,89 @@ public class AppProcessContextShadow extends ShadowContextImpl {
         return why;
     }
 
+    /** The receivers this process registered, by its number for each (the system server's id). */
+    private static final Map<Long, android.content.BroadcastReceiver> receivers = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final Map<android.content.BroadcastReceiver, Long> receiverIds = new IdentityHashMap<>();
+    private static long nextReceiver = 1;
+
+    /** The receiver registered as {@code id}, or null. */
+    static android.content.BroadcastReceiver registered(long id) {
+        return receivers.get(id);
+    }
+
+    /**
+     * A receiver registered at run time: kept here, and its actions and priority told to the
+     * system server, which sends this process the broadcasts that match (delivered on the main
+     * looper). A filter's categories and data are not carried.
+     */
+    private Intent register(android.content.BroadcastReceiver receiver, android.content.IntentFilter filter) {
+        if (receiver == null) {
+            return null; // a sticky broadcast's query: none are kept
+        }
+        long id;
+        synchronized (AppProcessContextShadow.class) {
+            Long known = receiverIds.get(receiver);
+            id = known != null ? known : nextReceiver++;
+            receiverIds.put(receiver, id);
+        }
+        receivers.put(id, receiver);
+        StringBuilder actions = new StringBuilder();
+        for (int i = 0; i < filter.countActions(); i++) {
+            actions.append(i == 0 ? "" : ",").append(java.net.URLEncoder.encode(filter.getAction(i),
+                    java.nio.charset.StandardCharsets.UTF_8));
+        }
+        String why = refusal(call("registerReceiver\nid=" + id + "\nactions=" + actions + "\npriority=" + filter.getPriority()));
+        if (why != null) {
+            CellLog.w(TAG, "receiver " + id + " not registered: " + why);
+        }
+        return null;
+    }
+
+    @Implementation
+    @Override
+    protected Intent registerReceiver(android.content.BroadcastReceiver receiver, android.content.IntentFilter filter) {
+        return socket == null ? super.registerReceiver(receiver, filter) : register(receiver, filter);
+    }
+
+    @Implementation
+    @Override
+    protected Intent registerReceiver(android.content.BroadcastReceiver receiver, android.content.IntentFilter filter, int flags) {
+        return socket == null ? super.registerReceiver(receiver, filter, flags) : register(receiver, filter);
+    }
+
+    @Implementation
+    @Override
+    protected Intent registerReceiver(android.content.BroadcastReceiver receiver, android.content.IntentFilter filter,
+            String permission, android.os.Handler scheduler) {
+        return socket == null ? super.registerReceiver(receiver, filter, permission, scheduler) : register(receiver, filter);
+    }
+
+    @Implementation
+    @Override
+    protected Intent registerReceiver(android.content.BroadcastReceiver receiver, android.content.IntentFilter filter,
+            String permission, android.os.Handler scheduler, int flags) {
+        return socket == null ? super.registerReceiver(receiver, filter, permission, scheduler, flags)
+                : register(receiver, filter);
+    }
+
+    @Implementation
+    @Override
+    protected void unregisterReceiver(android.content.BroadcastReceiver receiver) {
+        if (socket == null) {
+            super.unregisterReceiver(receiver);
+            return;
+        }
+        Long id;
+        synchronized (AppProcessContextShadow.class) {
+            id = receiverIds.remove(receiver);
+        }
+        if (id == null) {
+            throw new IllegalArgumentException("Receiver not registered: " + receiver);
+        }
+        receivers.remove(id);
+        call("unregisterReceiver\nid=" + id);
+    }
+
     @Implementation
     @Override
     protected ComponentName startService(Intent service) {

@@ -173,6 +173,24 @@ final class AppProcessHost {
                 what = "launching " + cls;
                 call = () -> "OK\nactivity=" + cls + "\nframeMicros=" + launch(pkg, loader, cls);
             }
+            case "deliver" -> {
+                long id = Long.parseLong(args.remove("id"));
+                Intent intent;
+                try {
+                    intent = org.rtdroid.android.cell.os.IntentWire.decode(args);
+                } catch (IllegalArgumentException e) {
+                    return "ERR " + e.getMessage();
+                }
+                what = "its receiver " + id + " (" + intent.getAction() + ")";
+                call = () -> {
+                    android.content.BroadcastReceiver r = AppProcessContextShadow.registered(id);
+                    if (r == null) {
+                        return "OK\nunregistered=" + id; // unregistered while the broadcast came
+                    }
+                    r.onReceive(RuntimeEnvironment.getApplication(), intent);
+                    return "OK\nreceived=" + intent.getAction();
+                };
+            }
             case "receive", "startService", "bindService", "unbindService" -> {
                 String cls = args.remove(method.equals("receive") ? "receiver" : "service");
                 if (cls == null) {
@@ -193,7 +211,7 @@ final class AppProcessHost {
                 };
             }
             default -> {
-                return "ERR no method '" + method + "' (launch, receive, startService, bindService, unbindService, transact)";
+                return "ERR no method '" + method + "' (launch, receive, deliver, startService, bindService, unbindService, transact)";
             }
         }
         java.util.concurrent.CompletableFuture<String> done = new java.util.concurrent.CompletableFuture<>();

@@ -381,6 +381,10 @@ class BinderTest {
             String bound = awaitLog("/Hostile(", "bound " + TESTAPP + "EchoBinderService through BinderProxy{handle=");
             assertTrue(bound.contains("(the service's object: false), in pid " + hostilePid + ": echo hi from pid "
                     + cell.process.pid()), bound);
+            // a receiver it registered at run time gets a broadcast from another uid, in its process
+            String sent = call(appUid, "broadcast\\naction=org.rtdroid.test.TO_ACTIVITY\\nint.n=3");
+            assertTrue(sent.contains("OK queued=org.rtdroid.test.TO_ACTIVITY"), sent);
+            awaitLog("/Hostile(", "registered receiver got org.rtdroid.test.TO_ACTIVITY in pid " + hostilePid + " n=3");
             assertTrue(cell.stdout.stream().noneMatch(l -> l.contains("/Hostile(") && l.contains("ALLOWED ")
                     || l.contains("NOT TRIED")), String.join("\n", cell.stdout));
         } finally {

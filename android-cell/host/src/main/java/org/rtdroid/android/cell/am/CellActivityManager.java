@@ -118,21 +118,31 @@ public final class CellActivityManager implements AppCrashes {
 
             @Override
             public void deliver(InstalledApp app, String receiverClass, android.content.Intent intent) {
+                post(app, "receive\nreceiver=" + receiverClass, receiverClass, intent);
+            }
+
+            @Override
+            public void deliverRegistered(InstalledApp app, long id, android.content.Intent intent) {
+                post(app, "deliver\nid=" + id, "its receiver " + id, intent);
+            }
+
+            private void post(InstalledApp app, String head, String receiver, android.content.Intent intent) {
                 String request;
                 try {
-                    request = "receive\nreceiver=" + receiverClass + "\n" + org.rtdroid.android.cell.os.IntentWire.encode(intent);
+                    request = head + "\n" + org.rtdroid.android.cell.os.IntentWire.encode(intent);
                 } catch (IllegalArgumentException e) {
-                    CellLog.w(TAG, "broadcast " + intent.getAction() + " not delivered to " + receiverClass + ": " + e.getMessage());
+                    CellLog.w(TAG, "broadcast " + intent.getAction() + " not delivered to " + receiver + ": " + e.getMessage());
                     return;
                 }
                 list.post(app, "broadcast " + intent.getAction(), request).whenComplete((reply, err) -> {
                     if (err != null || !reply.startsWith("OK")) {
-                        CellLog.w(TAG, "broadcast " + intent.getAction() + " to " + receiverClass + " in its process failed: "
+                        CellLog.w(TAG, "broadcast " + intent.getAction() + " to " + receiver + " in its process failed: "
                                 + (err != null ? err.getMessage() : reply));
                     }
                 });
             }
         });
+        list.onDeath(app -> broadcasts.unregisterRemote(app, 0)); // its registered receivers went with it
         if (!packages.isEmpty()) {
             CellLog.i(TAG, "apps in processes of their own: " + String.join(", ", packages));
         }

@@ -63,6 +63,12 @@ public final class ProcessList {
     private final Map<String, String> published = new java.util.HashMap<>();
     private final Map<String, java.util.concurrent.ExecutorService> dispatchers = new java.util.HashMap<>();
     private volatile Template spare;
+    private volatile java.util.function.Consumer<InstalledApp> onDeath = app -> { };
+
+    /** Called when an app's process ended (its registrations with the system server go). */
+    public void onDeath(java.util.function.Consumer<InstalledApp> action) {
+        onDeath = action;
+    }
     private boolean shutDown;
 
     /**
@@ -204,7 +210,7 @@ public final class ProcessList {
     }
 
     /** The pid of the app's running process, -1 when it has none. */
-    synchronized long runningPid(InstalledApp app) {
+    public synchronized long runningPid(InstalledApp app) {
         ProcessRecord r = records.get(app.packageName);
         return r != null && r.state == State.RUNNING && r.app == app ? r.pid : -1;
     }
@@ -433,6 +439,7 @@ public final class ProcessList {
             }
             notifyAll();
         }
+        onDeath.accept(r.app);
         CellLog.log('I', TAG, r.app.packageName, "Process " + r.app.packageName + " (pid " + r.pid + ") has died: "
                 + reason, null);
     }

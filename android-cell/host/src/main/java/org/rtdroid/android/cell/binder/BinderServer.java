@@ -341,9 +341,11 @@ public final class BinderServer {
                 return transactOn(peer, args, bindings);
             case "unbindService":
                 return unbindService(peer, args, bindings);
+            case "registerReceiver", "unregisterReceiver":
+                return registerReceiver(peer, pkg, method, args);
             default:
                 return refuse(forged, peer, "no method '" + method
-                        + "' (whoami, broadcast, send, startService, bindService, transact, unbindService)");
+                        + "' (whoami, broadcast, send, startService, bindService, transact, unbindService, registerReceiver, unregisterReceiver)");
         }
     }
 
@@ -461,6 +463,46 @@ public final class BinderServer {
         long h = mine.add(conn, binder);
         return "OK\nhandle=" + h + "\ncomponent=" + ((android.content.ComponentName) r[0]).flattenToString()
                 + "\ndescriptor=" + (descriptor == null ? "" : descriptor);
+    }
+
+    /**
+     * A receiver registered at run time by an app process ({@code id}, the process's own number
+     * for it; {@code actions}, comma-separated; {@code priority}): matching broadcasts go to that
+     * process. Only the process the system server started for the kernel's uid's app may.
+     */
+    private String registerReceiver(UnixSocket.Peer peer, String pkg, String method, Map<String, String> args) {
+        InstalledApp app = am.packages.get(pkg);
+        if (app == null || app.system || am.processes.runningPid(app) != peer.pid()) {
+            return refuse(spoofed, peer, "pid " + peer.pid() + " is not " + pkg + "'s app process: only it registers its receivers");
+        }
+        long id;
+        try {
+            id = Long.parseLong(args.getOrDefault("id", ""));
+        } catch (NumberFormatException e) {
+            id = -1;
+        }
+        if (id <= 0) {
+            return refuse(forged, peer, method + " needs id=N (a positive number)");
+        }
+        if (method.equals("unregisterReceiver")) {
+            am.broadcasts.unregisterRemote(app, id);
+            return "OK";
+        }
+        android.content.IntentFilter filter = new android.content.IntentFilter();
+        for (String a : args.getOrDefault("actions", "").split(",")) {
+            String action = java.net.URLDecoder.decode(a, StandardCharsets.UTF_8);
+            if (action.isEmpty() || action.length() > 255) {
+                return refuse(forged, peer, "registerReceiver needs actions=A[,B...] (1..255 characters each)");
+            }
+            filter.addAction(action);
+        }
+        try {
+            filter.setPriority(Integer.parseInt(args.getOrDefault("priority", "0")));
+        } catch (NumberFormatException e) {
+            return refuse(forged, peer, "priority '" + args.get("priority") + "' is not a number");
+        }
+        am.broadcasts.registerRemote(app, id, filter);
+        return "OK\nregistered=" + id;
     }
 
     private static long handleOf(Map<String, String> args) {

@@ -14,4 +14,7 @@ public interface AppProcessReceivers {
 
     /** Hands the broadcast to the receiver in the app's process; does not wait for it. */
     void deliver(InstalledApp app, String receiverClass, Intent intent);
+
+    /** Hands the broadcast to a receiver the app's process registered ({@code id}, the process's); does not wait. */
+    void deliverRegistered(InstalledApp app, long id, Intent intent);
 }

@@ -16,6 +16,7 @@ import android.content.BroadcastReceiver;
 import android.content.ComponentName;
 import android.content.Context;
 import android.content.Intent;
+import android.content.IntentFilter;
 import android.os.Handler;
 import android.os.Looper;
 
@@ -182,6 +183,26 @@ public final class BroadcastQueue {
             deliveryLoop(rt, normal);
         });
         normal.start(Thread.NORM_PRIORITY, () -> deliveryLoop(normal, rt));
+    }
+
+    /** A receiver an app process registered at run time: its process's id for it, and its filter. */
+    private record RemoteReceiver(InstalledApp app, long id, IntentFilter filter) {
+    }
+
+    private final java.util.List<RemoteReceiver> remoteReceivers = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /**
+     * A receiver registered at run time in an app process ({@code registerReceiver} over the IPC):
+     * a matching broadcast goes to that process, with the process's id for the receiver.
+     */
+    public void registerRemote(InstalledApp app, long id, IntentFilter filter) {
+        unregisterRemote(app, id);
+        remoteReceivers.add(new RemoteReceiver(app, id, filter));
+    }
+
+    /** One of the process's receivers, or all of them ({@code id} 0: the process ended). */
+    public void unregisterRemote(InstalledApp app, long id) {
+        remoteReceivers.removeIf(r -> r.app().packageName.equals(app.packageName) && (id == 0 || r.id() == id));
     }
 
     /** The app processes that run their apps' manifest receivers (none: every receiver runs here). */
@@ -599,7 +620,7 @@ public final class BroadcastQueue {
 
     /** One receiver of a broadcast: a runtime-registered one, or a manifest class to instantiate. */
     private record Target(InstalledApp app, BroadcastReceiver runtime, Context context, String manifestClass,
-            int priority) {
+            int priority, long remoteId) {
     }
 
     /** On the main looper. */
@@ -612,6 +633,10 @@ public final class BroadcastQueue {
             }
             BroadcastReceiver receiver = t.runtime();
             AppProcessReceivers remote = appProcesses;
+            if (t.remoteId() > 0 && remote != null) {
+                remote.deliverRegistered(t.app(), t.remoteId(), intent);
+                continue;
+            }
             if (receiver == null && remote != null && remote.hosts(t.app())) {
                 remote.deliver(t.app(), t.manifestClass(), intent); // a copy of the Intent, in the app's process
                 continue;
@@ -672,7 +697,14 @@ public final class BroadcastQueue {
                     continue;
                 }
                 if (w.intentFilter.match(application.getContentResolver(), intent, false, TAG) >= 0) {
-                    targets.add(new Target(app, w.broadcastReceiver, w.context, null, w.intentFilter.getPriority()));
+                    targets.add(new Target(app, w.broadcastReceiver, w.context, null, w.intentFilter.getPriority(), 0));
+                }
+            }
+            for (RemoteReceiver r : remoteReceivers) {
+                if ((onlyPackage == null || onlyPackage.equals(r.app().packageName))
+                        && r.app().state != InstalledApp.State.CRASHED
+                        && r.filter().match(application.getContentResolver(), intent, false, TAG) >= 0) {
+                    targets.add(new Target(r.app(), null, null, null, r.filter().getPriority(), r.id()));
                 }
             }
         }
@@ -688,7 +720,7 @@ public final class BroadcastQueue {
                         : IntentResolver.matches(r, intent);
                 if (match) {
                     int prio = r.filters().isEmpty() ? 0 : r.filters().get(0).priority;
-                    targets.add(new Target(app, null, application, r.className(), prio));
+                    targets.add(new Target(app, null, application, r.className(), prio, 0));
                 }
             }
         }

@@ -44,7 +44,17 @@ public class HostileActivity extends Activity {
         broadcastAsOther();
         bindNotExported();
         bindExported();
+        // and, as an activity waiting for replies does, a receiver registered at run time
+        registerReceiver(new android.content.BroadcastReceiver() {
+            @Override
+            public void onReceive(Context context, Intent intent) {
+                Log.i(TAG, "registered receiver got " + intent.getAction() + " in pid " + ProcessHandle.current().pid()
+                        + " n=" + intent.getIntExtra("n", -1));
+            }
+        }, new android.content.IntentFilter(TO_ACTIVITY));
     }
+
+    static final String TO_ACTIVITY = "org.rtdroid.test.TO_ACTIVITY";
 
     private static void outcome(boolean refused, String attempt, String detail) {
         Log.w(TAG, (refused ? "REFUSED " : "ALLOWED ") + attempt + ": " + detail);
