@@ -19,6 +19,9 @@ NEXUS_S = "Nexus S (1 GHz Cortex-A8, Android 4.1.2, RT Linux 3.0.50)"
 LEON3 = "LEON3 (50 MHz SPARC, RTEMS 4.9.6)"
 NOISE = ("memory", "computation", "listeners")
 IMPL_LABEL = {"rtdroid": "RTDroid (RT cell runtime)", "android": "Android (Android cell, main looper)"}
+JVM_STALLS = ("; the JVM's log of the run (build/bench/sensor-papabench-jvm.log) lists each GC safepoint's time to "
+              "reach it, which grows with the SCHED_OTHER noise threads that must reach it on the bench CPU; a real-time "
+              "thread returning from read(2) into Java code waits for the safepoint to end")
 SERIES = (("e2e_ns", "end-to-end"), ("buffering_ns", "buffering delay"), ("delivery_ns", "below the app (processing, handler)"))
 
 
@@ -133,7 +136,8 @@ def _stress(ctx: Context, figure: Figure, impl: str) -> Section:
     if impl == "rtdroid":
         s.status = "reproduced" if flat else "differs"
         if not flat:
-            s.why = "the p99 under noise exceeded 1.5x the unloaded p99 on this shared VM"
+            s.why = ("the p99 under noise exceeded 1.5x the unloaded p99 on this shared VM without PREEMPT_RT"
+                     + JVM_STALLS)
     else:
         s.status = "differs"
         s.why = (f"one board here: the seed's LEON3 panels have no counterpart; this section shows, in the same form and "
@@ -192,7 +196,7 @@ def fig_3_23(ctx: Context) -> Section:
     s.status = "reproduced" if hi <= 3 * lo else "differs"
     if s.status == "differs":
         s.why = ("the worst case grew more than 3x with noise: a worst case on this shared VM without PREEMPT_RT includes "
-                 "the machine's and the JVM's stalls, which the mean of maxima shows apart")
+                 "the machine's and the JVM's stalls, which the mean of maxima shows apart" + JVM_STALLS)
     if runs["rtdroid"] < 10:
         s.notes.append(f"{runs['rtdroid']} runs in this form; the seed's figure and the full form take 10.")
     return s
