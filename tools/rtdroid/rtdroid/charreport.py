@@ -207,12 +207,21 @@ def _us(ns) -> str:
     return "-" if ns is None else f"{ns / US:.1f}"
 
 
+def _apart(rt: dict) -> str:
+    if rt["virtual"]:
+        return "Figures of the two cells are in different time bases and are shown side by side, not compared. "
+    if rt.get("emulated"):
+        return ("The RT cell's CPU is emulated (QEMU TCG): its figures are emulation timing, shown beside the "
+                "Android cell's real CPU's, not compared. ")
+    return ""
+
+
 def page(doc: dict, images: str) -> str:
     tb = {c: doc["cells"][c]["time_base"] for c in ("rt", "android")}
     parts = [f"<h1>Characterisation of board {html.escape(doc['board'])}</h1>",
              f"<p>{html.escape(doc['command'])} at {html.escape(doc['started'])}. Time bases: RT cell "
              f"<b>{html.escape(tb['rt'])}</b>, Android cell <b>{html.escape(tb['android'])}</b>. "
-             f"{'Figures of the two cells are in different time bases and are shown side by side, not compared. ' if doc['cells']['rt']['virtual'] else ''}"
+             f"{_apart(doc['cells']['rt'])}"
              f"Every figure is rounded to the clock's step in the calibration row.</p>"]
     # goals and budgets
     parts.append("<h2>Goals (baselines in the same run)</h2>" + _table(

@@ -101,6 +101,18 @@ def test_cells_in_different_time_bases_are_shown_side_by_side_not_compared():
     assert by_text(g, "PI:")["met"] is True  # a ratio within the RT cell: its one time base
 
 
+def test_an_emulated_rt_cpu_by_the_host_clock_is_not_compared_either():
+    d = doc()
+    d["cells"]["rt"]["emulated"] = True
+    g = characterise.goals(d)
+    switch = by_text(g, "thread switch, 2 threads")
+    assert switch["met"] is None and switch["measured"] == "3.0 us vs 4.0 us (the RT cell's CPU emulated)"
+    assert "emulated (QEMU TCG)" in charreport.page(dict(d, goals=g), "imgs")
+    assert characterise.rt_cpu_emulated("xen", {"kind": "host"})
+    assert not characterise.rt_cpu_emulated("qemu", {"kind": "host", "label": "host clock (KVM: icount needs TCG)"})
+    assert not characterise.rt_cpu_emulated("process", {"kind": "host"})
+
+
 def test_a_goal_without_its_rows_is_not_available_never_met():
     g = characterise.goals(doc(rows=[]))
     assert [x["met"] for x in g] == [None, None, None, None]
