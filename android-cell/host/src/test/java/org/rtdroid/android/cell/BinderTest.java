@@ -58,6 +58,11 @@ class BinderTest {
                     <action android:name="org.rtdroid.test.WORK" />
                   </intent-filter>
                 </service>
+                <receiver android:name="org.rtdroid.android.cell.testapp.PrivateReceiver" android:exported="false">
+                  <intent-filter>
+                    <action android:name="org.rtdroid.test.PRIVATE" />
+                  </intent-filter>
+                </receiver>
                 <receiver android:name="org.rtdroid.android.cell.testapp.EchoReceiver" android:exported="true">
                   <intent-filter>
                     <action android:name="org.rtdroid.test.ECHO" />
@@ -340,6 +345,11 @@ class BinderTest {
         assertTrue(out.contains("ERR Not allowed to bind to service") && out.contains("from " + UI + ": " + HOSTILE + "/"
                 + TESTAPP + "TestService is not exported from uid " + hostileUid), out);
         assertTrue(awaitLog("EchoBinderService", "onBind in pid ").contains("in pid " + pid + " as uid " + hostileUid));
+        // a receiver the app did not export is not reached by another app's broadcast
+        out = call(appUid, "broadcast\\naction=org.rtdroid.test.PRIVATE\\npackage=" + HOSTILE);
+        assertTrue(out.contains("OK queued=org.rtdroid.test.PRIVATE"), out);
+        awaitLog("Permission Denial: broadcast org.rtdroid.test.PRIVATE from " + UI + " not delivered to " + HOSTILE + "/"
+                + TESTAPP + "PrivateReceiver: not exported from uid " + hostileUid);
         assertEquals(pid, processPid(HOSTILE), "the same process");
     }
 
@@ -385,6 +395,7 @@ class BinderTest {
             String sent = call(appUid, "broadcast\\naction=org.rtdroid.test.TO_ACTIVITY\\nint.n=3");
             assertTrue(sent.contains("OK queued=org.rtdroid.test.TO_ACTIVITY"), sent);
             awaitLog("/Hostile(", "registered receiver got org.rtdroid.test.TO_ACTIVITY in pid " + hostilePid + " n=3");
+            assertTrue(cell.stdout.stream().noneMatch(l -> l.contains("/PrivateReceiver(")), "a private receiver was reached");
             assertTrue(cell.stdout.stream().noneMatch(l -> l.contains("/Hostile(") && l.contains("ALLOWED ")
                     || l.contains("NOT TRIED")), String.join("\n", cell.stdout));
         } finally {

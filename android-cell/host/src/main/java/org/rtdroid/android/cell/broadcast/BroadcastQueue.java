@@ -245,6 +245,7 @@ public final class BroadcastQueue {
             senderCheckWorstNanos.accumulateAndGet(took, Math::max);
         }
         Pending p = new Pending(new Intent(intent), priority, resultReceiver, scheduler, caller);
+        p.sender = knownCaller;
         boolean fifo = discipline != Discipline.PRIORITY;
         Lane lane = priority >= RT_THRESHOLD && !fifo ? rt : normal;
         p.lane = lane;
@@ -601,6 +602,8 @@ public final class BroadcastQueue {
         final BroadcastReceiver resultReceiver;
         final Handler scheduler;
         final Context caller;
+        /** The sender the kernel named (the IPC), or null (a call in this JVM, not checked here). */
+        String sender;
         long arrival;
         Lane lane;
 
@@ -626,7 +629,7 @@ public final class BroadcastQueue {
     /** On the main looper. */
     private void deliver(Pending p) {
         Intent intent = p.intent;
-        List<Target> targets = receiversOf(intent);
+        List<Target> targets = receiversOf(intent, p.sender);
         for (Target t : targets) {
             if (t.app() != null && t.app().state == InstalledApp.State.CRASHED) {
                 continue; // crashed while this broadcast was going round
@@ -682,7 +685,7 @@ public final class BroadcastQueue {
     }
 
     /** Matching receivers, highest filter priority first. */
-    private List<Target> receiversOf(Intent intent) {
+    private List<Target> receiversOf(Intent intent, String sender) {
         String onlyPackage = intent.getPackage();
         ComponentName onlyComponent = intent.getComponent();
         List<Target> targets = new ArrayList<>();
@@ -718,6 +721,12 @@ public final class BroadcastQueue {
                         ? onlyComponent.getPackageName().equals(app.packageName)
                         && onlyComponent.getClassName().equals(r.className())
                         : IntentResolver.matches(r, intent);
+                if (match && !r.exported() && sender != null && !sender.equals(app.packageName)) {
+                    // as AOSP: another app's broadcast does not reach a receiver its app did not export
+                    CellLog.w(TAG, "Permission Denial: broadcast " + intent.getAction() + " from " + sender + " not delivered to "
+                            + app.packageName + "/" + r.className() + ": not exported from uid " + app.uid);
+                    continue;
+                }
                 if (match) {
                     int prio = r.filters().isEmpty() ? 0 : r.filters().get(0).priority;
                     targets.add(new Target(app, null, application, r.className(), prio, 0));
