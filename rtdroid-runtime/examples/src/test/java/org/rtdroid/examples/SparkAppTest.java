@@ -75,6 +75,7 @@ class SparkAppTest {
         // of the events of frames 8, 9, 20, 33-35, 47, 48 (one left without time by a loaded machine is no failure)
         assertTrue(withBox[0] >= 1, "event frames analysed: " + withBox[0]);
         assertTrue(service.published() >= 50);
+        assertEquals(200_000L, service.engine().wakeGuardNanos(), "the manifest's wake guard");
         assertTrue(service.pipeline().table().observed(0));
     }
 
@@ -86,7 +87,7 @@ class SparkAppTest {
                 .orElseThrow(() -> new AssertionError("no engine task: " + model.tasks()));
         assertEquals(85, engine.priority());
         assertEquals(40_000_000L, engine.periodNanos());
-        assertEquals(12_000_000L, engine.costNanos());
+        assertEquals(12_200_000L, engine.costNanos(), "its budget and one spin of its 200 us wake guard");
         assertTrue(new String(Files.readAllBytes(m), StandardCharsets.UTF_8).contains("engine-priority=\"85\""));
     }
 }

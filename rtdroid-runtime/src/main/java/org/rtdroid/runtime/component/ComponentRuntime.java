@@ -522,6 +522,7 @@ public final class ComponentRuntime implements IntentConsumer {
      */
     private Throwable startEngine() {
         ExecutionEngine e = new ExecutionEngine(timeline, strategist);
+        e.wakeGuardNanos(decl.reflection().wakeGuardNanos());
         int priority = decl.reflection().enginePriority();
         e.start(app.appName() + "/" + decl.simpleName() + "/engine", () -> applyPolicy(priority));
         engine = e;

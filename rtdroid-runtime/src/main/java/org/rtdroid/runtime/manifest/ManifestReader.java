@@ -314,7 +314,9 @@ final class ManifestReader {
     /**
      * {@code <reflection engine-priority budget period future past/>}: the engine's priority must
      * be above the service's and each of its tasks' (its actions must not be preempted by the
-     * component's other work on its CPU).
+     * component's other work on its CPU). With a {@code wake-guard} (at most
+     * {@link ReflectionDecl#MAX_WAKE_GUARD_NANOS}), {@code wakes} says how many of its spins a period
+     * holds at most, and the budget plus those spins must fit in the period.
      */
     private ReflectionDecl reflection(Element e, int componentPriority, List<PeriodicTaskDecl> tasks)
             throws ManifestException {
@@ -333,7 +335,26 @@ final class ManifestReader {
         }
         int future = integer(e, "future", 16, 1, ReflectionDecl.MAX_FUTURE);
         int past = integer(e, "past", 256, 1, ReflectionDecl.MAX_PAST);
-        return new ReflectionDecl(priority, budget, period, future, past, e.line);
+        long guard = duration(e, "wake-guard", 0);
+        if (guard > ReflectionDecl.MAX_WAKE_GUARD_NANOS) {
+            throw err(e, "wake-guard " + millis(guard) + " is outside 0.."
+                    + millis(ReflectionDecl.MAX_WAKE_GUARD_NANOS) + " (the engine spins up to it per action it wakes for)");
+        }
+        int wakes = integer(e, "wakes", 0, 0, ReflectionDecl.MAX_WAKES);
+        if (guard > 0 && wakes == 0) {
+            throw err(e, "<reflection wake-guard> needs wakes: the most actions the engine wakes for in one period"
+                    + " (each costs up to the guard in spin, counted in the engine's CPU time)");
+        }
+        if (guard == 0 && wakes > 0) {
+            throw err(e, "<reflection wakes> only counts a wake-guard's spins: declare wake-guard or drop wakes");
+        }
+        ReflectionDecl r = new ReflectionDecl(priority, budget, period, future, past, guard, wakes, e.line);
+        if (r.engineCostNanos() > period) {
+            throw err(e, "<reflection> budget " + millis(budget) + " + wakes " + wakes + " x wake-guard "
+                    + millis(guard) + " = " + millis(r.engineCostNanos()) + " exceeds the period "
+                    + millis(period));
+        }
+        return r;
     }
 
     private IntentFilterDecl intentFilter(Element e) throws ManifestException {
@@ -626,6 +647,11 @@ final class ManifestReader {
             throw err(e, "needs " + attr + " greater than 0");
         }
         return n;
+    }
+
+    /** {@code nanos} in milliseconds, exactly (12.2 ms), for errors that add durations up. */
+    private static String millis(long nanos) {
+        return java.math.BigDecimal.valueOf(nanos, 6).stripTrailingZeros().toPlainString() + " ms";
     }
 
     /** The value of {@code attr} is wrong: named where the author wrote it (a chapter 5 element's text, or the attribute). */

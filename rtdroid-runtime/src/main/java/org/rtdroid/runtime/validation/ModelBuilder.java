@@ -35,7 +35,8 @@ import org.rtdroid.runtime.manifest.TimingDeclarations.Timing;
  *       most once per job of its owner (minimum inter-arrival time: the task's period, the
  *       receiver's minimum inter-arrival time), on its owner's CPU;</li>
  *   <li>a reflective service's execution engine is a periodic task at its engine priority: its
- *       {@code budget} every {@code period}, on the service's CPU.</li>
+ *       {@code budget} plus, with a {@code wake-guard}, {@code wakes} spins of the guard (CPU time
+ *       at the engine's priority like its actions') every {@code period}, on the service's CPU.</li>
  * </ul>
  * A task without a cost (or a sporadic one without a minimum inter-arrival time) is not guessed:
  * it becomes a problem of the model, {@code INCOMPLETE: ... cost required for schedulability}.
@@ -97,7 +98,7 @@ public final class ModelBuilder {
                 ReflectionDecl r = c.reflection();
                 if (r != null) {
                     add(names, new Task(m.name(), c.simpleName() + ".engine", Task.Kind.PERIODIC, r.enginePriority(),
-                            r.periodNanos(), r.budgetNanos(), r.periodNanos(), 0, cpu(null, ct), at(r.line()),
+                            r.periodNanos(), r.engineCostNanos(), r.periodNanos(), 0, cpu(null, ct), at(r.line()),
                             c.simpleName()));
                 }
                 tasksOf.put(c, names);

@@ -1,6 +1,7 @@
 package org.rtdroid.runtime.boot;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -202,7 +203,8 @@ class ReflectionDeploymentTest {
 
     static final String REFLECTIVE = Apps.service(Reflective.class, 20,
             "<memSizes total=\"8K\" persistent=\"4K\" release=\"4K\"/>",
-            "<reflection engine-priority=\"25\" budget=\"200us\" period=\"2ms\" future=\"4\" past=\"64\"/>");
+            "<reflection engine-priority=\"25\" budget=\"200us\" period=\"2ms\" future=\"4\" past=\"64\""
+                    + " wake-guard=\"100us\" wakes=\"1\"/>");
 
     @Test
     void aReflectiveServiceRunsItsStrategistsPlanOnAnEngineAtTheEnginePriority() throws Exception {
@@ -211,6 +213,7 @@ class ReflectionDeploymentTest {
         assertNotNull(c.engine());
         Apps.await("100 actions", 30_000, () -> Reflective.performed >= 100);
         assertEquals(25, Reflective.enginePriority);
+        assertEquals(100_000L, c.engine().wakeGuardNanos(), "the manifest's wake guard");
         assertEquals(64, c.timeline().past().capacity());
         assertTrue(c.timeline().past().recorded() >= 100);
         host.undeploy("reflective");
@@ -267,11 +270,37 @@ class ReflectionDeploymentTest {
         assertTrue(noWcet.getMessage().contains("no wcet to overrun"), noWcet.getMessage());
     }
 
+    /** One line naming what is wrong with a wake guard. */
+    private static String guardError(String attrs) {
+        return assertThrows(ManifestException.class, () -> Apps.manifest("guard",
+                Apps.service(Reflective.class, 20, "<memSizes total=\"8K\" persistent=\"4K\" release=\"4K\"/>",
+                        "<reflection engine-priority=\"25\" budget=\"1ms\" period=\"2ms\" " + attrs + "/>"))).getMessage();
+    }
+
+    @Test
+    void theManifestRefusesAWakeGuardOutOfBoundsOrWithoutItsWakes() {
+        String big = guardError("wake-guard=\"11ms\" wakes=\"1\"");
+        assertTrue(big.contains("wake-guard 11 ms is outside 0..10 ms"), big);
+        String noWakes = guardError("wake-guard=\"100us\"");
+        assertTrue(noWakes.contains("needs wakes"), noWakes);
+        String noGuard = guardError("wakes=\"2\"");
+        assertTrue(noGuard.contains("declare wake-guard or drop wakes"), noGuard);
+        String over = guardError("wake-guard=\"300us\" wakes=\"4\"");
+        assertTrue(over.contains("budget 1 ms + wakes 4 x wake-guard 0.3 ms = 2.2 ms exceeds the period 2 ms"), over);
+        String unitless = guardError("wake-guard=\"200\" wakes=\"1\"");
+        assertTrue(unitless.contains("wake-guard") && unitless.contains("is not a duration"), unitless);
+        String tooMany = guardError("wake-guard=\"1us\" wakes=\"1025\"");
+        assertTrue(tooMany.contains("1025 is outside 0..1024"), tooMany);
+        for (String m : new String[] {big, noWakes, noGuard, over, unitless, tooMany}) {
+            assertFalse(m.contains("\n"), m);
+        }
+    }
+
     @Test
     void validationModelsTheEngineAndEveryHandlerAsTasksOfTheirComponent() throws Exception {
         String xml = "<manifest><application name=\"v\">"
                 + Apps.service(Reflective.class, 20, "<memSizes total=\"12K\" persistent=\"4K\" release=\"4K\"/>",
-                        "<reflection engine-priority=\"25\" budget=\"3ms\" period=\"40ms\"/>"
+                        "<reflection engine-priority=\"25\" budget=\"3ms\" period=\"40ms\" wake-guard=\"200us\" wakes=\"2\"/>"
                                 + "<periodic-task name=\"t\" wcet=\"1ms\"><memSizes release=\"4K\"/><release periodic=\"10ms\"/>"
                                 + "<cost-overrun-handler priority=\"30\" cost=\"50us\"/>"
                                 + "<deadline-miss-handler priority=\"31\" cost=\"60us\"/></periodic-task>")
@@ -279,7 +308,7 @@ class ReflectionDeploymentTest {
         SystemModel model = ModelBuilder.read("v.xml", xml.getBytes(StandardCharsets.UTF_8));
         Task engine = find(model, "v/Reflective.engine");
         assertEquals(25, engine.priority());
-        assertEquals(3_000_000L, engine.costNanos());
+        assertEquals(3_400_000L, engine.costNanos(), "the budget and two spins of the guard");
         assertEquals(40_000_000L, engine.periodNanos());
         assertEquals("Reflective", engine.component());
         Task overrun = find(model, "v/t/overrun-handler");

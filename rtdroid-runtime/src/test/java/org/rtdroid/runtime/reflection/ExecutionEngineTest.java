@@ -182,6 +182,45 @@ class ExecutionEngineTest {
     }
 
     @Test
+    void aReplacementPlannedBeforeTheSleptForActionWakesTheEngineWithALaterActionBehindIt() throws Exception {
+        RealTimeLine tl = new RealTimeLine("t", 8, 8, 0);
+        List<String> ran = Collections.synchronizedList(new ArrayList<>());
+        Collect c = new Collect(1);
+        start(tl, c);
+        long now = tl.now();
+        Step far = new Step(1, "far", ran);
+        Step after = new Step(2, "after", ran);
+        tl.plan(far, now + 60_000 * MS, now + 60_001 * MS);  // the engine sleeps for far
+        tl.plan(after, now + 120_000 * MS, now + 120_001 * MS);
+        Thread.sleep(20);
+        Step soon = new Step(3, "soon", ran);
+        assertTrue(tl.replaceFirst(soon, tl.now() + MS, tl.now() + 2 * MS));
+        assertTrue(c.done.await(10, TimeUnit.SECONDS), "woken by the replacement, not by far's time");
+        assertEquals(List.of("soon"), ran);
+        assertEquals(1, tl.futureSize(), "the later action stays planned");
+    }
+
+    @Test
+    void aReplacementPlannedBeforeTheActionTheEngineSpinsForEndsTheSpin() throws Exception {
+        RealTimeLine tl = new RealTimeLine("t", 8, 8, 0);
+        List<String> ran = Collections.synchronizedList(new ArrayList<>());
+        Collect c = new Collect(1);
+        engine = new ExecutionEngine(tl, c);
+        engine.wakeGuardNanos(3_600_000 * MS);  // the engine spins for anything planned within the hour
+        engine.start("engine-test", () -> {});
+        assertNull(engine.awaitStarted(5_000));
+        long now = tl.now();
+        Step far = new Step(1, "far", ran);
+        tl.plan(far, now + 60_000 * MS, now + 60_001 * MS);
+        Thread.sleep(20);
+        Step soon = new Step(2, "soon", ran);
+        assertTrue(tl.replaceFirst(soon, tl.now() + MS, tl.now() + 2 * MS));
+        assertTrue(c.done.await(10, TimeUnit.SECONDS), "the spin saw the replacement");
+        assertEquals(List.of("soon"), ran);
+        assertTrue(engine.lastSpun());
+    }
+
+    @Test
     void observersHearOfEveryEntryIntoThePastInOrderBeforeTheStrategist() throws Exception {
         RealTimeLine tl = new RealTimeLine("t", 8, 8, 1);
         List<Long> seqs = Collections.synchronizedList(new ArrayList<>());
