@@ -66,6 +66,7 @@ def _section(ctx: Context, fig: Figure, calibrated: bool) -> Section:
     cal = r.one(impl="reflective", frame_interval_ms=40.0, phase="calibrated")
     gcal = r.one(impl="reflective_guarded", frame_interval_ms=40.0, phase="calibrated")
     base = r.one(impl="periodic")
+    spin = r.one(impl="periodic_spin")
     if un is None or cal is None:
         s.status = "not run"
         s.outcome = "the reflection result lacks the 25 fps reflective rows"
@@ -90,7 +91,9 @@ def _section(ctx: Context, fig: Figure, calibrated: bool) -> Section:
                  + (f"{cal['error_p99_us']:.1f} µs, {cal['error_p99_us'] / jitter:.1f}x this host's wake-up jitter in "
                  f"the same run ({jitter:.1f} µs: p99 of the periodic baseline's clock_nanosleep release's distance "
                  f"from its median)" if jitter else f"{cal['error_p99_us']:.1f} µs")
-                 + (f"; with a wake guard {gcal['error_p99_us']:.1f} µs" if gcal else "") + ".")
+                 + (f"; with a wake guard {gcal['error_p99_us']:.1f} µs" if gcal else "")
+                 + (f" (the guard's sleep and spin alone, without the engine, in the same run: "
+                    f"{spin['error_p99_us']:.1f} µs)" if gcal and spin else "") + ".")
     if not better:
         s.why = "the seed's outcome is the median error cut by an order of magnitude once calibration is on"
     s.notes.append("The seed's tail is not comparable: on L4 the timer interrupt reaches the engine directly; here a "
