@@ -215,9 +215,8 @@ class ExecutionEngineTest {
         Thread.sleep(20);
         Step soon = new Step(2, "soon", ran);
         assertTrue(tl.replaceFirst(soon, tl.now() + MS, tl.now() + 2 * MS));
-        assertTrue(c.done.await(10, TimeUnit.SECONDS), "the spin saw the replacement");
+        assertTrue(c.done.await(10, TimeUnit.SECONDS), "the spin saw the replacement (far is a minute away)");
         assertEquals(List.of("soon"), ran);
-        assertTrue(engine.lastSpun());
     }
 
     @Test
