@@ -95,6 +95,24 @@ class AgentTest {
                 client.listServices(T).stream().map(x -> x.service().nameString()).toList(), "nothing of " + refused);
     }
 
+    /**
+     * The manifest of {@code app}: one {@code element} (service, receiver) of class rtapp.other.Other
+     * at {@code priority}, 100 us every 10 ms, and {@code load} beside it (what makes it a hog).
+     */
+    private static byte[] hogManifest(String app, String element, int priority, String load) {
+        return """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <manifest versionCode="1">
+                  <application name="%s">
+                    <%s name="rtapp.other.Other" priority="%d" cost="100us" min-interarrival="10ms">
+                      <memSizes total="8K" persistent="4K" release="4K"/>
+                    </%s>
+                    %s
+                  </application>
+                </manifest>
+                """.formatted(app, element, priority, element, load).getBytes(StandardCharsets.UTF_8);
+    }
+
     Frame.Control deploy(String name, Map<String, byte[]> entries) {
         return client.deploy(name, Bundle.zip(entries), T);
     }
@@ -307,17 +325,8 @@ class AgentTest {
     void anUnschedulableAlarmLoadIsRefusedNamingTheAlarmThread() throws Exception {
         deployBase();
         // 64 alarms of 200 us each may fire within 10 ms: 12.8 ms of the alarm thread's time.
-        byte[] alarms = """
-                <?xml version="1.0" encoding="UTF-8"?>
-                <manifest versionCode="1">
-                  <application name="alarmhog">
-                    <receiver name="rtapp.other.Other" priority="30" cost="100us" min-interarrival="10ms">
-                      <memSizes total="8K" persistent="4K" release="4K"/>
-                    </receiver>
-                    <alarms capacity="64" strategy="bound" min-interarrival="10ms" fire-cost="200us"/>
-                  </application>
-                </manifest>
-                """.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] alarms = hogManifest("alarmhog", "receiver", 30,
+                "<alarms capacity=\"64\" strategy=\"bound\" min-interarrival=\"10ms\" fire-cost=\"200us\"/>");
         assertResult(ResultCode.UNSCHEDULABLE, "UNSCHEDULABLE: alarm-thread WCRT 12800 us > deadline 10 ms",
                 deploy("alarmhog", signed(alarms, brokenJar, board)));
         assertOnlyBaseRuns("alarmhog");
@@ -329,18 +338,8 @@ class AgentTest {
         // A frame of each of the two devices every 1 ms, 600 us each: 1.2 ms of the polling thread's time,
         // which fits on no CPU; the accelerometer's processing thread (inheriting 50 from the listener,
         // 200 us every 1 ms) fits above base's ticker.
-        byte[] sensors = """
-                <?xml version="1.0" encoding="UTF-8"?>
-                <manifest versionCode="1">
-                  <application name="sensorhog">
-                    <service name="rtapp.other.Other" priority="50" cost="100us" min-interarrival="10ms">
-                      <memSizes total="8K" persistent="4K" release="4K"/>
-                    </service>
-                    <sensors listeners="2" queue="16" strategy="bound" min-interarrival="1ms" frame-cost="600us"
-                             types="accelerometer"/>
-                  </application>
-                </manifest>
-                """.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] sensors = hogManifest("sensorhog", "service", 50, "<sensors listeners=\"2\" queue=\"16\" strategy=\"bound\""
+                + " min-interarrival=\"1ms\" frame-cost=\"600us\" types=\"accelerometer\"/>");
         assertResult(ResultCode.UNSCHEDULABLE, "UNSCHEDULABLE: sensor-poll WCRT 1200 us > deadline 1 ms",
                 deploy("sensorhog", signed(sensors, brokenJar, board)));
         assertOnlyBaseRuns("sensorhog");
