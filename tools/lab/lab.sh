@@ -7,6 +7,8 @@
 #   lab.sh up     install what is missing (apt), start everything, add the boards; idempotent
 #   lab.sh down   stop what `up` started; leaves nothing of the lab running
 #   lab.sh status one line per daemon
+#   lab.sh add BOARD...  add devices for more board files (a lab's variant of a board, by path),
+#                 with their device types and health checks, to a running lab
 #
 # Environment: LAB_BOARD_LOCK (the lock every job that boots a board takes, default
 # build/lab/board.lock; a machine shared with other users of the boards passes their lock),
@@ -242,5 +244,8 @@ case "${1:-}" in
   down) down ;;
   status) status ;;
   install) install_packages ;;
-  *) die "usage: lab.sh up|down|status" ;;
+  add) shift; [[ $# -gt 0 ]] || die "usage: lab.sh add BOARD..."
+       alive gunicorn && alive worker || die "the lab is not up (make lab)"
+       LAB_BOARDS="$*" devices ;;
+  *) die "usage: lab.sh up|down|status|add BOARD..." ;;
 esac

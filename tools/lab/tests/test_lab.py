@@ -14,7 +14,7 @@ import yaml
 
 from rtdroid import paths
 from rtdroid.boardconfig import load_board
-from rtdroid.lava import lab, render, robot
+from rtdroid.lava import build, lab, render, robot
 
 IDENTITY = "rtdroid-lab"
 NOBOOT = "tools/lab/tests/boards/qemu-x86_64-noboot.yaml"
@@ -34,7 +34,8 @@ def jobs(tmp_path_factory):
     assert "worker: running" in status, f"the lab is not up (make lab): {status}"
     tmp = tmp_path_factory.mktemp("jobs")
     qemu = load_board("qemu-x86_64")
-    good = render.job_definition(qemu, suites=["deploy", "latency"], name="lab test: qemu-x86_64 deploy and latency")
+    good = render.job_definition(qemu, suites=["deploy", "latency"], name="lab test: qemu-x86_64 deploy and latency",
+                                 build=build.current(qemu))
     # A failing Robot test: the host board's boot budget set below any boot.
     failing = render.job_definition(load_board("host"), suites=["board"], robot_variables={"BOOT_BUDGET_S": "0.001"},
                                     name="lab test: a failing Robot test (host board, boot budget 1 ms)")
@@ -74,6 +75,19 @@ def test_deploy_and_latency_suites_complete_with_every_robot_test_recorded(jobs)
     assert "end-to-end-round-trips-stay-within-the-board-s-budget" in latency
 
 
+def test_the_job_records_the_commit_and_each_cells_kernel_it_ran(jobs):
+    """In its metadata (what was submitted) and as the build test definition's results (what the
+    root side ran), each value as its test case's reference."""
+    o = jobs["good"]
+    want = build.current(load_board("qemu-x86_64"))
+    meta = yaml.safe_load(lab.lavacli(IDENTITY, "jobs", "definition", str(o.job_id)))["metadata"]
+    assert build.from_metadata(meta) == want
+    cases = _cases(o, "_build")
+    assert {n: c["result"] for n, c in cases.items()} == {n: "pass" for n in want.cases()}
+    assert {n: c["metadata"]["reference"] for n, c in cases.items()} == want.cases()
+    assert cases["kernel-rt"]["metadata"]["reference"].endswith("-rt-amd64")
+
+
 def test_the_measured_figures_are_lava_measurements(jobs):
     got = {r["name"]: (r["measurement"], r["unit"]) for r in jobs["good"].results
            if r.get("measurement") not in (None, "None", "")}
@@ -111,8 +125,9 @@ def test_each_device_passed_its_health_check_and_is_in_service(jobs):
     """LAVA ran each lab device's health check (its board's board suite) before its jobs, or
     within the last day: the newest one completed, with the board's boot measured, and the device
     is Good. The qemu-arm64-xen device has no job above: its check may still be running."""
-    lab_devices = [d for d in lab.devices(IDENTITY) if d["type"].startswith("rtdroid-")]
-    assert {d["type"] for d in lab_devices} >= {"rtdroid-qemu-x86_64", "rtdroid-qemu-arm64-xen", "rtdroid-host"}
+    types = {"rtdroid-qemu-x86_64", "rtdroid-qemu-arm64-xen", "rtdroid-host"}  # make lab's boards
+    lab_devices = [d for d in lab.devices(IDENTITY) if d["type"] in types]
+    assert {d["type"] for d in lab_devices} == types
     deadline = time.monotonic() + 1800
     while True:
         checks = lab.last_health_checks(IDENTITY)

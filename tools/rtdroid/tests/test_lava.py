@@ -228,3 +228,30 @@ def test_a_job_whose_devices_are_all_out_of_service_says_why(monkeypatch):
         "(health check job 9 Incomplete: suite 01 Board set-up failed: no init)")
     assert lab.out_of_service("i", "rtdroid-host") is None
     assert lab.last_health_checks("i")["qemu-x86_64-01"]["id"] == 9
+
+
+BOARD_SUITE = textwrap.dedent("""\
+    *** Settings ***
+    Library    ${CURDIR}/Figures.py
+
+    *** Test Cases ***
+    Boot Board
+        Boot    6.25
+        Fail    rtdroid: board up took 6.25 s, budget 0.001 s
+    Both Cells Report Ready
+        No Operation
+    """)
+
+
+def test_in_the_board_suite_a_boot_over_budget_is_a_failed_case_but_a_board_not_up_ends_the_job(tmp_path):
+    """The board suite boots the board in a test: its cells not both ready means the board did not
+    come up (the job, a health check among them, ends Incomplete: the device goes out of service);
+    a boot over its budget is a failed test case only."""
+    cases, setup_failure = robot.cases_from_output(_robot(tmp_path / "a", BOARD_SUITE))
+    assert setup_failure is None and {c.name: c.result for c in cases}["boot-board"] == "fail"
+    down = BOARD_SUITE.replace("    Fail    rtdroid: board up took 6.25 s, budget 0.001 s",
+                               "    Fail    rtdroid board up exited 1:\\n\\nrtdroid: the rt cell exited with status 0 during its first boot")
+    down = down.replace("    No Operation", "    Fail    the board is not up")
+    cases, setup_failure = robot.cases_from_output(_robot(tmp_path / "b", down))
+    assert setup_failure == ("suite Latency: the board did not come up: "
+                             "the rt cell exited with status 0 during its first boot")

@@ -133,10 +133,16 @@ def device_dictionary(board: Board, site: Site) -> str:
     return out
 
 
+def board_argument(board: Board) -> str:
+    """How a job names the board on its root side: by name, or by its file's path (relative to the
+    checkout) for a board file outside board-configs/ (a lab's variant of a board)."""
+    return board.name if board.source == f"board-configs/{board.name}.yaml" else board.source
+
+
 def _robot_step(board: Board, suite: str, robot_variables: dict[str, str], board_arg: str | None,
                 variables: str | None) -> str:
     cmd = ["flock", '"$RTDROID_BOARD_LOCK"', "build/venv/bin/rtdroid", "lava", "robot",
-           "--board", board_arg or board.name, "--suite", suite]
+           "--board", board_arg or board_argument(board), "--suite", suite]
     if variables:
         cmd += ["--variables", variables]
     for k, v in sorted(robot_variables.items()):
@@ -172,7 +178,7 @@ def test_definition(board: Board, suite: str, robot_variables: dict[str, str] | 
 def build_definition(board: Board, build: Build, board_arg: str | None = None) -> dict:
     """The job's first test definition: the commit and kernels the root side runs, as LAVA test
     cases (their values as references), failed where they are not the build the job names."""
-    cmd = ["build/venv/bin/rtdroid", "lava", "build", "--board", board_arg or board.name]
+    cmd = ["build/venv/bin/rtdroid", "lava", "build", "--board", board_arg or board_argument(board)]
     for k, v in build.metadata().items():
         cmd += ["--expect", f"{k}={v}"]
     return {

@@ -9,8 +9,10 @@ is on PATH), reports:
   keyword libraries' `session.measure`): `<test>_<name>` with the value as a LAVA measurement
   (`<test>_<name>_2` for the same figure measured again in that test);
   figures measured in the suite's set-up (the board's boot) are reported as `<suite>-setup_<name>`.
-When the suite's set-up failed (the board did not come up), it raises a LAVA test error
-(`lava-test-raise`) naming the reason, so the job ends Incomplete with that reason. Outside LAVA it
+When the board did not come up (the suite's set-up failed, or, in the board suite that boots it
+as a test, its cells did not both report ready), it raises a LAVA test error (`lava-test-raise`)
+naming the reason, so the job ends Incomplete with that reason: a health check's Incomplete puts
+its device out of service. Outside LAVA it
 prints the same cases as a table.
 """
 from __future__ import annotations
@@ -31,6 +33,9 @@ MEASUREMENT = re.compile(r"^MEASUREMENT ([A-Za-z0-9_.-]+)=(-?[0-9.eE+-]+) (\S+)$
 RESULTS = {"PASS": "pass", "FAIL": "fail", "SKIP": "skip", "NOT RUN": "skip"}
 # LAVA keeps a test case's name in 100 characters; the figure's name is appended to a test's.
 NAME_CHARS = 64
+# The board suite boots the board in a test, not in its set-up: this test failing means the board
+# did not come up (a boot over its budget fails the boot test only: the board works).
+BOARD_UP_TEST = "Both Cells Report Ready"
 
 
 @dataclass
@@ -125,6 +130,11 @@ def cases_from_output(output_xml: Path) -> tuple[list[Case], str | None]:
                                              f"{reason_of(suite.setup.message or 'no message')}")
                 setup_failure.detail = suite.setup.message or ""
         for test in suite.tests:
+            if test.name == BOARD_UP_TEST and test.status == "FAIL" and setup_failure is None:
+                first = next(t for t in suite.tests if t.status == "FAIL")
+                setup_failure = SetupFailure(f"suite {suite.name}: the board did not come up: "
+                                             f"{reason_of(first.message or 'no message')}")
+                setup_failure.detail = first.message or ""
             name = slug(test.name)
             cases.append(Case(name, RESULTS.get(test.status, "unknown"), " ".join(test.message.split())))
             for fig, value, units in _figures(test):
