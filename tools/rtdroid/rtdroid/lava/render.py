@@ -262,8 +262,8 @@ HEALTH_CHECK_SUITE = "board"
 def health_check(board: Board, site: Site | None = None) -> dict | None:
     """The health check of a board's device type: the job LAVA runs on each of its devices before
     they take jobs (and again every 24 hours, LAVA's default), marking a device Good when it
-    completes and Bad, out of service, when it ends Incomplete: the board did not come up (the
-    suite's set-up failed) or could not be reached. A failed Robot test of the suite (a boot over
+    completes and Bad, out of service, when it ends Incomplete: the board did not come up (its
+    cells did not both report ready: `rtdroid lava robot` raises) or could not be reached. A failed Robot test of the suite (a boot over
     its budget) is a failed test case in a Complete job: the board works, its figures are judged
     by the jobs. None for a board whose device type is LAVA's own (a real board's hardware: the
     lab's health check for that type applies)."""
