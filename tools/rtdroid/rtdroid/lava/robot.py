@@ -193,7 +193,9 @@ def run_suite(board: str, suite: str, variables: str | None, robot_variables: li
            "--variablefile", f"{root / 'tests' / 'robot' / 'variables' / 'board.py'}:{variables or board}",
            "--listener", str(root / "tests" / "robot" / "libraries" / "LatencyListener.py"),
            "--consolewidth", "100"]
-    if variables and board != variables:
+    if variables or board.endswith(".yaml"):
+        # the board the suite boots: another board's variables, or a board file by its path (a
+        # lab's variant of a board, whose own name is not one of board-configs/)
         cmd += ["--variable", f"BOARD:{board}"]
     for v in robot_variables:
         cmd += ["--variable", v]
