@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.rtdroid.rtcell.agent.VersionRecordFiles.blank;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -24,11 +25,7 @@ class BlockDeviceStoreTest {
     Path dir;
 
     private Path disk(long bytes) throws IOException {
-        Path disk = dir.resolve("state.img");
-        try (RandomAccessFile f = new RandomAccessFile(disk.toFile(), "rw")) {
-            f.setLength(bytes);
-        }
-        return disk;
+        return blank(dir.resolve("state.img"), bytes);
     }
 
     private static byte[] text(String s) {
