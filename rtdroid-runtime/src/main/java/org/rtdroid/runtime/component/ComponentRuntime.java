@@ -33,6 +33,7 @@ import org.rtdroid.runtime.memory.HeapMeter;
 import org.rtdroid.runtime.memory.ImmortalScope;
 import org.rtdroid.runtime.memory.Scope;
 import org.rtdroid.runtime.os.CpuSet;
+import org.rtdroid.runtime.os.FlightRecorder;
 import org.rtdroid.runtime.os.Errno;
 import org.rtdroid.runtime.os.ExecutionMeter;
 import org.rtdroid.runtime.os.Linux;
@@ -93,6 +94,7 @@ public final class ComponentRuntime implements IntentConsumer {
     private volatile long worstDeliveryNanos;
     private volatile long worstResponseNanos;
     private final ExecutionMeter execution = new ExecutionMeter(0);
+    private final byte[] traceName;  // the component in the flight recorder's marker (FlightRecorder)
     private volatile long lastHeapBytes;
     // Reflection: its callbacks' past and handlers; a reflective service's timeline and engine.
     private final JobReflection jobs;
@@ -112,6 +114,7 @@ public final class ComponentRuntime implements IntentConsumer {
         this.immortal = immortal;
         this.taskScopes = taskScopes;
         this.heapError = new HeapBoundExceededError(decl.simpleName(), decl.memSizes().releaseBytes());
+        this.traceName = (app.appName() + "/" + decl.simpleName()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
         instance.runtime = this;
         this.jobs = new JobReflection(decl.simpleName(), decl.handler(JobHandlerDecl.Kind.DEADLINE_MISS),
                 decl.handler(JobHandlerDecl.Kind.COST_OVERRUN));
@@ -673,6 +676,7 @@ public final class ComponentRuntime implements IntentConsumer {
         }
         if (execution.end(cpu, callbacks + 1)) {
             flags |= PastTimeline.COST_OVERRUN;
+            FlightRecorder.overran(traceName, callbacks + 1, startNanos, execution.lastNanos(), execution.costNanos());
         }
         long used = HeapMeter.currentThreadAllocatedBytes() - before;
         lastHeapBytes = used;

@@ -8,6 +8,7 @@ package org.rtdroid.runtime.os;
  */
 public final class ExecutionMeter {
     private volatile long worstNanos;
+    private volatile long lastNanos;
     private volatile long overruns;
     private volatile long lastOverrun;
     private volatile long costNanos;
@@ -28,6 +29,7 @@ public final class ExecutionMeter {
      */
     public boolean end(long start, long number) {
         long execution = CpuClock.currentThreadNanos() - start;
+        lastNanos = execution;
         if (execution > worstNanos) {
             worstNanos = execution;
         }
@@ -41,6 +43,8 @@ public final class ExecutionMeter {
     }
 
     public long worstNanos() { return worstNanos; }
+    /** The CPU time of the last release or callback {@link #end} measured. */
+    public long lastNanos() { return lastNanos; }
     public long overruns() { return overruns; }
     public long lastOverrun() { return lastOverrun; }
     public long costNanos() { return costNanos; }

@@ -17,7 +17,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * The RT cell's flight recorder, for misses nothing outside the cell explains: the kernel's
  * function-free event tracer (ftrace, through tracefs) records scheduling, interrupts and timers
  * into its bounded per-CPU ring all the time, and the first release whose response exceeds a bound
- * (or misses its deadline) freezes it, as cyclictest's {@code --breaktrace} does: a
+ * (or misses its deadline), or the first callback whose code uses more CPU time than its declared
+ * cost, freezes it, as cyclictest's {@code --breaktrace} does: a
  * {@code trace_marker} line naming the task, the release and the response, then {@code 0} to
  * {@code tracing_on}. Both go through descriptors opened when the recorder is armed, from a
  * pre-allocated native buffer: the freeze allocates nothing. The ring then holds the last
@@ -49,6 +50,8 @@ public final class FlightRecorder {
     private volatile long frozenRelease;
     private volatile long frozenResponseNanos;
     private volatile byte[] frozenTask;
+    private volatile String frozenWhat;
+    private volatile long frozenOverNanos;
 
     private FlightRecorder(Path tracefs, long boundNanos, int tracingOnFd, int markerFd, List<String> events) {
         this.tracefs = tracefs;
@@ -124,28 +127,55 @@ public final class FlightRecorder {
         }
     }
 
+    /**
+     * A callback's end, on the real-time path, when its code used more CPU time than the cost the
+     * admission analysis assumed: freezes the trace (once, like {@link #released}), so the events
+     * inside the callback that used the CPU (an interrupt, a fault, the JVM's own work) are in it.
+     * Allocation-free.
+     *
+     * @param component the component's name as ASCII bytes (made once, at deployment)
+     * @param began the callback's start, {@link System#nanoTime} (the trace's clock)
+     */
+    public static void overran(byte[] component, long callback, long began, long cpuNanos, long costNanos) {
+        FlightRecorder r = armed;
+        if (r != null) {
+            r.freeze(component, " callback ", callback, " began ", began, " cpu ", cpuNanos, costNanos);
+        }
+    }
+
     private void freeze(byte[] task, long release, long responseNanos) {
+        freeze(task, " release ", release, "", Long.MIN_VALUE, " response ", responseNanos, boundNanos);
+    }
+
+    /** The marker line {@code <name><what><number>[<at><time>]<how> <us> us over <us> us}, then tracing off. */
+    private void freeze(byte[] name, String what, long number, String at, long time, String how, long nanos, long overNanos) {
         if (!fired.compareAndSet(false, true)) {
             return;
         }
         int n = put(0, "rtdroid flight recorder: ");
-        for (int i = 0; i < task.length && n < MARKER_BYTES - 96; i++) {
-            byte b = task[i];
+        for (int i = 0; i < name.length && n < MARKER_BYTES - 128; i++) {
+            byte b = name[i];
             buf.set(ValueLayout.JAVA_BYTE, n++, b > ' ' && b < 127 ? b : (byte) '?');
         }
-        n = put(n, " release ");
-        n = putLong(n, release);
-        n = put(n, " response ");
-        n = putLong(n, responseNanos / 1000);
+        n = put(n, what);
+        n = putLong(n, number);
+        if (time != Long.MIN_VALUE) {
+            n = put(n, at);
+            n = putLong(n, time);
+        }
+        n = put(n, how);
+        n = putLong(n, nanos / 1000);
         n = put(n, " us over ");
-        n = putLong(n, boundNanos / 1000);
+        n = putLong(n, overNanos / 1000);
         n = put(n, " us\n");
         PosixIo.writeNoErrno(markerFd, buf, 0, n);
         buf.set(ValueLayout.JAVA_BYTE, 0, (byte) '0');
         PosixIo.writeNoErrno(tracingOnFd, buf, 0, 1);
-        frozenTask = task;
-        frozenRelease = release;
-        frozenResponseNanos = responseNanos;
+        frozenWhat = what;
+        frozenRelease = number;
+        frozenResponseNanos = nanos;
+        frozenOverNanos = overNanos;
+        frozenTask = name;  // last: frozen() reads it
     }
 
     /** A marker line {@code rtdroid flight recorder: <what> bound <us> us}, then {@code onOff} to tracing_on. */
@@ -182,7 +212,7 @@ public final class FlightRecorder {
         return at;
     }
 
-    /** The trace has been frozen (by the first release over the bound). */
+    /** The trace has been frozen (by the first release over the bound, or callback over its cost). */
     public boolean frozen() { return frozenTask != null; }
 
     public long boundNanos() { return boundNanos; }
@@ -193,8 +223,15 @@ public final class FlightRecorder {
     /** What froze the trace, one line; null while it runs. */
     public String frozenAt() {
         byte[] t = frozenTask;
-        return t == null ? null : new String(t, StandardCharsets.US_ASCII) + " release " + frozenRelease
-                + ": response " + frozenResponseNanos / 1000 + " us over the bound of " + boundNanos / 1000 + " us";
+        if (t == null) {
+            return null;
+        }
+        String name = new String(t, StandardCharsets.US_ASCII);
+        return frozenWhat.equals(" release ")
+                ? name + " release " + frozenRelease + ": response " + frozenResponseNanos / 1000
+                        + " us over the bound of " + frozenOverNanos / 1000 + " us"
+                : name + " callback " + frozenRelease + ": " + frozenResponseNanos / 1000
+                        + " us of CPU time over its declared cost of " + frozenOverNanos / 1000 + " us";
     }
 
     /** Copies the ring's text ({@code trace}, read while tracing is off) to {@code out}. @return bytes copied */

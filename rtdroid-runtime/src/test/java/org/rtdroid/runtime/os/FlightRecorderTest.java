@@ -110,6 +110,35 @@ class FlightRecorderTest {
     }
 
     @Test
+    void aCallbackOverItsCostFreezesItOnceWhenArmedAndAllocatesNothing() throws IOException {
+        byte[] echo = "echo/EchoReceiver".getBytes(StandardCharsets.US_ASCII);
+        Path w = tracefs(dir.resolve("w"));
+        FlightRecorder.overran(echo, 1, 5, 200_000, 100_000);
+        assertNull(FlightRecorder.armed(), "disarmed: nothing to freeze");
+        ThreadMXBean mx = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long tid = Thread.currentThread().threadId();
+        long bytes = -1;
+        for (int i = 0; i < 400; i++) {  // a warm freeze, on recorders armed one after the other
+            FlightRecorder.arm(w, 50_000_000, 64);
+            long before = mx.getThreadAllocatedBytes(tid);
+            FlightRecorder.overran(echo, i, 14_020_615_731L, 134_100, 100_000);
+            bytes = mx.getThreadAllocatedBytes(tid) - before;
+        }
+        assertEquals(0, bytes, "bytes allocated by a (warm) callback freeze");
+        Path t = tracefs(dir);
+        FlightRecorder r = FlightRecorder.arm(t, 50_000_000, 64);
+        FlightRecorder.overran(echo, 34, 14_020_615_731L, 134_100, 100_000);
+        assertTrue(r.frozen());
+        assertEquals("0", last(t, "tracing_on"));
+        assertEquals("rtdroid flight recorder: echo/EchoReceiver callback 34 began 14020615731 cpu 134 us over 100 us\n",
+                last(t, "trace_marker"));
+        assertEquals("echo/EchoReceiver callback 34: 134 us of CPU time over its declared cost of 100 us", r.frozenAt());
+        FlightRecorder.released(TASK, 2, 90_000_000, true);
+        assertEquals("echo/EchoReceiver callback 34: 134 us of CPU time over its declared cost of 100 us", r.frozenAt(),
+                "it fires once, whichever trigger came first");
+    }
+
+    @Test
     void savingCopiesTheRing() throws IOException {
         Path t = tracefs(dir);
         FlightRecorder r = FlightRecorder.arm(t, 1_000_000, 64);

@@ -40,7 +40,7 @@ final class CellFlightRecorder {
 
     static String armedLine(FlightRecorder r) {
         return "rtcell: flight recorder armed: freezes the trace at the first periodic release over "
-                + r.boundNanos() / 1000 + " us or past its deadline (events " + String.join(" ", r.events()) + ", "
+                + r.boundNanos() / 1000 + " us or past its deadline, or the first callback over its declared cost (events " + String.join(" ", r.events()) + ", "
                 + FlightRecorder.DEFAULT_BUFFER_KB + " KiB per CPU)";
     }
 
