@@ -441,6 +441,34 @@ class RtCellLibrary(Keywords):
         logger.info(f"refused as expected: {out.strip()}", also_console=True)
 
     @keyword
+    def rt_cell_should_have_read_version(self, app: str, version: str, timeout_s: float = 60) -> str:
+        """Waits for the RT cell's start-up lines on its version record (the agent's console: rt.log,
+        or the emulated machine's console.log) to say it read ``app`` at ``version``; returns where
+        the record was read from, as the cell said (the store's name: a directory's file, a block
+        device, /dev/mem@ADDRESS+BYTES)."""
+        from rtdroid import paths
+        run_dir = paths.run_dir(self.board)
+        want = re.compile(rf"rtcell: recorded version: {re.escape(app)} {int(version)}\s*$")
+        source = re.compile(r"rtcell: versions of \d+ application\(s\) read from (\S+)")
+        deadline = time.monotonic() + float(timeout_s)
+        while True:
+            for name in ("rt.log", "console.log"):
+                f = run_dir / name
+                lines = f.read_text(errors="replace").splitlines() if f.is_file() else []
+                where = None
+                for line in lines:  # the last start's source line before the wanted version's line
+                    m = source.search(line)
+                    if m:
+                        where = m.group(1)
+                    elif where and want.search(line):
+                        logger.info(f"the RT cell read {app} {version} from {where} ({f.name})", also_console=True)
+                        return where
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the RT cell's start-up lines in {run_dir}/rt.log or console.log do not say it "
+                                     f"read {app} at version {version} from its version record")
+            time.sleep(1)
+
+    @keyword
     def undeploy_rt_app(self, name: str):
         run([RTDROID, "undeploy", "rt", name], timeout=60, check=False)
 

@@ -64,12 +64,18 @@ An Older Bundle Is Still Refused After The RT Cell Restarts
     ...    agent in the board's run directory (--state-dir, across `board restart rt`), the
     ...    qemu-x86_64 cell on its own raw state disk (--state-device, across `board down` and
     ...    `board up`, which restores the cell from its boot snapshot: the record is read after the
-    ...    restore, never frozen in the snapshot), the qemu-arm64-xen RT domain in its state bank
-    ...    (Xen static shared memory backed by a file in the run directory, --state-device
-    ...    /dev/mem@ADDRESS+BYTES, put back after the snapshot's restore). See rt-cell/README.md.
+    ...    restore, never frozen in the snapshot), the Xen RT domain (qemu-arm64-xen, and
+    ...    qemu-arm64-xen-smp, which boots cold) in its state bank (Xen static shared memory backed
+    ...    by a file in the run directory, --state-device /dev/mem@ADDRESS+BYTES, put back after the
+    ...    snapshot's restore). See rt-cell/README.md. The version deployed is the time in seconds,
+    ...    above anything an earlier run or a boot snapshot can hold, and the one refused after the
+    ...    restart is one below it: only this run's record, read back from the cell's store (its
+    ...    start-up lines say from where and at which version), can refuse it.
     [Tags]    cell:rt
-    Skip If    '${BOARD}' not in ('host', 'qemu-x86_64', 'qemu-arm64-xen')    this board's RT cell keeps no state across restarts
-    ${newer}=    Build RT Bundle    echo    version=3    name=echo-versions
+    Skip If    '${BOARD}' not in ('host', 'qemu-x86_64', 'qemu-arm64-xen', 'qemu-arm64-xen-smp')    this board's RT cell keeps no state across restarts
+    ${version}=    Get Time    epoch
+    ${below}=    Evaluate    ${version} - 1
+    ${newer}=    Build RT Bundle    echo    version=${version}    name=echo-restarts
     Deploy RT Bundle    ${newer}
     IF    '${BOARD}' == 'host'
         Restart RT Cell
@@ -78,11 +84,19 @@ An Older Bundle Is Still Refused After The RT Cell Restarts
         Boot Board    ${BOARD}    ${BOOT_BUDGET_S}
         Both Cells Should Report Ready
     END
-    ${older}=    Build RT Bundle    echo    version=2    name=echo-versions
-    RT Bundle Should Be Refused    ${older}    DOWNGRADE (10): echo-versions version 2 < deployed 3
+    ${where}=    RT Cell Should Have Read Version    echo-restarts    ${version}
+    IF    '${BOARD}'.startswith('qemu-arm64-xen')
+        Should Start With    ${where}    /dev/mem@    the Xen RT domain's record is not from its state bank
+    ELSE IF    '${BOARD}' == 'qemu-x86_64'
+        Should Start With    ${where}    /dev/vd    the qemu-x86_64 cell's record is not from its state disk
+    ELSE
+        Should End With    ${where}    rt-state/versions    the host cell's record is not from its state directory
+    END
+    ${older}=    Build RT Bundle    echo    version=${below}    name=echo-restarts
+    RT Bundle Should Be Refused    ${older}    DOWNGRADE (10): echo-restarts version ${below} < deployed ${version}
     Deploy RT Bundle    ${newer}
-    RT Service Should Be Running    echo-versions
-    Undeploy RT App    echo-versions
+    RT Service Should Be Running    echo-restarts
+    Undeploy RT App    echo-restarts
 
 An Unschedulable Bundle Is Refused With Its Reason While The Cochlear Implant Keeps Its Deadlines
     [Documentation]    Admission control runs the static analysis (what `rtdroid validate` runs) over

@@ -3,6 +3,8 @@ package org.rtdroid.rtcell.agent;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
@@ -25,6 +27,7 @@ public final class DeployedVersions {
     public static final String FILE_NAME = DirectoryStore.FILE_NAME;
     static final String HEADER = "# rtdroid RT cell: bundle versionCode deployed last, per application";
     static final int MAX_FILE_BYTES = 1 << 20;
+    static final int SHOWN = 16; // applications named in the start-up line
     private static final Pattern LINE = Pattern.compile("([A-Za-z0-9][A-Za-z0-9._-]{0,62}) ([1-9][0-9]{0,9})");
 
     private final VersionStore store;
@@ -136,10 +139,30 @@ public final class DeployedVersions {
         versions.putAll(next);
     }
 
-    /** Where the record lives, for the console. */
+    /** Where the record was read from and is kept, for the console. */
     public String where() {
         return store == null ? "kept in memory only (no --state-dir or --state-device): a restart of the cell forgets them"
-                : "recorded in " + store.name();
+                : "read from " + store.name();
+    }
+
+    /**
+     * The console's lines on the record as read at start-up: how many applications and where from,
+     * then one line per application (the first {@link #SHOWN}) with its version, so a restart shows
+     * which record it came back with. One short line each: a Xen domain's console cuts long lines.
+     * Names and numbers match {@code LINE}, so nothing in them can forge a line.
+     */
+    public synchronized List<String> summary() {
+        requireLoaded();
+        List<String> lines = new ArrayList<>();
+        lines.add("versions of " + versions.size() + " application(s) " + where());
+        for (Map.Entry<String, Integer> e : versions.entrySet()) {
+            if (lines.size() > SHOWN) {
+                lines.add("and " + (versions.size() - SHOWN) + " more application(s)");
+                break;
+            }
+            lines.add("recorded version: " + e.getKey() + " " + e.getValue());
+        }
+        return lines;
     }
 
     /** The number of applications recorded. */

@@ -141,7 +141,7 @@ public final class Main {
                 return 1;
             }
         }
-        console.accept("rtcell: versions of " + versions.size() + " application(s) " + versions.where());
+        versions.summary().forEach(line -> console.accept("rtcell: " + line));
 
         Agent agent;
         try {

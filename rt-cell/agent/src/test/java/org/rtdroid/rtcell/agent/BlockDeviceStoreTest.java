@@ -12,6 +12,7 @@ import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -123,6 +124,15 @@ class BlockDeviceStoreTest {
         DeployedVersions restarted = DeployedVersions.onDevice(disk);
         restarted.load();
         assertEquals(2, restarted.of("echo"));
-        assertEquals("recorded in " + disk, restarted.where());
+        assertEquals("read from " + disk, restarted.where());
+        assertEquals(List.of("versions of 1 application(s) read from " + disk, "recorded version: echo 2"),
+                restarted.summary());
+        for (int i = 0; i < DeployedVersions.SHOWN; i++) {
+            restarted.set("app" + i, i + 1);
+        }
+        List<String> many = restarted.summary();
+        assertEquals(DeployedVersions.SHOWN + 2, many.size(), many.toString());
+        assertEquals("recorded version: app0 1", many.get(1));
+        assertEquals("and 1 more application(s)", many.getLast());
     }
 }

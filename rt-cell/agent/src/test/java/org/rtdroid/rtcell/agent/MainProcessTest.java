@@ -177,9 +177,10 @@ class MainProcessTest {
                 p.destroyForcibly();
             }
         }
-        assertTrue(lines[0].contains("rtcell: versions of 0 application(s) recorded in " + record), lines[0]);
+        assertTrue(lines[0].contains("rtcell: versions of 0 application(s) read from " + record), lines[0]);
         assertTrue(lines[0].contains("rtcell: deploy echo: OK (echo.rtb)"), lines[0]);
-        assertTrue(lines[1].contains("rtcell: versions of 1 application(s) recorded in " + record), lines[1]);
+        assertTrue(lines[1].contains("rtcell: versions of 1 application(s) read from " + record + "\n"), lines[1]);
+        assertTrue(lines[1].contains("rtcell: recorded version: echo 2\n"), lines[1]);
         assertTrue(lines[1].contains("rtcell: deploy echo.rtb: DOWNGRADE: echo version 1 < deployed 2"), lines[1]);
     }
 
