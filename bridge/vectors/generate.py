@@ -378,12 +378,17 @@ def region_vectors() -> list[dict]:
              [C, fr(1), E])
     consumer("bad_length_short", "frame_bytes one less than written: the CRC over the shorter copy fails",
              _patched({0: f[0], 1: f[1]}, {0: {"n": len(f[0]) - 1}}), [C, fr(1), E])
-    consumer("index_backwards", "write_index 2 behind read_index 5: resync to 2",
-             _ring_with({0: f[0], 1: f[1]}, w=2, rd=5), [S, E, E])
-    consumer("index_far_ahead", "write_index 9 with read_index 0 (more than S ahead): resync to 9",
-             _ring_with({0: f[0], 1: f[1]}, w=9, rd=0), [S, E])
-    consumer("index_huge", "write_index 2^64-1: resync, no offset is taken from it",
-             _ring_with({0: f[0]}, w=U64, rd=0), [S, E])
+    # An incredible write index is a fault: counted once, nothing read, the read index kept until the
+    # producer heals it (its heartbeat does not move in a vector, so it never is overdue here)...
+    consumer("index_backwards", "write_index 2 behind read_index 5: a fault, read index kept for the heal",
+             _ring_with({0: f[0], 1: f[1]}, w=2, rd=5), [E, E, E])
+    consumer("index_far_ahead", "write_index 9 with read_index 0 (more than S ahead): a fault, nothing read",
+             _ring_with({0: f[0], 1: f[1]}, w=9, rd=0), [E, E])
+    consumer("index_huge", "write_index 2^64-1: a fault, no offset is taken from it",
+             _ring_with({0: f[0]}, w=U64, rd=0), [E, E])
+    # ... except on the management agent's ring 0 of peer 1: no heartbeat to wait on, resync at once.
+    consumer("management_agent_index_far_ahead", "the agent's ring 0 with write_index 9, read_index 0: resync to 9",
+             _ring_with({0: enc(HELLO)}, peer=1, ring=0, w=9, rd=0), [S, E], consumer_peer=0, ring=0)
     undecodable = b"\xff\xff\xff"
     consumer("undecodable_frame", "a slot with a correct CRC over bytes that are not a frame",
              _ring_with({0: undecodable, 1: f[1]}),
@@ -652,7 +657,8 @@ def _c_index(frames_index: dict, region_entries: list) -> str:
                     break
             c = e["counters_after"]
             lines.append(f"read {e['name']} {e['consumer_peer']} {e['ring']} {','.join(results)} "
-                         f"accepted={c['frames_accepted']} corrupt={c['frames_corrupt']} resyncs={c['resyncs']}")
+                         f"accepted={c['frames_accepted']} corrupt={c['frames_corrupt']} resyncs={c['resyncs']} "
+                         f"faults={c['write_index_faults']}")
     return "\n".join(lines) + "\n"
 
 

@@ -30,7 +30,7 @@ enum xcc_result {
     XCC_EMPTY = 1,       /* poll: nothing to read */
     XCC_FULL = 2,        /* offer: ring full (or consumer index not credible), counted */
     XCC_CORRUPT = 3,     /* poll: slot failed a check, counted and skipped */
-    XCC_RESYNC = 4,      /* poll: write index out of range / backwards, reader skipped to it */
+    XCC_RESYNC = 4,      /* poll: write index out of range / backwards past the producer's heal, reader skipped to it */
     XCC_EINVAL = -1,     /* bad argument (size, peer id, ...) with an error string */
     XCC_EHEADER = -2,    /* header validation failed */
     XCC_EIO = -3,        /* open/mmap/fstat failed */
@@ -121,6 +121,11 @@ typedef struct xcc_rx {          /* consumer side of one ring in the other peer'
     uint64_t resyncs;
     uint64_t frames_undeliverable;
     uint64_t stale_skipped;
+    uint64_t write_index_faults;
+    const uint8_t *producer_heartbeat; /* the producer's state line heartbeat; NULL: the management
+                                          agent's ring 0 of peer 1 (the agent never beats) */
+    uint64_t fault_heartbeat;    /* the producer's heartbeat when the open fault was first seen */
+    int fault_open;              /* the write index is not credible: waiting for the producer's heal */
     uint32_t slots_per_ring;
     uint32_t slot_bytes;
     int access;
@@ -143,7 +148,10 @@ int xcc_offer(xcc_tx *tx, const void *frame, uint32_t n);
  * means an offer now would be FULL (an index that is not credible also reports S). */
 uint64_t xcc_tx_backlog(const xcc_tx *tx);
 /* Consumer: take one frame into buf (capacity cap >= slot_bytes-16). XCC_OK with *n set,
- * XCC_EMPTY, XCC_CORRUPT (slot skipped, counted), XCC_RESYNC (counted), XCC_EINVAL (cap). */
+ * XCC_EMPTY (nothing to read, or a write index that is not credible while the producer's heal is
+ * awaited: counted once in write_index_faults, the read index kept), XCC_CORRUPT (slot skipped,
+ * counted), XCC_RESYNC (the heal is overdue, the reader skipped to the write index, counted),
+ * XCC_EINVAL (cap). See region-spec.md, "Reading a frame". */
 int xcc_poll(xcc_rx *rx, void *buf, uint32_t cap, uint32_t *n);
 /* Count a frame dropped above the ring (undecodable, unknown kind, undeclared channel, ...). */
 void xcc_rx_count_undeliverable(xcc_rx *rx);
@@ -152,7 +160,7 @@ void xcc_rx_count_undeliverable(xcc_rx *rx);
 typedef struct xcc_ring_stats {
     uint64_t write_index, frames_written, frames_dropped_full;
     uint64_t read_index, frames_accepted, frames_corrupt, resyncs, frames_undeliverable,
-        stale_skipped;
+        stale_skipped, write_index_faults;
     uint32_t ring_class;
 } xcc_ring_stats;
 /* Stats of ring `ring` produced by peer `producer` (read from both sections). */

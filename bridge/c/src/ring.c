@@ -39,20 +39,49 @@ static void publish_read(xcc_rx *rx, uint64_t rd)
     xcc_st64_release(rx->consumer_line + XCC_CONS_READ_INDEX, rd, rx->access);
 }
 
+static int incredible(const xcc_rx *rx, uint64_t w)
+{
+    return w < rx->read_index || w - rx->read_index > rx->slots_per_ring;
+}
+
+/* An incredible write index was just read: opens the fault (counted once) and says whether the
+ * producer's heal is overdue: it has beaten twice since the fault was seen (it heals in every
+ * pass that beats, so a whole heal has run between them), or it has no heartbeat to wait on. A producer that does not
+ * beat (stopped, or dead) is waited for: it sends nothing meanwhile, and a restart beats. */
+static int heal_due(xcc_rx *rx)
+{
+    uint64_t beat = rx->producer_heartbeat ? xcc_ld64_acquire(rx->producer_heartbeat, rx->access) : 0;
+    if (!rx->fault_open) {
+        rx->fault_open = 1;
+        rx->fault_heartbeat = beat;
+        xcc_count(rx->consumer_line + XCC_CONS_WRITE_INDEX_FAULTS, &rx->write_index_faults, 1);
+    }
+    return !rx->producer_heartbeat || beat - rx->fault_heartbeat >= 2;
+}
+
 int xcc_poll(xcc_rx *rx, void *buf, uint32_t cap, uint32_t *n)
 {
     uint32_t max_frame = rx->slot_bytes - XCC_SLOT_HEADER_BYTES;
     if (cap < max_frame)
         return XCC_EINVAL;
     uint64_t w = xcc_ld64_acquire(rx->ring + XCC_RING_WRITE_INDEX, rx->access);
+    if (incredible(rx, w)) {
+        /* Moved backwards or too far ahead: a fault; the frames written before it are read once
+         * the producer puts its index back. Only an overdue heal is resynchronised to. */
+        if (!heal_due(rx))
+            return XCC_EMPTY;
+        w = xcc_ld64_acquire(rx->ring + XCC_RING_WRITE_INDEX, rx->access); /* after the beats */
+        if (incredible(rx, w)) {
+            rx->fault_open = 0;
+            xcc_count(rx->consumer_line + XCC_CONS_RESYNCS, &rx->resyncs, 1);
+            publish_read(rx, w);
+            return XCC_RESYNC;
+        }
+    }
+    rx->fault_open = 0;
     uint64_t rd = rx->read_index;
     if (w == rd)
         return XCC_EMPTY;
-    if (w < rd || w - rd > rx->slots_per_ring) {
-        xcc_count(rx->consumer_line + XCC_CONS_RESYNCS, &rx->resyncs, 1);
-        publish_read(rx, w);
-        return XCC_RESYNC;
-    }
     const uint8_t *slot = rx->slots + (size_t)(rd & (rx->slots_per_ring - 1u)) * rx->slot_bytes;
     uint8_t hdr[XCC_SLOT_HEADER_BYTES];
     xcc_copy_from_region(hdr, slot, XCC_SLOT_HEADER_BYTES, rx->access);
@@ -100,7 +129,8 @@ static int heal_rx(xcc_rx *rx)
            xcc_republish64(l + XCC_CONS_FRAMES_CORRUPT, rx->frames_corrupt, rx->access) +
            xcc_republish64(l + XCC_CONS_RESYNCS, rx->resyncs, rx->access) +
            xcc_republish64(l + XCC_CONS_FRAMES_UNDELIVERABLE, rx->frames_undeliverable, rx->access) +
-           xcc_republish64(l + XCC_CONS_STALE_SKIPPED, rx->stale_skipped, rx->access);
+           xcc_republish64(l + XCC_CONS_STALE_SKIPPED, rx->stale_skipped, rx->access) +
+           xcc_republish64(l + XCC_CONS_WRITE_INDEX_FAULTS, rx->write_index_faults, rx->access);
 }
 
 static uint8_t *consumer_line(uint8_t *base, const xcc_geometry *g, uint32_t peer, uint32_t ring)
@@ -151,6 +181,12 @@ int xcc_rx_open(xcc_rx *rx, const xcc_region *r, const xcc_geometry *g, uint32_t
     rx->resyncs = xcc_ld64(l + XCC_CONS_RESYNCS);
     rx->frames_undeliverable = xcc_ld64(l + XCC_CONS_FRAMES_UNDELIVERABLE);
     rx->stale_skipped = xcc_ld64(l + XCC_CONS_STALE_SKIPPED);
+    rx->write_index_faults = xcc_ld64(l + XCC_CONS_WRITE_INDEX_FAULTS);
+    /* Ring 0 of peer 1's section is the management agent's, which has no heartbeat. */
+    rx->producer_heartbeat = consumer == 0u && ring == 0u ? NULL
+        : r->base + XCC_STATE_TABLE_OFFSET + (size_t)(1u - consumer) * XCC_LINE_BYTES + XCC_STATE_OFF_HEARTBEAT;
+    rx->fault_open = 0;
+    rx->fault_heartbeat = 0;
     return XCC_OK;
 }
 
@@ -188,6 +224,7 @@ int xcc_ring_stats_read(const xcc_region *r, const xcc_geometry *g, uint32_t pro
     s->resyncs = xcc_ld64(cl + XCC_CONS_RESYNCS);
     s->frames_undeliverable = xcc_ld64(cl + XCC_CONS_FRAMES_UNDELIVERABLE);
     s->stale_skipped = xcc_ld64(cl + XCC_CONS_STALE_SKIPPED);
+    s->write_index_faults = xcc_ld64(cl + XCC_CONS_WRITE_INDEX_FAULTS);
     return XCC_OK;
 }
 

@@ -220,13 +220,14 @@ static void read_case(const char *dir, char **tok, int nt)
         }
         if (step > 100000) break;
     }
-    uint64_t cnt[6];
+    uint64_t cnt[7];
     memcpy(cnt, rx.consumer_line, sizeof cnt);
     for (int i = 5; i < nt; i++) {
         unsigned long long v = 0;
         if (sscanf(tok[i], "accepted=%llu", &v) == 1) CHECK_MSG(cnt[1] == v, "read %s accepted %llu", tok[1], (unsigned long long)cnt[1]);
         else if (sscanf(tok[i], "corrupt=%llu", &v) == 1) CHECK_MSG(cnt[2] == v, "read %s corrupt %llu", tok[1], (unsigned long long)cnt[2]);
         else if (sscanf(tok[i], "resyncs=%llu", &v) == 1) CHECK_MSG(cnt[3] == v, "read %s resyncs %llu", tok[1], (unsigned long long)cnt[3]);
+        else if (sscanf(tok[i], "faults=%llu", &v) == 1) CHECK_MSG(cnt[6] == v, "read %s write_index_faults %llu", tok[1], (unsigned long long)cnt[6]);
     }
 }
 

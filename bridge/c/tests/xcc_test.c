@@ -317,18 +317,30 @@ static void test_indices_outside_ring_or_backwards(void)
     xcc_ring_stats s;
     for (int i = 0; i < 3; i++) xcc_offer(&p1.tx[1], b, 16);
     for (int i = 0; i < 3; i++) CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_OK);
-    /* hostile producer: write index moves backwards */
+    /* hostile producer: write index moves backwards: a fault, the reader waits for the heal */
     put64(p1.tx[1].ring, 1);
+    CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_EMPTY);
+    CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_EMPTY);
+    CHECK(p0.rx[1].read_index == 3 && p0.rx[1].write_index_faults == 1 && p0.rx[1].resyncs == 0);
+    xcc_heartbeat(&p1); /* one beat: its heal may still be under way */
+    CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_EMPTY);
+    xcc_heartbeat(&p1); /* two beats and no heal: it stands by it */
     CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_RESYNC);
     CHECK(p0.rx[1].read_index == 1 && get64(p0.rx[1].consumer_line) == 1);
     /* far ahead of the ring (more than S unread) */
     put64(p1.tx[1].ring, 1u + 5u);
+    CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_EMPTY);
+    xcc_heartbeat(&p1);
+    xcc_heartbeat(&p1);
     CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_RESYNC);
     put64(p1.tx[1].ring, UINT64_MAX);
+    CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_EMPTY);
+    xcc_heartbeat(&p1);
+    xcc_heartbeat(&p1);
     CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_RESYNC);
     CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_EMPTY);
     xcc_ring_stats_read(&reg, &g, 1, 1, &s);
-    CHECK(s.resyncs == 3);
+    CHECK(s.resyncs == 3 && s.write_index_faults == 3);
     /* hostile consumer: read index ahead of our write index, or far behind: treated as full */
     put64(p0.tx[1].consumer_line, 1000);
     CHECK(xcc_offer(&p0.tx[1], b, 16) == XCC_FULL);
@@ -337,6 +349,45 @@ static void test_indices_outside_ring_or_backwards(void)
     CHECK(xcc_offer(&p0.tx[1], b, 16) == XCC_FULL);
     xcc_ring_stats_read(&reg, &g, 0, 1, &s);
     CHECK(s.frames_dropped_full == 2 && s.write_index == 0);
+}
+
+/* Frames written before a scribble over the producer's write index are read once it heals it:
+ * the reader counts the fault and waits, it never skips them (region-spec.md, "Reading a frame"). */
+static void test_frames_unread_at_a_scribbled_write_index_survive_the_heal(void)
+{
+    xcc_geometry g = setup(2, 4, 128);
+    uint8_t b[16] = {0}, in[496];
+    uint32_t n;
+    for (uint8_t i = 1; i <= 4; i++) {
+        b[0] = i;
+        CHECK(xcc_offer(&p1.tx[1], b, 16) == XCC_OK);
+    }
+    CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_OK && in[0] == 1);
+    const uint64_t scribbles[] = {0, 1u + 4u + 3u, UINT64_MAX}; /* backwards, too far ahead, huge */
+    for (int k = 0; k < 3; k++) {
+        put64(p1.tx[1].ring, scribbles[k]);
+        CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_EMPTY);
+        CHECK(p0.rx[1].read_index == (uint64_t)k + 1);
+        CHECK(xcc_heal(&p1, 1) == 1); /* the producer puts its write index back, then beats */
+        xcc_heartbeat(&p1);
+        xcc_heartbeat(&p1);
+        CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_OK && in[0] == k + 2);
+    }
+    CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_EMPTY);
+    xcc_ring_stats s;
+    xcc_ring_stats_read(&reg, &g, 1, 1, &s);
+    CHECK(s.write_index_faults == 3 && s.resyncs == 0 && s.frames_corrupt == 0 && s.frames_accepted == 4);
+}
+
+/* The management agent's ring 0 (peer 1's section) has no heartbeat to wait on: resync at once. */
+static void test_management_agent_ring_resyncs_at_once(void)
+{
+    setup(2, 4, 128);
+    uint8_t in[496];
+    uint32_t n;
+    put64(p1.tx[0].ring, 9);
+    CHECK(xcc_poll(&p0.rx[0], in, sizeof in, &n) == XCC_RESYNC);
+    CHECK(p0.rx[0].write_index_faults == 1 && p0.rx[0].resyncs == 1 && p0.rx[0].read_index == 9);
 }
 
 static void test_peer_restart_epoch_and_stale_skip(void)
@@ -376,6 +427,9 @@ static void test_peer_restart_epoch_and_stale_skip(void)
     put64(p1.tx[1].ring, 0);
     CHECK(xcc_attach(&p1, &reg, 1, XCC_ATTACH_CELL, err, sizeof err) == XCC_OK);
     CHECK(xcc_offer(&p1.tx[1], b, 16) == XCC_FULL); /* consumer's read index 4 > our 0: not credible */
+    CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_EMPTY); /* a fault: it may still heal */
+    xcc_heartbeat(&p1);
+    xcc_heartbeat(&p1); /* it beat twice and stands by index 0 */
     CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_RESYNC);
     CHECK(xcc_offer(&p1.tx[1], b, 16) == XCC_OK);
     CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_OK);
@@ -813,7 +867,7 @@ static void test_frame_decode_hostile(void)
 /* ---- self-healing (region-spec.md, "A peer's own fields"; Java's SelfHealingTest) ---------- */
 #define HEAL_RINGS 3u
 #define HEAL_SLOTS 8u
-#define HEAL_FIELDS (2u * (4u + 10u * (HEAL_RINGS - 1u)))
+#define HEAL_FIELDS (2u * (4u + 11u * (HEAL_RINGS - 1u)))
 
 /* A field: whose it is, where it lies, its width, and a hostile value to write there. */
 typedef struct owned_field {
@@ -866,6 +920,7 @@ static void owned_fields(void)
                 {"resyncs", XCC_CONS_RESYNCS, 0, 0, 999},
                 {"frames_undeliverable", XCC_CONS_FRAMES_UNDELIVERABLE, 0, 0, 999},
                 {"stale_skipped", XCC_CONS_STALE_SKIPPED, 0, 0, 999},
+                {"write_index_faults", XCC_CONS_WRITE_INDEX_FAULTS, 0, 0, 999},
             };
             for (size_t i = 0; i < sizeof header / sizeof header[0]; i++) {
                 snprintf(name, sizeof name, "ring %u %s", ring, header[i].name);
@@ -963,20 +1018,26 @@ static void test_without_heal_a_moved_index_stops_the_link(void)
     for (uint32_t i = 0; i < HEAL_FIELDS; i++) {
         const owned_field *f = &owned[i];
         if (!f->index)
-            continue; /* the failure healing exists for: the two index fields, whose loss stops traffic */
+            continue; /* the failure healing exists for: a moved read index stops traffic; a moved
+                       * write index does not (the reader waits, the producer's next frame heals it) */
         setup(HEAL_RINGS, HEAL_SLOTS, 256);
         xcc_peer *owner = f->owner == 0 ? &p0 : &p1, *other = f->owner == 0 ? &p1 : &p0;
         xcc_peer *producer = f->index == 1 ? owner : other, *consumer = producer == &p0 ? &p1 : &p0;
         heal_exchange(1, 3, f->name);
         scribble(f);
-        heal_pass(consumer, f->name); /* it reads the moved index first (resyncing to a moved write index) */
+        heal_pass(consumer, f->name); /* it reads the moved index first (a moved write index: a fault, it waits) */
         uint8_t out[32] = {0}, in[496];
         uint32_t n, delivered = 0;
         for (uint32_t k = 0; k < 2 * HEAL_SLOTS; k++) {
             xcc_offer(&producer->tx[f->ring], out, sizeof out);
             delivered += xcc_poll(&consumer->rx[f->ring], in, sizeof in, &n) == XCC_OK;
         }
-        CHECK_MSG(delivered == 0, "%s moved: %u frames got through without a heal", f->name, delivered);
+        if (f->index == 1) /* the reader kept its index: the producer's next frame publishes its own again */
+            CHECK_MSG(delivered == 2 * HEAL_SLOTS && consumer->rx[f->ring].resyncs == 0 &&
+                          consumer->rx[f->ring].write_index_faults == 1,
+                      "%s moved: %u frames delivered, want all, none lost", f->name, delivered);
+        else
+            CHECK_MSG(delivered == 0, "%s moved: %u frames got through without a heal", f->name, delivered);
         shown++;
     }
     CHECK(shown == 2u * 2u * (HEAL_RINGS - 1u));
@@ -1065,6 +1126,8 @@ int main(int argc, char **argv)
     RUN(test_reader_rejects_bad_slot_length_index_crc);
     RUN(test_torn_write_unpublished_slot_is_invisible);
     RUN(test_indices_outside_ring_or_backwards);
+    RUN(test_frames_unread_at_a_scribbled_write_index_survive_the_heal);
+    RUN(test_management_agent_ring_resyncs_at_once);
     RUN(test_peer_restart_epoch_and_stale_skip);
     RUN(test_management_attach_touches_only_ring0);
     RUN(test_flood_bounded_counted_drops);

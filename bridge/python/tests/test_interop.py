@@ -131,18 +131,21 @@ def echo_the_ping(shm_region, tmp_path, impl, count, scribble_at=None):
                         break
                     continue
                 assert len(data) == 64 and int.from_bytes(data[:8], "little") == echoed + 1
-                while not tx.offer(data):  # a moved write index: full until the ping resyncs
+                while not tx.offer(data):  # a moved read index: full until this loop heals it
                     rt.heal(1)
                     time.sleep(0.0001)
                 echoed += 1
                 if echoed == scribble_at:
-                    # Scribble once the ping has taken this echo: a write index scribbled while a frame
-                    # is still unread makes the consumer resynchronise past that frame (the ring's rule
-                    # for an incredible index, counted in resyncs), which is not what healing is about.
-                    taken = rt.layout.consumer_line(R.ANDROID_PEER, 1) + R.READ_INDEX_OFFSET
-                    while rt.words.u64(taken) < echoed and ping.poll() is None:
-                        time.sleep(0.0001)
+                    # Scribble at once, the echo just offered most likely still unread, and heal only
+                    # once the ping has seen the incredible write index: it counts the fault and waits
+                    # for the heal (this process does not beat, so the heal is never overdue) instead
+                    # of resynchronising past the unread echo (which would lose it: the ping waits 5 s
+                    # for it in vain).
                     scribble_own_fields(rt, R.RT_PEER, 1)
+                    faults = rt.layout.consumer_line(R.ANDROID_PEER, 1) + R.WRITE_INDEX_FAULTS_OFFSET
+                    seen_by = time.monotonic() + 10  # liveness only
+                    while rt.words.u64(faults) == 0 and ping.poll() is None and time.monotonic() < seen_by:
+                        time.sleep(0.0001)
             out, err = ping.communicate(timeout=20)
         finally:
             if ping.poll() is None:
@@ -159,10 +162,14 @@ def test_ping_echoed_by_python(shm_region, tmp_path, impl):
     assert rt.repairs == 0
 
 
+# The fields scribble_own_fields writes: state and epoch, the ring header's four, the consumer line's.
+SCRIBBLED = 2 + 4 + len(R.CONSUMER_FIELDS)
+
+
 def scribble_own_fields(region, peer, ring):
     """Another cell writes hostile values over every field ``peer`` owns on data ring ``ring`` and
     its state line, except the heartbeat its owner rewrites every beat (test_heal.py covers that):
-    12 fields, both indices among them, whose loss stops the link."""
+    SCRIBBLED fields, both indices among them."""
     lay, w = region.layout, region.words
     state, header, line = lay.state_line(peer), lay.ring_header(peer, ring), lay.consumer_line(peer, ring)
     w.set_u32(state + R.STATE_OFFSET, R.STATE_FAILED)
@@ -178,7 +185,7 @@ def scribble_own_fields(region, peer, ring):
 @no_c
 def test_c_puts_back_what_python_scribbled_on_its_section(shm_region):
     """The C peer's self-healing seen from Python (Java's InteropWithCTest twin): the C echo's
-    duty puts back its 12 fields, and the link flows again."""
+    duty puts back its SCRIBBLED fields, and the link flows again."""
     R.format(shm_region, 3, 64, 512)
     count, half = 200, 100
     echo = subprocess.Popen(peer_command("c") + ["echo", "--region", str(shm_region), "--peer", "0", "--cpu", CPU,
@@ -209,7 +216,7 @@ def test_c_puts_back_what_python_scribbled_on_its_section(shm_region):
             android.set_state(R.STATE_STOPPING)
             assert echo.wait(20) == 0
             err = echo.stderr.read()
-            assert f"echoed {count} frames, repaired 12 fields" in err, err
+            assert f"echoed {count} frames, repaired {SCRIBBLED} fields" in err, err
             assert android.peer_state(R.RT_PEER) == R.STATE_STOPPING  # set by the echo as it ends
             assert android.peer_epoch(R.RT_PEER) == 1
             back = R.dump(android.mapping.buf)["peers"][R.RT_PEER]["rings"][1]
@@ -225,10 +232,13 @@ def test_c_puts_back_what_python_scribbled_on_its_section(shm_region):
 
 @pytest.mark.parametrize("impl", ["c", "java"])
 def test_python_puts_back_what_was_scribbled_on_its_section_while_pinged(shm_region, tmp_path, impl):
-    """Python's self-healing seen from C and Java: half-way through the ping, this process's 12
-    fields are scribbled, the other peer reads them, and every ping is still answered."""
+    """Python's self-healing seen from C and Java: half-way through the ping, this process's
+    fields are scribbled (its write index while an echo is unread), the other peer reads them, and
+    every ping is still answered: the ping waited for the heal, it did not resynchronise."""
     count = 200
     rt, tx, rx, echoed = echo_the_ping(shm_region, tmp_path, impl, count, scribble_at=count // 2)
     assert echoed == count
-    assert rt.repairs == 12
+    assert rt.repairs == SCRIBBLED
+    ping = R.dump(shm_region)["peers"][R.RT_PEER]["rings"][1]["consumer"]  # the ping's reading of our ring 1
+    assert ping["write_index_faults"] == 1 and ping["resyncs"] == 0 and ping["frames_accepted"] == count, ping
     assert tx.write_index == tx.counters()["frames_written"] == count and rx.counters()["frames_accepted"] == count

@@ -188,15 +188,48 @@ def test_crc_checked_on_private_copy():
 
 
 @pytest.mark.parametrize("w,rd", [(2, 5), (9, 0), ((1 << 64) - 1, 0), (0, 3)])
-def test_incredible_indices_resync(w, rd):
+def test_incredible_index_is_a_fault_until_the_producer_beat_twice_then_resyncs(w, rd):
     img, android, rt, p, c = corrupt_setup()
     lay = R.validate_header(img)
     struct.pack_into("<Q", img, lay.ring_header(1, 1), w)
     c.read_index = rd
-    assert c.poll_result() == (R.POLL_RESYNC, None)
+    for _ in range(2):
+        assert c.poll_result() == (R.POLL_EMPTY, None)  # waits for the producer's heal
+    assert c.read_index == rd and c.counters()["write_index_faults"] == 1 and c.counters()["resyncs"] == 0
+    android.heartbeat()
+    assert c.poll_result() == (R.POLL_EMPTY, None)  # one beat: its heal may still be under way
+    android.heartbeat()
+    assert c.poll_result() == (R.POLL_RESYNC, None)  # two beats and no heal: it stands by it
     assert c.read_index == w and c.counters()["resyncs"] == 1
     assert struct.unpack_from("<Q", img, lay.consumer_line(0, 1))[0] == w
+    assert struct.unpack_from("<Q", img, lay.consumer_line(0, 1) + 48)[0] == 1  # write_index_faults, shared
     assert c.poll_result() == (R.POLL_EMPTY, None)
+
+
+def test_the_management_agents_ring_has_no_heartbeat_to_wait_on_and_is_resynchronised_at_once():
+    img, android, rt, p, c = corrupt_setup()
+    agent = R.attach_management(img)
+    assert agent.producer(0).offer(frame(1))
+    struct.pack_into("<Q", img, R.validate_header(img).ring_header(R.ANDROID_PEER, 0), 9)
+    c0 = rt.consumer(0)
+    assert c0.poll_result() == (R.POLL_RESYNC, None)
+    assert c0.read_index == 9 and c0.counters()["write_index_faults"] == c0.counters()["resyncs"] == 1
+
+
+@pytest.mark.parametrize("scribble", [0, 99, (1 << 64) - 1])  # backwards, too far ahead, huge
+def test_frames_unread_when_the_write_index_is_scribbled_are_read_after_the_heal(scribble):
+    img, android, rt, p, c = corrupt_setup()
+    for i in range(4):
+        assert p.offer(frame(i + 1))
+    assert F.decode(c.poll()).seq == 1
+    struct.pack_into("<Q", img, R.validate_header(img).ring_header(1, 1), scribble)
+    assert c.poll_result() == (R.POLL_EMPTY, None)
+    assert android.heal(1) >= 1  # the producer puts its write index back (heal, then beat)
+    android.heartbeat()
+    android.heartbeat()
+    assert [F.decode(c.poll()).seq for _ in range(3)] == [2, 3, 4]
+    assert c.poll_result() == (R.POLL_EMPTY, None)
+    assert c.counters()["write_index_faults"] == 1 and c.counters()["resyncs"] == 0
 
 
 def test_producer_treats_incredible_reader_as_full():
@@ -217,6 +250,9 @@ def test_peer_restart_resetting_its_write_index():
     struct.pack_into("<Q", img, lay.ring_header(1, 1), 0)  # a restarted peer that zeroes its index
     android = R.attach_cell(img, R.ANDROID_PEER)
     assert rt.observe_peer() and rt.peer_restarts == 1
+    assert c.poll_result()[0] == R.POLL_EMPTY  # a fault: the producer may still heal it
+    android.heartbeat()
+    android.heartbeat()  # it beat twice and stands by index 0
     assert c.poll_result()[0] == R.POLL_RESYNC
     p2 = android.producer(1)
     assert p2.offer(frame(10))

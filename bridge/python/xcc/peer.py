@@ -135,6 +135,10 @@ class Consumer:
         self.producer_peer = 1 - region.peer_id
         self.ring = ring
         self._producer_write = lay.ring_header(self.producer_peer, ring) + _OFFSET["write_index"]
+        # Ring 0 of the Android peer's section is the management agent's, which has no heartbeat.
+        self._producer_beat = (None if self.producer_peer == ANDROID_PEER and ring == MANAGEMENT_RING
+                               else lay.state_line(self.producer_peer) + _OFFSET["heartbeat"])
+        self._fault_beat: int | None = None  # the producer's heartbeat when an open write-index fault was seen
         self._line = _Line(self._w, lay.consumer_line(self.peer, ring), "consumer_line")
         if read_index is not None:
             self._line.own["read_index"] = read_index
@@ -155,18 +159,42 @@ class Consumer:
     def _advance(self, to: int) -> None:
         self._line.store("read_index", to & U64_MAX)
 
+    def _incredible(self, w: int) -> bool:
+        rd = self.read_index
+        return w < rd or w - rd > self.layout.slots
+
+    def _heal_due(self) -> bool:
+        """An incredible write index was just read: opens the fault (counted once) and says whether
+        the producer's heal is overdue: it has beaten twice since the fault was seen (it heals in
+        every pass that beats, so a whole heal has run between them), or it has no heartbeat to wait on. A producer that
+        does not beat (stopped, or dead) is waited for: it sends nothing meanwhile, a restart beats."""
+        beat = 0 if self._producer_beat is None else self._w.u64(self._producer_beat)
+        if self._fault_beat is None:
+            self._fault_beat = beat
+            self._line.count("write_index_faults")
+        return self._producer_beat is None or (beat - self._fault_beat) & U64_MAX >= 2
+
     def poll_result(self) -> tuple[str, bytes | None]:
-        """One step of the spec's reader: (POLL_FRAME, bytes) or (POLL_EMPTY|POLL_CORRUPT|POLL_RESYNC, None)."""
+        """One step of the spec's reader: (POLL_FRAME, bytes) or (POLL_EMPTY|POLL_CORRUPT|POLL_RESYNC,
+        None). An incredible write index is a fault: POLL_EMPTY, nothing read, the read index kept
+        until the producer heals it, or POLL_RESYNC once that heal is overdue (region-spec.md)."""
         w = self._w.u64(self._producer_write)
+        if self._incredible(w):
+            if not self._heal_due():
+                self.last_result = POLL_EMPTY
+                return POLL_EMPTY, None
+            w = self._w.u64(self._producer_write)  # read after the beats: a heal shows
+            if self._incredible(w):
+                self._fault_beat = None
+                self._line.count("resyncs")
+                self._advance(w)
+                self.last_result = POLL_RESYNC
+                return POLL_RESYNC, None
+        self._fault_beat = None
         rd = self.read_index
         if w == rd:
             self.last_result = POLL_EMPTY
             return POLL_EMPTY, None
-        if w < rd or w - rd > self.layout.slots:
-            self._line.count("resyncs")
-            self._advance(w)
-            self.last_result = POLL_RESYNC
-            return POLL_RESYNC, None
         slot = self.layout.slot(self.producer_peer, self.ring, rd)
         n, crc, slot_index = struct.unpack("<IIQ", bytes(self._raw[slot:slot + SLOT_HEADER_BYTES]))
         frame = None

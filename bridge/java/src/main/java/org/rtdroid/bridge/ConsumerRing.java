@@ -23,6 +23,7 @@ public final class ConsumerRing {
     private final int producerPeer;
     private final int ring;
     private final int producerWriteIndex;
+    private final int producerHeartbeat; // -1: the management agent's ring (the agent never beats)
     private final int line;
     private final long slots;
     private final int maxFrameBytes;
@@ -33,6 +34,9 @@ public final class ConsumerRing {
     private long resyncs;
     private long framesUndeliverable;
     private long staleSkipped;
+    private long writeIndexFaults;
+    private boolean faultOpen;      // the producer's write index is not credible; waiting for its heal
+    private long faultHeartbeat;    // the producer's heartbeat when the fault was first seen
 
     ConsumerRing(RegionMemory memory, RegionLayout layout, int peer, int ring) {
         this.view = memory.buffer().duplicate().order(java.nio.ByteOrder.LITTLE_ENDIAN);
@@ -41,6 +45,9 @@ public final class ConsumerRing {
         this.producerPeer = 1 - peer;
         this.ring = ring;
         this.producerWriteIndex = layout.ringHeaderOffset(producerPeer, ring) + WRITE_INDEX_OFFSET;
+        // Ring 0 of the Android peer's section is the management agent's, which has no heartbeat.
+        this.producerHeartbeat = producerPeer == ANDROID_PEER && ring == MANAGEMENT_RING ? -1
+                : layout.stateLineOffset(producerPeer) + HEARTBEAT_OFFSET;
         this.line = layout.consumerLineOffset(peer, ring);
         this.slots = layout.slotsPerRing();
         this.maxFrameBytes = layout.maxFrameBytes();
@@ -51,6 +58,7 @@ public final class ConsumerRing {
         this.resyncs = Shm.getAcquireU64(view, line + RESYNCS_OFFSET);
         this.framesUndeliverable = Shm.getAcquireU64(view, line + FRAMES_UNDELIVERABLE_OFFSET);
         this.staleSkipped = Shm.getAcquireU64(view, line + STALE_SKIPPED_OFFSET);
+        this.writeIndexFaults = Shm.getAcquireU64(view, line + WRITE_INDEX_FAULTS_OFFSET);
     }
 
     /** Attach step 4: frames sent to the previous incarnation are skipped, not delivered late. */
@@ -67,9 +75,12 @@ public final class ConsumerRing {
 
     /**
      * Copies the next valid frame into {@code dst} and returns its length, or returns 0 when no
-     * valid frame is available. Corrupt slots are skipped and counted (frames_corrupt); an
-     * incredible write index is resynchronised to and counted (resyncs). At most S slots are
-     * examined per call.
+     * valid frame is available. Corrupt slots are skipped and counted (frames_corrupt). An
+     * incredible write index is a fault (write_index_faults): nothing is read and the read index
+     * stays, so the frames written before it are read once the producer heals its index; only a
+     * producer that beat twice without healing it (or the management agent, which has no heartbeat
+     * to wait on) is resynchronised to (resyncs: the frames then unread are lost). At most S slots
+     * are examined per call.
      *
      * @param dst at least {@link #maxFrameBytes()} long
      */
@@ -80,15 +91,24 @@ public final class ConsumerRing {
         for (long examined = 0; examined < slots; examined++) {
             long w = Shm.getAcquireU64(view, producerWriteIndex);
             long rd = readIndex;
-            if (w == rd) {
-                return 0;
-            }
             if (Long.compareUnsigned(w, rd) < 0 || Long.compareUnsigned(w - rd, slots) > 0) {
-                // Moved backwards or too far ahead (u64 compares): skip to it.
-                resyncs++;
-                Shm.setOpaqueU64(view, line + RESYNCS_OFFSET, resyncs);
-                readIndex = w;
-                Shm.setReleaseU64(view, line + READ_INDEX_OFFSET, w);
+                // Moved backwards or too far ahead (u64 compares).
+                if (!healDue()) {
+                    return 0;
+                }
+                w = Shm.getAcquireU64(view, producerWriteIndex); // read after the beats: a heal shows
+                if (Long.compareUnsigned(w, rd) < 0 || Long.compareUnsigned(w - rd, slots) > 0) {
+                    faultOpen = false;
+                    resyncs++;
+                    Shm.setOpaqueU64(view, line + RESYNCS_OFFSET, resyncs);
+                    readIndex = w;
+                    Shm.setReleaseU64(view, line + READ_INDEX_OFFSET, w);
+                    return 0;
+                }
+                continue; // healed just now: read on
+            }
+            faultOpen = false;
+            if (w == rd) {
                 return 0;
             }
             int slot = layout.slotOffset(producerPeer, ring, rd);
@@ -115,6 +135,23 @@ public final class ConsumerRing {
             Shm.setOpaqueU64(view, line + FRAMES_CORRUPT_OFFSET, framesCorrupt);
         }
         return 0;
+    }
+
+    /**
+     * An incredible write index was just read: opens the fault (counted once) and says whether the
+     * producer's heal is overdue: it has beaten twice since the fault was seen (it heals in every
+     * pass that beats, so a whole heal has run between them), or it has no heartbeat to wait on. A producer that does not
+     * beat (stopped, or dead) is waited for: it sends nothing meanwhile, and a restart beats.
+     */
+    private boolean healDue() {
+        long beat = producerHeartbeat < 0 ? 0 : Shm.getAcquireU64(view, producerHeartbeat);
+        if (!faultOpen) {
+            faultOpen = true;
+            faultHeartbeat = beat;
+            writeIndexFaults++;
+            Shm.setOpaqueU64(view, line + WRITE_INDEX_FAULTS_OFFSET, writeIndexFaults);
+        }
+        return producerHeartbeat < 0 || beat - faultHeartbeat >= 2;
     }
 
     /**
@@ -148,7 +185,7 @@ public final class ConsumerRing {
     }
 
     /**
-     * Republishes what this consumer owns in its consumer line (read index and its five counters)
+     * Republishes what this consumer owns in its consumer line (read index and its six counters)
      * wherever the shared copy disagrees with its own: another cell scribbled on this peer's
      * section. A moved read index would otherwise make the producer treat the ring as full (not
      * credible) and drop everything it sends this way. Call it from the consuming thread. Returns
@@ -160,7 +197,8 @@ public final class ConsumerRing {
                 + Shm.republishU64(view, line + FRAMES_CORRUPT_OFFSET, framesCorrupt)
                 + Shm.republishU64(view, line + RESYNCS_OFFSET, resyncs)
                 + Shm.republishU64(view, line + FRAMES_UNDELIVERABLE_OFFSET, framesUndeliverable)
-                + Shm.republishU64(view, line + STALE_SKIPPED_OFFSET, staleSkipped);
+                + Shm.republishU64(view, line + STALE_SKIPPED_OFFSET, staleSkipped)
+                + Shm.republishU64(view, line + WRITE_INDEX_FAULTS_OFFSET, writeIndexFaults);
     }
 
     /** Frames the producer has published that this consumer has not read (0..S, 0 if incredible). */
@@ -192,6 +230,10 @@ public final class ConsumerRing {
 
     public long staleSkipped() {
         return staleSkipped;
+    }
+
+    public long writeIndexFaults() {
+        return writeIndexFaults;
     }
 
     public int ring() {

@@ -95,6 +95,10 @@ public final class RingCounters {
         return values[Counter.STALE_SKIPPED];
     }
 
+    public long writeIndexFaults() {
+        return values[Counter.WRITE_INDEX_FAULTS];
+    }
+
     /** One JSON object: producer_peer, ring, then every counter by its label (unsigned decimal). */
     public String toJson() {
         JsonWriter w = new JsonWriter().beginObject().field("producer_peer", producerPeer).field("ring", ring);

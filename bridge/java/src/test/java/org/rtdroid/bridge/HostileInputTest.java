@@ -229,31 +229,84 @@ class HostileInputTest {
     // ------------------------------------------------------------------ indices
 
     @Test
-    void writeIndexTooFarAheadResyncs() {
+    void writeIndexTooFarAheadIsAFaultUntilTheProducerHasBeatenTwiceThenResyncs() {
         send(1);
         raw.putLong(androidWriteIndex(), 1 + 8 + 3); // more than S ahead of read index 0
+        assertEquals(0, rt.consumer(1).poll(dst));
+        assertEquals(0, rt.consumer(1).poll(dst));
+        assertEquals(1, rt.counters(1, 1).writeIndexFaults(), "one fault, however often it is seen");
+        assertEquals(0, rt.counters(1, 1).resyncs(), "the reader waits for the producer's heal");
+        assertEquals(0, rt.consumer(1).readIndex());
+        android.heartbeat(); // one beat: the heal may still be under way
+        assertEquals(0, rt.consumer(1).poll(dst));
+        assertEquals(0, rt.consumer(1).resyncs());
+        android.heartbeat(); // two beats without a heal: the producer stands by it
         assertEquals(0, rt.consumer(1).poll(dst));
         assertEquals(1, rt.counters(1, 1).resyncs());
         assertEquals(12, rt.consumer(1).readIndex(), "the reader skipped to the write index");
         assertEquals(0, rt.consumer(1).poll(dst));
         assertEquals(0, rt.consumer(1).framesCorrupt());
+        assertEquals(1, rt.consumer(1).writeIndexFaults());
     }
 
     @Test
-    void writeIndexMovingBackwardsResyncs() {
+    void writeIndexMovingBackwardsIsAFaultThenResyncs() {
         for (int i = 1; i <= 5; i++) {
             send(i);
             expectNext(i);
         }
         raw.putLong(androidWriteIndex(), 2);
         assertEquals(0, rt.consumer(1).poll(dst));
+        assertEquals(1, rt.consumer(1).writeIndexFaults());
+        assertEquals(5, rt.consumer(1).readIndex());
+        android.heartbeat();
+        android.heartbeat();
+        assertEquals(0, rt.consumer(1).poll(dst));
         assertEquals(1, rt.consumer(1).resyncs());
         assertEquals(2, rt.consumer(1).readIndex());
     }
 
     @Test
+    void framesUnreadWhenTheWriteIndexIsScribbledAreReadAfterTheProducerHealsIt() {
+        for (int i = 1; i <= 4; i++) {
+            send(i);
+        }
+        expectNext(1);
+        long seq = 2;
+        for (long scribble : new long[] {0, 1 + 8 + 3, -1L}) { // backwards, too far ahead, huge
+            raw.putLong(androidWriteIndex(), scribble);
+            assertEquals(0, rt.consumer(1).poll(dst), "nothing is read from an incredible index");
+            assertEquals(seq - 1, rt.consumer(1).readIndex(), "the read index stays");
+            assertEquals(1, android.heal(1), "the producer puts its write index back");
+            android.heartbeat(); // heal, then beat: its loop's order
+            android.heartbeat();
+            expectNext(seq++);
+        }
+        assertEquals(0, rt.consumer(1).poll(dst));
+        assertEquals(3, rt.consumer(1).writeIndexFaults());
+        assertEquals(0, rt.consumer(1).resyncs() + rt.consumer(1).framesCorrupt(), "no frame lost");
+        send(5);
+        expectNext(5);
+    }
+
+    @Test
+    void theManagementAgentsRingHasNoHeartbeatToWaitOnAndIsResynchronisedAtOnce() {
+        Region agent = Region.attachManagement(memory, Region.ANDROID_PEER);
+        assertTrue(agent.producer(Region.MANAGEMENT_RING).offer(TestRegions.rawFrame(1, 40)));
+        raw.putLong(layout.ringHeaderOffset(Region.ANDROID_PEER, Region.MANAGEMENT_RING) + WRITE_INDEX_OFFSET, 1 + 8 + 3);
+        assertEquals(0, rt.consumer(Region.MANAGEMENT_RING).poll(dst));
+        assertEquals(1, rt.consumer(Region.MANAGEMENT_RING).writeIndexFaults());
+        assertEquals(1, rt.consumer(Region.MANAGEMENT_RING).resyncs());
+        assertEquals(12, rt.consumer(Region.MANAGEMENT_RING).readIndex());
+    }
+
+    @Test
     void hugeWriteIndexResyncsWithoutReadingOutsideTheRegion() {
         raw.putLong(androidWriteIndex(), -1L); // 2^64 - 1
+        assertEquals(0, rt.consumer(1).poll(dst));
+        assertEquals(0, rt.consumer(1).resyncs());
+        android.heartbeat();
+        android.heartbeat();
         assertEquals(0, rt.consumer(1).poll(dst));
         assertEquals(1, rt.consumer(1).resyncs());
         // The reader now sits at 2^64-1; a frame claiming that index is read from slot (2^64-1) mod S.
@@ -395,7 +448,11 @@ class HostileInputTest {
         }
         // A buggy restart: the Android side zeroes its section (write index 0).
         raw.putLong(androidWriteIndex(), 0);
-        Region.attachCell(memory, Region.ANDROID_PEER, false);
+        Region restarted = Region.attachCell(memory, Region.ANDROID_PEER, false);
+        assertEquals(0, rt.consumer(1).poll(dst));
+        assertEquals(0, rt.consumer(1).resyncs(), "a fault first: the producer may heal it");
+        restarted.heartbeat();
+        restarted.heartbeat(); // it beat twice and stands by write index 0
         assertEquals(0, rt.consumer(1).poll(dst));
         assertEquals(1, rt.consumer(1).resyncs());
         Region again = Region.attachCell(memory, Region.ANDROID_PEER, false);

@@ -291,6 +291,7 @@ class SharedVectorsTest {
             case "resyncs": return c.resyncs();
             case "frames_undeliverable": return c.framesUndeliverable();
             case "stale_skipped": return c.staleSkipped();
+            case "write_index_faults": return c.writeIndexFaults();
             case "write_index": return c.writeIndex();
             case "frames_written": return c.framesWritten();
             case "frames_dropped_full": return c.framesDroppedFull();

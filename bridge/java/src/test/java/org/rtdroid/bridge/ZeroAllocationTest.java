@@ -21,6 +21,10 @@ class ZeroAllocationTest {
     private final byte[] received = new byte[496];
     private final byte[] rawOut = new byte[200];
     private long checksum;
+    // The Android cell's ring 1 write index, scribbled now and then: the reader's fault path.
+    private final java.nio.ByteBuffer raw = memory.buffer().duplicate().order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    private final int androidWriteIndex =
+            Region.validateHeader(memory).ringHeaderOffset(Region.ANDROID_PEER, 1) + RegionDescriptor.WRITE_INDEX_OFFSET;
 
     /** One round: an intent each way through data rings, raw frames, a control with stats. */
     private void round(long i) {
@@ -57,6 +61,14 @@ class ZeroAllocationTest {
             throw new AssertionError("decode failed");
         }
         checksum += in.control().stats().framesIn();
+        if ((i & 1023) == 512) { // an incredible write index: a fault the reader waits on, then healed
+            long kept = raw.getLong(androidWriteIndex);
+            raw.putLong(androidWriteIndex, kept + 1000);
+            if (rt.consumer(1).poll(received) != 0) {
+                throw new AssertionError("a frame read at an incredible write index");
+            }
+            raw.putLong(androidWriteIndex, kept);
+        }
         if ((i & 1023) == 0) {
             rt.heartbeat();
             rt.peerRestarted();
