@@ -33,9 +33,6 @@ import java.util.concurrent.locks.LockSupport;
 
 import org.HdrHistogram.Histogram;
 import org.junit.Test;
-import org.junit.runner.JUnitCore;
-import org.junit.runner.Request;
-import org.junit.runner.Result;
 import org.junit.runner.RunWith;
 import org.robolectric.RobolectricTestRunner;
 import org.robolectric.RuntimeEnvironment;
@@ -88,30 +85,9 @@ public class IntentDelayBench {
     private final Path out = Path.of(System.getProperty(PROP_OUT, "build/bench"));
     private volatile boolean senderFifo;
 
-    public static void main(String[] args) throws Exception {
-        String command = "IntentDelayBench";
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            String v = i + 1 < args.length ? args[i + 1] : null;
-            if (a.equals("--quick") || a.equals("--full")) {
-                System.setProperty(PROP_FORM, a.substring(2));
-                command += " " + a;
-            } else if (a.equals("--period-ms") && v != null && v.matches("[1-9][0-9]{0,3}")) {
-                System.setProperty(PROP_PERIOD, v);
-                command += " " + a + " " + v;
-                i++;
-            } else if (a.equals("--out") && v != null) {
-                System.setProperty(PROP_OUT, v);
-                i++;
-            } else {
-                System.err.println("IntentDelayBench: bad argument '" + a + "' (usage: [--quick|--full] [--period-ms 1..9999] [--out DIR])");
-                System.exit(2);
-            }
-        }
-        System.setProperty("org.rtdroid.bench.intents.command", command);
-        Result r = new JUnitCore().run(Request.method(IntentDelayBench.class, "measure"));
-        r.getFailures().forEach(f -> System.err.println(f.getTrace()));
-        System.exit(r.wasSuccessful() ? 0 : 1);
+    public static void main(String[] args) {
+        BenchMain.run(IntentDelayBench.class, "intents", "IntentDelayBench", args,
+                new BenchMain.Option("--period-ms", "periodMs", "[1-9][0-9]{0,3}", "1..9999"));
     }
 
     /** One path and impl: how a broadcast is sent and how the receiver is registered. */

@@ -37,9 +37,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.HdrHistogram.Histogram;
 import org.junit.Test;
-import org.junit.runner.JUnitCore;
-import org.junit.runner.Request;
-import org.junit.runner.Result;
 import org.junit.runner.RunWith;
 import org.robolectric.RobolectricTestRunner;
 import org.robolectric.annotation.Config;
@@ -99,27 +96,9 @@ public class SensorPathBench {
     private final Path out = Path.of(System.getProperty(PROP_OUT, "build/bench"));
     private final int runs = Integer.parseInt(System.getProperty(PROP_RUNS, "1"));
 
-    public static void main(String[] args) throws Exception {
-        String command = "android-cell/bench/run.sh sensor";
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (a.equals("--quick") || a.equals("--full")) {
-                System.setProperty(PROP_FORM, a.substring(2));
-                command += " " + a;
-            } else if (a.equals("--out") && i + 1 < args.length) {
-                System.setProperty(PROP_OUT, args[++i]);
-            } else if (a.equals("--runs") && i + 1 < args.length && args[i + 1].matches("[1-9][0-9]{0,2}")) {
-                System.setProperty(PROP_RUNS, args[++i]);
-                command += " --runs " + args[i];
-            } else {
-                System.err.println("SensorPathBench: bad argument '" + a + "' (usage: [--quick|--full] [--runs N (1..999)] [--out DIR])");
-                System.exit(2);
-            }
-        }
-        System.setProperty(PROP_COMMAND, command);
-        Result r = new JUnitCore().run(Request.method(SensorPathBench.class, "measure"));
-        r.getFailures().forEach(f -> System.err.println(f.getTrace()));
-        System.exit(r.wasSuccessful() ? 0 : 1);
+    public static void main(String[] args) {
+        BenchMain.run(SensorPathBench.class, "sensor", "android-cell/bench/run.sh sensor", args,
+                new BenchMain.Option("--runs", "runs", "[1-9][0-9]{0,2}", "N (1..999)"));
     }
 
     /** One orientation delivery's times, kept by the autopilot's listener on the main looper. */

@@ -29,9 +29,6 @@ import java.util.concurrent.TimeUnit;
 
 import org.HdrHistogram.Histogram;
 import org.junit.Test;
-import org.junit.runner.JUnitCore;
-import org.junit.runner.Request;
-import org.junit.runner.Result;
 import org.junit.runner.RunWith;
 import org.robolectric.RobolectricTestRunner;
 import org.robolectric.annotation.Config;
@@ -68,24 +65,8 @@ public class TaskDurationBench {
     private final String form = System.getProperty(PROP_FORM, "default");
     private final Path out = Path.of(System.getProperty(PROP_OUT, "build/bench"));
 
-    public static void main(String[] args) throws Exception {
-        String command = "android-cell/bench/run.sh tasks";
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (a.equals("--quick") || a.equals("--full")) {
-                System.setProperty(PROP_FORM, a.substring(2));
-                command += " " + a;
-            } else if (a.equals("--out") && i + 1 < args.length) {
-                System.setProperty(PROP_OUT, args[++i]);
-            } else {
-                System.err.println("TaskDurationBench: bad argument '" + a + "' (usage: [--quick|--full] [--out DIR])");
-                System.exit(2);
-            }
-        }
-        System.setProperty("org.rtdroid.bench.tasks.command", command);
-        Result r = new JUnitCore().run(Request.method(TaskDurationBench.class, "measure"));
-        r.getFailures().forEach(f -> System.err.println(f.getTrace()));
-        System.exit(r.wasSuccessful() ? 0 : 1);
+    public static void main(String[] args) {
+        BenchMain.run(TaskDurationBench.class, "tasks", "android-cell/bench/run.sh tasks", args);
     }
 
     /** One measured task's releases (what the bench's TaskDurations keeps). */
