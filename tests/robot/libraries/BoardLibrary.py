@@ -15,7 +15,7 @@ from robot.api.deco import keyword, library
 from robot.libraries.BuiltIn import BuiltIn
 
 from session import (BUILD, ROOT, RTDROID, SESSION, Keywords, board_cpu_use, budget_left_to_the_cells,
-                     end_witness, measure, others_share, run)
+                     end_witness, measure, others_share, record_kernel, run)
 
 
 @library(scope="GLOBAL", auto_keywords=False)
@@ -42,6 +42,9 @@ class BoardLibrary(Keywords):
         cold = status.get("cells", {}).get("rt", {}).get("snapshot_cold_boot_seconds")
         rest = SESSION.boot_seconds - float(cold or 0)
         measure("board_up_s", round(rest, 1), "s")
+        for cell, c in status.get("cells", {}).items():
+            if c.get("kernel"):
+                record_kernel(cell, c["kernel"])
         if cold:
             logger.info(f"of which {cold:.1f} s the one-time cold boot of a new RT cell image to take its boot "
                         f"snapshot; the rest: {rest:.1f} s", also_console=True)

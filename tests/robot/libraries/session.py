@@ -67,6 +67,12 @@ def measure(name: str, value: float, units: str) -> None:
     logger.info(f"MEASUREMENT {name}={value:g} {units}")
 
 
+def record_kernel(cell: str, release: str) -> None:
+    """Records the kernel a booted cell runs (as read from the cell), in the form `rtdroid lava
+    robot` reads back from output.xml and reports as a LAVA test case: 'KERNEL <cell>=<release>'."""
+    logger.info(f"KERNEL {cell}={release}")
+
+
 def end_witness() -> None:
     """Ends a stall witness a failed test left running (SCHED_FIFO 99 on the RT cell's CPUs)."""
     w, SESSION.witness = SESSION.witness, None

@@ -76,8 +76,9 @@ def test_deploy_and_latency_suites_complete_with_every_robot_test_recorded(jobs)
 
 
 def test_the_job_records_the_commit_and_each_cells_kernel_it_ran(jobs):
-    """In its metadata (what was submitted) and as the build test definition's results (what the
-    root side ran), each value as its test case's reference."""
+    """In its metadata (what was submitted), as the build test definition's results (the commit
+    the root side ran) and as each suite's kernel cases (the kernel each booted cell ran, read from
+    the cell), each value as its test case's reference."""
     o = jobs["good"]
     want = build.current(load_board("qemu-x86_64"))
     meta = yaml.safe_load(lab.lavacli(IDENTITY, "jobs", "definition", str(o.job_id)))["metadata"]
@@ -85,7 +86,11 @@ def test_the_job_records_the_commit_and_each_cells_kernel_it_ran(jobs):
     cases = _cases(o, "_build")
     assert {n: c["result"] for n, c in cases.items()} == {n: "pass" for n in want.cases()}
     assert {n: c["metadata"]["reference"] for n, c in cases.items()} == want.cases()
-    assert cases["kernel-rt"]["metadata"]["reference"].endswith("-rt-amd64")
+    for suite in ("deploy", "latency"):
+        kernels = {n: c for n, c in _cases(o, f"_robot-{suite}").items() if n.startswith("kernel-")}
+        assert {n: c["result"] for n, c in kernels.items()} == {"kernel-rt": "pass", "kernel-android": "pass"}
+        assert {n[len("kernel-"):]: c["metadata"]["reference"] for n, c in kernels.items()} == want.kernels
+    assert want.kernels["rt"].endswith("-rt-amd64")
 
 
 def test_the_measured_figures_are_lava_measurements(jobs):

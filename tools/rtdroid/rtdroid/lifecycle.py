@@ -143,6 +143,7 @@ def _wait_ready(board: Board, state: dict, pending: dict, progress: Progress) ->
                 if role == "rt":
                     realtime = hv.kernel_realtime(text)
                     state["rt_kernel_realtime"] = realtime
+                    cell["kernel"] = hv.kernel_release(text)
                     detail += f", region peer 0 READY, kernel realtime={realtime}"
                 else:
                     pm = re.search(r"port=(\d+)", m.group(0))
@@ -154,6 +155,7 @@ def _wait_ready(board: Board, state: dict, pending: dict, progress: Progress) ->
                         raise BoardError(f"Android cell reports adb port {am.group(1)}, board says "
                                          f"{board.adb_port}")
                     cell["adb"] = bool(am)
+                    cell["kernel"] = os.uname().release  # a process on the root side: its kernel
                     refused = aotcache.refusal(text)
                     if refused:
                         cell["aot_refused"] = refused
@@ -474,6 +476,7 @@ def status(board_name: str | None = None) -> dict:
                      "role": c.get("role"), "log": c.get("log"),
                      **({"control_port": state.get("control_port")} if c.get("role") == "android" else {}),
                      **({"console": c["console"]} if c.get("console") else {}),
+                     **({"kernel": c["kernel"]} if c.get("kernel") else {}),
                      **({"snapshot_cold_boot_seconds": c["snapshot_cold_boot_seconds"]}
                         if "snapshot_cold_boot_seconds" in c else {})}
                  for n, c in state["cells"].items()}

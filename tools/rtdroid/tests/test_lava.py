@@ -120,6 +120,9 @@ LIBRARY = textwrap.dedent("""\
     def measure(name, value, units):
         logger.info(f"MEASUREMENT {name}={float(value):g} {units}")
 
+    def booted(cell, release):
+        logger.info(f"KERNEL {cell}={release}")
+
     def boot_fails():
         raise AssertionError("RT cell did not report ready within 120 s")
     """)
@@ -152,6 +155,46 @@ def test_each_robot_test_is_a_case_and_each_figure_a_measurement(tmp_path):
         "not-on-this-board": ("skip", None, None),
     }
     assert next(c for c in cases if c.name == "deadline-missed").message == "2 deadline misses, budget 0"
+
+
+KERNEL_SUITE = textwrap.dedent("""\
+    *** Settings ***
+    Library    Figures.py
+    Suite Setup    Booted    rt    6.1.0-56-rt-amd64
+
+    *** Test Cases ***
+    Board Restarts
+        Booted    rt    ${RESTARTED}
+        Booted    android    6.1.0-40-amd64
+    """)
+
+
+def _kernel_cases(tmp_path, restarted, expected):
+    cases, _ = robot.cases_from_output(_robot(tmp_path, KERNEL_SUITE.replace("${RESTARTED}", restarted)), expected)
+    return {c.name: (c.result, c.reference, c.message) for c in cases if c.name.startswith("kernel-")}
+
+
+def test_each_booted_cells_kernel_is_a_case_failed_when_not_the_one_the_job_names(tmp_path):
+    rt, android = "6.1.0-56-rt-amd64", "6.1.0-40-amd64"
+    # read from the booted cells (the board library's KERNEL lines), each boot of the suite
+    assert _kernel_cases(tmp_path / "a", rt, {"rt": rt, "android": android}) == {
+        "kernel-rt": ("pass", rt, ""), "kernel-android": ("pass", android, "")}
+    # a health check names no kernel: the cases only record what ran
+    assert _kernel_cases(tmp_path / "b", rt, {})["kernel-rt"] == ("pass", rt, "")
+    assert _kernel_cases(tmp_path / "c", rt, {"rt": "6.1.0-57-rt-amd64"})["kernel-rt"] == (
+        "fail", rt, f"the booted rt cell runs {rt}, the job names 6.1.0-57-rt-amd64")
+    assert _kernel_cases(tmp_path / "d", "6.1.0-57-rt-amd64", {})["kernel-rt"] == (
+        "fail", f"{rt},6.1.0-57-rt-amd64", f"the rt cell booted different kernels in one suite: {rt}, 6.1.0-57-rt-amd64")
+
+
+def test_inside_lava_a_kernel_case_names_the_release_as_its_reference(tmp_path, monkeypatch):
+    calls = tmp_path / "calls"
+    for helper in ("lava-test-case", "lava-test-reference"):
+        (tmp_path / helper).write_text(f'#!/bin/sh\necho "{helper} $*" >> {calls}\n')
+        (tmp_path / helper).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    robot.report([robot.Case("kernel-rt", "fail", "x", reference="6.1.0-56-rt-amd64")], None)
+    assert calls.read_text().splitlines() == ["lava-test-reference kernel-rt --result fail --reference 6.1.0-56-rt-amd64"]
 
 
 def test_a_board_that_did_not_come_up_is_the_reason(tmp_path):

@@ -1,6 +1,6 @@
-"""A LAVA job names the commit and the cells' kernels it tests (job metadata, and the `build` test
-definition's results), and the lab's jobs are listed and compared by them (rtdroid.lava.build,
-rtdroid.lava.history)."""
+"""A LAVA job names the commit and the cells' kernels it tests (job metadata; the `build` test
+definition's results for the commit, each suite's for the kernels its booted cells run), and the
+lab's jobs are listed and compared by them (rtdroid.lava.build, rtdroid.lava.history)."""
 from __future__ import annotations
 
 import platform
@@ -33,8 +33,11 @@ def test_a_job_names_its_build_in_its_metadata_and_reports_it_first():
     assert first["name"] == "build" and [d["name"] for d in suites] == [f"robot-{s}" for s in render.suites_for(board)]
     step = first["repository"]["run"]["steps"][-1]
     assert step.startswith("build/venv/bin/rtdroid lava build --board qemu-x86_64 ")
-    assert f"--expect build.commit={COMMIT}" in step and "--expect kernel.rt=6.1.0-56-rt-amd64" in step
-    # no lock: it boots nothing
+    assert f"--expect build.commit={COMMIT}" in step and "kernel" not in step
+    # no lock: it boots nothing; each suite checks the kernels its booted cells run
+    for d in suites:
+        step = d["repository"]["run"]["steps"][-1]
+        assert "--expect kernel.rt=6.1.0-56-rt-amd64 --expect kernel.android=6.1.0-40-amd64" in step
 
 
 def test_a_job_without_a_build_names_none_and_the_golden_jobs_name_a_placeholder():
@@ -66,12 +69,15 @@ def test_the_current_build_is_the_checkouts_commit_and_the_kernels_each_cell_run
 
 def test_outside_lava_the_build_is_printed_and_a_difference_fails(capsys, monkeypatch):
     monkeypatch.setattr(build.shutil, "which", lambda name: None)
-    got, want = _build(), _build(rt="6.1.0-57-rt-amd64")
+    got, want = _build(), _build(commit="f" * 40)
     assert build.report(got, got) == 0
+    # the root side's kernels are not the build's to report: the booted cells' are (suites)
+    assert build.report(got, _build(rt="6.1.0-57-rt-amd64")) == 0
     assert build.report(got, want) == 1
     out = capsys.readouterr().out
-    assert "build: kernel-rt is 6.1.0-56-rt-amd64, the job names 6.1.0-57-rt-amd64" in out
-    assert "  fail  kernel-rt 6.1.0-56-rt-amd64" in out and "  pass  build-commit " + COMMIT in out
+    assert f"build: build-commit is {COMMIT}, the job names {'f' * 40}" in out
+    assert "  fail  build-commit " + COMMIT in out and "  pass  build-dirty no" in out
+    assert "kernel" not in out
 
 
 def test_inside_lava_each_value_is_a_test_case_with_the_value_as_its_reference(monkeypatch):
@@ -80,13 +86,15 @@ def test_inside_lava_each_value_is_a_test_case_with_the_value_as_its_reference(m
     monkeypatch.setattr(build.subprocess, "run", lambda cmd, **kw: calls.append(cmd))
     assert build.report(_build(), _build(commit="f" * 40)) == 1
     assert ["lava-test-reference", "build-commit", "--result", "fail", "--reference", COMMIT] in calls
-    assert ["lava-test-reference", "kernel-rt", "--result", "pass", "--reference", "6.1.0-56-rt-amd64"] in calls
-    assert len(calls) == 5
+    assert ["lava-test-reference", "build-dirty", "--result", "pass", "--reference", "no"] in calls
+    assert len(calls) == 3
 
 
 def test_build_cli_refuses_an_expectation_that_is_not_key_value(capsys):
     assert cli.main(["lava", "build", "--board", "host", "--expect", "kernel.rt"]) != 0
     assert "--expect kernel.rt: not KEY=VALUE" in capsys.readouterr().err
+    assert cli.main(["lava", "robot", "--board", "host", "--suite", "board", "--expect", "build.commit=x"]) != 0
+    assert "--expect build.commit: a suite checks the kernels its cells boot" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("commit,kernel,hit", [

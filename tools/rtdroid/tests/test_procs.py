@@ -39,3 +39,7 @@ def test_each_hypervisor_reads_its_own_boot_lines():
     # a cell restored from its boot snapshot: only the agent's line says it
     assert qemu.kernel_realtime("rtcell: kernel realtime=0 (PREEMPT_DYNAMIC)\n") == 0
     assert process.kernel_realtime("rtcell: kernel realtime=1\n") == 1
+    # the release the booted cell's agent read there (what a LAVA job reports), on every console
+    assert qemu.kernel_release("rtcell: kernel realtime=1 6.1.0-56-rt-amd64\n") == "6.1.0-56-rt-amd64"
+    assert xen.kernel_release("(XEN) DOM1: rtcell: kernel realtime=1 6.1.0-56-rt-arm64\r\n") == "6.1.0-56-rt-arm64"
+    assert process.kernel_release(console) is None

@@ -2,14 +2,14 @@
 
   lava render [--board B ...|--all] [--output DIR] [--check|--update-golden] [--ssh-port N]
       the LAVA device dictionary, device-type template and job definition of each board
-  lava robot --board B --suite S [--variables V] [--robot-variable K:V ...]
+  lava robot --board B --suite S [--variables V] [--robot-variable K:V ...] [--expect kernel.CELL=K ...]
       run one Robot suite (what a job's test definition runs on the board's root side) and report
-      its tests as LAVA test cases with their measurements
+      its tests as LAVA test cases with their measurements, and the kernel each booted cell ran
   lava submit --board B ... [--identity I] [--timeout S]
       submit the boards' jobs through lavacli, wait, print each job and its results
   lava build --board B [--expect KEY=VALUE ...]
-      the commit and the cells' kernels the board runs here (a job's first test definition), as
-      LAVA test cases; failed where they are not what the job's metadata names
+      the commit the board runs here (a job's first test definition), as LAVA test cases; failed
+      where it is not what the job's metadata names
   lava results [--board B] [--commit C] [--kernel K] [--limit N]
       the lab's finished jobs of a commit or kernel, with their figures
   lava compare --commit A --commit B [--board B] [--limit N]
@@ -62,8 +62,23 @@ def cmd_render(a) -> int:
     return code
 
 
+def _expected(a) -> dict[str, str]:
+    expected = {}
+    for e in a.expect:
+        key, sep, value = e.partition("=")
+        if not sep or not key:
+            raise RuntimeError(f"--expect {e}: not KEY=VALUE")
+        expected[key] = value
+    return expected
+
+
 def cmd_robot(a) -> int:
-    return lava_robot.main(a.board, a.suite, a.variables, a.robot_variable, a.output)
+    kernels = {}
+    for key, value in _expected(a).items():
+        if not key.startswith("kernel."):
+            raise RuntimeError(f"--expect {key}: a suite checks the kernels its cells boot (kernel.CELL=RELEASE)")
+        kernels[key[len("kernel."):]] = value
+    return lava_robot.main(a.board, a.suite, a.variables, a.robot_variable, a.output, kernels)
 
 
 def cmd_submit(a) -> int:
@@ -84,12 +99,7 @@ def cmd_submit(a) -> int:
 
 
 def cmd_build(a) -> int:
-    expected = {}
-    for e in a.expect:
-        key, sep, value = e.partition("=")
-        if not sep or not key:
-            raise RuntimeError(f"--expect {e}: not KEY=VALUE")
-        expected[key] = value
+    expected = _expected(a)
     want = lava_build.from_metadata(expected)
     if expected and want is None:
         raise RuntimeError("--expect names no build.commit")
@@ -139,6 +149,9 @@ def register(commands) -> None:
     sp.add_argument("--robot-variable", action="append", default=[], metavar="NAME:VALUE",
                     help="a Robot variable to override (repeatable)")
     sp.add_argument("--output", type=Path, metavar="DIR", help="Robot's output dir (default build/lab/robot/B/S)")
+    sp.add_argument("--expect", action="append", default=[], metavar="kernel.CELL=RELEASE",
+                    help="the kernel the job names for a cell: its kernel-CELL case fails when the booted "
+                         "cell runs another (repeatable)")
     sp.set_defaults(func=cmd_robot)
 
     sp = lava.add_parser("submit", help="submit boards' jobs through lavacli, wait, print their results")
@@ -151,7 +164,7 @@ def register(commands) -> None:
     sp.add_argument("--output", type=Path, metavar="DIR", help="where the submitted jobs are written")
     sp.set_defaults(func=cmd_submit)
 
-    sp = lava.add_parser("build", help="the commit and cells' kernels the board runs here, as LAVA test cases")
+    sp = lava.add_parser("build", help="the commit the board runs here, as LAVA test cases")
     sp.add_argument("--board", required=True, metavar="NAME", help="board name or YAML path")
     sp.add_argument("--expect", action="append", default=[], metavar="KEY=VALUE",
                     help="what the job's metadata names (build.commit=..., kernel.rt=...; repeatable)")

@@ -127,6 +127,13 @@ class Hypervisor:
         JVM and agent (for the progress line). A host process has no kernel of its own."""
         return None
 
+    def kernel_release(self, text: str) -> str | None:
+        """The release of the kernel the booted RT cell runs, as its agent read it there (its
+        `uname -r`, said on the console after attaching: on a cold boot and after a restore alike);
+        None when it has not said it."""
+        m = re.search(r"rtcell: kernel realtime=\d (\S+)", text)
+        return m.group(1) if m else None
+
     def kernel_realtime(self, text: str) -> int:
         """Whether the RT cell's kernel is PREEMPT_RT (1) or not (0): what the agent says after
         attaching, else the host's kernel (the cell is a host process)."""

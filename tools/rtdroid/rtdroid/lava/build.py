@@ -4,10 +4,13 @@ A lab runs one job per board, per commit and per kernel; the job carries them tw
 - as job metadata (`build.commit`, `build.describe`, `build.dirty`, `kernel.<cell>`), set by
   whoever renders the job (`rtdroid lava submit`, `rtdroid lava render --output`) from the
   checkout it renders in;
-- as LAVA results of the job's first test definition, `build`: `rtdroid lava build` on the board's
-  root side reads the same from the checkout and kernels the board boots there and reports each
-  as a test case whose reference is the value (`lava-test-reference`), failed when it is not what
-  the job's metadata says (the root side runs another commit or kernel than the one submitted).
+- as LAVA results: the job's first test definition, `build` (`rtdroid lava build` on the board's
+  root side), reads the commit from the checkout there and reports each value as a test case
+  whose reference is the value (`lava-test-reference`), failed when it is not what the job's
+  metadata says (the root side runs another commit than the one submitted); each Robot suite
+  reports `kernel-<cell>`, the kernel its booted cells run as read from them (the RT cell's
+  agent's `uname -r`, the Android cell's root side's), failed when it is not the one the job
+  names (`lava/robot.py`).
 
 `rtdroid lava results` lists finished jobs by commit and kernel with their figures, and
 `rtdroid lava compare` sets two commits' figures side by side, from these.
@@ -40,11 +43,11 @@ class Build:
         return m
 
     def cases(self) -> dict[str, str]:
-        """LAVA test case name -> its value (the case's reference)."""
-        c = {"build-commit": self.commit, "build-describe": self.describe,
-             "build-dirty": "yes" if self.dirty else "no"}
-        c.update({f"kernel-{cell}": k for cell, k in self.kernels.items()})
-        return c
+        """The `build` test definition's LAVA test case names -> their values (the cases'
+        references). The kernels are not among them: each suite reports the kernel its booted
+        cells run (`lava.robot.kernel_cases`), which the root side's build cannot know."""
+        return {"build-commit": self.commit, "build-describe": self.describe,
+                "build-dirty": "yes" if self.dirty else "no"}
 
 
 def from_metadata(meta: dict) -> Build | None:

@@ -140,9 +140,12 @@ def board_argument(board: Board) -> str:
 
 
 def _robot_step(board: Board, suite: str, robot_variables: dict[str, str], board_arg: str | None,
-                variables: str | None) -> str:
+                variables: str | None, build: Build | None) -> str:
     cmd = ["flock", '"$RTDROID_BOARD_LOCK"', "build/venv/bin/rtdroid", "lava", "robot",
            "--board", board_arg or board_argument(board), "--suite", suite]
+    # the kernels the job names: the suite reports what its booted cells run against them
+    for cell, release in (build.kernels if build else {}).items():
+        cmd += ["--expect", f"kernel.{cell}={release}"]
     if variables:
         cmd += ["--variables", variables]
     for k, v in sorted(robot_variables.items()):
@@ -151,7 +154,7 @@ def _robot_step(board: Board, suite: str, robot_variables: dict[str, str], board
 
 
 def test_definition(board: Board, suite: str, robot_variables: dict[str, str] | None = None,
-                    board_arg: str | None = None, variables: str | None = None) -> dict:
+                    board_arg: str | None = None, variables: str | None = None, build: Build | None = None) -> dict:
     """One Robot suite as a LAVA test definition, run on the board's root side. The root side's
     login sets RTDROID_HOME (the project's checkout or installed build) and RTDROID_BOARD_LOCK (the
     lock every user of the board's machine takes around a run)."""
@@ -169,18 +172,20 @@ def test_definition(board: Board, suite: str, robot_variables: dict[str, str] | 
             },
             "run": {"steps": [
                 'cd "$RTDROID_HOME"',
-                _robot_step(board, suite, robot_variables or {}, board_arg, variables),
+                _robot_step(board, suite, robot_variables or {}, board_arg, variables, build),
             ]},
         },
     }
 
 
 def build_definition(board: Board, build: Build, board_arg: str | None = None) -> dict:
-    """The job's first test definition: the commit and kernels the root side runs, as LAVA test
-    cases (their values as references), failed where they are not the build the job names."""
+    """The job's first test definition: the commit the root side runs, as LAVA test cases (their
+    values as references), failed where it is not the build the job names. The kernels are each
+    suite's to report, as its booted cells run them (`rtdroid lava robot --expect kernel.CELL=K`)."""
     cmd = ["build/venv/bin/rtdroid", "lava", "build", "--board", board_arg or board_argument(board)]
     for k, v in build.metadata().items():
-        cmd += ["--expect", f"{k}={v}"]
+        if k.startswith("build."):
+            cmd += ["--expect", f"{k}={v}"]
     return {
         "from": "inline",
         "name": "build",
@@ -189,8 +194,8 @@ def build_definition(board: Board, build: Build, board_arg: str | None = None) -
             "metadata": {
                 "format": "Lava-Test Test Definition 1.0",
                 "name": "build",
-                "description": f"the commit and the cells' kernels board {board.name} runs: one LAVA test case "
-                               f"each, its value as the reference",
+                "description": f"the commit board {board.name} runs: one LAVA test case each, its value as "
+                               f"the reference",
             },
             "run": {"steps": ['cd "$RTDROID_HOME"', " ".join(cmd)]},
         },
@@ -225,7 +230,7 @@ def job_definition(board: Board, site: Site | None = None, suites: list[str] | N
     its first test definition reports what the root side runs (`build_definition`)."""
     site = site or Site()
     suites = suites or suites_for(board)
-    definitions = [test_definition(board, s, robot_variables, board_arg, variables) for s in suites]
+    definitions = [test_definition(board, s, robot_variables, board_arg, variables, build) for s in suites]
     if build and definitions:
         definitions.insert(0, build_definition(board, build, board_arg))
     clock = board.rt.get("clock", {}).get("kind", "host")

@@ -8,7 +8,11 @@ is on PATH), reports:
 - one test case per figure a test measured (`MEASUREMENT name=value units` lines, written by the
   keyword libraries' `session.measure`): `<test>_<name>` with the value as a LAVA measurement
   (`<test>_<name>_2` for the same figure measured again in that test);
-  figures measured in the suite's set-up (the board's boot) are reported as `<suite>-setup_<name>`.
+  figures measured in the suite's set-up (the board's boot) are reported as `<suite>-setup_<name>`;
+- one test case per cell of the board, `kernel-<cell>`, the release of the kernel the booted cell
+  runs (read from the cell when the board came up: `KERNEL <cell>=<release>` lines, written by the
+  board library) as the case's reference, failed when it is not the kernel the job names
+  (`--expect kernel.<cell>=<release>`, from the job's metadata) or the suite's boots disagree.
 When the board did not come up (the suite's set-up failed, or, in the board suite that boots it
 as a test, its cells did not both report ready), it raises a LAVA test error (`lava-test-raise`)
 naming the reason, so the job ends Incomplete with that reason: a health check's Incomplete puts
@@ -30,6 +34,7 @@ from .. import paths
 from .render import suite_files
 
 MEASUREMENT = re.compile(r"^MEASUREMENT ([A-Za-z0-9_.-]+)=(-?[0-9.eE+-]+) (\S+)$")
+KERNEL = re.compile(r"^KERNEL ([A-Za-z0-9_-]+)=(\S+)$")
 RESULTS = {"PASS": "pass", "FAIL": "fail", "SKIP": "skip", "NOT RUN": "skip"}
 # LAVA keeps a test case's name in 100 characters; the figure's name is appended to a test's.
 NAME_CHARS = 64
@@ -45,6 +50,7 @@ class Case:
     message: str = ""
     measurement: float | None = None
     units: str | None = None
+    reference: str | None = None  # a value the case names (a kernel release): LAVA's reference
 
 
 def slug(text: str) -> str:
@@ -84,6 +90,30 @@ def _figures(item) -> list[tuple[str, float, str]]:
     return out
 
 
+def kernel_cases(items, expected: dict[str, str]) -> list[Case]:
+    """`kernel-<cell>` per cell that came up in these Robot result items, its booted kernel as the
+    reference: failed when it is not ``expected[cell]`` or differs between the suite's boots."""
+    booted: dict[str, list[str]] = {}
+    for item in items:
+        for m in _messages(item):
+            hit = KERNEL.match(m)
+            if hit and hit.group(2) not in booted.setdefault(hit.group(1), []):
+                booted[hit.group(1)].append(hit.group(2))
+    cases = []
+    for cell, releases in booted.items():
+        want = expected.get(cell)
+        wrong = [r for r in releases if want and r != want]
+        if wrong:
+            message = f"the booted {cell} cell runs {', '.join(wrong)}, the job names {want}"
+        elif len(releases) > 1:
+            message = f"the {cell} cell booted different kernels in one suite: {', '.join(releases)}"
+        else:
+            message = ""
+        cases.append(Case(f"kernel-{cell}", "fail" if message else "pass", message,
+                          reference=",".join(releases)))
+    return cases
+
+
 class SetupFailure(str):
     """Why a suite's set-up failed, in one line (LAVA's reason for an Incomplete job); ``detail``
     is Robot's whole message (board up's progress and the cell's last console lines)."""
@@ -112,14 +142,15 @@ def reason_of(message: str) -> str:
     return head + (f" ({panic.group(0).strip()})" if panic else "")
 
 
-def cases_from_output(output_xml: Path) -> tuple[list[Case], str | None]:
-    """Robot's output.xml -> LAVA test cases, and the reason the board did not come up (the suite
-    set-up's failure) or None."""
+def cases_from_output(output_xml: Path, expected_kernels: dict[str, str] | None = None) -> tuple[list[Case], str | None]:
+    """Robot's output.xml -> LAVA test cases (the kernel each booted cell ran first), and the
+    reason the board did not come up (the suite set-up's failure) or None."""
     from robot.api import ExecutionResult
     result = ExecutionResult(str(output_xml))
     cases: list[Case] = []
     setup_failure = None
     suites = [result.suite] if result.suite.tests else list(result.suite.suites)
+    cases.extend(kernel_cases([it for su in suites for it in (su.setup, *su.tests) if it], expected_kernels or {}))
     for suite in suites:
         prefix = slug(suite.name)
         if suite.setup:
@@ -150,13 +181,17 @@ def report(cases: list[Case], setup_failure: str | None, out=None) -> None:
     for c in cases:
         if c.message:
             print(f"{c.name}: {c.result.upper()}: {c.message}", file=out, flush=True)
-        if in_lava:
+        if in_lava and c.reference is not None:
+            # one token: LAVA splits a signal's fields at white space
+            subprocess.run(["lava-test-reference", c.name, "--result", c.result,
+                            "--reference", "".join(c.reference.split()) or "unknown"], check=False)
+        elif in_lava:
             cmd = ["lava-test-case", c.name, "--result", c.result]
             if c.measurement is not None:
                 cmd += ["--measurement", f"{c.measurement:g}", "--units", c.units or "none"]
             subprocess.run(cmd, check=False)
         else:
-            fig = f"{c.measurement:g} {c.units}" if c.measurement is not None else ""
+            fig = f"{c.measurement:g} {c.units}" if c.measurement is not None else (c.reference or "")
             print(f"  {c.result:5} {c.name} {fig}".rstrip(), file=out, flush=True)
     if setup_failure:
         if getattr(setup_failure, "detail", ""):
@@ -217,7 +252,7 @@ def run_suite(board: str, suite: str, variables: str | None, robot_variables: li
 
 
 def main(board: str, suite: str, variables: str | None, robot_variables: list[str],
-         output_dir: Path | None) -> int:
+         output_dir: Path | None, expected_kernels: dict[str, str] | None = None) -> int:
     out = output_dir or paths.build_dir() / "lab" / "robot" / Path(board).stem / suite
     xml = run_suite(board, suite, variables, robot_variables, out)
     if not xml.is_file():
@@ -226,6 +261,6 @@ def main(board: str, suite: str, variables: str | None, robot_variables: list[st
         if shutil.which("lava-test-raise"):
             subprocess.run(["lava-test-raise", reason], check=False)
         return 1
-    cases, setup_failure = cases_from_output(xml)
+    cases, setup_failure = cases_from_output(xml, expected_kernels)
     report(cases, setup_failure)
     return 0 if all(c.result != "fail" for c in cases) and not setup_failure else 1
