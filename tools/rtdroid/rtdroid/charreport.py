@@ -52,68 +52,77 @@ def _save(fig, out: Path, name: str, pngs: list) -> None:
     pngs.append(p)
 
 
-def plots(doc: dict, out: Path) -> list[Path]:
-    plt = _plt()
-    out.mkdir(parents=True, exist_ok=True)
-    pngs: list[Path] = []
-    cells = ("rt", "android")
-    # seed 002: thread switch (its table as bars: avg and max per thread count)
-    fig, ax = plt.subplots(figsize=(7, 3.6))
+def _dress(ax, *, xlog=None, ylog=False, xlabel=None, ylabel=None, title=None, legend=7) -> None:
+    """What every plot sets on its axes: log scales (xlog is the x axis' base), labels, a title
+    and the legend's font size."""
+    if xlog:
+        ax.set_xscale("log", base=xlog)
+    if ylog:
+        ax.set_yscale("log")
+    if xlabel:
+        ax.set_xlabel(xlabel)
+    if ylabel:
+        ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title, fontsize=9)
+    if legend:
+        ax.legend(fontsize=legend)
+
+
+CELLS = ("rt", "android")
+
+
+def _switch(doc, ax) -> None:
+    """Seed 002's thread switch table as bars: avg and max per thread count."""
     counts = [2, 10, 128, 1000]
     width = 0.27
     for k, (name, series) in enumerate(
-            [(_label(doc, c), [(one(doc, c, "switch", threads=n) or {}).get("latency") for n in counts]) for c in cells]
+            [(_label(doc, c), [(one(doc, c, "switch", threads=n) or {}).get("latency") for n in counts]) for c in CELLS]
             + [("seed 002 (Cortex-A8, Android)", [{"mean_ns": SEED002_SWITCH[n][0] * US, "max_ns": SEED002_SWITCH[n][1] * US}
                                                 for n in counts])]):
         xs = [i + (k - 1) * width for i in range(len(counts))]
         ax.bar(xs, [s["mean_ns"] / US if s else 0 for s in series], width, label=f"{name} avg")
         ax.scatter(xs, [s["max_ns"] / US if s else 0 for s in series], marker="_", s=200, color="k")
     ax.set_xticks(range(len(counts)), [f"{n} threads" for n in counts])
-    ax.set_yscale("log")
-    ax.set_ylabel("thread switch latency (us), bar avg, tick max")
-    ax.legend(fontsize=7)
-    _save(fig, out, "switch", pngs)
-    # interrupt dispatch CDFs
-    fig, ax = plt.subplots(figsize=(7, 3.6))
-    for c in cells:
+    _dress(ax, ylog=True, ylabel="thread switch latency (us), bar avg, tick max")
+
+
+def _irq(doc, ax) -> None:
+    """Interrupt dispatch CDFs."""
+    for c in CELLS:
         for r in find(doc, c, "irq"):
             if "cdf" in r:
                 ax.plot([p[0] / US for p in r["cdf"]], [p[1] for p in r["cdf"]], label=f"{_label(doc, c)} {r['source']}")
     ax.axvline(SEED002_IRQ[0], ls=":", color="gray", label="seed 002 avg 1.9 us")
-    ax.set_xscale("log")
-    ax.set_xlabel("interrupt to waiting thread (us)")
-    ax.set_ylabel("cumulative fraction")
-    ax.legend(fontsize=7)
-    _save(fig, out, "irq", pngs)
-    # sustained interrupt frequency: lost per period
-    fig, ax = plt.subplots(figsize=(7, 3.6))
-    for c in cells:
+    _dress(ax, xlog=10, xlabel="interrupt to waiting thread (us)", ylabel="cumulative fraction")
+
+
+def _irqrate(doc, ax) -> None:
+    """Sustained interrupt frequency: lost per period."""
+    for c in CELLS:
         rows = sorted(find(doc, c, "irqrate", source="timer"), key=lambda r: r["period_ns"])
         ax.plot([r["period_ns"] / US for r in rows], [100.0 * r["lost"] / max(1, r["generated"]) for r in rows], "o-",
                 label=_label(doc, c))
     ax.plot([p for p, _, _ in SEED002_RATE], [100.0 * l / g for _, g, l in SEED002_RATE], "x", color="gray", label="seed 002")
-    ax.set_xscale("log")
-    ax.set_xlabel("timer period (us)")
-    ax.set_ylabel("interrupts lost (%)")
-    ax.legend(fontsize=7)
-    _save(fig, out, "irqrate", pngs)
-    # Fig. 5a/5b: semaphore acquisition and release per thread
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
+    _dress(ax, xlog=10, xlabel="timer period (us)", ylabel="interrupts lost (%)")
+
+
+def _sem(doc, axes) -> None:
+    """Fig. 5a/5b: semaphore acquisition and release per thread."""
     for ax, what, title in ((axes[0], "acquisition", "Fig. 5a acquisition"), (axes[1], "release", "Fig. 5b release")):
-        for k, c in enumerate(cells):
+        for k, c in enumerate(CELLS):
             r = one(doc, c, "sem")
             if r:
                 n = len(r[f"{what}_mean_ns"])
                 xs = [i + (k - 0.5) * 0.4 for i in range(n)]
                 ax.bar(xs, [v / US for v in r[f"{what}_mean_ns"]], 0.4, label=_label(doc, c))
                 ax.scatter(xs, [v / US for v in r[f"{what}_max_ns"]], marker="_", s=80, color="k")
-        ax.set_title(title, fontsize=9)
-        ax.set_xlabel("thread (priority rising)")
-        ax.set_ylabel("us (bar mean, tick max)")
+        _dress(ax, xlabel="thread (priority rising)", ylabel="us (bar mean, tick max)", title=title, legend=None)
     axes[0].legend(fontsize=7)
-    _save(fig, out, "sem", pngs)
-    # Fig. 6a/6b: the mutex test's last iteration as a timeline (RT cell)
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.0))
+
+
+def _mutex(doc, axes) -> None:
+    """Fig. 6a/6b: the mutex test's last iteration as a timeline (RT cell)."""
     for ax, inherit in zip(axes, (False, True)):
         r = one(doc, "rt", "mutex", priority_inheritance=inherit)
         if not r:
@@ -126,13 +135,13 @@ def plots(doc: dict, out: Path) -> list[Path]:
             ax.broken_barh([(a, max(b - a, 1)) for a, b in spans[who]], (y - 0.3, 0.6))
         ax.axvspan(ev["H blocks"], ev["H acquires"], color="red", alpha=0.15, label="H blocked")
         ax.set_yticks(range(3), ["L (low, holds)", "M (medium hog)", "H (high, waits)"])
-        ax.set_xlabel(f"us from L's lock ({doc['cells']['rt']['time_base']})")
-        ax.set_title(f"Fig. 6{'b with' if inherit else 'a without'} priority inheritance", fontsize=9)
-        ax.legend(fontsize=7)
-    _save(fig, out, "mutex", pngs)
-    # seed 003 Figs. 10, 11, 14/15: allocation time against size
+        _dress(ax, xlabel=f"us from L's lock ({doc['cells']['rt']['time_base']})",
+               title=f"Fig. 6{'b with' if inherit else 'a without'} priority inheritance")
+
+
+def _alloc(doc, axes) -> None:
+    """Seed 003 Figs. 10, 11, 14/15: allocation time against size."""
     sizes = sorted({r["size_bytes"] for r in find(doc, "rt", "alloc")})
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
     for memory, style in (("scoped", "o-"), ("heap", "s-"), ("scoped-reset", "^:")):
         rows = [one(doc, "rt", "alloc", memory=memory, size_bytes=s) for s in sizes]
         axes[0].plot(sizes, [r["time"]["mean_ns"] for r in rows], style, label=f"{memory} avg")
@@ -141,41 +150,33 @@ def plots(doc: dict, out: Path) -> list[Path]:
             axes[0].plot(sizes, [r["time"]["max_ns"] for r in rows], style, alpha=0.25, label=f"{memory} worst")
         axes[1].plot(sizes, [r["time"]["std_ns"] for r in rows], style, label=memory)
     for ax, title in ((axes[0], "Figs. 10/14/15: allocation time"), (axes[1], "Fig. 11: standard deviation")):
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xlabel("size (bytes)")
-        ax.set_ylabel(f"ns ({doc['cells']['rt']['time_base']})")
-        ax.set_title(title, fontsize=9)
-        ax.legend(fontsize=6)
-    _save(fig, out, "alloc", pngs)
-    # Fig. 13: CDFs at a few sizes
-    fig, ax = plt.subplots(figsize=(7, 3.6))
+        _dress(ax, xlog=2, ylog=True, xlabel="size (bytes)", ylabel=f"ns ({doc['cells']['rt']['time_base']})",
+               title=title, legend=6)
+
+
+def _alloc_cdf(doc, ax) -> None:
+    """Fig. 13: CDFs at a few sizes."""
     for memory in ("scoped", "heap"):
         for s in (32, 4096, 65536):
             r = one(doc, "rt", "alloc", memory=memory, size_bytes=s)
             if r:
                 ax.plot([p[0] for p in r["time_cdf"]], [p[1] for p in r["time_cdf"]], label=f"{memory} {s} B")
-    ax.set_xscale("log")
-    ax.set_xlabel("allocation time (ns)")
-    ax.set_ylabel("cumulative fraction")
-    ax.set_title("Fig. 13: allocation time distribution", fontsize=9)
-    ax.legend(fontsize=7)
-    _save(fig, out, "alloc_cdf", pngs)
-    # Figs. 16 and 18: dispatch trend and CDF
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
+    _dress(ax, xlog=10, xlabel="allocation time (ns)", ylabel="cumulative fraction",
+           title="Fig. 13: allocation time distribution")
+
+
+def _dispatch(doc, axes) -> None:
+    """Figs. 16 and 18: dispatch trend and CDF."""
     for r in find(doc, "rt", "dispatch"):
         axes[0].plot([v / US for v in r["trend_ns"]], lw=0.6, label=r["handler"])
         axes[1].plot([p[0] / US for p in r["latency_cdf"]], [p[1] for p in r["latency_cdf"]], label=r["handler"])
-    axes[0].set_title("Fig. 16: dispatch latency of successive firings", fontsize=9)
-    axes[0].set_xlabel("firing")
-    axes[1].set_title("Fig. 18: cumulative dispatch latency", fontsize=9)
-    axes[1].set_xscale("log")
-    for ax in axes:
-        ax.set_ylabel(f"us ({doc['cells']['rt']['time_base']})" if ax is axes[0] else "fraction")
-        ax.legend(fontsize=7)
-    _save(fig, out, "dispatch", pngs)
-    # Figs. 19 and 20: H's average and standard deviation against N
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
+    _dress(axes[0], xlabel="firing", ylabel=f"us ({doc['cells']['rt']['time_base']})",
+           title="Fig. 16: dispatch latency of successive firings")
+    _dress(axes[1], xlog=10, ylabel="fraction", title="Fig. 18: cumulative dispatch latency")
+
+
+def _inversion(doc, axes) -> None:
+    """Figs. 19 and 20: H's average and standard deviation against N."""
     for handler in ("bound", "pooled"):
         rows = sorted((r for r in find(doc, "rt", "inversion", handler=handler) if "latency" in r),
                       key=lambda r: r["low_handlers"])
@@ -187,13 +188,24 @@ def plots(doc: dict, out: Path) -> list[Path]:
         axes[0].plot(ns, [v[0] for v in table.values()], "x:", label=f"seed 003 {name}")
         axes[1].plot(ns, [v[1] for v in table.values()], "x:", label=f"seed 003 {name}")
     for ax, title in ((axes[0], "Fig. 19: H's average dispatch latency"), (axes[1], "Fig. 20: its standard deviation")):
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("low-priority handlers (0 drawn at 1)")
-        ax.set_ylabel("us")
-        ax.set_title(title, fontsize=9)
-        ax.legend(fontsize=6)
-    _save(fig, out, "inversion", pngs)
+        _dress(ax, xlog=10, ylog=True, xlabel="low-priority handlers (0 drawn at 1)", ylabel="us", title=title, legend=6)
+
+
+# Each plot: its file name, how many axes side by side, the figure's size (inches) and its drawer.
+PLOTS = (("switch", 1, (7, 3.6), _switch), ("irq", 1, (7, 3.6), _irq), ("irqrate", 1, (7, 3.6), _irqrate),
+         ("sem", 2, (9, 3.4), _sem), ("mutex", 2, (9, 3.0), _mutex), ("alloc", 2, (9, 3.6), _alloc),
+         ("alloc_cdf", 1, (7, 3.6), _alloc_cdf), ("dispatch", 2, (9, 3.4), _dispatch),
+         ("inversion", 2, (9, 3.4), _inversion))
+
+
+def plots(doc: dict, out: Path) -> list[Path]:
+    plt = _plt()
+    out.mkdir(parents=True, exist_ok=True)
+    pngs: list[Path] = []
+    for name, ncols, size, draw in PLOTS:
+        fig, axes = plt.subplots(1, ncols, figsize=size)
+        draw(doc, axes)
+        _save(fig, out, name, pngs)
     return pngs
 
 
