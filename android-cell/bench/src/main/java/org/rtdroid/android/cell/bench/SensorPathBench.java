@@ -228,29 +228,18 @@ public class SensorPathBench {
         long u0 = SystemClock.uptimeMillis() + 20;
         ByteBuffer frame = ByteBuffer.allocate(RECORD_BYTES * FRAME_RECORDS).order(ByteOrder.LITTLE_ENDIAN);
         long[] seq = new long[1];
-        for (Task task : Task.values()) {
-            main.postAtTime(new Runnable() {
-                long k;
-
-                @Override
-                public void run() {
-                    if (done.get()) {
-                        return;
-                    }
-                    if (task == Task.IR) {
-                        writeFrame(dev, frame, (int) Math.round(flight.aircraft.rollDeg() * 1000),
-                                (int) Math.round(flight.aircraft.pitchDeg() * 1000), (int) (++seq[0] & 0x7fffffff));
-                    } else {
-                        flight.run(task);
-                    }
-                    long now = SystemClock.uptimeMillis(); // an overrun skips the periods it ran into
-                    do {
-                        k++;
-                    } while (u0 + task.offsetMillis + k * task.periodMillis < now - task.periodMillis);
-                    main.postAtTime(this, u0 + task.offsetMillis + k * task.periodMillis);
-                }
-            }, u0 + task.offsetMillis);
-        }
+        PapabenchLoop.post(main, u0, (task, planned) -> {
+            if (done.get()) {
+                return false;
+            }
+            if (task == Task.IR) {
+                writeFrame(dev, frame, (int) Math.round(flight.aircraft.rollDeg() * 1000),
+                        (int) Math.round(flight.aircraft.pitchDeg() * 1000), (int) (++seq[0] & 0x7fffffff));
+            } else {
+                flight.run(task);
+            }
+            return true;
+        });
     }
 
     /** One frame: ABS_X, ABS_Y, ABS_Z and SYN_REPORT, each stamped (struct timeval, µs) with CLOCK_MONOTONIC now. */

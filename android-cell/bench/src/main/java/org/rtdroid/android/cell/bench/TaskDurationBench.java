@@ -201,31 +201,19 @@ public class TaskDurationBench {
         CountDownLatch done = new CountDownLatch(1);
         long u0 = SystemClock.uptimeMillis() + 20;
         long n0 = System.nanoTime() + (u0 - SystemClock.uptimeMillis()) * 1_000_000L;
-        for (Task task : Task.values()) {
-            main.postAtTime(new Runnable() {
-                long k;
-
-                @Override
-                public void run() {
-                    if (done.getCount() == 0) {
-                        return;
-                    }
-                    long planned = u0 + task.offsetMillis + k * task.periodMillis;
-                    long begin = System.nanoTime();
-                    flight.run(task);
-                    long end = System.nanoTime();
-                    if (task == Task.STABILIZATION && !into.record(n0 + (planned - u0) * 1_000_000L, begin, end)) {
-                        done.countDown();
-                        return;
-                    }
-                    long now = SystemClock.uptimeMillis(); // an overrun skips the periods it ran into
-                    do {
-                        k++;
-                    } while (u0 + task.offsetMillis + k * task.periodMillis < now - task.periodMillis);
-                    main.postAtTime(this, u0 + task.offsetMillis + k * task.periodMillis);
-                }
-            }, u0 + task.offsetMillis);
-        }
+        PapabenchLoop.post(main, u0, (task, planned) -> {
+            if (done.getCount() == 0) {
+                return false;
+            }
+            long begin = System.nanoTime();
+            flight.run(task);
+            long end = System.nanoTime();
+            if (task == Task.STABILIZATION && !into.record(n0 + (planned - u0) * 1_000_000L, begin, end)) {
+                done.countDown();
+                return false;
+            }
+            return true;
+        });
         long bound = (n + warmup) * Task.STABILIZATION.periodMillis * 3L + 60_000;
         if (!done.await(bound, TimeUnit.MILLISECONDS)) {
             throw new IllegalStateException("papabench: " + into.count + " of " + n + " releases in " + bound + " ms");
