@@ -40,37 +40,23 @@ class BinderTest {
      * The hostile app (HostileActivity, signed by a key of its own), which also carries a
      * receiver, a started service, an exported bound service and one not exported.
      */
-    static final String HOSTILE_MANIFEST = """
-            <?xml version="1.0" encoding="utf-8"?>
-            <manifest xmlns:android="http://schemas.android.com/apk/res/android"
-                package="org.rtdroid.hostile" android:versionCode="1" android:versionName="test">
-              <application android:label="Hostile">
-                <activity android:name="org.rtdroid.android.cell.testapp.HostileActivity" android:exported="true">
-                  <intent-filter>
-                    <action android:name="android.intent.action.MAIN" />
-                    <category android:name="android.intent.category.LAUNCHER" />
-                  </intent-filter>
-                </activity>
-                <service android:name="org.rtdroid.android.cell.testapp.TestService" />
-                <service android:name="org.rtdroid.android.cell.testapp.EchoBinderService" android:exported="true" />
-                <service android:name="org.rtdroid.android.cell.testapp.WorkService" android:exported="false">
-                  <intent-filter>
-                    <action android:name="org.rtdroid.test.WORK" />
-                  </intent-filter>
-                </service>
-                <receiver android:name="org.rtdroid.android.cell.testapp.PrivateReceiver" android:exported="false">
-                  <intent-filter>
-                    <action android:name="org.rtdroid.test.PRIVATE" />
-                  </intent-filter>
-                </receiver>
-                <receiver android:name="org.rtdroid.android.cell.testapp.EchoReceiver" android:exported="true">
-                  <intent-filter>
-                    <action android:name="org.rtdroid.test.ECHO" />
-                  </intent-filter>
-                </receiver>
-              </application>
-            </manifest>
-            """;
+    static final String HOSTILE_MANIFEST = Bundles.manifest(HOSTILE, 1, "Hostile", "", "HostileActivity", """
+            <service android:name="org.rtdroid.android.cell.testapp.WorkService" android:exported="false">
+              <intent-filter>
+                <action android:name="org.rtdroid.test.WORK" />
+              </intent-filter>
+            </service>
+            <receiver android:name="org.rtdroid.android.cell.testapp.PrivateReceiver" android:exported="false">
+              <intent-filter>
+                <action android:name="org.rtdroid.test.PRIVATE" />
+              </intent-filter>
+            </receiver>
+            <receiver android:name="org.rtdroid.android.cell.testapp.EchoReceiver" android:exported="true">
+              <intent-filter>
+                <action android:name="org.rtdroid.test.ECHO" />
+              </intent-filter>
+            </receiver>
+            """);
 
     /** A transaction client: argv[1] the socket, then one request per argument ("\n" between lines). */
     static final String CLIENT = String.join("\n",
@@ -201,13 +187,7 @@ class BinderTest {
         assertTrue(out.contains("ERR broadcast needs action=NAME"), out);
         // The replies can arrive before the cell's stdout reader has taken the log lines from the
         // pipe: wait for them (a bound for liveness only; the verdict is the count).
-        long refusals = 0;
-        for (long end = System.nanoTime() + 30_000_000_000L; System.nanoTime() < end; Thread.sleep(20)) {
-            refusals = cell.stdout.stream().filter(l -> l.contains("W/Binder(android): refused a transaction")).count();
-            if (refusals >= 6) {
-                break;
-            }
-        }
+        long refusals = cell.linesContaining("W/Binder(android): refused a transaction", 6, 30_000);
         assertTrue(refusals >= 6, "every refusal is logged: " + refusals);
     }
 
@@ -234,11 +214,7 @@ class BinderTest {
         assertTrue(out.contains("OK handedToProxy=echo"), out);
         assertTrue(out.contains("ERR field 'sender' refused"), out);
         cell.await("/proxy/stats", b -> b.contains("\"refused\":"), 10_000);
-        long named = 0;
-        for (int i = 0; i < 100 && named == 0; i++) {
-            named = cell.stdout.stream().filter(l -> l.contains("refused send from " + UI + " on channel 'echo'")).count();
-            Thread.sleep(50);
-        }
+        long named = cell.linesContaining("refused send from " + UI + " on channel 'echo'", 1, 5_000);
         assertTrue(named > 0, "the proxy names the uid's app as the sender: " + cell.stdout);
     }
 

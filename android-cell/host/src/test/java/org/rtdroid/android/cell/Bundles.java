@@ -116,15 +116,19 @@ final class Bundles {
         return dir;
     }
 
-    static final String TEST_APP_MANIFEST = """
-            <?xml version="1.0" encoding="utf-8"?>
-            <manifest xmlns:android="http://schemas.android.com/apk/res/android"
-                package="org.rtdroid.celltest" android:versionCode="3" android:versionName="test">
-              <uses-permission android:name="org.rtdroid.permission.CROSS_CONTEXT" />
-              <uses-permission android:name="org.rtdroid.permission.REALTIME_BROADCAST" />
-              <application android:label="Cell test app">
-                <meta-data android:name="org.rtdroid.channels" android:value="echo,test.boom" />
-                <activity android:name="org.rtdroid.android.cell.testapp.TestActivity" android:exported="true">
+    /**
+     * A test app's manifest: its package, version code and label, what it declares before its
+     * application ({@code uses}, one element a line), its launcher activity (a class of the test
+     * app's package, exported, MAIN and LAUNCHER), the started and the exported bound service every
+     * test app carries, then its own {@code components} (one element a line).
+     */
+    static String manifest(String pkg, int versionCode, String label, String uses, String launcher, String components) {
+        return """
+                <?xml version="1.0" encoding="utf-8"?>
+                <manifest xmlns:android="http://schemas.android.com/apk/res/android"
+                    package="%s" android:versionCode="%d" android:versionName="test">
+                %s<application android:label="%s">
+                <activity android:name="org.rtdroid.android.cell.testapp.%s" android:exported="true">
                   <intent-filter>
                     <action android:name="android.intent.action.MAIN" />
                     <category android:name="android.intent.category.LAUNCHER" />
@@ -132,14 +136,22 @@ final class Bundles {
                 </activity>
                 <service android:name="org.rtdroid.android.cell.testapp.TestService" />
                 <service android:name="org.rtdroid.android.cell.testapp.EchoBinderService" android:exported="true" />
-                <receiver android:name="org.rtdroid.android.cell.testapp.BoomReceiver" android:exported="true">
-                  <intent-filter>
-                    <action android:name="org.rtdroid.test.BOOM" />
-                  </intent-filter>
-                </receiver>
-              </application>
-            </manifest>
-            """;
+                %s</application>
+                </manifest>
+                """.formatted(pkg, versionCode, uses, label, launcher, components);
+    }
+
+    static final String TEST_APP_MANIFEST = manifest("org.rtdroid.celltest", 3, "Cell test app", """
+            <uses-permission android:name="org.rtdroid.permission.CROSS_CONTEXT" />
+            <uses-permission android:name="org.rtdroid.permission.REALTIME_BROADCAST" />
+            """, "TestActivity", """
+            <meta-data android:name="org.rtdroid.channels" android:value="echo,test.boom" />
+            <receiver android:name="org.rtdroid.android.cell.testapp.BoomReceiver" android:exported="true">
+              <intent-filter>
+                <action android:name="org.rtdroid.test.BOOM" />
+              </intent-filter>
+            </receiver>
+            """);
 
     /** The test app (classes from this module's test-classes). */
     static Path testApp(Path dir) throws IOException {

@@ -137,6 +137,22 @@ final class CellProcess implements AutoCloseable {
         reader.join(10_000);
     }
 
+    /**
+     * How many lines of the child's stdout contain {@code text}, once {@code atLeast} do or
+     * {@code millis} passed: log lines can arrive after the reply that caused them, and the bound
+     * is for liveness only (the caller's verdict is the count).
+     */
+    long linesContaining(String text, long atLeast, long millis) throws InterruptedException {
+        long count = 0;
+        for (long end = System.nanoTime() + millis * 1_000_000L; System.nanoTime() < end; Thread.sleep(20)) {
+            count = stdout.stream().filter(l -> l.contains(text)).count();
+            if (count >= atLeast) {
+                break;
+            }
+        }
+        return count;
+    }
+
     record Reply(int status, String body) {
     }
 
