@@ -233,40 +233,62 @@ final class ReflectionBench implements Benchmark {
         return v.length == 0 ? 0.0 : v[Math.max(0, Math.min(v.length - 1, (int) Math.ceil(q * v.length) - 1))] / 1000.0;
     }
 
+    /**
+     * A row's opening from its display start errors (signed ns): their |error| histogram, the
+     * errors sorted, the row's cases (frame interval, phase) and its extra's first keys (frames,
+     * signed p50, |error| p99 and max), to which the caller adds its own.
+     */
+    private record Errors(Histogram h, long[] sorted, Map<String, Object> cases, Map<String, Object> extra) {
+        static Errors of(long[] signed, double frameMs, String phase) {
+            Histogram h = new Histogram(3);
+            for (long e : signed) {
+                h.recordValue(Math.abs(e));
+            }
+            long[] sorted = signed.clone();
+            Arrays.sort(sorted);
+            Map<String, Object> cases = new LinkedHashMap<>();
+            cases.put("frame_interval_ms", frameMs);
+            cases.put("phase", phase);
+            Map<String, Object> extra = new LinkedHashMap<>();
+            extra.put("frames", sorted.length);
+            extra.put("error_p50_us", sorted.length == 0 ? 0.0 : sorted[sorted.length / 2] / 1000.0);
+            extra.put("error_p99_us", h.getTotalCount() == 0 ? 0.0 : h.getValueAtPercentile(99) / 1000.0);
+            extra.put("error_max_us", h.getTotalCount() == 0 ? 0.0 : h.getMaxValue() / 1000.0);
+            return new Errors(h, sorted, cases, extra);
+        }
+
+        /** The errors over 5 µs either way. */
+        long over5us() {
+            long over = 0;
+            for (long e : sorted) {
+                over += Math.abs(e) > 5_000 ? 1 : 0;
+            }
+            return over;
+        }
+    }
+
     /** One phase's row: |display start error| percentiles, signed p50, clobbered, misses, overhead. */
     private static Report.Row phase(Report report, String impl, double frameMs, String phase, FrameLog log, int from, int to,
                                     long[] overheads) {
-        Histogram h = new Histogram(3);
         long[] signed = new long[Math.max(0, to - from)];
         long clobbered = 0;
         long misses = 0;
-        long over = 0;
         for (int k = from; k < to; k++) {
             long e = log.displayErrorNanos(k);
             signed[k - from] = e;
-            h.recordValue(Math.abs(e));
-            over += Math.abs(e) > 5_000 ? 1 : 0;
             clobbered += log.clobbered(k) ? 1 : 0;
             // The display missed: it started after its 1 ms window, or the analysis's late end delayed it.
             if (log.rowKnown(k) && (log.clobbered(k) || e > 1_000_000L)) {
                 misses++;
             }
         }
-        Arrays.sort(signed);
-        Map<String, Object> cases = new LinkedHashMap<>();
-        cases.put("frame_interval_ms", frameMs);
-        cases.put("phase", phase);
-        Map<String, Object> extra = new LinkedHashMap<>();
-        extra.put("frames", to - from);
-        extra.put("error_p50_us", signed.length == 0 ? 0.0 : signed[signed.length / 2] / 1000.0);
-        extra.put("error_p99_us", h.getTotalCount() == 0 ? 0.0 : h.getValueAtPercentile(99) / 1000.0);
-        extra.put("error_max_us", h.getTotalCount() == 0 ? 0.0 : h.getMaxValue() / 1000.0);
-        extra.put("frames_over_5us", over);
-        extra.put("clobbered", clobbered);
-        extra.put("display_misses_after_table_filled", misses);
-        extra.put("engine_overhead_p50_us", quantileMicros(overheads, 0.50));
-        extra.put("engine_overhead_p99_us", quantileMicros(overheads, 0.99));
-        return report.row(impl, cases, h, extra);
+        Errors r = Errors.of(signed, frameMs, phase);
+        r.extra.put("frames_over_5us", r.over5us());
+        r.extra.put("clobbered", clobbered);
+        r.extra.put("display_misses_after_table_filled", misses);
+        r.extra.put("engine_overhead_p50_us", quantileMicros(overheads, 0.50));
+        r.extra.put("engine_overhead_p99_us", quantileMicros(overheads, 0.99));
+        return report.row(impl, r.cases, r.h, r.extra);
     }
 
     /** The two baselines' rows: the sleeping release's and the spinning start's. */
@@ -319,53 +341,25 @@ final class ReflectionBench implements Benchmark {
         if (failure[0] != null) {
             throw new IllegalStateException("baseline failed", failure[0]);
         }
-        Histogram h = new Histogram(3);
-        long[] signed = Arrays.copyOf(errors, done[0]);
-        for (long e : signed) {
-            h.recordValue(Math.abs(e));
-        }
-        Arrays.sort(signed);
-        Map<String, Object> cases = new LinkedHashMap<>();
-        cases.put("frame_interval_ms", FRAME_NANOS / 1e6);
-        cases.put("phase", "fixed quality 1x1");
-        Map<String, Object> extra = new LinkedHashMap<>();
-        extra.put("frames", done[0]);
-        extra.put("error_p50_us", signed.length == 0 ? 0.0 : signed[signed.length / 2] / 1000.0);
-        extra.put("error_p99_us", h.getValueAtPercentile(99) / 1000.0);
-        extra.put("error_max_us", h.getMaxValue() / 1000.0);
+        Errors sleep = Errors.of(Arrays.copyOf(errors, done[0]), FRAME_NANOS / 1e6, "fixed quality 1x1");
         // The wake-up jitter: how far a release strays from the median one. A sleeping engine whose
         // anticipation is calibrated to the median cannot start closer than this at its p99.
+        long[] signed = sleep.sorted;
         long median = signed.length == 0 ? 0 : signed[signed.length / 2];
         long[] spread = new long[signed.length];
         for (int i = 0; i < signed.length; i++) {
             spread[i] = Math.abs(signed[i] - median);
         }
         Arrays.sort(spread);
-        extra.put("error_spread_p99_us", quantileMicros(spread, 0.99));
-        extra.put("clobbered", 0L);
-        extra.put("display_misses_after_table_filled", 0L);
-        extra.put("engine_overhead_p50_us", 0.0);
-        extra.put("engine_overhead_p99_us", 0.0);
-        Report.Row sleep = report.row("periodic", cases, h, extra);
-        Histogram sh = new Histogram(3);
-        long[] spinSigned = Arrays.copyOf(spinErrors, done[0]);
-        for (long e : spinSigned) {
-            sh.recordValue(Math.abs(e));
-        }
-        Arrays.sort(spinSigned);
-        Map<String, Object> spinCases = new LinkedHashMap<>();
-        spinCases.put("frame_interval_ms", FRAME_NANOS / 1e6);
-        spinCases.put("phase", "sleep to " + WAKE_GUARD_NANOS / 1000 + " us before, spin to the instant");
-        Map<String, Object> spinExtra = new LinkedHashMap<>();
-        spinExtra.put("frames", done[0]);
-        spinExtra.put("error_p50_us", spinSigned.length == 0 ? 0.0 : spinSigned[spinSigned.length / 2] / 1000.0);
-        spinExtra.put("error_p99_us", sh.getValueAtPercentile(99) / 1000.0);
-        spinExtra.put("error_max_us", sh.getMaxValue() / 1000.0);
-        long over = 0;
-        for (long e : spinSigned) {
-            over += Math.abs(e) > 5_000 ? 1 : 0;
-        }
-        spinExtra.put("frames_over_5us", over);
-        return new Baselines(sleep, report.row("periodic_spin", spinCases, sh, spinExtra));
+        sleep.extra.put("error_spread_p99_us", quantileMicros(spread, 0.99));
+        sleep.extra.put("clobbered", 0L);
+        sleep.extra.put("display_misses_after_table_filled", 0L);
+        sleep.extra.put("engine_overhead_p50_us", 0.0);
+        sleep.extra.put("engine_overhead_p99_us", 0.0);
+        Errors spin = Errors.of(Arrays.copyOf(spinErrors, done[0]), FRAME_NANOS / 1e6,
+                "sleep to " + WAKE_GUARD_NANOS / 1000 + " us before, spin to the instant");
+        spin.extra.put("frames_over_5us", spin.over5us());
+        return new Baselines(report.row("periodic", sleep.cases, sleep.h, sleep.extra),
+                report.row("periodic_spin", spin.cases, spin.h, spin.extra));
     }
 }

@@ -22,6 +22,9 @@ import org.rtdroid.runtime.memory.HeapMeter;
 class ExecutionEngineTest {
     private static final long MS = 1_000_000L;
     private ExecutionEngine engine;
+    /** The timeline most tests plan on, and the names of the steps that ran on it, in order. */
+    private final RealTimeLine tl = new RealTimeLine("t", 8, 8, 0);
+    private final List<String> ran = Collections.synchronizedList(new ArrayList<>());
 
     @AfterEach
     void stop() throws InterruptedException {
@@ -72,16 +75,36 @@ class ExecutionEngineTest {
     }
 
     private ExecutionEngine start(RealTimeLine tl, Strategist s) throws InterruptedException {
+        return start(tl, s, 0);
+    }
+
+    private ExecutionEngine start(RealTimeLine tl, Strategist s, long wakeGuardNanos) throws InterruptedException {
         engine = new ExecutionEngine(tl, s);
+        engine.wakeGuardNanos(wakeGuardNanos);
         engine.start("engine-test", () -> {});
         assertNull(engine.awaitStarted(5_000));
         return engine;
     }
 
+    /** Plans "far" on {@link #tl} a minute ahead: the engine waits for it (sleeping, or spinning under a guard). */
+    private Step planFar() {
+        long now = tl.now();
+        Step far = new Step(1, "far", ran);
+        tl.plan(far, now + 60_000 * MS, now + 60_001 * MS);
+        return far;
+    }
+
+    /** Once the engine waits for "far", replaces it as the head with "soon", 1 ms ahead: soon runs at once, alone. */
+    private void replaceFarWithSoon(Collect c, String why) throws InterruptedException {
+        Thread.sleep(20);
+        Step soon = new Step(3, "soon", ran);
+        assertTrue(tl.replaceFirst(soon, tl.now() + MS, tl.now() + 2 * MS));
+        assertTrue(c.done.await(10, TimeUnit.SECONDS), why);
+        assertEquals(List.of("soon"), ran);
+    }
+
     @Test
     void actionsRunInPlannedOrderAndGetTheirActualIntervalStamped() throws Exception {
-        RealTimeLine tl = new RealTimeLine("t", 8, 8, 0);
-        List<String> ran = Collections.synchronizedList(new ArrayList<>());
         Collect c = new Collect(3);
         long t0 = tl.now() + 20 * MS;
         tl.plan(new Step(3, "c", ran), t0 + 2 * MS, t0 + 3 * MS);
@@ -106,8 +129,6 @@ class ExecutionEngineTest {
 
     @Test
     void aLateActionStillRunsAndIsFlaggedClobberedAndLate() throws Exception {
-        RealTimeLine tl = new RealTimeLine("t", 8, 8, 0);
-        List<String> ran = Collections.synchronizedList(new ArrayList<>());
         Collect c = new Collect(3);
         long t0 = tl.now() + 20 * MS;
         Step slow = new Step(1, "slow", ran);
@@ -145,8 +166,6 @@ class ExecutionEngineTest {
 
     @Test
     void anActionThatThrowsIsRecordedAsFailedAndTheEngineGoesOn() throws Exception {
-        RealTimeLine tl = new RealTimeLine("t", 8, 8, 0);
-        List<String> ran = Collections.synchronizedList(new ArrayList<>());
         Collect c = new Collect(2);
         Step bad = new Step(1, "bad", ran);
         bad.fail = true;
@@ -165,58 +184,31 @@ class ExecutionEngineTest {
 
     @Test
     void aNewEarlierHeadWakesTheSleepingEngineAndAReplacedFirstActionNeverRuns() throws Exception {
-        RealTimeLine tl = new RealTimeLine("t", 8, 8, 0);
-        List<String> ran = Collections.synchronizedList(new ArrayList<>());
         Collect c = new Collect(1);
         start(tl, c);
-        long now = tl.now();
-        Step far = new Step(1, "far", ran);
-        tl.plan(far, now + 60_000 * MS, now + 60_001 * MS);  // the engine sleeps until then
-        Thread.sleep(20);
-        Step soon = new Step(2, "soon", ran);
-        assertTrue(tl.replaceFirst(soon, tl.now() + MS, tl.now() + 2 * MS));
-        assertTrue(c.done.await(10, TimeUnit.SECONDS), "woken by the head change, not by far's time");
-        assertEquals(List.of("soon"), ran);
+        Step far = planFar();  // the engine sleeps until then
+        replaceFarWithSoon(c, "woken by the head change, not by far's time");
         assertFalse(far.isPlanned());
         assertEquals(0, tl.futureSize());
     }
 
     @Test
     void aReplacementPlannedBeforeTheSleptForActionWakesTheEngineWithALaterActionBehindIt() throws Exception {
-        RealTimeLine tl = new RealTimeLine("t", 8, 8, 0);
-        List<String> ran = Collections.synchronizedList(new ArrayList<>());
         Collect c = new Collect(1);
         start(tl, c);
-        long now = tl.now();
-        Step far = new Step(1, "far", ran);
-        Step after = new Step(2, "after", ran);
-        tl.plan(far, now + 60_000 * MS, now + 60_001 * MS);  // the engine sleeps for far
-        tl.plan(after, now + 120_000 * MS, now + 120_001 * MS);
-        Thread.sleep(20);
-        Step soon = new Step(3, "soon", ran);
-        assertTrue(tl.replaceFirst(soon, tl.now() + MS, tl.now() + 2 * MS));
-        assertTrue(c.done.await(10, TimeUnit.SECONDS), "woken by the replacement, not by far's time");
-        assertEquals(List.of("soon"), ran);
+        planFar();  // the engine sleeps for far
+        long later = tl.now() + 120_000 * MS;
+        tl.plan(new Step(2, "after", ran), later, later + MS);
+        replaceFarWithSoon(c, "woken by the replacement, not by far's time");
         assertEquals(1, tl.futureSize(), "the later action stays planned");
     }
 
     @Test
     void aReplacementPlannedBeforeTheActionTheEngineSpinsForEndsTheSpin() throws Exception {
-        RealTimeLine tl = new RealTimeLine("t", 8, 8, 0);
-        List<String> ran = Collections.synchronizedList(new ArrayList<>());
         Collect c = new Collect(1);
-        engine = new ExecutionEngine(tl, c);
-        engine.wakeGuardNanos(3_600_000 * MS);  // the engine spins for anything planned within the hour
-        engine.start("engine-test", () -> {});
-        assertNull(engine.awaitStarted(5_000));
-        long now = tl.now();
-        Step far = new Step(1, "far", ran);
-        tl.plan(far, now + 60_000 * MS, now + 60_001 * MS);
-        Thread.sleep(20);
-        Step soon = new Step(2, "soon", ran);
-        assertTrue(tl.replaceFirst(soon, tl.now() + MS, tl.now() + 2 * MS));
-        assertTrue(c.done.await(10, TimeUnit.SECONDS), "the spin saw the replacement (far is a minute away)");
-        assertEquals(List.of("soon"), ran);
+        start(tl, c, 3_600_000 * MS);  // the engine spins for anything planned within the hour
+        planFar();
+        replaceFarWithSoon(c, "the spin saw the replacement (far is a minute away)");
     }
 
     @Test
