@@ -12,26 +12,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rtdroid.bench.looper.fifo.Handler;
 import org.rtdroid.bench.looper.fifo.HandlerThread;
 import org.rtdroid.bench.looper.fifo.Message;
 
 /** {@code removeMessages}, {@code hasMessages}, {@code removeCallbacksAndMessages(null)} on both loopers. */
-class HandlerRemoveTest {
-    private static final int BLOCK = -1;
+class HandlerRemoveTest extends RtLooperThreadTest {
     private static final int POOL = 16;
-
-    private RtHandlerThread thread;
-
-    @AfterEach
-    void quit() throws InterruptedException {
-        if (thread != null) {
-            thread.quit();
-            thread.join(5000);
-        }
-    }
 
     private static void await(String what, BooleanSupplier cond) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

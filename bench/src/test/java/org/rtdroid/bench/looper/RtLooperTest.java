@@ -14,23 +14,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntConsumer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rtdroid.runtime.os.RealtimePolicy;
 import org.rtdroid.runtime.os.RealtimeThreads;
 
-class RtLooperTest {
-    private static final int BLOCK = -1;
-
-    private RtHandlerThread thread;
-
-    @AfterEach
-    void quit() throws InterruptedException {
-        if (thread != null) {
-            thread.quit();
-            thread.join(5000);
-        }
-    }
+class RtLooperTest extends RtLooperThreadTest {
 
     /** Runs {@code body} on a thread that declared real-time priority {@code priority}. */
     private static void as(int priority, Runnable body) throws InterruptedException {
@@ -42,8 +30,14 @@ class RtLooperTest {
         t.join();
     }
 
-    /** A looper whose handler blocks on the first message (what == BLOCK) until {@code gate} opens. */
-    private RtHandler start(MessagePolicy policy, int base, CountDownLatch blocked, CountDownLatch gate, List<String> log) {
+    /** The handler has taken the first message (what == BLOCK) and holds the looper until {@link #gate} opens. */
+    private final CountDownLatch blocked = new CountDownLatch(1);
+    private final CountDownLatch gate = new CountDownLatch(1);
+    /** "what@priority" of each message handled after BLOCK, in order. */
+    private final List<String> log = new CopyOnWriteArrayList<>();
+
+    /** A looper at base priority {@code base} whose handler blocks on the first message (what == BLOCK) until {@link #gate} opens. */
+    private RtHandler start(MessagePolicy policy, int base) {
         thread = new RtHandlerThread("test-looper", base, policy);
         thread.start();
         return new RtHandler(thread.getLooper(), "test", 64, 2, 0, m -> {
@@ -54,6 +48,14 @@ class RtLooperTest {
             }
             log.add(m.what + "@" + m.getPriority());
         });
+    }
+
+    /** A looper at base priority 0 whose handler holds it on a BLOCK message, sent from this thread, until {@link #gate} opens. */
+    private RtHandler startBlocked(MessagePolicy policy) {
+        RtHandler h = start(policy, 0);
+        h.sendEmptyMessage(BLOCK);
+        await(blocked);
+        return h;
     }
 
     private static void await(CountDownLatch l) {
@@ -74,12 +76,7 @@ class RtLooperTest {
 
     @Test
     void higherPriorityMessagesAreHandledFirstAndEqualOnesInSendOrder() throws Exception {
-        CountDownLatch blocked = new CountDownLatch(1);
-        CountDownLatch gate = new CountDownLatch(1);
-        List<String> log = new CopyOnWriteArrayList<>();
-        RtHandler h = start(MessagePolicy.INHERITANCE, 0, blocked, gate, log);
-        h.sendEmptyMessage(BLOCK);
-        await(blocked);
+        RtHandler h = startBlocked(MessagePolicy.INHERITANCE);
         as(10, () -> h.sendEmptyMessage(1));
         as(50, () -> h.sendEmptyMessage(2));
         as(30, () -> h.sendEmptyMessage(3));
@@ -93,12 +90,7 @@ class RtLooperTest {
 
     @Test
     void inheritancePlusSpecifiedOrdersASendersMessagesButCapsAtItsPriority() throws Exception {
-        CountDownLatch blocked = new CountDownLatch(1);
-        CountDownLatch gate = new CountDownLatch(1);
-        List<String> log = new CopyOnWriteArrayList<>();
-        RtHandler h = start(MessagePolicy.INHERITANCE_SPECIFIED, 0, blocked, gate, log);
-        h.sendEmptyMessage(BLOCK);
-        await(blocked);
+        RtHandler h = startBlocked(MessagePolicy.INHERITANCE_SPECIFIED);
         as(40, () -> {
             h.sendMessage(h.obtainMessage(1).setPriority(10));
             h.sendMessage(h.obtainMessage(2).setPriority(30));
@@ -112,12 +104,7 @@ class RtLooperTest {
 
     @Test
     void plainInheritanceIgnoresASpecifiedPriority() throws Exception {
-        CountDownLatch blocked = new CountDownLatch(1);
-        CountDownLatch gate = new CountDownLatch(1);
-        List<String> log = new CopyOnWriteArrayList<>();
-        RtHandler h = start(MessagePolicy.INHERITANCE, 0, blocked, gate, log);
-        h.sendEmptyMessage(BLOCK);
-        await(blocked);
+        RtHandler h = startBlocked(MessagePolicy.INHERITANCE);
         as(40, () -> {
             h.sendMessage(h.obtainMessage(1).setPriority(10));
             h.sendMessage(h.obtainMessage(2).setPriority(30));
@@ -129,10 +116,7 @@ class RtLooperTest {
 
     @Test
     void theLooperInheritsThePriorityOfTheHighestPendingMessage() throws Exception {
-        CountDownLatch blocked = new CountDownLatch(1);
-        CountDownLatch gate = new CountDownLatch(1);
-        List<String> log = new CopyOnWriteArrayList<>();
-        RtHandler h = start(MessagePolicy.INHERITANCE, 5, blocked, gate, log);
+        RtHandler h = start(MessagePolicy.INHERITANCE, 5);
         RtLooper looper = h.getLooper();
         assertEquals(5, looper.effectivePriority());
         as(0, () -> h.sendEmptyMessage(BLOCK)); // handled at base 5 (message priority 0)
@@ -161,7 +145,6 @@ class RtLooperTest {
 
     @Test
     void delayedMessagesWaitForTheirTimeAndDoNotBlockDueOnes() throws Exception {
-        List<String> log = new CopyOnWriteArrayList<>();
         long[] handledAt = new long[1];
         thread = new RtHandlerThread("delay-looper", 0, MessagePolicy.INHERITANCE);
         thread.start();
