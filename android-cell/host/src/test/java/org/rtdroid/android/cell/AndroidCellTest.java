@@ -103,28 +103,21 @@ class AndroidCellTest {
         Files.write(noManifest.resolve("classes.jar"), new byte[] {1, 2, 3});
         assertRefused(bundleJson(noManifest), "has no AndroidManifest.xml");
 
-        Path badXml = Bundles.testApp(tmp.resolve("bad-xml"));
-        Files.writeString(badXml.resolve("AndroidManifest.xml"), "<manifest package=\"a.b\"><application>");
-        assertRefused(bundleJson(badXml), "AndroidManifest.xml line");
+        assertRefused(bundleJson(Bundles.testApp(tmp.resolve("bad-xml"),
+                "<manifest package=\"a.b\"><application>")), "AndroidManifest.xml line");
 
-        Path noLauncher = Bundles.testApp(tmp.resolve("no-launcher"));
-        Files.writeString(noLauncher.resolve("AndroidManifest.xml"),
-                Bundles.TEST_APP_MANIFEST.replace("android.intent.category.LAUNCHER", "x.y"));
-        assertRefused(bundleJson(noLauncher), "LAUNCHER");
+        assertRefused(bundleJson(Bundles.testApp(tmp.resolve("no-launcher"),
+                Bundles.TEST_APP_MANIFEST.replace("android.intent.category.LAUNCHER", "x.y"))), "LAUNCHER");
 
-        Path missingClass = Bundles.testApp(tmp.resolve("missing-class"));
-        Files.writeString(missingClass.resolve("AndroidManifest.xml"),
-                Bundles.TEST_APP_MANIFEST.replace("testapp.TestService", "testapp.Missing"));
-        assertRefused(bundleJson(missingClass), "org/rtdroid/android/cell/testapp/Missing.class");
+        assertRefused(bundleJson(Bundles.testApp(tmp.resolve("missing-class"),
+                Bundles.TEST_APP_MANIFEST.replace("testapp.TestService", "testapp.Missing"))), "org/rtdroid/android/cell/testapp/Missing.class");
 
         Path notAJar = Bundles.testApp(tmp.resolve("not-a-jar"));
         Files.writeString(notAJar.resolve("classes.jar"), "hello");
         assertRefused(bundleJson(notAJar), "not a valid jar");
 
-        Path badChannel = Bundles.testApp(tmp.resolve("bad-channel"));
-        Files.writeString(badChannel.resolve("AndroidManifest.xml"),
-                Bundles.TEST_APP_MANIFEST.replace("echo,test.boom", "echo,no spaces"));
-        assertRefused(bundleJson(badChannel), "channel 'no spaces'");
+        assertRefused(bundleJson(Bundles.testApp(tmp.resolve("bad-channel"),
+                Bundles.TEST_APP_MANIFEST.replace("echo,test.boom", "echo,no spaces"))), "channel 'no spaces'");
 
         assertRefused("{\"apk\": 5}", "'apk'");
         assertRefused("{\"bundle\": ", "malformed JSON");

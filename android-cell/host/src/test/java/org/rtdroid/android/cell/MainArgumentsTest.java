@@ -32,38 +32,32 @@ class MainArgumentsTest {
         return new String[] {Integer.toString(p.exitValue()), out};
     }
 
+    /** A valid command line ({@code --region /dev/shm/x --control-port 0}) followed by {@code more}. */
+    private static String[] valid(String... more) {
+        List<String> args = new ArrayList<>(List.of("--region", "/dev/shm/x", "--control-port", "0"));
+        args.addAll(List.of(more));
+        return args.toArray(String[]::new);
+    }
+
+    /** {@code args} are refused: exit 2, and the output says {@code says}. */
+    private static void assertRefused(String says, String... args) throws Exception {
+        String[] r = run(args);
+        assertEquals("2", r[0], r[1]);
+        assertTrue(r[1].contains(says), r[1]);
+    }
+
     @Test
     void badArgumentsAreNamed() throws Exception {
-        String[] r = run("--control-port", "7600");
-        assertEquals("2", r[0], r[1]);
-        assertTrue(r[1].contains("--region PATH is required"), r[1]);
-        r = run("--region", "/dev/shm/x", "--control-port", "70000");
-        assertEquals("2", r[0], r[1]);
-        assertTrue(r[1].contains("--control-port 70000 must be 0..65535"), r[1]);
-        r = run("--region", "/dev/shm/x", "--control-port", "0", "--sdk", "36");
-        assertEquals("2", r[0], r[1]);
-        assertTrue(r[1].contains("--sdk 36 is not available"), r[1]);
-        r = run("--region", "/no/such/dir/region", "--control-port", "0");
-        assertEquals("2", r[0], r[1]);
-        assertTrue(r[1].contains("directory /no/such/dir does not exist"), r[1]);
-        r = run("--region", "/dev/shm/x", "--control-port", "0", "--app-process", "no-package!");
-        assertEquals("2", r[0], r[1]);
-        assertTrue(r[1].contains("--app-process 'no-package!' is not a package name"), r[1]);
-        r = run("--region", "/dev/shm/x", "--control-port", "0", "--bogus", "1");
-        assertEquals("2", r[0], r[1]);
-        assertTrue(r[1].contains("unknown argument '--bogus'"), r[1]);
-        r = run("--region", "/dev/shm/x", "--control-port", "0", "--peer-timeout-ms", "50");
-        assertEquals("2", r[0], r[1]);
-        assertTrue(r[1].contains("--peer-timeout-ms 50 must be 100..600000"), r[1]);
-        r = run("--region", "/dev/shm/x", "--control-port", "0", "--realtime-threads", "maybe");
-        assertEquals("2", r[0], r[1]);
-        assertTrue(r[1].contains("--realtime-threads must be on or off, got 'maybe'"), r[1]);
-        r = run("--region", "/dev/shm/x", "--control-port", "0", "--platform-cert", "/no/such/cert.pem");
-        assertEquals("2", r[0], r[1]);
-        assertTrue(r[1].contains("--platform-cert /no/such/cert.pem: cannot read it"), r[1]);
+        assertRefused("--region PATH is required", "--control-port", "7600");
+        assertRefused("--control-port 70000 must be 0..65535", "--region", "/dev/shm/x", "--control-port", "70000");
+        assertRefused("--sdk 36 is not available", valid("--sdk", "36"));
+        assertRefused("directory /no/such/dir does not exist", "--region", "/no/such/dir/region", "--control-port", "0");
+        assertRefused("--app-process 'no-package!' is not a package name", valid("--app-process", "no-package!"));
+        assertRefused("unknown argument '--bogus'", valid("--bogus", "1"));
+        assertRefused("--peer-timeout-ms 50 must be 100..600000", valid("--peer-timeout-ms", "50"));
+        assertRefused("--realtime-threads must be on or off, got 'maybe'", valid("--realtime-threads", "maybe"));
+        assertRefused("--platform-cert /no/such/cert.pem: cannot read it", valid("--platform-cert", "/no/such/cert.pem"));
         Path notACert = Files.writeString(tmp.resolve("not-a-cert.pem"), "hello");
-        r = run("--region", "/dev/shm/x", "--control-port", "0", "--platform-cert", notACert.toString());
-        assertEquals("2", r[0], r[1]);
-        assertTrue(r[1].contains("--platform-cert " + notACert + " is not an X.509 certificate"), r[1]);
+        assertRefused("--platform-cert " + notACert + " is not an X.509 certificate", valid("--platform-cert", notACert.toString()));
     }
 }
