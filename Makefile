@@ -25,7 +25,7 @@ FIGURES   ?= quick
 # (each board file lists its suites and budgets). Read once the venv exists.
 TEST_BOARDS ?= $(shell $(PY) -m rtdroid.boardtests boards)
 
-.PHONY: help setup build java contracts-doc android-aot c apk apk-test test unit-test java-test python-test c-test integration-test robot \
+.PHONY: help setup build java contracts-doc android-aot c apk apk-test test test-clock unit-test java-test python-test c-test integration-test robot \
         fuzz-short run bench characterise fuzz soak loop clean figures figures-test lab lab-test lab-down test-lab
 
 help:
@@ -82,8 +82,22 @@ apk-test: setup
 # Order matters: Maven builds and tests the JVM modules, the C peer is built and tested, the APKs
 # are built and verified, then the Python tests (some run against the built Java and C peers),
 # the integration tests and the Robot suites on real boards.
-test: setup java-test android-aot c-test apk-test python-test fuzz-short integration-test robot figures-test
+TEST_PHASES := setup java-test android-aot c-test apk-test python-test fuzz-short integration-test robot figures-test
+test: test-clock $(foreach p,$(TEST_PHASES),$(p) test-clock-$(p))
+	@printf '%-18s %5s s\n' "make test" $$(awk -v a=$$(cat $(BUILD)/.test-start) -v b=$$(date +%s.%N) \
+	  'BEGIN { printf "%.0f", b - a }') >> $(TEST_TIMES); echo "== make test: wall time per phase"; cat $(TEST_TIMES)
 	@echo "make test: all suites passed"
+
+# make test's clock, so that a CI log shows where the time goes: a line as each phase ends, and
+# every phase's wall time in build/test-times.txt (serial make runs the prerequisites in order).
+TEST_TIMES := $(BUILD)/test-times.txt
+.PHONY: $(addprefix test-clock-,$(TEST_PHASES))
+test-clock:
+	@mkdir -p $(BUILD); date +%s.%N | tee $(BUILD)/.test-start > $(BUILD)/.test-clock; : > $(TEST_TIMES)
+$(foreach p,$(TEST_PHASES),$(eval test-clock-$(p): ; @$$(call phase-ended,$(p))))
+phase-ended = t0=$$(cat $(BUILD)/.test-clock); t1=$$(date +%s.%N); echo $$t1 > $(BUILD)/.test-clock; \
+  s=$$(awk -v a=$$t0 -v b=$$t1 'BEGIN { printf "%.0f", b - a }'); \
+  printf '%-18s %5s s\n' $(1) $$s >> $(TEST_TIMES); echo "== make test: $(1) took $$s s"
 
 unit-test: java-test c-test python-test
 
