@@ -79,10 +79,11 @@ apk-test: setup
 	bash android-cell/apk/build-apk.sh --verify
 
 # --- tests ------------------------------------------------------------------------------------
-# Order matters: Maven builds and tests the JVM modules, the C peer is built and tested, the APKs
-# are built and verified, then the Python tests (some run against the built Java and C peers),
-# the integration tests and the Robot suites on real boards.
-TEST_PHASES := setup java-test android-aot c-test apk-test python-test fuzz-short integration-test robot figures-test
+# Order matters: Maven builds and tests the JVM modules (android-cell's ApkTest builds and verifies
+# the signed APKs: what apk-test runs, so make test does not run it twice), the C peer is built
+# and tested, then the Python tests (some run against the built Java and C peers), the
+# integration tests and the Robot suites on real boards.
+TEST_PHASES := setup java-test android-aot c-test python-test fuzz-short integration-test robot figures-test
 test: test-clock $(foreach p,$(TEST_PHASES),$(p) test-clock-$(p))
 	@printf '%-18s %5s s\n' "make test" $$(awk -v a=$$(cat $(BUILD)/.test-start) -v b=$$(date +%s.%N) \
 	  'BEGIN { printf "%.0f", b - a }') >> $(TEST_TIMES); echo "== make test: wall time per phase"; cat $(TEST_TIMES)
@@ -116,10 +117,11 @@ c-test: setup
 	$(MAKE) -s -C rt-cell/probes test
 
 # Every fuzz target for a few seconds from its kept corpus (Maven's tests already replayed the
-# Java corpora): a finding fails the suite.
+# Java corpora): a finding fails the suite. In make test, java-test has just built and installed
+# the Java modules: the Java targets run on them (--java-built) instead of building them again.
 fuzz-short: setup
 	@echo "== fuzz targets, 5 s each (make fuzz for longer runs)"
-	$(PY) fuzz/run.py --seconds 5 --json $(BUILD)/fuzz/short.json
+	$(PY) fuzz/run.py --seconds 5 --json $(BUILD)/fuzz/short.json $(if $(filter test,$(MAKECMDGOALS)),--java-built)
 
 integration-test: setup
 	@echo "== integration tests (real processes, real regions, QEMU under TCG)"
@@ -164,7 +166,7 @@ characterise: build
 	  $(VENV)/bin/rtdroid board down --board $(BOARD); exit $$rc
 
 fuzz: build
-	$(PY) fuzz/run.py --seconds $${FUZZ_SECONDS:-60}
+	$(PY) fuzz/run.py --seconds $${FUZZ_SECONDS:-60} --java-built
 
 soak: build
 	$(PY) tools/soak.py --minutes $${SOAK_MINUTES:-60}

@@ -7,7 +7,7 @@ build/fuzz/crashes/<target>/ and the run exits 1 naming it (to keep it: fix the 
 the input to fuzz/corpus/<input>/ and, for frames and regions, as a shared vector). Inputs left
 there by earlier runs are not findings of this run unless this run hits them again.
 
-    build/venv/bin/python fuzz/run.py [--seconds 60] [--only NAME ...] [--json OUT]
+    build/venv/bin/python fuzz/run.py [--seconds 60] [--only NAME ...] [--json OUT] [--java-built]
 """
 from __future__ import annotations
 
@@ -98,7 +98,7 @@ def working_corpus(t: Target) -> Path:
     return work
 
 
-def command(t: Target, seconds: int, work: Path, crashes: Path) -> list[str]:
+def command(t: Target, seconds: int, work: Path, crashes: Path, java_built: bool = False) -> list[str]:
     libfuzzer = [f"-max_total_time={seconds}", f"-artifact_prefix={crashes}/"]
     if t.input == "region":
         libfuzzer.append(f"-max_len={MAX_REGION}")
@@ -108,11 +108,15 @@ def command(t: Target, seconds: int, work: Path, crashes: Path) -> list[str]:
         return [PY, str(ROOT / "fuzz/python" / t.script), *libfuzzer, str(work)]
     # Jazzer: fuzzing mode of the JUnit fuzz test; its own corpus goes under build/fuzz/<target>.
     args = f"--enable-native-access=ALL-UNNAMED -Djazzer.internal.basedir={BUILD / t.name}"
-    return ["mvn", "-B", "-q", "-o", "-pl", t.module, "-am", "test", f"-Dtest={t.test}#{t.method}",
+    # Built: surefire alone on the module's compiled tests, the modules it needs from the local
+    # repository (`mvn install` put them there); otherwise the module and those it needs are
+    # built first (each build of them regenerates and recompiles the bridge's sources).
+    goals = ["surefire:test"] if java_built else ["-am", "test"]
+    return ["mvn", "-B", "-q", "-o", "-pl", t.module, *goals, f"-Dtest={t.test}#{t.method}",
             "-Dsurefire.failIfNoSpecifiedTests=false", f"-Drt.jvm.args={args}"]
 
 
-def run_target(t: Target, seconds: int) -> dict:
+def run_target(t: Target, seconds: int, java_built: bool = False) -> dict:
     crashes = BUILD / "crashes" / t.name
     crashes.mkdir(parents=True, exist_ok=True)
     # Inputs of earlier runs stay where they are for the user to keep, but are not this run's
@@ -134,7 +138,7 @@ def run_target(t: Target, seconds: int) -> dict:
     log = BUILD / t.name / "fuzz.log"
     started = time.monotonic()
     with open(log, "w") as out:
-        p = subprocess.run(command(t, seconds, work, crashes), cwd=ROOT, env=env, stdout=out,
+        p = subprocess.run(command(t, seconds, work, crashes, java_built), cwd=ROOT, env=env, stdout=out,
                            stderr=subprocess.STDOUT, timeout=seconds + 600)
     text = log.read_text(errors="replace")
     done = _DONE.findall(text)
@@ -164,6 +168,9 @@ def main() -> int:
     ap.add_argument("--only", nargs="*", default=[], metavar="NAME",
                     help="targets to run: " + ", ".join(t.name for t in TARGETS))
     ap.add_argument("--json", type=Path, default=BUILD / "summary.json", help="summary (default build/fuzz/summary.json)")
+    ap.add_argument("--java-built", action="store_true",
+                    help="the Java modules are built and installed (`mvn install` just ran, as in make test): "
+                         "run the Java targets without building them again")
     a = ap.parse_args()
     if a.seconds < 1:
         ap.error("--seconds must be at least 1")
@@ -178,7 +185,7 @@ def main() -> int:
     results = []
     for t in targets:
         say(f"{t.name}: {a.seconds} s")
-        r = run_target(t, a.seconds)
+        r = run_target(t, a.seconds, a.java_built)
         results.append(r)
         say(f"{t.name}: {r['executions']:,} executions, coverage {r['coverage']}, corpus {r['corpus_files']}"
             + (f", CRASHES: {', '.join(r['crashes'])}" if r["crashes"] else ""))
