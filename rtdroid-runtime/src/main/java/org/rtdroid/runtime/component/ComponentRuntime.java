@@ -754,11 +754,6 @@ public final class ComponentRuntime implements IntentConsumer {
 
     /** Waits for the component's thread to finish. @return whether it did */
     public boolean join(long millis) throws InterruptedException {
-        Thread t = thread;
-        if (t == null) {
-            return true;
-        }
-        t.join(millis);
-        return !t.isAlive();
+        return RealtimeThreads.join(thread, millis);
     }
 }

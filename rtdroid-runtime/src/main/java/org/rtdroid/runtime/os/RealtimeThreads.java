@@ -40,6 +40,15 @@ public final class RealtimeThreads {
 
     private RealtimeThreads() {}
 
+    /** Waits up to {@code millis} for {@code t} to end (null: no thread, so it has). @return whether it has */
+    public static boolean join(Thread t, long millis) throws InterruptedException {
+        if (t == null) {
+            return true;
+        }
+        t.join(millis);
+        return !t.isAlive();
+    }
+
     /**
      * The real-time priority the calling thread declared through {@link #applyToCurrentThread}
      * (whether or not the kernel granted it), else the priority the kernel reports (e.g. set with

@@ -85,12 +85,7 @@ public final class ExecutionEngine implements Calibratable {
     }
 
     public boolean join(long millis) throws InterruptedException {
-        Thread t = thread;
-        if (t == null) {
-            return true;
-        }
-        t.join(millis);
-        return !t.isAlive();
+        return RealtimeThreads.join(thread, millis);
     }
 
     private void run(Runnable setUp) {
