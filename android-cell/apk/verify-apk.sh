@@ -10,6 +10,16 @@ check() { # description, command...
   local what="$1"; shift
   if "$@"; then echo "  ok   $what"; else echo "  FAIL $what"; fail=1; fi
 }
+dex_holds() { # description, class descriptor (Lpkg/Name;): the APK's dex has that class
+  check "dex holds $1" bash -c "dexdump '$apk' | grep -q '$2'"
+}
+app_checks() { # launcher activity (its class name), then the description and descriptor of one more class
+  local activity="$1"
+  check "launchable activity ${activity##*.}" grep -q "launchable-activity: name='$activity'" <<<"$badging"
+  check "uses-permission org.rtdroid.permission.CROSS_CONTEXT" grep -q "uses-permission: name='org.rtdroid.permission.CROSS_CONTEXT'" <<<"$perms"
+  dex_holds "${activity##*.}" "L${activity//.//};"
+  dex_holds "$2" "$3"
+}
 for apk in "$@"; do
   echo "== $apk"
   [[ -f "$apk" ]] || { echo "  FAIL missing"; fail=1; continue; }
@@ -29,28 +39,16 @@ for apk in "$@"; do
   check "dexdump reads classes.dex" test "${classes:-0}" -gt 0
   case "$(basename "$apk")" in
     cochlear-configuration-ui.apk)
-      check "launchable activity ConfigurationActivity" grep -q "launchable-activity: name='org.rtdroid.cochlear.ui.ConfigurationActivity'" <<<"$badging"
-      check "uses-permission org.rtdroid.permission.CROSS_CONTEXT" grep -q "uses-permission: name='org.rtdroid.permission.CROSS_CONTEXT'" <<<"$perms"
-      check "dex holds ConfigurationActivity" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/cochlear/ui/ConfigurationActivity;'"
-      check "dex holds the apps' library (RtCellActivity)" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/android/app/RtCellActivity;'"
+      app_checks org.rtdroid.cochlear.ui.ConfigurationActivity "the apps' library (RtCellActivity)" 'Lorg/rtdroid/android/app/RtCellActivity;'
       ;;
     fall-alert.apk)
-      check "launchable activity FallAlertActivity" grep -q "launchable-activity: name='org.rtdroid.fall.ui.FallAlertActivity'" <<<"$badging"
-      check "uses-permission org.rtdroid.permission.CROSS_CONTEXT" grep -q "uses-permission: name='org.rtdroid.permission.CROSS_CONTEXT'" <<<"$perms"
-      check "dex holds FallAlertActivity" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/fall/ui/FallAlertActivity;'"
-      check "dex holds the apps' library (RtCellActivity)" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/android/app/RtCellActivity;'"
+      app_checks org.rtdroid.fall.ui.FallAlertActivity "the apps' library (RtCellActivity)" 'Lorg/rtdroid/android/app/RtCellActivity;'
       ;;
     autopilot-monitor.apk)
-      check "launchable activity AutopilotMonitorActivity" grep -q "launchable-activity: name='org.rtdroid.autopilot.monitor.AutopilotMonitorActivity'" <<<"$badging"
-      check "uses-permission org.rtdroid.permission.CROSS_CONTEXT" grep -q "uses-permission: name='org.rtdroid.permission.CROSS_CONTEXT'" <<<"$perms"
-      check "dex holds AutopilotMonitorActivity" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/autopilot/monitor/AutopilotMonitorActivity;'"
-      check "dex holds the apps' library (RtCellActivity)" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/android/app/RtCellActivity;'"
+      app_checks org.rtdroid.autopilot.monitor.AutopilotMonitorActivity "the apps' library (RtCellActivity)" 'Lorg/rtdroid/android/app/RtCellActivity;'
       ;;
     spark-monitor.apk)
-      check "launchable activity SparkMonitorActivity" grep -q "launchable-activity: name='org.rtdroid.spark.monitor.SparkMonitorActivity'" <<<"$badging"
-      check "uses-permission org.rtdroid.permission.CROSS_CONTEXT" grep -q "uses-permission: name='org.rtdroid.permission.CROSS_CONTEXT'" <<<"$perms"
-      check "dex holds SparkMonitorActivity" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/spark/monitor/SparkMonitorActivity;'"
-      check "dex holds the test video (SparkScene)" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/video/SparkScene;'"
+      app_checks org.rtdroid.spark.monitor.SparkMonitorActivity "the test video (SparkScene)" 'Lorg/rtdroid/video/SparkScene;'
       ;;
     rtdroid-proxy.apk)
       check "package org.rtdroid.proxy, minSdk 33" grep -q "sdkVersion:'33'" <<<"$badging"
@@ -58,9 +56,9 @@ for apk in "$@"; do
       check "declares permission org.rtdroid.permission.REALTIME_BROADCAST" grep -q "^permission: org.rtdroid.permission.REALTIME_BROADCAST" <<<"$perms"
       check "... both at protectionLevel signature (0x2, aapt2 dump xmltree)" bash -c "test \$(aapt2 dump xmltree --file AndroidManifest.xml '$apk' | grep -A4 'E: permission' | grep -c 'android:protectionLevel(0x01010009)=0x00000002') -eq 2"
       check "RTsProxyService requires it (aapt2 dump xmltree)" bash -c "aapt2 dump xmltree --file AndroidManifest.xml '$apk' | grep -A3 'E: service' | grep -q 'android:permission.*=\"org.rtdroid.permission.CROSS_CONTEXT\"'"
-      check "dex holds RTsProxyService" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/android/proxy/RTsProxyService;'"
-      check "dex holds the bridge codec" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/bridge/codec/FrameCodec;'"
-      check "dex holds the JSON writer" bash -c "dexdump '$apk' | grep -q 'Lorg/rtdroid/json/JsonWriter;'"
+      dex_holds "RTsProxyService" 'Lorg/rtdroid/android/proxy/RTsProxyService;'
+      dex_holds "the bridge codec" 'Lorg/rtdroid/bridge/codec/FrameCodec;'
+      dex_holds "the JSON writer" 'Lorg/rtdroid/json/JsonWriter;'
       ;;
   esac
 done
