@@ -90,6 +90,15 @@ int xcc_format(void *mem, size_t mapped_bytes, const xcc_geometry *geo, char *er
     return XCC_OK;
 }
 
+/* A header field that must hold one value: XCC_OK, or XCC_EHEADER with the field, its value and the rule. */
+static int header_field_is(const char *field, uint32_t value, uint32_t want, const char *rule, char *err, size_t eb)
+{
+    if (value == want)
+        return XCC_OK;
+    xcc_errf(err, eb, "header field %s = %u violates rule %s", field, value, rule);
+    return XCC_EHEADER;
+}
+
 int xcc_validate_header(const void *mem, size_t mapped_bytes, xcc_geometry *out, char *err,
                         size_t eb)
 {
@@ -109,17 +118,11 @@ int xcc_validate_header(const void *mem, size_t mapped_bytes, xcc_geometry *out,
         return XCC_EHEADER;
     }
     uint16_t version = ld16le(h + XCC_HDR_LAYOUT_VERSION);
-    if (version != XCC_LAYOUT_VERSION) {
-        xcc_errf(err, eb, "header field layout_version = %u violates rule layout_version == 1",
-                 version);
+    if (header_field_is("layout_version", version, XCC_LAYOUT_VERSION, "layout_version == 1", err, eb) != XCC_OK)
         return XCC_EHEADER;
-    }
     uint16_t header_bytes = ld16le(h + XCC_HDR_HEADER_BYTES);
-    if (header_bytes != XCC_HEADER_BYTES) {
-        xcc_errf(err, eb, "header field header_bytes = %u violates rule header_bytes == 128",
-                 header_bytes);
+    if (header_field_is("header_bytes", header_bytes, XCC_HEADER_BYTES, "header_bytes == 128", err, eb) != XCC_OK)
         return XCC_EHEADER;
-    }
     uint32_t crc = ld32le(h + XCC_HDR_HEADER_CRC32), want = xcc_crc32(h, XCC_HEADER_CRC_COVERED_BYTES);
     if (crc != want) {
         xcc_errf(err, eb,
@@ -128,21 +131,16 @@ int xcc_validate_header(const void *mem, size_t mapped_bytes, xcc_geometry *out,
         return XCC_EHEADER;
     }
     uint32_t peer_count = ld32le(h + XCC_HDR_PEER_COUNT);
-    if (peer_count != XCC_PEER_COUNT) {
-        xcc_errf(err, eb, "header field peer_count = %u violates rule peer_count == 2", peer_count);
+    if (header_field_is("peer_count", peer_count, XCC_PEER_COUNT, "peer_count == 2", err, eb) != XCC_OK)
         return XCC_EHEADER;
-    }
     uint32_t rings = ld32le(h + XCC_HDR_RINGS_PER_PEER), slots = ld32le(h + XCC_HDR_SLOTS_PER_RING),
              slot_bytes = ld32le(h + XCC_HDR_SLOT_BYTES);
     int rc = check_shape(rings, slots, slot_bytes, err, eb);
     if (rc != XCC_OK)
         return rc;
     uint32_t sto = ld32le(h + XCC_HDR_STATE_TABLE_OFFSET);
-    if (sto != XCC_STATE_TABLE_OFFSET) {
-        xcc_errf(err, eb, "header field state_table_offset = %u violates rule state_table_offset == 128",
-                 sto);
+    if (header_field_is("state_table_offset", sto, XCC_STATE_TABLE_OFFSET, "state_table_offset == 128", err, eb) != XCC_OK)
         return XCC_EHEADER;
-    }
     uint32_t section_bytes = ld32le(h + XCC_HDR_SECTION_BYTES);
     uint32_t want_section = section_bytes_for(rings, slots, slot_bytes);
     if (section_bytes != want_section) {
