@@ -24,6 +24,10 @@ FRAMEWORK_RES=/usr/share/android-framework-res/framework-res.apk
 VERIFY=0
 [[ "${1:-}" == "--verify" ]] && VERIFY=1
 
+# Every JVM here (javac, D8, jar, apksigner) runs for seconds: C1 only, since C2's compilations
+# never pay back in so short a run (half the CPU time of the whole build; the dex is byte-identical).
+export FAST_JVM="-XX:TieredStopAtLevel=1"
+
 step() { echo "[apk] $*"; }
 die() { echo "build-apk: $*" >&2; exit 1; }
 
@@ -75,11 +79,11 @@ package_apk() {
   aapt2 link -I "$FRAMEWORK_RES" --manifest "$manifest" --min-sdk-version "$min_sdk" \
     --target-sdk-version "$target_sdk" -o "$unsigned"
   # the dex goes in with the JDK's jar tool (no manifest added): no zip package needed
-  jar --update --no-manifest --file "$unsigned" -C "$dexdir" classes.dex
+  jar -J$FAST_JVM --update --no-manifest --file "$unsigned" -C "$dexdir" classes.dex
   step "$name: zipalign -p 4"
   zipalign -f -p 4 "$unsigned" "$aligned"
   step "$name: apksigner sign"
-  apksigner sign --ks "$KEYSTORE" --ks-pass pass:android --key-pass pass:android --ks-key-alias rtdroid-debug \
+  apksigner -J${FAST_JVM#-} sign --ks "$KEYSTORE" --ks-pass pass:android --key-pass pass:android --ks-key-alias rtdroid-debug \
     --min-sdk-version "$min_sdk" --out "$final" "$aligned"
   rm -f "$final.idsig"
   step "$name: $(stat -c %s "$final") bytes -> $final"
@@ -102,10 +106,10 @@ app_apk() {
   done
   mkdir -p "$WORK/$name/classes" "$WORK/$name/dex"
   step "$name: javac --release 8 against android-$STUBS_VERSION.jar (with the apps' library and contracts $*)"
-  javac --release 8 -Xlint:-options -nowarn -encoding UTF-8 -cp "$STUBS:$CONTRACTS" -d "$WORK/$name/classes" \
+  javac -J$FAST_JVM --release 8 -Xlint:-options -nowarn -encoding UTF-8 -cp "$STUBS:$CONTRACTS" -d "$WORK/$name/classes" \
     $(find "$src/java" "$APP_LIBRARY" ${EXTRA_SOURCES:-} -name '*.java')
   step "$name: D8 --min-api 16"
-  java -cp "$R8" com.android.tools.r8.D8 --release --min-api 16 --lib "$STUBS" --lib "$JAVA_HOME" --output "$WORK/$name/dex" \
+  java $FAST_JVM -cp "$R8" com.android.tools.r8.D8 --release --min-api 16 --lib "$STUBS" --lib "$JAVA_HOME" --output "$WORK/$name/dex" \
     $(find "$WORK/$name/classes" -name '*.class') "${contracts[@]}"
   package_apk "$out" "$src/AndroidManifest.xml" 16 29 "$WORK/$name/dex"
 }
@@ -119,11 +123,11 @@ PROXY_SRC="$REPO/android-cell/proxy/src/main"
 mkdir -p "$WORK/proxy/classes" "$WORK/proxy/dex"
 step "rtdroid-proxy: javac --release 11 against android-all $ANDROID_ALL_VERSION"
 # the apps' library's ProxyIntents: its constants only (inlined), so it is not dexed into the proxy
-javac --release 11 -nowarn -encoding UTF-8 -cp "$ANDROID_ALL:$XCC_JAR:$BOUNDS_JAR:$JSON_JAR" -d "$WORK/proxy/classes" \
+javac -J$FAST_JVM --release 11 -nowarn -encoding UTF-8 -cp "$ANDROID_ALL:$XCC_JAR:$BOUNDS_JAR:$JSON_JAR" -d "$WORK/proxy/classes" \
   $(find "$PROXY_SRC/java" -name '*.java') "$APP_LIBRARY/org/rtdroid/android/app/ProxyIntents.java"
 rm -f "$WORK/proxy/classes/org/rtdroid/android/app/ProxyIntents.class"
 step "rtdroid-proxy: D8 --min-api 33 (proxy classes + $(basename "$XCC_JAR") + $(basename "$BOUNDS_JAR") + $(basename "$JSON_JAR"))"
-java -cp "$R8" com.android.tools.r8.D8 --release --min-api 33 --lib "$ANDROID_ALL" --lib "$JAVA_HOME" --output "$WORK/proxy/dex" \
+java $FAST_JVM -cp "$R8" com.android.tools.r8.D8 --release --min-api 33 --lib "$ANDROID_ALL" --lib "$JAVA_HOME" --output "$WORK/proxy/dex" \
   $(find "$WORK/proxy/classes" -name '*.class') "$XCC_JAR" "$BOUNDS_JAR" "$JSON_JAR"
 package_apk rtdroid-proxy "$PROXY_SRC/AndroidManifest.xml" 33 33 "$WORK/proxy/dex"
 

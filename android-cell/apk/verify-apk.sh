@@ -23,7 +23,7 @@ app_checks() { # launcher activity (its class name), then the description and de
 for apk in "$@"; do
   echo "== $apk"
   [[ -f "$apk" ]] || { echo "  FAIL missing"; fail=1; continue; }
-  sig="$(apksigner verify -v "$apk" 2>&1 || true)"
+  sig="$(apksigner ${FAST_JVM:+-J${FAST_JVM#-}} verify -v "$apk" 2>&1 || true)"   # FAST_JVM: build-apk.sh's
   echo "$sig" | sed 's/^/     /'
   check "signed (apksigner verify: Verifies)" grep -q '^Verifies' <<<"$sig"
   check "APK Signature Scheme v2 or v3 (v3 only from min SDK 28)" grep -qE "v[23] scheme \(APK Signature Scheme v[23]\): true" <<<"$sig"
