@@ -123,29 +123,35 @@ def flood_channel(region_path: str | Path, channel: str, frames: int = 20000, co
             "rt_cell": {k: after[k] - before[k] for k in after}}
 
 
-# The fields each cell owns in the region (region-spec.md), as (name, where, width, hostile value):
-# its state line, and for each data ring the header it produces and the consumer line it reads.
-_STATE_FIELDS = (("state", 0, 4, 3), ("epoch", 4, 4, 77), ("heartbeat", 8, 8, 0))
-_HEADER_FIELDS = (("write_index", 0, 8, 1 << 40), ("frames_written", 8, 8, 999_999),
-                  ("frames_dropped_full", 16, 8, 999_999), ("ring_class", 24, 4, 7))
-_LINE_FIELDS = (("read_index", 0, 8, 1 << 40), ("frames_accepted", 8, 8, 999_999),
-                ("frames_corrupt", 16, 8, 999_999), ("resyncs", 24, 8, 999_999),
-                ("frames_undeliverable", 32, 8, 999_999), ("stale_skipped", 40, 8, 999_999))
+def _hostile(counter) -> int:
+    """What a scribbling cell writes into a field, by its kind (region-layout.toml): a value its
+    running owner never holds, so a value put back shows."""
+    from xcc import region as xr
+    if counter.kind == "state":
+        return xr.STATE_STOPPING
+    if counter.kind == "index":
+        return 1 << 40
+    if counter.kind == "setting":
+        return (1 << (8 * counter.width)) - 1  # the ring class is 0..R-1: all ones is no ring's
+    return 999_999
 
 
 def owned_fields(layout) -> list[tuple[str, str, int, int, int]]:
-    """(cell, field, offset, width, hostile value) for every field a running cell owns and heals:
+    """(cell, field, offset, width, hostile value) for every field a running cell owns and heals,
+    as the region layout lists them (every counter of a state line, ring header and consumer line):
     both state lines, and the data rings' headers and consumer lines (ring 0 is the management
     agent's, not a cell's)."""
     from xcc import region as xr
+    from xcc.layout import COUNTERS
     out = []
     for peer, cell in ((xr.RT_PEER, "rt"), (xr.ANDROID_PEER, "android")):
-        out += [(cell, name, layout.state_line(peer) + off, width, bad) for name, off, width, bad in _STATE_FIELDS]
+        out += [(cell, c.label, layout.state_line(peer) + c.offset, c.width, _hostile(c))
+                for c in COUNTERS if c.line == "state_line"]
         for ring in range(1, layout.rings):
-            out += [(cell, f"ring {ring} {name}", layout.ring_header(peer, ring) + off, width, bad)
-                    for name, off, width, bad in _HEADER_FIELDS]
-            out += [(cell, f"line {ring} {name}", layout.consumer_line(peer, ring) + off, width, bad)
-                    for name, off, width, bad in _LINE_FIELDS]
+            for line, name, base in (("ring_header", "ring", layout.ring_header(peer, ring)),
+                                     ("consumer_line", "line", layout.consumer_line(peer, ring))):
+                out += [(cell, f"{name} {ring} {c.label}", base + c.offset, c.width, _hostile(c))
+                        for c in COUNTERS if c.line == line]
     return out
 
 

@@ -185,7 +185,7 @@ public final class ConsumerRing {
     }
 
     /**
-     * Republishes what this consumer owns in its consumer line (read index and its six counters)
+     * Republishes what this consumer owns in its consumer line (read index and its counters)
      * wherever the shared copy disagrees with its own: another cell scribbled on this peer's
      * section. A moved read index would otherwise make the producer treat the ring as full (not
      * credible) and drop everything it sends this way. Call it from the consuming thread. Returns
