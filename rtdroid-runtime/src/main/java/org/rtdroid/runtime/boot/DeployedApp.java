@@ -348,7 +348,11 @@ public final class DeployedApp {
         }
     }
 
-    /** Stops the components, unregisters the cross-context channels and frees the scopes. */
+    /**
+     * Stops the components, unregisters the cross-context channels and frees the scopes. The sensors
+     * stop delivering before the components stop and close their devices after: a component that
+     * writes into them (the autopilot's simulator) never finds its reader gone.
+     */
     void stopAll() {
         undeployed = true;
         try {
@@ -356,7 +360,7 @@ public final class DeployedApp {
                 alarms.stop();
             }
             if (sensors != null) {
-                sensors.stop();
+                sensors.stopDelivery(); // no listener runs into a stopping component ...
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -375,6 +379,13 @@ public final class DeployedApp {
                 Thread.currentThread().interrupt();
                 all = false;
             }
+        }
+        try {
+            if (sensors != null) {
+                sensors.stop(); // ... and the devices close once no component can write into them
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         if (jobHandlers != null) {
             try {

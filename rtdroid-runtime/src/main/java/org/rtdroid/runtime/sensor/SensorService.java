@@ -203,16 +203,26 @@ public final class SensorService {
         return pins.pinCurrentThread(thread, cpuOf == null ? null : cpuOf.apply(thread));
     }
 
+    /**
+     * Stops delivering: the processing threads and the listeners' lanes end, so no listener runs
+     * once this returns. The polling thread goes on reading the devices (what it reads is dropped)
+     * and keeps them open: a component still writing into one (the simulator's FIFO on a host
+     * without uinput) is not cut off with EPIPE while its application stops. {@link #stop} ends it.
+     */
+    public void stopDelivery() throws InterruptedException {
+        for (SensorChannel c : channels) {
+            c.stop();
+            c.dispatcher.stop();
+        }
+    }
+
     /** Stops every thread of the service and closes the devices; pending events are dropped. */
     public void stop() throws InterruptedException {
+        stopDelivery();
         reader.stop();
         Thread t = pollingThread;
         if (t != null) {
             t.join(2_000); // poll(2) returns within RESCAN_MILLIS
-        }
-        for (SensorChannel c : channels) {
-            c.stop();
-            c.dispatcher.stop();
         }
     }
 
