@@ -95,7 +95,34 @@ public abstract class RtCellActivity extends Activity {
         return proxy.send(payload, action);
     }
 
+    /** Whether {@code in} is the proxy's refusal; if so, {@code status} says "Refused: " and why. */
+    protected boolean showRefusal(RtIntent in, TextView status) {
+        if (!in.refused()) {
+            return false;
+        }
+        status.setText("Refused: " + in.reason());
+        return true;
+    }
+
+    /** Reads {@code in}'s payload into {@code into}; one that is not {@code what} is logged and gives false. */
+    protected boolean read(RtIntent in, Payload into, String what) {
+        if (in.read(into)) {
+            return true;
+        }
+        Log.w(tag, "not " + what + " from " + in.peer() + ": " + in.payload().length + " bytes");
+        return false;
+    }
+
     // ---- layout ----------------------------------------------------------------------------
+
+    /** An app's page: a column on the page colour, opened by its header band (title and subtitle). */
+    protected LinearLayout page(String title, String subtitle) {
+        LinearLayout page = new LinearLayout(this);
+        page.setOrientation(LinearLayout.VERTICAL);
+        page.setBackgroundColor(PAGE);
+        page.addView(header(title, subtitle));
+        return page;
+    }
 
     /** The page's header band: the app's title and a subtitle; the caller may add more lines. */
     protected LinearLayout header(String title, String subtitle) {

@@ -60,12 +60,7 @@ public class AutopilotMonitorActivity extends RtCellActivity {
 
     @Override
     protected void onRtIntent(RtIntent in) {
-        if (in.refused()) {
-            mode.setText("Refused: " + in.reason());
-            return;
-        }
-        if (!in.read(record)) {
-            Log.w(TAG, "not a position from " + in.peer() + ": " + in.payload().length + " bytes");
+        if (showRefusal(in, mode) || !read(in, record, "a position")) {
             return;
         }
         long n = record.fixes();
@@ -101,10 +96,7 @@ public class AutopilotMonitorActivity extends RtCellActivity {
 
     @Override
     protected View buildUi() {
-        LinearLayout page = new LinearLayout(this);
-        page.setOrientation(LinearLayout.VERTICAL);
-        page.setBackgroundColor(PAGE);
-        page.addView(header("Autopilot", "jPapaBench in the RT cell · RTDroid Android cell"));
+        LinearLayout page = page("Autopilot", "jPapaBench in the RT cell · RTDroid Android cell");
 
         modeBanner = banner(page, MUTED, 20, "Waiting for the autopilot", "mode");
         mode = modeBanner.headline();

@@ -49,12 +49,7 @@ public class FallAlertActivity extends RtCellActivity {
 
     @Override
     protected void onRtIntent(RtIntent in) {
-        if (in.refused()) {
-            alert.setText("Refused: " + in.reason());
-            return;
-        }
-        if (!in.read(fall)) {
-            Log.w(TAG, "not a fall alert from " + in.peer() + ": " + in.payload().length + " bytes");
+        if (showRefusal(in, alert) || !read(in, fall, "a fall alert")) {
             return;
         }
         long count = fall.falls();
@@ -74,10 +69,7 @@ public class FallAlertActivity extends RtCellActivity {
 
     @Override
     protected View buildUi() {
-        LinearLayout page = new LinearLayout(this);
-        page.setOrientation(LinearLayout.VERTICAL);
-        page.setBackgroundColor(PAGE);
-        page.addView(header("Fall Detection", "Accelerometer in the RT cell · RTDroid Android cell"));
+        LinearLayout page = page("Fall Detection", "Accelerometer in the RT cell · RTDroid Android cell");
 
         alertBanner = banner(page, CALM, 24, "Monitoring: no fall", "alert");
         alert = alertBanner.headline();

@@ -52,8 +52,7 @@ public class SparkMonitorActivity extends RtCellActivity {
 
     @Override
     protected void onRtIntent(RtIntent in) {
-        if (in.refused()) {
-            result.setText("Refused: " + in.reason());
+        if (showRefusal(in, result)) {
             return;
         }
         Result r = in.read(message) ? Result.of(message) : null;
@@ -93,10 +92,7 @@ public class SparkMonitorActivity extends RtCellActivity {
 
     @Override
     protected View buildUi() {
-        LinearLayout page = new LinearLayout(this);
-        page.setOrientation(LinearLayout.VERTICAL);
-        page.setBackgroundColor(PAGE);
-        page.addView(header("Spark Detection", "Video analysed in the RT cell · temporal reflection"));
+        LinearLayout page = page("Spark Detection", "Video analysed in the RT cell · temporal reflection");
 
         frameView = new FrameView(this);
         frameView.setTag("frame");
