@@ -26,6 +26,12 @@ class ChunkAssemblerTest {
         return a.accept("echo", index, 3, WHOLE.length, CRC, WHOLE, off, Math.min(384, WHOLE.length - off));
     }
 
+    /** The chunk was refused, and the refusal says {@code says}. */
+    private static void assertRefused(ChunkAssembler a, Outcome outcome, String says) {
+        assertEquals(Outcome.REFUSED, outcome);
+        assertTrue(a.refusal().contains(says), a.refusal());
+    }
+
     @Test
     void reassemblesInOrder() {
         ChunkAssembler a = new ChunkAssembler();
@@ -39,8 +45,7 @@ class ChunkAssemblerTest {
     void outOfOrderIsRefusedOnceThenSwallowed() {
         ChunkAssembler a = new ChunkAssembler();
         send(a, 0);
-        assertEquals(Outcome.REFUSED, send(a, 2));
-        assertTrue(a.refusal().contains("out of order, expected 1"), a.refusal());
+        assertRefused(a, send(a, 2), "out of order, expected 1");
         assertEquals(Outcome.SWALLOWED, send(a, 1));
         // a fresh chunk 0 starts over
         assertEquals(Outcome.IN_PROGRESS, send(a, 0));
@@ -51,31 +56,27 @@ class ChunkAssemblerTest {
     @Test
     void missingChunkZeroIsRefused() {
         ChunkAssembler a = new ChunkAssembler();
-        assertEquals(Outcome.REFUSED, send(a, 1));
-        assertTrue(a.refusal().contains("chunk 0 missing"), a.refusal());
+        assertRefused(a, send(a, 1), "chunk 0 missing");
     }
 
     @Test
     void wrongCrcIsRefused() {
         ChunkAssembler a = new ChunkAssembler();
         a.accept("echo", 0, 1, 10, CRC, WHOLE, 0, 10);
-        assertEquals(Outcome.REFUSED, a.accept("echo", 0, 1, 10, CRC, WHOLE, 0, 10));
-        assertTrue(a.refusal().contains("CRC-32"), a.refusal());
+        assertRefused(a, a.accept("echo", 0, 1, 10, CRC, WHOLE, 0, 10), "CRC-32");
     }
 
     @Test
     void changedTotalsAreRefused() {
         ChunkAssembler a = new ChunkAssembler();
         send(a, 0);
-        assertEquals(Outcome.REFUSED, a.accept("echo", 1, 3, WHOLE.length + 1, CRC, WHOLE, 384, 384));
-        assertTrue(a.refusal().contains("changes the totals"), a.refusal());
+        assertRefused(a, a.accept("echo", 1, 3, WHOLE.length + 1, CRC, WHOLE, 384, 384), "changes the totals");
     }
 
     @Test
     void overSixteenMebibytesIsRefused() {
         ChunkAssembler a = new ChunkAssembler();
-        assertEquals(Outcome.REFUSED, a.accept("echo", 0, 50000, 16 * 1024 * 1024 + 1, 0, WHOLE, 0, 384));
-        assertTrue(a.refusal().contains("total_bytes"), a.refusal());
+        assertRefused(a, a.accept("echo", 0, 50000, 16 * 1024 * 1024 + 1, 0, WHOLE, 0, 384), "total_bytes");
         assertEquals(Outcome.REFUSED, a.accept("echo", 0, 5, -1, 0, WHOLE, 0, 384));
     }
 
@@ -83,15 +84,13 @@ class ChunkAssemblerTest {
     void shortTotalIsRefused() {
         ChunkAssembler a = new ChunkAssembler();
         assertEquals(Outcome.IN_PROGRESS, a.accept("echo", 0, 2, 1000, CRC, WHOLE, 0, 384));
-        assertEquals(Outcome.REFUSED, a.accept("echo", 1, 2, 1000, CRC, WHOLE, 384, 384));
-        assertTrue(a.refusal().contains("last chunk"), a.refusal());
+        assertRefused(a, a.accept("echo", 1, 2, 1000, CRC, WHOLE, 384, 384), "last chunk");
     }
 
     @Test
     void overrunIsRefused() {
         ChunkAssembler a = new ChunkAssembler();
-        assertEquals(Outcome.REFUSED, a.accept("echo", 0, 1, 100, CRC, WHOLE, 0, 384));
-        assertTrue(a.refusal().contains("overruns"), a.refusal());
+        assertRefused(a, a.accept("echo", 0, 1, 100, CRC, WHOLE, 0, 384), "overruns");
     }
 
     @Test
