@@ -1,6 +1,8 @@
 #!/bin/sh
 # Runs one benchmark (or all) with the JVM settings the RT cell uses, then plots it.
 #   bench/run.sh <looper|periodic|channels|alarm|sensor|sensor-papabench|tasks|reflection|all> [--quick] [--seconds S] [--cpu N]
+#   bench/run.sh looper,sensor --quick   (a comma-separated list: each in turn in one JVM, same options)
+# BENCH_PLOT=off: JSON only (bench/figures draws its own plots from the JSON).
 # Needs: `mvn -B -q -pl bench -am install -DskipTests` (jar + target/lib), the venv build/venv
 # (matplotlib) for the PNG, and rt-tests (cyclictest) for the periodic baseline.
 set -eu
@@ -13,7 +15,9 @@ if [ -z "$JAR" ] || [ ! -d "$ROOT/bench/target/lib" ]; then
 fi
 PYTHON="$ROOT/build/venv/bin/python"
 PLOT=""
-if [ -x "$PYTHON" ]; then
+if [ "${BENCH_PLOT:-on}" = off ]; then
+  :
+elif [ -x "$PYTHON" ]; then
   PLOT="--python $PYTHON --plot-script $ROOT/bench/plot.py"
 else
   echo "bench/run.sh: no $PYTHON; JSON only, no plot" >&2
@@ -23,6 +27,7 @@ if [ $# -eq 0 ]; then
 fi
 NAME=$1
 shift
+LOG_NAME=$(printf %s "$NAME" | tr , +)
 # Generational ZGC (the only ZGC mode in Java 25), a fixed, pre-touched heap so mlockall covers it.
 # The JVM's safepoints, handshakes and GC pauses are logged (asynchronously, by the VM's own
 # threads, never the measuring ones) to build/bench/<name>-jvm.log: stalls of the Java participants
@@ -41,6 +46,6 @@ exec "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED \
   -XX:+UseZGC -Xms1g -Xmx1g -XX:+AlwaysPreTouch -XX:ThreadPriorityPolicy=1 -XX:JavaPriority9_To_OSPriority=-10 -XX:CompilerThreadPriority=0 \
   -XX:PerMethodTrapLimit=0 -XX:PerBytecodeTrapLimit=0 -XX:-UseTypeSpeculation -XX:-UsePerfData \
   -XX:+SafepointTimeout -XX:SafepointTimeoutDelay=200 \
-  -Xlog:async -Xlog:safepoint=info,handshake=info,gc=info:file="$ROOT/build/bench/$NAME-jvm.log":uptime,tid \
+  -Xlog:async -Xlog:safepoint=info,handshake=info,gc=info:file="$ROOT/build/bench/$LOG_NAME-jvm.log":uptime,tid \
   -Drtdroid.home="$ROOT" ${BENCH_JAVA_OPTS:-} \
   -cp "$JAR:$ROOT/bench/target/lib/*" org.rtdroid.bench.Main "$NAME" --out "$ROOT/build/bench" $PLOT "$@"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs one of the Android cell's benchmarks in the cell's framework sandbox, with the cell's JVM
 # arguments (android-cell/target/dist/jvm.args):
-#   android-cell/bench/run.sh <intents|tasks|broadcast|sensor> [the benchmark's options] [--out DIR]
+#   android-cell/bench/run.sh <intents|tasks|broadcast|sensor|NAME,NAME...> [the benchmark's options] [--out DIR]
 # intents: IntentDelayBench (seed 001's per-intent delays, k_nrt sweep, AMS and LocalBroadcastManager);
 # tasks: TaskDurationBench (Table 4.2's Android column);
 # broadcast: BroadcastBench (`make bench BENCH=broadcast`);
@@ -16,12 +16,11 @@ if [ ! -f "$DIST/jvm.args" ] || [ ! -d "$LIB" ]; then
   echo "android-cell/bench/run.sh: the Android cell is not built; run: make java" >&2
   exit 2
 fi
+# A comma-separated list of intents, tasks and sensor (e.g. tasks,intents) runs them one after the
+# other in one JVM, with the same options: the framework sandbox starts once.
 case "${1:-}" in
-  intents) CLASS=org.rtdroid.android.cell.bench.IntentDelayBench ;;
-  tasks) CLASS=org.rtdroid.android.cell.bench.TaskDurationBench ;;
-  broadcast) CLASS=org.rtdroid.android.cell.bench.BroadcastBench ;;
-  sensor) CLASS=org.rtdroid.android.cell.bench.SensorPathBench ;;
-  *) echo "usage: android-cell/bench/run.sh <intents|tasks|broadcast|sensor> [options]" >&2; exit 2 ;;
+  broadcast) shift; set -- org.rtdroid.android.cell.bench.BroadcastBench "$@" ;;
+  intents|tasks|sensor|*,*) set -- org.rtdroid.android.cell.bench.BenchMain "$@" ;;
+  *) echo "usage: android-cell/bench/run.sh <intents|tasks|broadcast|sensor|NAME,NAME...> [options]" >&2; exit 2 ;;
 esac
-shift
-exec "$JAVA_HOME/bin/java" "@$DIST/jvm.args" -cp "$DIST/lib/*:$LIB/*" "$CLASS" "$@"
+exec "$JAVA_HOME/bin/java" "@$DIST/jvm.args" -cp "$DIST/lib/*:$LIB/*" "$@"

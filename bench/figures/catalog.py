@@ -70,6 +70,56 @@ job("sensor-papabench-android", ["android-cell/bench/run.sh", "sensor", "--quick
 job("reflection", ["bench/run.sh", "reflection", "--quick"], ["bench/run.sh", "reflection", "--seconds", "40"], 120, 1200)
 
 
+@dataclass
+class Batch:
+    """Jobs whose commands differ only in the benchmark's name, run as one command that names them
+    all (bench/run.sh and android-cell/bench/run.sh take a comma-separated list): one JVM start (and,
+    in the Android cell, one framework sandbox) instead of one per benchmark. Each benchmark still
+    writes its own JSON with its own command."""
+    jobs: tuple[Job, ...]
+
+    @property
+    def name(self) -> str:
+        return "+".join(j.name for j in self.jobs)
+
+    @property
+    def outputs(self) -> tuple[str, ...]:
+        return tuple(o for j in self.jobs for o in j.outputs)
+
+    def command(self, form: str) -> list[str]:
+        cmds = [j.command(form) for j in self.jobs]
+        if any(c[0] != cmds[0][0] or c[2:] != cmds[0][2:] for c in cmds):
+            raise ValueError(f"{self.name}: the jobs' {form} commands differ in more than the benchmark's name")
+        return [cmds[0][0], ",".join(c[1] for c in cmds)] + cmds[0][2:]
+
+    def timeout(self, form: str) -> int:
+        return sum(j.timeout(form) for j in self.jobs)
+
+
+# The quick form (make test) runs these together: a JVM's start with the RT cell's pre-touched,
+# locked heap, or the Android cell's sandbox start (several seconds), once per batch.
+QUICK_BATCHES = (("looper", "sensor"), ("alarm", "channel-events", "tasks", "reflection"), ("tasks-android", "intents"))
+
+
+def plan(names: list[str], form: str) -> list[Job | Batch]:
+    """The runs that produce the named jobs' outputs: in the quick form a batch where all of its jobs
+    are wanted, the other jobs one by one."""
+    runs: list[Job | Batch] = []
+    done: set[str] = set()
+    for name in names:
+        if name in done:
+            continue
+        batch = next((b for b in QUICK_BATCHES if name in b and all(n in names for n in b)), None) \
+            if form == "quick" else None
+        if batch:
+            runs.append(Batch(tuple(JOBS[n] for n in batch)))
+            done.update(batch)
+        else:
+            runs.append(JOBS[name])
+            done.add(name)
+    return runs
+
+
 # ------------------------------------------------------------------------------------- 3.9 / 3.12
 
 def fig_3_9(ctx: Context) -> Section:

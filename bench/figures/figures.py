@@ -30,16 +30,17 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 
 import catalog  # noqa: E402
+import draw  # noqa: E402
 from catalog import FIGURES, JOBS, Context, Section  # noqa: E402
 
 
-def run_job(job: catalog.Job, form: str, data: Path, log: Path) -> tuple[bool, float, str]:
-    """Runs one benchmark job with its output in data/; returns (ok, seconds, why not)."""
+def run_job(job: catalog.Job | catalog.Batch, form: str, data: Path, log: Path) -> tuple[bool, float, str]:
+    """Runs one benchmark job (or batch) with its output in data/; returns (ok, seconds, why not)."""
     cmd = list(job.command(form)) + ["--out", str(data)]
     timeout = job.timeout(form)
     started = time.monotonic()
     print(f"figures: {job.name}: {' '.join(job.command(form))} (at most {timeout} s)", flush=True)
-    env = dict(os.environ)
+    env = dict(os.environ, BENCH_PLOT="off")  # the page draws its own plots from the JSON
     with open(log, "w") as out:
         rc = subprocess.run(["timeout", "-s", "KILL", str(timeout)] + cmd, cwd=ROOT, stdout=out,
                             stderr=subprocess.STDOUT, env=env).returncode
@@ -68,7 +69,7 @@ def page(sections: list[tuple[catalog.Figure, Section]], form: str, jobs: dict[s
         f"<p>Form: <b>{e(form)}</b> ({'short runs, same shapes' if form == 'quick' else 'the seeds’ sample counts'}). "
         "Each section: the seed's figure or table in its form, the seed's published numbers with its platform, ours "
         "beside them, the command, the board and the time base. Raw samples (CSV) and each benchmark's JSON are in "
-        "<code>data/</code>.</p>" + ("<p><b>This is the quick form:</b> each case runs about a second, so every "
+        "<code>data/</code>.</p>" + ("<p><b>This is the quick form:</b> each case runs about half a second, so every "
         "percentile and every verdict below rests on few samples; <code>make figures FIGURES=full</code> is the "
         "reproduction.</p>" if form == "quick" else ""),
         ("<p>Left out of this run (their benchmarks are too long for <code>make test</code>; <code>make figures</code> "
@@ -143,8 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     needed = list(dict.fromkeys(j for f in figures for j in f.jobs))
     jobs: dict[str, dict] = {}
     failed = False
-    for name in needed:
-        job = JOBS[name]
+    for job in catalog.plan(needed, args.form):
+        name = job.name
         if args.draw_only:
             jobs[name] = {"command": " ".join(job.command(args.form)), "seconds": 0, "result": "not run (--draw-only)"}
             continue
@@ -153,6 +154,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"figures: {name}: {'ok' if ok else why} ({seconds:.0f} s)", flush=True)
         failed |= not ok
     ctx = Context(data=data, out=args.out, form=args.form)
+    draw.DPI = 72 if args.form == "quick" else 100
+    drawing = time.monotonic()
     sections = []
     for fig in figures:
         try:
@@ -165,10 +168,12 @@ def main(argv: list[str] | None = None) -> int:
             failed = True
         sections.append((fig, s))
         print(f"figures: {fig.id}: {s.status}: {s.outcome}", flush=True)
+    draw_seconds = time.monotonic() - drawing
     index = args.out / "index.html"
     index.write_text(page(sections, args.form, jobs, left_out))
     # The same contents as data, for tests and tools: one entry per figure.
-    summary = {"form": args.form, "test": args.test, "left_out": [f.id for f in left_out], "jobs": jobs, "figures": [
+    summary = {"form": args.form, "test": args.test, "left_out": [f.id for f in left_out], "jobs": jobs,
+               "draw_seconds": round(draw_seconds, 1), "figures": [
         {"id": f.id, "slug": f.slug, "title": f.title, "jobs": list(f.jobs), "status": s.status, "outcome": s.outcome,
          "why": s.why, "images": [i.name for i in s.images], "header": s.header, "rows": s.rows, "commands": s.commands,
          "board": s.board, "time_base": s.time_base} for f, s in sections]}

@@ -51,12 +51,17 @@ def java_files(paths: list[str]) -> list[Path]:
     return files
 
 
-def cloc(files: list[Path]) -> dict:
-    """cloc's SUM over the files: {'code', 'comment', 'blank', 'nFiles'}."""
+def cloc(files: list[Path]) -> dict[Path, dict]:
+    """cloc's count of each file (one cloc run for all): path -> {'code', 'comment', 'blank'}."""
     if not files:
-        return {"code": 0, "comment": 0, "blank": 0, "nFiles": 0}
-    out = subprocess.run(["cloc", "--json", "--quiet", *map(str, files)], capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)["SUM"]
+        return {}
+    out = subprocess.run(["cloc", "--json", "--quiet", "--by-file", "--skip-uniqueness", *map(str, files)],
+                         capture_output=True, text=True, check=True)
+    return {Path(k): v for k, v in json.loads(out.stdout).items() if k not in ("header", "SUM")}
+
+
+def total(counts: dict[Path, dict], files: list[Path], key: str) -> int:
+    return sum(counts[f][key] for f in files if f in counts)
 
 
 def sync_points(files: list[Path]) -> int:
@@ -73,13 +78,14 @@ def main(argv: list[str] | None = None) -> int:
     version = subprocess.run(["cloc", "--version"], capture_output=True, text=True).stdout.strip()
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     rows = []
-    for (app, kind), (sources, manifest) in SETS.items():
-        files = java_files(sources)
-        counted = cloc(files)
-        row = {"app": app, "code": kind, "files": [str(f.relative_to(ROOT)) for f in files], "sloc": counted["code"],
-               "comment_lines": counted["comment"], "blank_lines": counted["blank"], "syn": sync_points(files),
-               "manifest": cloc([ROOT / manifest])["code"] if manifest and (ROOT / manifest).is_file() else 0,
-               "written": bool(files)}
+    sets = {key: (java_files(sources), [ROOT / m for m in [manifest] if m and (ROOT / m).is_file()])
+            for key, (sources, manifest) in SETS.items()}
+    counts = cloc([f for files, manifests in sets.values() for f in files + manifests])
+    for (app, kind), (files, manifests) in sets.items():
+        row = {"app": app, "code": kind, "files": [str(f.relative_to(ROOT)) for f in files],
+               "sloc": total(counts, files, "code"), "comment_lines": total(counts, files, "comment"),
+               "blank_lines": total(counts, files, "blank"), "syn": sync_points(files),
+               "manifest": total(counts, manifests, "code"), "written": bool(files)}
         rows.append(row)
         print(f"loc: {app} {kind}: {len(files)} files, {row['sloc']} SLoC, {row['syn']} sync, {row['manifest']} manifest")
     args.out.mkdir(parents=True, exist_ok=True)

@@ -131,7 +131,7 @@ def test_sensor_papabench_splits_each_delivery_on_both_cells_over_two_runs(quick
         for run in (1, 2):
             for noise, n in (("none", 0), ("memory", 5), ("computation", 5), ("listeners", 5)):
                 row = r.one(run, impl=impl, noise=noise, noise_threads=n)
-                assert row and row["count"] == 20, f"{stem}: run {run} has no {noise} x{n} row of 20 deliveries"
+                assert row and row["count"] == 10, f"{stem}: run {run} has no {noise} x{n} row of 10 deliveries"
                 cols = read_csv(r.path.parent / row["samples"])
                 assert list(cols) == ["t_ns", "e2e_ns", "buffering_ns", "delivery_ns"]
                 assert all(e == b + d for e, b, d in zip(cols["e2e_ns"], cols["buffering_ns"], cols["delivery_ns"]))
@@ -144,7 +144,7 @@ def test_intents_sweep_k_nrt_over_both_paths_and_keep_each_intents_delay(quick_r
         for impl in impls:
             for k in (10, 100):
                 row = r.one(impl=impl, path=path, k_nrt=k)
-                assert row and row["sent"] == 50, f"no {impl} {path} row at k_nrt={k}"
+                assert row and row["sent"] == 30, f"no {impl} {path} row at k_nrt={k}"
                 cols = read_csv(r.path.parent / row["samples"])
                 assert list(cols) == ["intent", "delay_ns"] and len(cols["intent"]) == row["count"]
 
@@ -153,7 +153,7 @@ def test_tasks_keep_every_release_of_each_version_with_its_statistics(quick_run:
     for stem, impls in (("tasks", ("rtdroid", "rtsj")), ("tasks-android", ("android",))):
         r = result(quick_run, stem)
         for impl in impls:
-            for app, releases in (("cochlear", 200), ("papabench", 40)):
+            for app, releases in (("cochlear", 60), ("papabench", 12)):
                 row = r.one(impl=impl, app=app)
                 assert row and row["count"] == releases, f"{stem}: no {app} row of {impl} with {releases} releases"
                 for key in ("mean_us", "sd_us", "deadline_misses"):

@@ -42,6 +42,8 @@ final class AlarmBench implements Benchmark {
     static final int POOL_THREADS = 3;
     /** A full case: 600 rounds. */
     static final double FULL_SECONDS = 30;
+    /** The quick form's case: 8 rounds. */
+    static final double QUICK_SECONDS = 0.4;
     static final long LOW_WORK_NANOS = 20_000L;
     static final int ALARM_PRIORITY = 90;
     static final int HIGH_PRIORITY = 80;
@@ -228,7 +230,7 @@ final class AlarmBench implements Benchmark {
     public void run(BenchOptions o, Report report) throws Exception {
         int[] lowCounts = o.cases(new int[] {0, 100}, new int[] {0, 10, 50, 100},
                 new int[] {0, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100});
-        double seconds = o.secondsOr(FULL_SECONDS);
+        double seconds = o.secondsFor(QUICK_SECONDS, FULL_SECONDS);
         CpuSet cpu = o.cpuSet();
         IntFunction<RealtimePolicy> policyFor = p -> RealtimePolicy.fifo(p).withCpus(cpu);
         Map<String, Map<Integer, Report.Row>> byParticipant = new LinkedHashMap<>();
@@ -277,7 +279,7 @@ final class AlarmBench implements Benchmark {
         Sink high = new Sink(true, (int) rounds + 16);
         Sink low = new Sink(false, 1);
         p.start(lows, high, low, policyFor);
-        long warmup = o.quick() ? 20 : o.full() ? 100 : 40;
+        long warmup = o.quick() ? 5 : o.full() ? 100 : 40;
         long[] result = new long[3]; // measured, skipped, undelivered
         Thread setter = RealtimeThreads.start("bench-alarm-setter", policyFor.apply(SETTER_PRIORITY), () -> {
             long next = Linux.monotonicNanos() + PERIOD_NANOS;

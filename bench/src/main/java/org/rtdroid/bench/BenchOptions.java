@@ -20,9 +20,9 @@ import org.rtdroid.runtime.os.Linux;
 public record BenchOptions(double secondsPerCase, boolean quick, int cpu, Path out, String python, Path plotScript,
                            boolean full, int runs, boolean secondsGiven) {
     public static final String USAGE = """
-            usage: org.rtdroid.bench.Main <looper|periodic|channels|alarm|sensor|sensor-papabench|tasks|all> [options]
+            usage: org.rtdroid.bench.Main <looper|periodic|channels|alarm|sensor|sensor-papabench|tasks|...|NAME,NAME...|all> [options]
               --out DIR            output directory (default build/bench)
-              --quick              smoke run: about 1 s per case and fewer cases (CI)
+              --quick              smoke run: about 0.5 s per case and fewer cases (CI)
               --full               the seeds' sample counts and case lists (figures' full form)
               --runs N             run N times (1..100): each row keeps its run, worst_case the maxima
               --seconds S          seconds per (impl, case); default 8, quick 1
@@ -90,7 +90,7 @@ public record BenchOptions(double secondsPerCase, boolean quick, int cpu, Path o
         }
         boolean secondsGiven = seconds > 0;
         if (seconds < 0) {
-            seconds = quick ? 1.0 : 8;
+            seconds = quick ? 0.5 : 8;
         }
         if (cpu < 0) {
             int[] allowed = Linux.currentAffinity().toArray();
@@ -108,10 +108,19 @@ public record BenchOptions(double secondsPerCase, boolean quick, int cpu, Path o
 
     /**
      * Seconds per case: --seconds when given, else {@code seedSeconds} in a full run (the seed's
-     * duration), else the default (8 s, quick 1 s).
+     * duration), else the default (8 s, quick 0.5 s).
      */
     public double secondsOr(double seedSeconds) {
         return secondsGiven || !full ? secondsPerCase : seedSeconds;
+    }
+
+    /**
+     * Seconds per case: --seconds when given, else {@code quickSeconds} in a quick run (a benchmark
+     * paced by the seed's long periods keeps the quick form short with fewer events of the same
+     * shape), else as {@link #secondsOr}.
+     */
+    public double secondsFor(double quickSeconds, double seedSeconds) {
+        return quick && !secondsGiven ? quickSeconds : secondsOr(seedSeconds);
     }
 
     /** The case list of this form: quick, default or full. */

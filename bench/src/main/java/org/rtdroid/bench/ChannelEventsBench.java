@@ -61,6 +61,8 @@ final class ChannelEventsBench implements Benchmark {
     static final int CAPACITY = NOISE_THREADS + 10;
     static final int BULK_CAPACITY = 4;
     static final int FULL_EVENTS = 2_000;
+    /** The quick form's case: 3 events. */
+    static final double QUICK_SECONDS = 0.3;
     static final int WARMUP_SENDS = 3_000;
     static final String[] NOISE = {"none", "heap", "pi", "message"};
     static final int[] BULK_SIZES = {64, 4096, 65536, 1 << 20, 4 << 20};
@@ -119,7 +121,8 @@ final class ChannelEventsBench implements Benchmark {
     @Override
     public void run(BenchOptions o, Report report) throws Exception {
         CpuSet cpu = o.cpuSet();
-        int events = o.full() && !o.secondsGiven() ? FULL_EVENTS : (int) Math.max(5, o.nanosPerCase() / PERIOD_NANOS);
+        int events = o.full() && !o.secondsGiven() ? FULL_EVENTS
+                : (int) Math.max(3, o.secondsFor(QUICK_SECONDS, 0) * 1e9 / PERIOD_NANOS);
         List<Object[]> cases = new ArrayList<>();
         for (String kind : new String[] {"message", "intent"}) {
             for (String noise : NOISE) {

@@ -54,6 +54,8 @@ final class LooperBench implements Benchmark {
     static final int NOISE_BURST = 10;
     /** 3.8.1: "executed each experiment for 40 seconds ... and have a hard stop at 50 seconds". */
     static final double SEED_SECONDS = 40;
+    /** The quick form's case: 3 high messages (make test's figures; the shapes, not the statistics). */
+    static final double QUICK_SECONDS = 0.3;
     static final long SEED_HARD_STOP_NANOS = 10_000_000_000L;
     static final int HIGH_PRIORITY = 80;
     /**
@@ -134,7 +136,7 @@ final class LooperBench implements Benchmark {
     @Override
     public void run(BenchOptions o, Report report) throws Exception {
         int[] noiseCounts = o.cases(new int[] {0, 300}, steps(0, 300, 50), steps(0, 300, 10));
-        double seconds = o.secondsOr(SEED_SECONDS);
+        double seconds = o.secondsFor(QUICK_SECONDS, SEED_SECONDS);
         List<Participant> participants = List.of(new RtdroidParticipant(), new ComponentParticipant(), new FifoParticipant());
         // period -> impl -> N -> row
         Map<Long, Map<String, Map<Integer, Report.Row>>> byPeriod = new LinkedHashMap<>();
@@ -198,7 +200,7 @@ final class LooperBench implements Benchmark {
 
     /** How long a case may drain its backlog: the seed's hard stop in a full run. */
     static long drainNanos(BenchOptions o) {
-        return o.quick() ? 5_000_000_000L : o.full() ? SEED_HARD_STOP_NANOS : 60_000_000_000L;
+        return o.quick() ? 1_500_000_000L : o.full() ? SEED_HARD_STOP_NANOS : 60_000_000_000L;
     }
 
     private Report.Row runCase(BenchOptions o, Report report, Participant p, int noiseThreads, long highPeriodNanos,

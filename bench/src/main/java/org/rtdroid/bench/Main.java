@@ -9,8 +9,8 @@ import java.util.Map;
 import org.rtdroid.runtime.os.RealtimeThreads;
 
 /**
- * {@code Main <looper|periodic|channels|alarm|sensor|all> [--quick] [--seconds S] [--cpu N] [--out DIR]
- * [--python PY --plot-script bench/plot.py]}: runs benchmarks, writes &lt;out&gt;/&lt;name&gt;.json
+ * {@code Main <looper|periodic|channels|alarm|sensor|...|NAME,NAME...|all> [--quick] [--seconds S] [--cpu N] [--out DIR]
+ * [--python PY --plot-script bench/plot.py]}: runs benchmarks (a comma-separated list: each in turn, in this JVM, with the same options), writes &lt;out&gt;/&lt;name&gt;.json
  * and, given a Python, &lt;out&gt;/&lt;name&gt;.png. Exit status 0 even when a goal is not met (goals are
  * reported, not enforced); 2 on bad arguments; 1 if a benchmark failed to run.
  */
@@ -37,10 +37,15 @@ public final class Main {
         try {
             if (args[0].equals("all")) {
                 selected.addAll(all.values());
-            } else if (all.containsKey(args[0])) {
-                selected.add(all.get(args[0]));
             } else {
-                throw new IllegalArgumentException("unknown benchmark \"" + args[0] + "\" (choose from " + all.keySet() + " or all)");
+                // a comma-separated list runs those benchmarks one after the other in this one JVM
+                for (String name : args[0].split(",", -1)) {
+                    if (!all.containsKey(name)) {
+                        throw new IllegalArgumentException("unknown benchmark \"" + name + "\" (choose from " + all.keySet()
+                                + ", a comma-separated list of them, or all)");
+                    }
+                    selected.add(all.get(name));
+                }
             }
             options = BenchOptions.parse(args, 1);
         } catch (IllegalArgumentException e) {

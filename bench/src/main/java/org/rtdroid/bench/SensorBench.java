@@ -60,6 +60,8 @@ import org.rtdroid.runtime.sensor.sim.UinputDevice;
 final class SensorBench implements Benchmark {
     static final int PERIOD_MILLIS = 5;
     static final long PERIOD_NANOS = PERIOD_MILLIS * 1_000_000L;
+    /** The quick form's case: 50 frames. */
+    static final double QUICK_SECONDS = 0.25;
     static final int POLL_PRIORITY = 90;
     static final int WRITER_PRIORITY = 85;
     static final int HIGH_PRIORITY = 80;
@@ -487,14 +489,14 @@ final class SensorBench implements Benchmark {
 
     private Report.Row runCase(BenchOptions o, Report report, String impl, String gc, int jvmNice, String noise, int n,
                                IntFunction<RealtimePolicy> policyFor, CpuSet cpu) throws Exception {
-        long frames = Math.max(1, o.nanosPerCase() / PERIOD_NANOS);
+        long frames = Math.max(1, (long) (o.secondsFor(QUICK_SECONDS, o.secondsPerCase()) * 1e9) / PERIOD_NANOS);
         Probe probe = new Probe((int) frames + 16);
         Participant p = impl.equals("rtdroid") ? new RtdroidParticipant() : new FifoParticipant();
         AtomicBoolean stop = new AtomicBoolean();
         List<Thread> noiseThreads;
         LongAdder memoryRounds = new LongAdder();
         LongAdder memoryOverruns = new LongAdder();
-        long warmup = o.quick() ? 100 : 400;
+        long warmup = o.quick() ? 20 : 400;
         long[] written = new long[1];
         try (Source source = Source.create()) {
             p.start(source, noise.equals("listeners") ? n : 0, probe, policyFor);

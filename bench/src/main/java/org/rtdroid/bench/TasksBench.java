@@ -24,13 +24,14 @@ import org.rtdroid.runtime.sensor.sim.FifoInputRoot;
  * standing in for the input devices). A release's duration
  * is from its job's begin to its end; a deadline is missed when the job ends after its release plus
  * the deadline. Releases per impl: the seed's 40,000 (cochlear) and 91,840 (papabench) with
- * {@code --full}, 5,000 and 1,000 by default, 200 and 40 quick; the first {@value #WARMUP_RELEASES}
- * (cochlear) and {@value #PAPABENCH_WARMUP} (papabench; 10 quick) releases are left out (the JIT's warm-up). Rows add
+ * {@code --full}, 5,000 and 1,000 by default, 60 and 12 quick; the first {@value #WARMUP_RELEASES}
+ * (cochlear; {@value #WARMUP_RELEASES_QUICK} quick) and {@value #PAPABENCH_WARMUP} (papabench; 3 quick) releases are left out (the JIT's warm-up). Rows add
  * {@code mean_us}, {@code sd_us}, {@code deadline_misses}; each release is a raw sample
  * ({@code release_ns,start_ns,duration_ns}).
  */
 final class TasksBench implements Benchmark {
     static final int WARMUP_RELEASES = 125;
+    static final int WARMUP_RELEASES_QUICK = 40;
     static final int COCHLEAR_FULL = 40_000;
     static final int PAPABENCH_WARMUP = 20;
     static final int PAPABENCH_FULL = 91_840;
@@ -54,19 +55,20 @@ final class TasksBench implements Benchmark {
     @Override
     public void run(BenchOptions o, Report report) throws Exception {
         CpuSet cpu = o.cpuSet();
-        int releases = o.quick() ? 200 : o.full() ? COCHLEAR_FULL : 5_000;
-        double seconds = (releases + WARMUP_RELEASES) * CochlearRtsj.PERIOD_NANOS / 1e9;
+        int releases = o.quick() ? 60 : o.full() ? COCHLEAR_FULL : 5_000;
+        int warmup = o.quick() ? WARMUP_RELEASES_QUICK : WARMUP_RELEASES;
+        double seconds = (releases + warmup) * CochlearRtsj.PERIOD_NANOS / 1e9;
         Map<String, TaskDurations> byImpl = new LinkedHashMap<>();
         try (Watchdog.Phase phase = Watchdog.phase("tasks cochlear rtdroid", seconds * 2 + 120);
              RtdroidApp app = new RtdroidApp(cpu, apps(), "cochlear")) {
-            TaskDurations d = new TaskDurations(releases, CochlearRtsj.PERIOD_NANOS, WARMUP_RELEASES);
+            TaskDurations d = new TaskDurations(releases, CochlearRtsj.PERIOD_NANOS, warmup);
             app.collect("ProcessingService", "processingTask", d, (long) (seconds * 2e9) + 60_000_000_000L);
             byImpl.put("rtdroid", d);
             row(report, "rtdroid", "cochlear", "processingTask", d, Map.of());
         }
         System.gc();
         try (Watchdog.Phase phase = Watchdog.phase("tasks cochlear rtsj", seconds * 2 + 120)) {
-            TaskDurations d = new TaskDurations(releases, CochlearRtsj.PERIOD_NANOS, WARMUP_RELEASES);
+            TaskDurations d = new TaskDurations(releases, CochlearRtsj.PERIOD_NANOS, warmup);
             CochlearRtsj rtsj = new CochlearRtsj();
             long violations = rtsj.run(cpu, d);
             byImpl.put("rtsj", d);
@@ -83,15 +85,15 @@ final class TasksBench implements Benchmark {
         report.note(String.format(Locale.ROOT, "cochlear: mean %.1f us (sd %.1f) RTDroid vs %.1f us (sd %.1f) RTSJ-style: %.2fx",
                 rt.meanMicros(), rt.sdMicros(), rtsj.meanMicros(), rtsj.sdMicros(), rt.meanMicros() / rtsj.meanMicros()));
         report.note("duration = the job's begin to its end; deadline missed = ended after release + deadline; the first "
-                + WARMUP_RELEASES + " releases left out; all threads on CPU " + o.cpu() + "; rtsj: SCHED_FIFO 90/89/88"
+                + warmup + " releases left out; all threads on CPU " + o.cpu() + "; rtsj: SCHED_FIFO 90/89/88"
                 + " (recording, processing, output), shared buffers behind monitors, the same SignalPath and SpeechSource");
     }
 
     /** jPapaBench's Stabilization task (50 ms) in both versions. */
     private static void papabench(BenchOptions o, CpuSet cpu, Report report) throws Exception {
-        int releases = o.quick() ? 40 : o.full() ? PAPABENCH_FULL : 1_000;
+        int releases = o.quick() ? 12 : o.full() ? PAPABENCH_FULL : 1_000;
         long period = PapabenchRtsj.STABILIZATION_PERIOD_NANOS;
-        int warmup = o.quick() ? 10 : PAPABENCH_WARMUP;
+        int warmup = o.quick() ? 3 : PAPABENCH_WARMUP;
         double seconds = (releases + warmup) * period / 1e9;
         TaskDurations rt = new TaskDurations(releases, period, warmup);
         // a host has no uinput device the simulator could write: FIFOs stand in for the input devices

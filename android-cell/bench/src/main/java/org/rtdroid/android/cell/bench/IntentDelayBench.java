@@ -58,14 +58,13 @@ import org.rtdroid.android.proxy.ProxyContract;
  *       looper's queue).</li>
  * </ul>
  * k_nrt in {10, 20, ..., 100} (the seed: 10 for the per-intent plot, 25..100 under load); N = 1,000
- * with --full (the seed's), else 200 (quick: k_nrt 10 and 100, N = 50). The real-time sender is a
+ * with --full (the seed's), else 200 (quick: k_nrt 10 and 100, N = 30). The real-time sender is a
  * SCHED_FIFO thread where the cell may set one, at sender priority 90; the regular ones SCHED_OTHER
  * at 0. Writes &lt;out&gt;/intents.json (rows: impl, path, k_nrt, count, p50_us, p99_us, p999_us,
  * max_us, dropped, undelivered, samples) and one CSV per row under &lt;out&gt;/intents.samples/run1/
  * ({@code intent,delay_ns}; an intent the queue dropped has no line).
  *
- * <pre>java @android-cell/target/dist/jvm.args -cp 'android-cell/target/dist/lib/*:android-cell/target/bench/lib/*' \
- *     org.rtdroid.android.cell.bench.IntentDelayBench [--quick|--full] [--period-ms P] [--out DIR]</pre>
+ * <pre>android-cell/bench/run.sh intents [--quick|--full] [--period-ms P] [--out DIR]</pre>
  */
 @RunWith(RobolectricTestRunner.class)
 @Config(sdk = Main.SUPPORTED_SDK, manifest = Config.NONE, shadows = {CellContextImplShadow.class, CellLogShadow.class})
@@ -85,11 +84,6 @@ public class IntentDelayBench {
     private final Path out = Path.of(System.getProperty(PROP_OUT, "build/bench"));
     private volatile boolean senderFifo;
 
-    public static void main(String[] args) {
-        BenchMain.run(IntentDelayBench.class, "intents", "IntentDelayBench", args,
-                new BenchMain.Option("--period-ms", "periodMs", "[1-9][0-9]{0,3}", "1..9999"));
-    }
-
     /** One path and impl: how a broadcast is sent and how the receiver is registered. */
     private interface Path_ {
         void register(BroadcastReceiver r, IntentFilter f);
@@ -107,7 +101,7 @@ public class IntentDelayBench {
         Application app = RuntimeEnvironment.getApplication();
         Instant started = Instant.now().truncatedTo(ChronoUnit.SECONDS);
         int[] ks = form.equals("quick") ? new int[] {10, 100} : new int[] {10, 20, 30, 40, 50, 60, 70, 80, 90, 100};
-        int n = form.equals("quick") ? 50 : form.equals("full") ? 1000 : 200;
+        int n = form.equals("quick") ? 30 : form.equals("full") ? 1000 : 200;
         String[][] impls = {{"ams", "fifo"}, {"ams", "foreground"}, {"ams", "priority"}, {"lbm", "fifo"}, {"lbm", "priority"}};
         Path samplesDir = BenchResult.samplesDirectory(out, "intents");
         List<Row> rows = new ArrayList<>();
@@ -299,7 +293,7 @@ public class IntentDelayBench {
 
     private void write(Instant started, List<Row> rows, int n) throws IOException {
         Map<String, Object> root = BenchResult.root("intents", started,
-                System.getProperty("org.rtdroid.bench.intents.command", "IntentDelayBench"), List.of("path", "k_nrt"), senderFifo);
+                System.getProperty("org.rtdroid.bench.intents.command", "android-cell/bench/run.sh intents"), List.of("path", "k_nrt"), senderFifo);
         List<Object> rs = new ArrayList<>();
         for (Row r : rows) {
             Map<String, Object> m = new LinkedHashMap<>();

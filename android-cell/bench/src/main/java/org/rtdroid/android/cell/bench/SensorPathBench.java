@@ -96,11 +96,6 @@ public class SensorPathBench {
     private final Path out = Path.of(System.getProperty(PROP_OUT, "build/bench"));
     private final int runs = Integer.parseInt(System.getProperty(PROP_RUNS, "1"));
 
-    public static void main(String[] args) {
-        BenchMain.run(SensorPathBench.class, "sensor", "android-cell/bench/run.sh sensor", args,
-                new BenchMain.Option("--runs", "runs", "[1-9][0-9]{0,2}", "N (1..999)"));
-    }
-
     /** One orientation delivery's times, kept by the autopilot's listener on the main looper. */
     static final class Deliveries {
         final long[] stamp;

@@ -59,15 +59,12 @@ import org.robolectric.annotation.LooperMode;
 public class TaskDurationBench {
     static final long COCHLEAR_PERIOD_MS = 8;
     static final int WARMUP_RELEASES = 125;
+    static final int WARMUP_RELEASES_QUICK = 40;
     static final int WARMUP_BLOCKS = 400;
     private static final String PROP_FORM = "org.rtdroid.bench.tasks.form";
     private static final String PROP_OUT = "org.rtdroid.bench.tasks.out";
     private final String form = System.getProperty(PROP_FORM, "default");
     private final Path out = Path.of(System.getProperty(PROP_OUT, "build/bench"));
-
-    public static void main(String[] args) {
-        BenchMain.run(TaskDurationBench.class, "tasks", "android-cell/bench/run.sh tasks", args);
-    }
 
     /** One measured task's releases (what the bench's TaskDurations keeps). */
     static final class Releases {
@@ -110,13 +107,13 @@ public class TaskDurationBench {
     @Test
     public void measure() throws Exception {
         Instant started = Instant.now().truncatedTo(ChronoUnit.SECONDS);
-        int releases = form.equals("quick") ? 200 : form.equals("full") ? 40_000 : 5_000;
+        int releases = form.equals("quick") ? 60 : form.equals("full") ? 40_000 : 5_000;
         Releases cochlear;
         Releases papabench;
         // the sandbox's SystemClock advanced every millisecond by the real time that passed, as the cell's host does
         try (ClockPump clock = ClockPump.start("clock-pump")) {
             cochlear = cochlear(releases);
-            papabench = papabench(form.equals("quick") ? 40 : form.equals("full") ? 91_840 : 1_000);
+            papabench = papabench(form.equals("quick") ? 12 : form.equals("full") ? 91_840 : 1_000);
         }
         Path samples = BenchResult.samplesDirectory(out, "tasks-android");
         List<Map<String, Object>> rows = new ArrayList<>();
@@ -125,12 +122,17 @@ public class TaskDurationBench {
         write(started, rows);
     }
 
+    /** The cochlear implant's releases left out at the start (the JIT's warm-up): fewer in the quick form. */
+    private int cochlearWarmup() {
+        return form.equals("quick") ? WARMUP_RELEASES_QUICK : WARMUP_RELEASES;
+    }
+
     /** The cochlear implant on the main looper; returns the processing task's releases. */
     private Releases cochlear(int n) throws InterruptedException {
         Handler main = new Handler(Looper.getMainLooper());
         SignalPath signal = new SignalPath(new SignalPath.ArrayState());
         signal.warmUp(WARMUP_BLOCKS);
-        Releases into = new Releases(n, COCHLEAR_PERIOD_MS * 1_000_000L, WARMUP_RELEASES);
+        Releases into = new Releases(n, COCHLEAR_PERIOD_MS * 1_000_000L, cochlearWarmup());
         CountDownLatch done = new CountDownLatch(1);
         float[] block = new float[SignalPath.SAMPLES_PER_BLOCK];
         float[] x = new float[SignalPath.SAMPLES_PER_BLOCK];
@@ -184,7 +186,7 @@ public class TaskDurationBench {
         };
         main.postAtTime(recording, u0);
         main.postAtTime(processing, u0 + COCHLEAR_PERIOD_MS / 2);
-        long bound = (n + WARMUP_RELEASES) * COCHLEAR_PERIOD_MS * 3 + 60_000;
+        long bound = (n + cochlearWarmup()) * COCHLEAR_PERIOD_MS * 3 + 60_000;
         if (!done.await(bound, TimeUnit.MILLISECONDS)) {
             throw new IllegalStateException("cochlear: " + into.count + " of " + n + " releases in " + bound + " ms");
         }
@@ -196,7 +198,7 @@ public class TaskDurationBench {
     private Releases papabench(int n) throws InterruptedException {
         Handler main = new Handler(Looper.getMainLooper());
         Flight flight = new Flight();
-        int warmup = form.equals("quick") ? 10 : 20;
+        int warmup = form.equals("quick") ? 3 : 20;
         Releases into = new Releases(n, Task.STABILIZATION.periodMillis * 1_000_000L, warmup);
         CountDownLatch done = new CountDownLatch(1);
         long u0 = SystemClock.uptimeMillis() + 20;
@@ -260,6 +262,6 @@ public class TaskDurationBench {
         BenchResult.write(out, "tasks-android.json", root, rows, "each task a Handler message on the main looper (SCHED_OTHER),"
                 + " posted with postAtTime for its next release (uptime ms, the clock advanced every ms as the cell's host advances it);"
                 + " duration = the message's begin to end; deadline missed = ended after the planned release + the period; the first "
-                + WARMUP_RELEASES + " releases left out", "TaskDurationBench");
+                + cochlearWarmup() + " releases left out", "TaskDurationBench");
     }
 }
