@@ -84,11 +84,16 @@ class CrossContextEndpointTest {
         return in;
     }
 
+    /** Deploys the app "qa", its receiver held in onReceive until {@code holds} count-downs; the cell's endpoint. */
+    private CrossContextEndpoint deployQa(int holds) throws Exception {
+        Answerer.hold = new CountDownLatch(holds);
+        Apps.deploy(host, "qa", APP);
+        return host.crossContext();
+    }
+
     @Test
     void deliversAtTheLowestPriorityAndRepliesComeBackOutbound() throws Exception {
-        Answerer.hold = new CountDownLatch(0);
-        Apps.deploy(host, "qa", APP);
-        CrossContextEndpoint ep = host.crossContext();
+        CrossContextEndpoint ep = deployQa(0);
         int ask = ep.channelId(b("xask"), 1, 3);
         assertTrue(ask >= 0);
         assertEquals(-1, ep.channelId(b("nope"), 0, 4));
@@ -120,9 +125,7 @@ class CrossContextEndpointTest {
 
     @Test
     void aFullInboundQueueRefusesAndUndeployInvalidatesIds() throws Exception {
-        Answerer.hold = new CountDownLatch(1);
-        Apps.deploy(host, "qa", APP);
-        CrossContextEndpoint ep = host.crossContext();
+        CrossContextEndpoint ep = deployQa(1);
         int ask = ep.channelId(b("ask"), 0, 3);
         assertEquals(CrossContextEndpoint.DELIVERED, ep.deliver(ask, request("org.example.ui", "1", 1)));
         // The receiver takes #1 and blocks in onReceive: #1 keeps its slot while it is being handled.
