@@ -476,7 +476,7 @@ class RtCellLibrary(Keywords):
             if time.monotonic() > deadline:
                 raise AssertionError(f"the RT cell's start-up lines in {run_dir}/rt.log or console.log do not say it "
                                      f"read {app} at version {version} from its version record")
-            time.sleep(1)
+            time.sleep(0.2)  # local files: a finer poll costs nothing and ends the wait sooner
 
     @keyword
     def undeploy_rt_app(self, name: str):
