@@ -179,6 +179,31 @@ def pooled_ratio(doc) -> float | None:
     return _ratio(big and big["latency"]["p99_ns"], none and none["latency"]["p99_ns"])
 
 
+POOLED_GOAL = 1.5
+
+
+def pooled_goal(doc: dict) -> dict:
+    """Pooled handlers' p99 among 1,000 low handlers within 1.5x their p99 among none. A p99 is one
+    order statistic (the 3rd-worst of a quick run's 300 firings): on a shared host, where the
+    kernel's own work on the cell's CPU (tick, RCU callbacks, other processes' block I/O) hits
+    about 1 % of dispatches by tens of microseconds whatever N is, it jumps between the clean and
+    the disturbed samples from one series to the next. So a ratio above the goal counts as not met
+    only when the 95 % confidence intervals of the two p99s (RTJPerf's p99_ci_ns) say so too; one
+    they cannot tell from the goal is shown, not judged, with the intervals."""
+    text = "pooled handlers: dispatch p99 among 1,000 low handlers within 1.5x among none"
+    big, none = (one(doc, "rt", "inversion", handler="pooled", low_handlers=n) for n in (1000, 0))
+    p = pooled_ratio(doc)
+    if p is None or p <= POOLED_GOAL:
+        return _goal(text, _fmt(p), None if p is None else True)
+    big_ci, none_ci = big["latency"].get("p99_ci_ns"), none["latency"].get("p99_ci_ns")
+    if not big_ci or not none_ci or big_ci[0] > POOLED_GOAL * none_ci[1]:
+        return _goal(text, _fmt(p), False)
+    return _goal(text, f"{_fmt(p)}, within the p99s' 95 % confidence intervals "
+                       f"({big_ci[0] / 1e3:.1f}-{big_ci[1] / 1e3:.1f} us among 1,000 vs "
+                       f"{none_ci[0] / 1e3:.1f}-{none_ci[1] / 1e3:.1f} us among none, "
+                       f"{big['latency']['n']} firings each): not judged", None)
+
+
 def lost_at(doc, period_us: int) -> int | None:
     r = one(doc, "rt", "irqrate", source="timer", period_ns=period_us * 1000)
     return None if r is None else r["lost"]
@@ -203,9 +228,7 @@ def goals(doc: dict) -> list[dict]:
                      _fmt(pi), None if pi is None else pi <= 1.2))
     out.append(_goal("no PI: the high waiter's worst blocking at least 10x the critical section",
                      _fmt(nopi), None if nopi is None else nopi >= 10))
-    p = pooled_ratio(doc)
-    out.append(_goal("pooled handlers: dispatch p99 among 1,000 low handlers within 1.5x among none",
-                     _fmt(p), None if p is None else p <= 1.5))
+    out.append(pooled_goal(doc))
     rt_cell = doc["cells"]["rt"]
     apart = (" (different time bases)" if rt_cell["virtual"]
              else " (the RT cell's CPU emulated)" if rt_cell.get("emulated") else "")

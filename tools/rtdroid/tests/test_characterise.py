@@ -93,6 +93,25 @@ def test_goals_are_judged_against_their_baselines_in_the_same_run():
     assert by_text(g, "timer interrupt dispatch max")["met"] is True
 
 
+def pooled_rows(none, big):
+    """Pooled inversion rows with their p99 and its 95 % confidence interval (ns)."""
+    return [row("rt", "inversion", "jvm", handler="pooled", low_handlers=n,
+                latency=dict(lat(p99), n=300, p99_ci_ns=ci)) for n, (p99, ci) in ((0, none), (1000, big))]
+
+
+@pytest.mark.parametrize("none, big, met, says", [
+    # the host's 9.25x: a clean baseline (3 disturbed firings of 300 at N=1000), intervals overlapping
+    ((9_464, [8_900, 16_965]), (87_580, [9_800, 94_932]), None, "9.25x, within the p99s' 95 % confidence "
+     "intervals (9.8-94.9 us among 1,000 vs 8.9-17.0 us among none, 300 firings each): not judged"),
+    # a shift the intervals show: not met
+    ((9_000, [8_900, 9_500]), (40_000, [30_000, 45_000]), False, "4.44x"),
+    ((9_000, [8_900, 9_500]), (12_000, [30_000, 45_000]), True, "1.33x"),
+])
+def test_the_pooled_goal_is_judged_only_where_the_p99s_intervals_can_tell(none, big, met, says):
+    g = by_text(characterise.goals(doc(rows=pooled_rows(none, big))), "pooled handlers")
+    assert g["met"] is met and g["measured"] == says
+
+
 def test_cells_in_different_time_bases_are_shown_side_by_side_not_compared():
     g = characterise.goals(doc(virtual=True))
     switch = by_text(g, "thread switch, 2 threads")
