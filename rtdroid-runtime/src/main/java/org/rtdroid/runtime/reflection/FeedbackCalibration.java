@@ -3,22 +3,31 @@ package org.rtdroid.runtime.reflection;
 /**
  * Closed-loop feedback calibration of the engine's wake-up (seed 004, section 5.5, Listing 6), a
  * tactic a strategist may switch on: after each action of one class that started on its own wake-up
- * (not clobbered by the previous action, not already due when planned), the error actual − planned
- * begin moves the engine's anticipation by half of itself (a one-tick error by all of it, as in the
+ * (not clobbered by the previous action, not already due when planned), the engine's anticipation
+ * moves half way towards the wake-up latency observed (a one-tick difference all the way, as in the
  * seed), so that the wake-up latency of the platform, interrupt to thread, is absorbed at the one
- * place that causes it. It adapts by itself when that latency changes.
+ * place that causes it. It adapts by itself when that latency drifts.
  *
- * <p>One step is clamped to {@code maxStepNanos}: on a shared machine a single preemption can make
- * one action milliseconds late, and half of that taken as a correction would make the next actions
- * start that much early. Call {@link #onExecuted} from the strategist, on the engine's thread.
- * Allocation-free.
+ * <p>Listing 6 calibrates for drift, not for spikes: on a shared machine one interrupt or
+ * preemption can make one action tens of microseconds (or milliseconds) late, and half of that taken
+ * as a correction makes the next actions start that much early. So the latency aimed at is the
+ * median of the last three observed (each action's begin error plus the anticipation it ran with):
+ * a single outlier is never the median and moves nothing, while a lasting change is followed one
+ * action later. Until three are observed, the one of two nearer the anticipation is aimed at, and
+ * the first alone is only kept. One step is also clamped to {@code maxStepNanos}, for two outliers
+ * in a row. Call {@link #onExecuted} from the strategist, on the engine's thread. Allocation-free.
  */
 public final class FeedbackCalibration {
+    private static final int WINDOW = 3;
     private final int classTag;
     private final long maxStepNanos;
     private volatile boolean enabled;
     private volatile long corrections;
     private volatile long lastErrorNanos;
+    /** The wake-up latencies of the last {@link #WINDOW} calibrated actions (a ring), on the engine's thread. */
+    private final long[] latencies = new long[WINDOW];
+    private int observed;
+    private int next;
 
     /**
      * @param classTag the class of actions whose start is calibrated (the seed: display)
@@ -54,17 +63,41 @@ public final class FeedbackCalibration {
      * @param sleptFor whether the engine slept until {@code action} was due ({@link ExecutionEngine#lastSleptFor})
      */
     public void onExecuted(Action action, boolean sleptFor, Calibratable engine) {
-        if (!enabled || action.classTag() != classTag || action.clobbered() || !sleptFor) {
+        if (!enabled) {
+            observed = 0;  // switched on again, it starts from fresh observations
+            next = 0;
+            return;
+        }
+        if (action.classTag() != classTag || action.clobbered() || !sleptFor) {
             return;
         }
         long error = action.interval().beginErrorNanos();
         lastErrorNanos = error;
-        if (error == 0) {
+        long anticipation = engine.anticipationNanos();
+        latencies[next] = anticipation + error;  // the latency, whatever the anticipation was
+        next = (next + 1) % WINDOW;
+        observed = Math.min(WINDOW, observed + 1);
+        if (observed < 2) {
+            return;  // one observation may be the outlier
+        }
+        long difference = latencyAimedAt(anticipation) - anticipation;
+        if (difference == 0) {
             return;  // timely: nothing to correct
         }
-        long step = Math.abs(error) == 1 ? error : error / 2;
+        long step = Math.abs(difference) == 1 ? difference : difference / 2;
         step = Math.max(-maxStepNanos, Math.min(maxStepNanos, step));
-        engine.anticipationNanos(engine.anticipationNanos() + step);
+        engine.anticipationNanos(anticipation + step);
         corrections++;
+    }
+
+    /** The median of three observed latencies; of two, the one nearer {@code anticipation}. */
+    private long latencyAimedAt(long anticipation) {
+        long a = latencies[0];
+        long b = latencies[1];
+        if (observed == 2) {
+            return Math.abs(a - anticipation) <= Math.abs(b - anticipation) ? a : b;
+        }
+        long c = latencies[2];
+        return Math.max(Math.min(a, b), Math.min(Math.max(a, b), c));
     }
 }

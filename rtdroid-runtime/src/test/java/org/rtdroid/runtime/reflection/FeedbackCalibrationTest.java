@@ -87,7 +87,49 @@ class FeedbackCalibrationTest {
         cal.onExecuted(other, true, engine);
         assertEquals(0, engine.anticipation, "another class");
         cal.onExecuted(d, true, engine);  // a 2 ms preemption
-        assertEquals(10_000, engine.anticipation, "one outlier moves it by the clamp only");
+        assertEquals(0, engine.anticipation, "one outlier alone moves nothing");
+        engine.run(d, 50_000_000, 2_000_000);
+        cal.onExecuted(d, true, engine);  // and another
+        assertEquals(10_000, engine.anticipation, "two outliers in a row move it by the clamp only");
         assertEquals(1, cal.corrections());
+    }
+
+    /**
+     * Listing 6 calibrates for drift, not spikes: once the anticipation has settled on the wake-up
+     * offset, one late wake-up (an interrupt landing on the instant) must not make the next
+     * displays start early, and a lasting change of the offset must still be followed.
+     */
+    @Test
+    void aSingleLateWakeUpMovesNothingAndALastingChangeIsFollowed() {
+        SyntheticEngine engine = new SyntheticEngine();
+        FeedbackCalibration cal = new FeedbackCalibration(4, 20_000);  // the spark app's clamp
+        cal.enabled(true);
+        Display d = new Display();
+        long offset = 30_000;
+        long planned = 1_000_000_000L;
+        for (int frame = 0; frame < 40; frame++) {
+            engine.run(d, planned += 40_000_000L, offset);
+            cal.onExecuted(d, true, engine);
+        }
+        assertTrue(Math.abs(engine.anticipation - offset) <= 1, "settled: anticipation " + engine.anticipation);
+        long settled = engine.anticipation;
+        for (long spike : new long[] {60_000, 250_000, 5_000_000}) {
+            engine.run(d, planned += 40_000_000L, offset + spike);
+            cal.onExecuted(d, true, engine);
+            for (int frame = 0; frame < 10; frame++) {
+                engine.run(d, planned += 40_000_000L, offset);
+                long error = d.interval().beginErrorNanos();
+                cal.onExecuted(d, true, engine);
+                assertTrue(error >= -5_000, "a " + spike / 1000 + " us spike, then frame " + frame + " started "
+                        + -error / 1000.0 + " us early");
+            }
+            assertEquals(settled, engine.anticipation, "after a " + spike / 1000 + " us spike");
+        }
+        long drifted = offset + 12_000;  // the platform's latency changes for good
+        for (int frame = 0; frame < 20; frame++) {
+            engine.run(d, planned += 40_000_000L, drifted);
+            cal.onExecuted(d, true, engine);
+        }
+        assertTrue(Math.abs(engine.anticipation - drifted) <= 1, "followed the drift: anticipation " + engine.anticipation);
     }
 }
