@@ -11,14 +11,16 @@ package org.rtdroid.runtime.reflection;
  * <p>Listing 6 calibrates for drift, not for spikes: on a shared machine one interrupt or
  * preemption can make one action tens of microseconds (or milliseconds) late, and half of that taken
  * as a correction makes the next actions start that much early. So the latency aimed at is the
- * median of the last three observed (each action's begin error plus the anticipation it ran with):
- * a single outlier is never the median and moves nothing, while a lasting change is followed one
- * action later. Until three are observed, the one of two nearer the anticipation is aimed at, and
- * the first alone is only kept. One step is also clamped to {@code maxStepNanos}, for two outliers
- * in a row. Call {@link #onExecuted} from the strategist, on the engine's thread. Allocation-free.
+ * median of the last five observed (each action's begin error plus the anticipation it ran with):
+ * up to two outliers among them (one interrupt, or one over each of two frames in a row) are never
+ * the median and move nothing, while a lasting change is followed three actions later. Until five are observed, the
+ * median of those there are (of an even number, the middle one nearer the anticipation); the first
+ * alone is only kept. One step is also clamped to {@code maxStepNanos}, for longer runs of
+ * outliers. Call {@link #onExecuted} from the strategist, on the engine's thread. Allocation-free.
  */
 public final class FeedbackCalibration {
-    private static final int WINDOW = 3;
+    /** Latencies the aim is the median of: up to two outliers among them move nothing. */
+    private static final int WINDOW = 5;
     private final int classTag;
     private final long maxStepNanos;
     private volatile boolean enabled;
@@ -26,6 +28,7 @@ public final class FeedbackCalibration {
     private volatile long lastErrorNanos;
     /** The wake-up latencies of the last {@link #WINDOW} calibrated actions (a ring), on the engine's thread. */
     private final long[] latencies = new long[WINDOW];
+    private final long[] sorted = new long[WINDOW];
     private int observed;
     private int next;
 
@@ -90,14 +93,23 @@ public final class FeedbackCalibration {
         corrections++;
     }
 
-    /** The median of three observed latencies; of two, the one nearer {@code anticipation}. */
+    /** The median of the latencies observed; of an even number, the middle one nearer {@code anticipation}. */
     private long latencyAimedAt(long anticipation) {
-        long a = latencies[0];
-        long b = latencies[1];
-        if (observed == 2) {
-            return Math.abs(a - anticipation) <= Math.abs(b - anticipation) ? a : b;
+        int n = observed;
+        for (int i = 0; i < n; i++) {  // insertion sort of at most WINDOW values, in place of a copy
+            long v = latencies[i];
+            int j = i - 1;
+            while (j >= 0 && sorted[j] > v) {
+                sorted[j + 1] = sorted[j];
+                j--;
+            }
+            sorted[j + 1] = v;
         }
-        long c = latencies[2];
-        return Math.max(Math.min(a, b), Math.min(Math.max(a, b), c));
+        if (n % 2 == 1) {
+            return sorted[n / 2];
+        }
+        long low = sorted[n / 2 - 1];
+        long high = sorted[n / 2];
+        return Math.abs(low - anticipation) <= Math.abs(high - anticipation) ? low : high;
     }
 }

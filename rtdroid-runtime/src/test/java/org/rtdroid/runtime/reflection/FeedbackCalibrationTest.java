@@ -96,8 +96,9 @@ class FeedbackCalibrationTest {
 
     /**
      * Listing 6 calibrates for drift, not spikes: once the anticipation has settled on the wake-up
-     * offset, one late wake-up (an interrupt landing on the instant) must not make the next
-     * displays start early, and a lasting change of the offset must still be followed.
+     * offset, one late wake-up (an interrupt landing on the instant), or one on each of two frames
+     * in a row (as the reflection bench saw: +9.7 then +15.3 us), must not make the next displays
+     * start early, and a lasting change of the offset must still be followed.
      */
     @Test
     void aSingleLateWakeUpMovesNothingAndALastingChangeIsFollowed() {
@@ -113,9 +114,12 @@ class FeedbackCalibrationTest {
         }
         assertTrue(Math.abs(engine.anticipation - offset) <= 1, "settled: anticipation " + engine.anticipation);
         long settled = engine.anticipation;
-        for (long spike : new long[] {60_000, 250_000, 5_000_000}) {
-            engine.run(d, planned += 40_000_000L, offset + spike);
-            cal.onExecuted(d, true, engine);
+        for (long[] spikes : new long[][] {{60_000}, {250_000}, {5_000_000}, {9_700, 15_300}, {40_000, 70_000}}) {
+            for (long spike : spikes) {  // one late wake-up, or one on each of two frames in a row
+                engine.run(d, planned += 40_000_000L, offset + spike);
+                cal.onExecuted(d, true, engine);
+            }
+            long spike = spikes[spikes.length - 1];
             for (int frame = 0; frame < 10; frame++) {
                 engine.run(d, planned += 40_000_000L, offset);
                 long error = d.interval().beginErrorNanos();
@@ -123,7 +127,7 @@ class FeedbackCalibrationTest {
                 assertTrue(error >= -5_000, "a " + spike / 1000 + " us spike, then frame " + frame + " started "
                         + -error / 1000.0 + " us early");
             }
-            assertEquals(settled, engine.anticipation, "after a " + spike / 1000 + " us spike");
+            assertEquals(settled, engine.anticipation, "after " + java.util.Arrays.toString(spikes) + " ns spikes");
         }
         long drifted = offset + 12_000;  // the platform's latency changes for good
         for (int frame = 0; frame < 20; frame++) {
