@@ -28,12 +28,13 @@ FIGURES   ?= quick
 TEST_BOARDS ?= $(shell $(PY) -m rtdroid.boardtests boards)
 
 .PHONY: help setup build java contracts-doc android-aot c apk apk-test test test-clock unit-test java-test python-test c-test integration-test robot \
-        fuzz-short run bench characterise fuzz soak loop clean figures figures-test lab lab-test lab-down test-lab
+        fuzz-short run bench bench-cell characterise fuzz soak loop clean figures figures-test lab lab-test lab-down test-lab
 
 help:
 	@echo "make run   [BOARD=$(BOARD)|...]      boot the board (see board-configs/), deploy the demo, measure, report"
 	@echo "make test                            every test: unit, integration, Robot on each board with tests.make_test"
 	@echo "make bench [BENCH=looper|periodic|channels|alarm|sensor|reflection|broadcast|bridge]   benchmarks -> build/bench/*.json"
+	@echo "make bench-cell [BOARD=...]          the reflection benchmark in BOARD's RT cell, in its time base -> build/bench/reflection-<board>.json"
 	@echo "make figures [FIGURES=quick|full]    the seeds' figures and tables reproduced -> build/report/figures/index.html"
 	@echo "make characterise [BOARD=...] [CHARACTERISE=--quick]   both cells' datasheet (seeds 002, 003) -> build/report/characterise-<board>.html"
 	@echo "make apk                             signed APKs -> build/apk/"
@@ -149,6 +150,11 @@ run: build
 # --- benchmarks, fuzzing and the soak (not part of make test) -------------------------------------------
 bench: build
 	$(PY) tools/bench.py $(if $(BENCH),--only $(BENCH),)
+
+# The reflection benchmark in BOARD's RT cell (the cell's JVM probe), in the cell's time base:
+# virtual time on the QEMU boards. Boots BOARD and brings it down.
+bench-cell: build
+	$(PY) tools/bench.py --only reflection --board $(BOARD)
 
 # The seeds' evaluations (bench/figures): every reproduction's benchmark, then one page.
 figures: build

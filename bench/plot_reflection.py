@@ -53,7 +53,8 @@ def plot(result: dict, out_png: str) -> None:
     goals = "\n".join(("MET: " if g["met"] else "NOT MET: ") + g["text"] + " — " + g["measured"]
                       for g in result.get("goals", []))
     fig.suptitle(f"temporal reflection: display accuracy against analysis quality (seed 004, Fig. 4-5)\n"
-                 f"{host.get('kernel', '?')}, {host.get('cpus', '?')} CPUs, SCHED_FIFO "
+                 + (f"board {result['board']}, {result.get('time_base')}\n" if result.get("board") else "")
+                 + f"{host.get('kernel', '?')}, {host.get('cpus', '?')} CPUs, SCHED_FIFO "
                  f"{'yes' if host.get('sched_fifo_permitted') else 'no'}, {result.get('started', '')}\n{goals}",
                  fontsize=8)
     fig.tight_layout()

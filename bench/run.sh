@@ -2,6 +2,7 @@
 # Runs one benchmark (or all) with the JVM settings the RT cell uses, then plots it.
 #   bench/run.sh <looper|periodic|channels|alarm|sensor|sensor-papabench|tasks|reflection|all> [--quick] [--seconds S] [--cpu N]
 #   bench/run.sh looper,sensor --quick   (a comma-separated list: each in turn in one JVM, same options)
+#   bench/run.sh reflection --board B [--quick | --seconds S]   (in board B's RT cell: tools/bench.py)
 # BENCH_PLOT=off: JSON only (bench/figures draws its own plots from the JSON).
 # Needs: `mvn -B -q -pl bench -am install -DskipTests` (jar + target/lib), the venv build/venv
 # (matplotlib) for the PNG, and rt-tests (cyclictest) for the periodic baseline.
@@ -28,6 +29,13 @@ fi
 NAME=$1
 shift
 LOG_NAME=$(printf %s "$NAME" | tr , +)
+# --board B: the benchmark in board B's RT cell, in the cell's time base (tools/bench.py brings the
+# board up, runs it as the cell's JVM probe, brings it down): reflection only.
+for a in "$@"; do
+  if [ "$a" = "--board" ]; then
+    exec "$PYTHON" "$ROOT/tools/bench.py" --only "$NAME" "$@"
+  fi
+done
 # Generational ZGC (the only ZGC mode in Java 25), a fixed, pre-touched heap so mlockall covers it.
 # The JVM's safepoints, handshakes and GC pauses are logged (asynchronously, by the VM's own
 # threads, never the measuring ones) to build/bench/<name>-jvm.log: stalls of the Java participants

@@ -1,9 +1,11 @@
 """`make bench [BENCH=name]`: runs the benchmarks and prints one table per result.
 
-Runtime benchmarks (looper, periodic, channels, alarm, sensor) run through bench/run.sh; the bridge benchmark
+Runtime benchmarks (looper, periodic, channels, alarm, sensor, reflection) run through bench/run.sh; the bridge benchmark
 through bridge/bench/bridge_bench.py; the Android cell's broadcast benchmark in the cell's framework
 sandbox (org.rtdroid.android.cell.bench.BroadcastBench, then bench/plot.py). Each writes
-build/bench/<name>.json and a PNG.
+build/bench/<name>.json and a PNG. With --board, the reflection benchmark runs in that board's RT cell
+instead (rtdroid.cellbench: the board is brought up, the cell's JVM probe runs it, the board goes
+down), in the cell's time base (virtual time on the QEMU boards), to build/bench/reflection-<board>.json.
 """
 from __future__ import annotations
 
@@ -73,8 +75,33 @@ def run_broadcast(quick: bool) -> int:
     return rc
 
 
-def show(name: str) -> None:
-    path = ROOT / "build" / "bench" / f"{name}.json"
+def run_in_cell(name: str, board: str, quick: bool, seconds: int | None, out: Path) -> int:
+    """`name` in the RT cell of `board`: up, the cell's JVM probe, the plot, down whatever happened."""
+    from rtdroid import cellbench
+    cellbench.probe_args(name, quick, None)  # refuses a benchmark a cell does not run, before a boot
+    if not (ROOT / "bench" / "target" / "lib").is_dir():
+        print("bench: bench is not built; run: make build", file=sys.stderr)
+        return 2
+    rtdroid = str(ROOT / "build" / "venv" / "bin" / "rtdroid")
+    print(f"== bench {name} in the RT cell of {board}", flush=True)
+    rc = subprocess.run([rtdroid, "board", "up", "--board", board], cwd=ROOT).returncode
+    try:
+        if rc != 0:
+            return rc
+        path = cellbench.run(board, name, quick, None if quick else seconds or SECONDS.get(name), out)
+        print(f"  wrote {path}", flush=True)
+        png = path.with_suffix(".png")
+        if os.environ.get("BENCH_PLOT", "on") == "off":  # as bench/run.sh: JSON only (bench/figures draws its own)
+            return 0
+        if subprocess.run([PY, str(ROOT / "bench" / "plot.py"), str(path), str(png)], cwd=ROOT).returncode == 0:
+            print(f"  wrote {png}", flush=True)
+        return 0
+    finally:
+        subprocess.run([rtdroid, "board", "down", "--board", board], cwd=ROOT)
+
+
+def show(name: str, out: Path = ROOT / "build" / "bench") -> None:
+    path = out / f"{name}.json"
     if not path.is_file():
         print(f"   (no {path})")
         return
@@ -101,7 +128,20 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", choices=ALL + ("all",), default="all")
     ap.add_argument("--quick", action="store_true", help="short runs (smoke test)")
+    ap.add_argument("--board", help="run the benchmark in this board's RT cell (reflection only), in the cell's time base")
+    ap.add_argument("--seconds", type=int, help="with --board: the benchmark's --seconds (default as make bench's)")
+    ap.add_argument("--out", type=Path, default=ROOT / "build" / "bench", help="with --board: where the JSON and PNG go")
     args = ap.parse_args()
+    if args.board:
+        if args.only != "reflection":
+            print(f"bench: --board runs the reflection benchmark only, not {args.only}", file=sys.stderr)
+            return 2
+        if args.seconds is not None and not 1 <= args.seconds <= 3600:
+            print(f"bench: --seconds {args.seconds}: 1 to 3600", file=sys.stderr)
+            return 2
+        rc = run_in_cell(args.only, args.board, args.quick, args.seconds, args.out.resolve())
+        show(f"{args.only}-{args.board}", args.out.resolve())
+        return rc
     names = ALL if args.only == "all" else (args.only,)
     failed = [n for n in names if run(n, args.quick) != 0]
     for n in names:

@@ -68,6 +68,9 @@ job("sensor-papabench", ["bench/run.sh", "sensor-papabench", "--quick", "--runs"
 job("sensor-papabench-android", ["android-cell/bench/run.sh", "sensor", "--quick", "--runs", "2"],
     ["android-cell/bench/run.sh", "sensor", "--full", "--runs", "10"], 300, 5 * 3600, in_test=False)
 job("reflection", ["bench/run.sh", "reflection", "--quick"], ["bench/run.sh", "reflection", "--seconds", "40"], 120, 1200)
+# The same in the RT cell of qemu-x86_64, in its virtual time: boots the board (under the board lock), not in `make test`.
+job("reflection-qemu-x86_64", ["bench/run.sh", "reflection", "--board", "qemu-x86_64", "--quick"],
+    ["bench/run.sh", "reflection", "--board", "qemu-x86_64", "--seconds", "40"], 900, 3600, in_test=False)
 
 
 @dataclass

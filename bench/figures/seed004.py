@@ -48,10 +48,15 @@ HEADER = ["impl", "frame ms", "phase", "frames", "error p50 µs (signed)", "|err
           "clobbered", "misses after table filled", "engine overhead p99 µs", "baseline jitter p99 µs"]
 
 
-def _section(ctx: Context, fig: Figure, calibrated: bool) -> Section:
-    r, s = opened(ctx, "reflection")
+def _section(ctx: Context, fig: Figure, calibrated: bool, bench: str = "reflection") -> Section:
+    r, s = opened(ctx, bench)
     if r is None:
         return s
+    where, whose = "on the host board", "this host's"
+    if r.doc.get("board"):  # run in a board's RT cell (bench/run.sh reflection --board B): the cell's clock
+        where, whose = f"in the RT cell of board {r.doc['board']}", "the cell's"
+        s.board = s.board.replace("board host", f"board {r.doc['board']}, its RT cell")
+        s.time_base = r.doc.get("time_base", s.time_base)
     frames = _frames(r, "frames")
     guarded = _frames(r, "guarded_frames")
     shown = frames if calibrated else [f for f in frames if f["frame"] < 25]
@@ -75,7 +80,7 @@ def _section(ctx: Context, fig: Figure, calibrated: bool) -> Section:
         # The seed: after the table filled, a steady 52-57 µs delay of the display (wake-up and engine).
         steady = un["error_p50_us"] > 0
         s.status = "reproduced" if steady else "differs"
-        s.outcome = (f"{'Same' if steady else 'Not the same'} as the seed on the host board: uncalibrated, the display "
+        s.outcome = (f"{'Same' if steady else 'Not the same'} as the seed {where}: uncalibrated, the display "
                      f"starts a steady {un['error_p50_us']:.1f} µs late at its median (p99 {un['error_p99_us']:.1f} µs; "
                      f"the seed 52-57 µs); no display miss once the table knew the quality it chose "
                      f"({un['display_misses_after_table_filled']}).")
@@ -86,9 +91,9 @@ def _section(ctx: Context, fig: Figure, calibrated: bool) -> Section:
     better = abs(cal["error_p50_us"]) * 10 <= max(un["error_p50_us"], 1e-9)
     s.status = "reproduced" if better else "differs"
     jitter = base.get("error_spread_p99_us") if base else None
-    s.outcome = (f"{'Same' if better else 'Not the same'} as the seed on the host board: calibration moves the median "
+    s.outcome = (f"{'Same' if better else 'Not the same'} as the seed {where}: calibration moves the median "
                  f"start error from {un['error_p50_us']:.1f} µs to {cal['error_p50_us']:.2f} µs; its |error| p99 is "
-                 + (f"{cal['error_p99_us']:.1f} µs, {cal['error_p99_us'] / jitter:.1f}x this host's wake-up jitter in "
+                 + (f"{cal['error_p99_us']:.1f} µs, {cal['error_p99_us'] / jitter:.1f}x {whose} wake-up jitter in "
                  f"the same run ({jitter:.1f} µs: p99 of the periodic baseline's clock_nanosleep release's distance "
                  f"from its median)" if jitter else f"{cal['error_p99_us']:.1f} µs")
                  + (f"; with a wake guard {gcal['error_p99_us']:.1f} µs" if gcal else "")
@@ -143,4 +148,9 @@ TABLE_1 = Figure("Table 1 (seed 004)", "The adaptation table after 50 frames",
                  f"{SEED_PLATFORM}: (1,1) 15,211 µs at frame 16; (1,2) 7,373 µs at frame 18; the coarser rows no data.",
                  ("reflection",), table_1)
 
-FIGURES = [FIG_4, FIG_5, TABLE_1]
+# Fig. 5 again in the RT cell of the emulated x86_64 board, in its virtual time (QEMU -icount).
+FIG_5_CELL = Figure("Fig. 5 (seed 004), qemu-x86_64 RT cell", FIG_5.title + ", in the RT cell's virtual time",
+                    FIG_5.seed_form, FIG_5.seed_says, ("reflection-qemu-x86_64",),
+                    lambda ctx: _section(ctx, FIG_5_CELL, calibrated=True, bench="reflection-qemu-x86_64"))
+
+FIGURES = [FIG_4, FIG_5, FIG_5_CELL, TABLE_1]

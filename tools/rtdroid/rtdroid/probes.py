@@ -25,16 +25,26 @@ def bench_jar() -> Path:
 
 
 def cell_dir(arch: str) -> Path:
-    """build/probes/<arch>, with the JVM probe's jar refreshed from the bench module's build.
-    Whatever is missing (a tree not yet built) is simply absent: the agent answers
+    """build/probes/<arch>, with the JVM probe's jar refreshed from the bench module's build, and
+    beside it the bench's libraries the RT cell agent does not carry (HdrHistogram, the examples:
+    what `rtjperf bench reflection` runs on; the agent puts them on the probe's class path after
+    its own). Whatever is missing (a tree not yet built) is simply absent: the agent answers
     PROBE_UNAVAILABLE naming it, and a board still comes up."""
     d = paths.build_dir() / "probes" / arch
     d.mkdir(parents=True, exist_ok=True)
     jar = bench_jar()
-    if jar.is_file():
-        dest = d / JVM_JAR
-        if not dest.is_file() or dest.read_bytes() != jar.read_bytes():
-            shutil.copy2(jar, dest)
+    wanted = {JVM_JAR: jar} if jar.is_file() else {}
+    carried = {j.name for j in paths.rt_agent_lib_dir().glob("*.jar")}
+    for lib in sorted((jar.parent / "lib").glob("*.jar")):
+        if lib.name not in carried:
+            wanted[lib.name] = lib
+    for old in d.glob("*.jar"):
+        if old.name not in wanted:
+            old.unlink()
+    for name, src in wanted.items():
+        dest = d / name
+        if not dest.is_file() or dest.read_bytes() != src.read_bytes():
+            shutil.copy2(src, dest)
     return d
 
 
@@ -45,4 +55,4 @@ def native(arch: str | None = None) -> Path:
 def files(arch: str) -> list[Path]:
     """The probe files present for an image (sorted, for stable image keys)."""
     d = cell_dir(arch)
-    return [p for p in (d / NATIVE, d / JVM_JAR) if p.is_file()]
+    return [p for p in (d / NATIVE, d / JVM_JAR) if p.is_file()] + sorted(p for p in d.glob("*.jar") if p.name != JVM_JAR)

@@ -1,5 +1,6 @@
 package org.rtdroid.bench;
 
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -86,6 +87,54 @@ public final class Main {
         }
         System.exit(failed == 0 ? 0 : 1);
     }
+
+    /**
+     * One benchmark inside a cell ({@code rtdroid-bench} as the RT cell's JVM probe runs it:
+     * {@code bench <name> [options]}, protocols.md "Probes"): the same run as {@link #main}, its
+     * report as one JSON document on {@code doc} (the probe's output, which the host labels with
+     * the board and the cell's time base), its progress on {@code progress} (the cell's console).
+     * Only benchmarks that need nothing but the cell's runtime may run there.
+     *
+     * @return 0, 2 on a bad command line, 1 when the benchmark failed
+     */
+    public static int inCell(String[] args, PrintStream doc, PrintStream progress) {
+        Map<String, Benchmark> all = benchmarks();
+        BenchOptions options;
+        Benchmark b;
+        try {
+            if (args.length == 0 || !IN_CELL.contains(args[0])) {
+                throw new IllegalArgumentException("a cell runs one of " + IN_CELL + (args.length == 0 ? "" : ", not \"" + args[0] + "\""));
+            }
+            b = all.get(args[0]);
+            options = BenchOptions.parse(args, 1);
+        } catch (IllegalArgumentException e) {
+            progress.println("rtdroid-bench: " + e.getMessage());
+            return 2;
+        }
+        RealtimeThreads.lockMemory();
+        RealtimeThreads.holdCpuIdleLatencyZero();
+        PrintStream out = System.out;
+        System.setOut(progress);  // a benchmark's progress lines: the console, not the document
+        try {
+            progress.println("== " + b.name() + " in the cell: " + b.description() + (options.quick() ? " (quick)" : ""));
+            Report report = new Report(b.name(), options.out());
+            report.command(commandLine(b.name(), args));
+            report.run(1, 1);
+            b.run(options, report);
+            doc.print(report.json());
+            doc.flush();
+            return 0;
+        } catch (Exception e) {
+            progress.println("rtdroid-bench: " + b.name() + " failed: " + e);
+            e.printStackTrace(progress);
+            return 1;
+        } finally {
+            System.setOut(out);
+        }
+    }
+
+    /** The benchmarks a cell runs: their participants are the runtime's and plain threads, nothing of the host's. */
+    static final List<String> IN_CELL = List.of("reflection");
 
     /** The command as a user types it: bench/run.sh, the benchmark and its options, without the paths run.sh adds. */
     static String commandLine(String name, String[] args) {

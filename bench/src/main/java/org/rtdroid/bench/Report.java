@@ -164,6 +164,13 @@ public final class Report {
 
     public Path write(Path dir) throws IOException {
         Files.createDirectories(dir);
+        Path file = dir.resolve(bench + ".json");
+        Files.writeString(file, json());
+        return file;
+    }
+
+    /** The report as one JSON document (what {@link #write} writes). */
+    public String json() {
         Map<String, Object> root = new LinkedHashMap<>();
         root.put("bench", bench);
         root.put("started", started.toString());
@@ -196,9 +203,7 @@ public final class Report {
         root.put("goals", goals);
         root.put("notes", notes);
         root.putAll(sections);
-        Path file = dir.resolve(bench + ".json");
-        Files.writeString(file, JsonWriter.write(root));
-        return file;
+        return JsonWriter.write(root);
     }
 
     /** Per (impl, case): the maximum of the runs' maxima, each run's maximum and p99, their mean and sd. */

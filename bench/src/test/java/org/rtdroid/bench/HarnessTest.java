@@ -61,6 +61,19 @@ class HarnessTest {
     }
 
     @Test
+    void aCellRunsOnlyTheBenchmarksThatNeedNothingButItsRuntimeAndSaysWhyNot() {
+        var doc = new java.io.ByteArrayOutputStream();
+        var progress = new java.io.ByteArrayOutputStream();
+        assertEquals(2, Main.inCell(new String[] {"looper", "--quick"}, new java.io.PrintStream(doc),
+                new java.io.PrintStream(progress)));
+        assertEquals(0, doc.size(), "no document");
+        assertTrue(progress.toString().contains("a cell runs one of [reflection], not \"looper\""), progress.toString());
+        assertEquals(2, Main.inCell(new String[] {"reflection", "--fast"}, new java.io.PrintStream(doc),
+                new java.io.PrintStream(progress)));
+        assertTrue(progress.toString().contains("--fast"), progress.toString());
+    }
+
+    @Test
     void theReportHasTheDocumentedShape() throws Exception {
         Report r = new Report("demo");
         Latency l = new Latency();

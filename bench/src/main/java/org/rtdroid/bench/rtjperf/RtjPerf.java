@@ -21,9 +21,13 @@ import org.rtdroid.runtime.os.RealtimeThreads;
  * {@code rows}, progress on {@code progress}; 0 when every test ran, 2 on a bad command line, 3
  * when the watchdog stopped a phase that overran its bound. Every thread it starts is stopped
  * before it returns, and none of them spins while it waits.
+ *
+ * <p>{@code bench <name> [options]} runs one of the benchmarks instead, in the same JVM the agent
+ * starts for this probe ({@code make bench BENCH=reflection BOARD=...}): its report is the output.
  */
 public final class RtjPerf {
-    static final String USAGE = "usage: rtjperf [--quick] [--cpu N] all | alloc dispatch inversion";
+    static final String USAGE = "usage: rtjperf [--quick] [--cpu N] all | alloc dispatch inversion\n"
+            + "       rtjperf bench <name> [bench options]   (a benchmark in the cell: org.rtdroid.bench.Main#inCell)";
 
     private RtjPerf() {}
 
@@ -32,6 +36,9 @@ public final class RtjPerf {
     }
 
     public static int run(String[] args, PrintStream rows, PrintStream progress) {
+        if (args.length > 0 && args[0].equals("bench")) {
+            return org.rtdroid.bench.Main.inCell(java.util.Arrays.copyOfRange(args, 1, args.length), rows, progress);
+        }
         boolean quick = false;
         int cpu = -1;
         List<String> tests = new ArrayList<>();

@@ -160,7 +160,25 @@ public final class CellProbes implements AutoCloseable {
         Path jar = file(JVM_JAR);
         return childProbe("jvm", jvmCommand(Path.of(System.getProperty("java.home"), "bin", "java"),
                 ManagementFactory.getRuntimeMXBean().getInputArguments(),
-                jar + java.io.File.pathSeparator + System.getProperty("java.class.path"), argv));
+                jvmClassPath(jar, System.getProperty("java.class.path"), out), argv));
+    }
+
+    /**
+     * {@value #JVM_JAR}, the agent's class path, then the other jars beside it: the libraries its
+     * benchmarks use that the agent does not carry (HdrHistogram, the examples' spark app:
+     * {@code rtjperf bench reflection}), after the agent's own, so that the cell's runtime is the
+     * one measured.
+     */
+    static String jvmClassPath(Path jar, String agentClassPath, Consumer<String> out) {
+        StringBuilder cp = new StringBuilder().append(jar).append(java.io.File.pathSeparator).append(agentClassPath);
+        try (var files = Files.list(jar.getParent())) {
+            for (Path p : files.filter(f -> f.getFileName().toString().endsWith(".jar") && !f.equals(jar)).sorted().toList()) {
+                cp.append(java.io.File.pathSeparator).append(p);
+            }
+        } catch (IOException e) {
+            out.accept("rtcell: probe: cannot list " + jar.getParent() + ": " + e.getMessage());
+        }
+        return cp.toString();
     }
 
     /**

@@ -139,4 +139,15 @@ class ProbeRunTest {
         assertEquals("", new String(stdout, StandardCharsets.UTF_8));
         assertTrue(stderr.contains("ThreadStackSize"), "the VM's output is on stderr");
     }
+
+    @Test
+    void theJvmProbesClassPathIsItsJarTheAgentsThenTheJarsBesideIt() throws Exception {
+        for (String name : new String[] {CellProbes.JVM_JAR, "rtdroid-examples.jar", "HdrHistogram-2.2.2.jar", CellProbes.NATIVE}) {
+            Files.writeString(probes.resolve(name), "");
+        }
+        String sep = java.io.File.pathSeparator;
+        assertEquals(probes.resolve(CellProbes.JVM_JAR) + sep + "/rt/lib/agent.jar" + sep + probes.resolve("HdrHistogram-2.2.2.jar")
+                + sep + probes.resolve("rtdroid-examples.jar"),
+                CellProbes.jvmClassPath(probes.resolve(CellProbes.JVM_JAR), "/rt/lib/agent.jar", console::add));
+    }
 }
