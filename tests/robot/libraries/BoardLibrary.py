@@ -30,7 +30,10 @@ class BoardLibrary(Keywords):
         process_board = load_board(board).hypervisor == "process"
         load0 = board_cpu_use(None, board) if process_board else None
         t0 = time.monotonic()
-        run([RTDROID, "board", "up", "--board", board], timeout=float(budget_s or 900) + 120)
+        # RT_IMAGES: the images a LAVA job deployed, booted instead of the build's (`rtdroid lava robot --images`)
+        images = BuiltIn().get_variable_value("${RT_IMAGES}", None)
+        run([RTDROID, "board", "up", "--board", board, *(["--images", images] if images else [])],
+            timeout=float(budget_s or 900) + 120)
         SESSION.boot_seconds = time.monotonic() - t0
         logger.info(f"board {board} up in {SESSION.boot_seconds:.1f} s", also_console=True)
         status = self.board_status()

@@ -178,7 +178,7 @@ def _wait_ready(board: Board, state: dict, pending: dict, progress: Progress) ->
 
 
 def up(board_name: str, cells: list[str] | None = None, boot_timeout: float | None = None,
-       out: Callable[[str], None] = print, cold: bool = False) -> dict:
+       out: Callable[[str], None] = print, cold: bool = False, images: Path | None = None) -> dict:
     cells = cells or ["rt", "android"]
     board = load_board(board_name)
     hv = hypervisors.get(board.hypervisor)
@@ -195,7 +195,9 @@ def up(board_name: str, cells: list[str] | None = None, boot_timeout: float | No
         progress.stage(f"board file {board.source} validated ({board.name}, hypervisor {board.hypervisor})")
         _prerequisites(board, cells)
         key_pub = keys.ensure_keys(out=lambda s: None)
-        values = hv.prepare(board, "rt" in cells, progress)
+        # images: the RT cell boots copies of the build's images from there (a lab deployed them)
+        values = (hv.prepare_from(board, images, progress) if images and "rt" in cells
+                  else hv.prepare(board, "rt" in cells, progress))
         progress.stage(f"prerequisites checked (CPUs, ports, region file free, deploy key {key_pub.name})")
 
         run = paths.run_dir(board.name)

@@ -18,7 +18,7 @@ def cmd_board_up(a) -> int:
     cells = [c.strip() for c in a.cells.split(",")] if a.cells else None
     if cells and (not set(cells) <= {"rt", "android"} or not cells):
         raise CliError(f"--cells {a.cells!r}: name cells among rt, android")
-    lifecycle.up(a.board, cells=cells, boot_timeout=a.timeout, cold=a.cold)
+    lifecycle.up(a.board, cells=cells, boot_timeout=a.timeout, cold=a.cold, images=a.images)
     return 0
 
 
@@ -230,6 +230,9 @@ def register(commands) -> None:
     sp.add_argument("--cold", action="store_true",
                     help="boot a qemu RT cell cold even when its board restores it from a boot snapshot")
     sp.add_argument("--timeout", type=seconds, metavar="S", help="boot timeout per cell (default: the board's)")
+    sp.add_argument("--images", type=Path, metavar="DIR",
+                    help="boot the RT cell from the images in DIR (copies of the build's a lab deployed: "
+                         "vmlinux or bzImage, initrd.cpio) instead of building and booting the build's")
     sp.set_defaults(func=cmd_board_up)
     sp = board.add_parser("down", help="stop every cell, remove the region file")
     board_opt(sp)

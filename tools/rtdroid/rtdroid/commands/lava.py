@@ -3,6 +3,7 @@
   lava render [--board B ...|--all] [--output DIR] [--check|--update-golden] [--ssh-port N]
       the LAVA device dictionary, device-type template and job definition of each board
   lava robot --board B --suite S [--variables V] [--robot-variable K:V ...] [--expect kernel.CELL=K ...]
+             [--images DIR]
       run one Robot suite (what a job's test definition runs on the board's root side) and report
       its tests as LAVA test cases with their measurements, and the kernel each booted cell ran
   lava submit --board B ... [--identity I] [--timeout S]
@@ -23,6 +24,7 @@ from pathlib import Path
 from ..boardconfig import available_boards, load_board
 from ..lava import build as lava_build
 from ..lava import history as lava_history
+from ..lava import images as lava_images
 from ..lava import lab as lava_lab
 from ..lava import render as lava_render
 from ..lava import robot as lava_robot
@@ -53,7 +55,8 @@ def cmd_render(a) -> int:
         elif a.update_golden or a.output:
             # the golden files name a placeholder build; a lab's files the checkout's own
             build = lava_build.current(board) if a.output else None
-            for p in lava_render.write(board, a.output or lava_render.golden_dir(), site, build):
+            images = _published(board) if a.output else None
+            for p in lava_render.write(board, a.output or lava_render.golden_dir(), site, build, images):
                 print(f"wrote {p}")
         else:
             for fname, text in lava_render.rendered_files(board, site).items():
@@ -72,13 +75,19 @@ def _expected(a) -> dict[str, str]:
     return expected
 
 
+def _published(board):
+    """The board's images, built and published where the local lab fetches them (None: the board
+    boots no images of its own)."""
+    return lava_images.publish(board) if lava_images.deploys_images(board) else None
+
+
 def cmd_robot(a) -> int:
     kernels = {}
     for key, value in _expected(a).items():
         if not key.startswith("kernel."):
             raise RuntimeError(f"--expect {key}: a suite checks the kernels its cells boot (kernel.CELL=RELEASE)")
         kernels[key[len("kernel."):]] = value
-    return lava_robot.main(a.board, a.suite, a.variables, a.robot_variable, a.output, kernels)
+    return lava_robot.main(a.board, a.suite, a.variables, a.robot_variable, a.output, kernels, a.images)
 
 
 def cmd_submit(a) -> int:
@@ -88,8 +97,8 @@ def cmd_submit(a) -> int:
         board = load_board(name)
         f = out / f"{board.name}.yaml"
         f.parent.mkdir(parents=True, exist_ok=True)
-        f.write_text(lava_render.job_yaml(board, suites=a.suite or None, build=lava_build.current(board)),
-                     encoding="utf-8")
+        f.write_text(lava_render.job_yaml(board, suites=a.suite or None, build=lava_build.current(board),
+                                          images=_published(board)), encoding="utf-8")
         jobs[board.name] = f
     try:
         return lava_lab.run_jobs(a.identity, jobs, a.timeout)
@@ -152,6 +161,8 @@ def register(commands) -> None:
     sp.add_argument("--expect", action="append", default=[], metavar="kernel.CELL=RELEASE",
                     help="the kernel the job names for a cell: its kernel-CELL case fails when the booted "
                          "cell runs another (repeatable)")
+    sp.add_argument("--images", type=Path, metavar="DIR",
+                    help="boot the board from the images in DIR (the job deployed them) instead of the build's")
     sp.set_defaults(func=cmd_robot)
 
     sp = lava.add_parser("submit", help="submit boards' jobs through lavacli, wait, print their results")

@@ -91,6 +91,22 @@ class Hypervisor:
         placeholder values for the argv. Raises BoardError to refuse; nothing is left behind."""
         return {}
 
+    # Whether prepare_from() boots the RT cell from a directory of images (a lab deployed them).
+    boots_deployed_images = False
+
+    def images(self, board: Board, progress: Progress) -> dict[str, Path]:
+        """The files the RT cell boots, built when stale: file name -> the build's file. What a
+        lab deploys for the board (`rtdroid lava`), and what `board up --images DIR` boots from
+        DIR instead. Empty: the board boots no image of its own."""
+        return {}
+
+    def prepare_from(self, board: Board, directory: Path, progress: Progress) -> dict[str, str]:
+        """prepare() for a cell that boots the images in ``directory`` (copies of images(): a
+        lab deployed them) instead of the build's, which it neither builds nor reads."""
+        from ..errors import BoardError
+        raise BoardError(f"board {board.name} boots no images of its own ({self.name} hypervisor): "
+                         f"--images is for a board whose RT cell boots a kernel")
+
     def region_after_start(self, board: Board, cold: bool) -> bool:
         """True when the region must be formatted only after start() (a restored snapshot
         overwrites it); start() then calls launch.format_region()."""

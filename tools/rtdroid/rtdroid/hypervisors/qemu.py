@@ -37,6 +37,7 @@ VM_RUN_FILES = ("console.log", "console.sock", "qmp.sock")
 # without a file system (--state-device; the layout is rt-cell/agent's BlockDeviceStore: two
 # 64 KiB copies of the version record). The board only creates it blank; the cell writes it.
 STATE_DISK = "rt-state.img"
+INITRD = "initrd.cpio"  # the initramfs image.py builds in build/rt-cell/
 STATE_DISK_BYTES = 128 * 1024
 STATE_DEVICE = "/dev/vda"
 # Kernel modules the initramfs carries (image.py copies them from the kernel package to
@@ -55,6 +56,7 @@ class Qemu(Guest):
     run_files = VM_RUN_FILES
     restartable = False
     prepare_stages = 1
+    boots_deployed_images = True
 
     # ------------------------------------------------------------------ board file
     def check(self, data: dict) -> list[Problem]:
@@ -111,7 +113,7 @@ class Qemu(Guest):
                 "-smp", str(rt.get("vcpus", 1)), "-m", str(rt["memory_mib"]),
                 "-display", "none", "-vga", "none", "-nic", "none",
                 "-kernel", "${RT_KERNEL}",
-                "-initrd", "${RTDROID_HOME}/build/rt-cell/initrd.cpio",
+                "-initrd", "${RT_INITRD}",
                 "-append", board.data["tuning"]["rt_cmdline"],
                 "-chardev", "socket,id=console,path=${RUN_DIR}/console.sock,server=on,wait=off,"
                             "logfile=${RUN_DIR}/console.log",
@@ -182,7 +184,22 @@ class Qemu(Guest):
         kind = "PVH ELF vmlinux" if kernel.name == "vmlinux" else "bzImage"
         progress.stage(f"RT cell image ready (kernel {image.kernel_version()} as {kind}, initramfs with "
                        f"the Java runtime and agent)")
-        return {"RT_KERNEL": str(kernel)}
+        return {"RT_KERNEL": str(kernel), "RT_INITRD": str(paths.rt_cell_build_dir() / INITRD)}
+
+    def images(self, board: Board, progress) -> dict[str, Path]:
+        values = self.prepare(board, True, progress)
+        kernel = Path(values["RT_KERNEL"])
+        return {"vmlinux" if kernel.name == "vmlinux" else "bzImage": kernel, INITRD: Path(values["RT_INITRD"])}
+
+    def prepare_from(self, board: Board, directory: Path, progress) -> dict[str, str]:
+        kernel = next((directory / n for n in ("vmlinux", "bzImage") if (directory / n).is_file()), None)
+        initrd = directory / INITRD
+        if kernel is None or not initrd.is_file():
+            raise BoardError(f"--images {directory}: the RT cell boots a kernel (vmlinux or bzImage) and "
+                             f"{INITRD} from there; " + (f"no {INITRD}" if kernel else "no kernel"))
+        progress.stage(f"RT cell image from {directory} ({kernel.name}, {INITRD}; not the build's)")
+        # its boot snapshot beside them: the build's own stays the build's
+        return {"RT_KERNEL": str(kernel), "RT_INITRD": str(initrd), "RT_SNAPSHOT_DIR": str(directory)}
 
     def region_after_start(self, board: Board, cold: bool) -> bool:
         # A cell restored from its boot snapshot overwrites the region with the snapshot's
@@ -343,6 +360,8 @@ def _restore(launch: Launch, argv: list[str], accel: str):
     """Starts the VM from its boot snapshot (snapshot.boot_restored), keyed by its argv, kernel,
     initramfs and QEMU."""
     from .. import snapshot
-    key = snapshot.key_for(argv, Path(launch.values["RT_KERNEL"]), paths.rt_cell_build_dir() / "initrd.cpio")
-    return snapshot.boot_restored(launch, argv, snapshot.snapshot_file(launch.board.name, accel), key,
+    key = snapshot.key_for(argv, Path(launch.values["RT_KERNEL"]), Path(launch.values["RT_INITRD"]))
+    directory = launch.values.get("RT_SNAPSHOT_DIR")
+    snap = snapshot.snapshot_file(launch.board.name, accel, Path(directory) if directory else None)
+    return snapshot.boot_restored(launch, argv, snap, key,
                                   VM_RUN_FILES, f"QEMU {accel.upper()}", "~30 s under TCG")

@@ -459,6 +459,10 @@ class Xen(Guest):
             out[f"{board.name}.{d['name']}.init"] = init_script(board, d)
         return out
 
+    def prepare_from(self, board: Board, directory: Path, progress) -> dict[str, str]:
+        raise BoardError(f"board {board.name}: --images is not supported on the xen hypervisor (its device tree "
+                         f"and loader addresses are written per run from the images' sizes; only qemu boards so far)")
+
     def prepare(self, board: Board, start_rt: bool, progress) -> dict[str, str]:
         if not start_rt:
             progress.stage("Xen payload not needed (RT cell not started)")

@@ -25,7 +25,9 @@ import yaml
 
 from .. import boardtests, paths
 from ..boardconfig import Board
+from . import images as lava_images
 from .build import Build, example
+from .images import Image
 
 def suite_files() -> dict[str, Path]:
     """Every Robot suite, by the name board files, jobs and `rtdroid lava robot --suite` use (the
@@ -140,9 +142,11 @@ def board_argument(board: Board) -> str:
 
 
 def _robot_step(board: Board, suite: str, robot_variables: dict[str, str], board_arg: str | None,
-                variables: str | None, build: Build | None) -> str:
+                variables: str | None, build: Build | None, images: bool = False) -> str:
     cmd = ["flock", '"$RTDROID_BOARD_LOCK"', "build/venv/bin/rtdroid", "lava", "robot",
            "--board", board_arg or board_argument(board), "--suite", suite]
+    if images:  # the board boots the images the job deployed
+        cmd += ["--images", lava_images.DOWNLOADS]
     # the kernels the job names: the suite reports what its booted cells run against them
     for cell, release in (build.kernels if build else {}).items():
         cmd += ["--expect", f"kernel.{cell}={release}"]
@@ -154,7 +158,8 @@ def _robot_step(board: Board, suite: str, robot_variables: dict[str, str], board
 
 
 def test_definition(board: Board, suite: str, robot_variables: dict[str, str] | None = None,
-                    board_arg: str | None = None, variables: str | None = None, build: Build | None = None) -> dict:
+                    board_arg: str | None = None, variables: str | None = None, build: Build | None = None,
+                    images: bool = False) -> dict:
     """One Robot suite as a LAVA test definition, run on the board's root side. The root side's
     login sets RTDROID_HOME (the project's checkout or installed build) and RTDROID_BOARD_LOCK (the
     lock every user of the board's machine takes around a run)."""
@@ -172,7 +177,7 @@ def test_definition(board: Board, suite: str, robot_variables: dict[str, str] | 
             },
             "run": {"steps": [
                 'cd "$RTDROID_HOME"',
-                _robot_step(board, suite, robot_variables or {}, board_arg, variables, build),
+                _robot_step(board, suite, robot_variables or {}, board_arg, variables, build, images),
             ]},
         },
     }
@@ -202,6 +207,15 @@ def build_definition(board: Board, build: Build, board_arg: str | None = None) -
     }
 
 
+def images_deploy(images: dict[str, Image]) -> dict:
+    """LAVA downloads the board's images (from the lab's file or HTTP location) into the job's
+    directory on the worker and checks each SHA-256, before the root side is reached: a job whose
+    images are not what it names ends Incomplete there. Its own namespace: no test shell in it."""
+    return {"deploy": {"namespace": lava_images.NAMESPACE, "to": "downloads", "timeout": {"minutes": 10},
+                       "images": {name.split(".")[0]: {"url": i.url, "sha256sum": i.sha256}
+                                  for name, i in images.items()}}}
+
+
 def _boot_and_deploy(board: Board, site: Site) -> list[dict]:
     if runs_on_host(board):
         return [
@@ -225,12 +239,15 @@ def _boot_and_deploy(board: Board, site: Site) -> list[dict]:
 
 def job_definition(board: Board, site: Site | None = None, suites: list[str] | None = None,
                    robot_variables: dict[str, str] | None = None, board_arg: str | None = None,
-                   variables: str | None = None, name: str | None = None, build: Build | None = None) -> dict:
+                   variables: str | None = None, name: str | None = None, build: Build | None = None,
+                   images: dict[str, Image] | None = None) -> dict:
     """A board's job. With a build (its commit and kernels), the job names it in its metadata and
-    its first test definition reports what the root side runs (`build_definition`)."""
+    its first test definition reports what the root side runs (`build_definition`). With images
+    (lava.images.publish), LAVA deploys them and every suite boots the board from LAVA's copies."""
     site = site or Site()
     suites = suites or suites_for(board)
-    definitions = [test_definition(board, s, robot_variables, board_arg, variables, build) for s in suites]
+    definitions = [test_definition(board, s, robot_variables, board_arg, variables, build, bool(images))
+                   for s in suites]
     if build and definitions:
         definitions.insert(0, build_definition(board, build, board_arg))
     clock = board.rt.get("clock", {}).get("kind", "host")
@@ -252,7 +269,7 @@ def job_definition(board: Board, site: Site | None = None, suites: list[str] | N
             "board.rt-clock": "virtual time (QEMU icount)" if clock == "virtual" else "host clock",
             **(build.metadata() if build else {}),
         },
-        "actions": _boot_and_deploy(board, site) + ([
+        "actions": ([images_deploy(images)] if images else []) + _boot_and_deploy(board, site) + ([
             {"test": {"timeout": {"minutes": SUITE_TIMEOUT_MINUTES},
                       "definitions": definitions}},
         ] if definitions else []),
@@ -285,14 +302,17 @@ def job_yaml(board: Board, **kw) -> str:
             + text)
 
 
-def rendered_files(board: Board, site: Site | None = None, build: Build | None = None) -> dict[str, str]:
+def rendered_files(board: Board, site: Site | None = None, build: Build | None = None,
+                   images: dict[str, Image] | None = None) -> dict[str, str]:
     """Relative path -> content: devices/<device>.jinja2, device-types/<type>.jinja2 and
     health-checks/<type>.yaml (when LAVA has none), jobs/<board>.yaml naming the build (the golden
     files' placeholder one by default). A health check names no build: the lab installs it once and
     runs it on whatever the root side has, to see the board come up."""
     site = site or Site()
+    if images is None and lava_images.deploys_images(board):
+        images = lava_images.example(board, site.artifacts_url)
     files = {f"devices/{device_name(board, site)}.jinja2": device_dictionary(board, site),
-             f"jobs/{board.name}.yaml": job_yaml(board, site=site, build=build or example(board))}
+             f"jobs/{board.name}.yaml": job_yaml(board, site=site, build=build or example(board), images=images)}
     t = device_type_template(board)
     if t is not None:
         files[f"device-types/{device_type(board)}.jinja2"] = t
@@ -317,9 +337,10 @@ def compare_with_golden(board: Board) -> list[str]:
     return bad
 
 
-def write(board: Board, directory: Path, site: Site | None = None, build: Build | None = None) -> list[Path]:
+def write(board: Board, directory: Path, site: Site | None = None, build: Build | None = None,
+          images: dict[str, Image] | None = None) -> list[Path]:
     out = []
-    for name, text in rendered_files(board, site, build).items():
+    for name, text in rendered_files(board, site, build, images).items():
         p = directory / name
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text, encoding="utf-8")

@@ -213,7 +213,7 @@ def robot_env() -> dict[str, str]:
 
 
 def run_suite(board: str, suite: str, variables: str | None, robot_variables: list[str],
-              output_dir: Path) -> Path:
+              output_dir: Path, images: Path | None = None) -> Path:
     """Runs the suite as `make robot` does; returns output.xml. The board comes down after it,
     whatever happened (the suite's teardown does it too)."""
     root = paths.repo_root()
@@ -234,6 +234,10 @@ def run_suite(board: str, suite: str, variables: str | None, robot_variables: li
         cmd += ["--variable", f"BOARD:{board}"]
     for v in robot_variables:
         cmd += ["--variable", v]
+    if images:  # every board up of the suite boots the RT cell from these (a job deployed them)
+        if not images.is_dir():
+            raise RuntimeError(f"--images {images}: no such directory (did the job's deploy run?)")
+        cmd += ["--variable", f"RT_IMAGES:{images.resolve()}"]
     cmd.append(str(suites[suite]))
     env = robot_env()
     print("$ " + " ".join(cmd), flush=True)
@@ -252,9 +256,9 @@ def run_suite(board: str, suite: str, variables: str | None, robot_variables: li
 
 
 def main(board: str, suite: str, variables: str | None, robot_variables: list[str],
-         output_dir: Path | None, expected_kernels: dict[str, str] | None = None) -> int:
+         output_dir: Path | None, expected_kernels: dict[str, str] | None = None, images: Path | None = None) -> int:
     out = output_dir or paths.build_dir() / "lab" / "robot" / Path(board).stem / suite
-    xml = run_suite(board, suite, variables, robot_variables, out)
+    xml = run_suite(board, suite, variables, robot_variables, out, images)
     if not xml.is_file():
         reason = f"Robot wrote no results for suite {suite} on board {board} ({xml} missing)"
         print(reason, flush=True)

@@ -1,0 +1,92 @@
+"""A LAVA job deploys the images its board boots (the kernel and initramfs of qemu-x86_64's RT
+cell), with their SHA-256, from the lab's own location, and every suite boots the board from
+LAVA's copies (rtdroid.lava.images, `board up --images`)."""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+import yaml
+
+from rtdroid import boardconfig as bc
+from rtdroid import hypervisors
+from rtdroid.errors import BoardError
+from rtdroid.lava import images, render
+from rtdroid.progress import Progress
+
+
+def _golden_job(name: str) -> dict:
+    return yaml.safe_load(render.rendered_files(bc.load_board(name))[f"jobs/{name}.yaml"])
+
+
+def test_qemu_x86_64s_job_deploys_its_images_with_checksums_and_boots_the_board_from_them():
+    job = _golden_job("qemu-x86_64")
+    first, deploy, boot, test = job["actions"]
+    d = first["deploy"]
+    assert d["to"] == "downloads" and d["namespace"] == images.NAMESPACE
+    assert d["images"] == {
+        "vmlinux": {"url": "https://artifacts.example.org/rtdroid/qemu-x86_64/vmlinux", "sha256sum": "SHA256-VMLINUX"},
+        "initrd": {"url": "https://artifacts.example.org/rtdroid/qemu-x86_64/initrd.cpio", "sha256sum": "SHA256-INITRD"}}
+    assert deploy["deploy"]["to"] == "ssh" and "namespace" not in deploy["deploy"]  # the test shell's
+    for definition in test["test"]["definitions"][1:]:
+        step = definition["repository"]["run"]["steps"][-1]
+        assert f"--images {images.DOWNLOADS}" in step, step
+    assert images.DOWNLOADS == '"/var/lib/lava/dispatcher/tmp/$LAVA_JOB_ID/downloads/images"'
+
+
+@pytest.mark.parametrize("name", ["host", "qemu-arm64-xen", "jailhouse-rpi4"])
+def test_boards_whose_rt_cell_boots_no_deployable_image_deploy_none(name):
+    job = _golden_job(name)
+    assert not any(a.get("deploy", {}).get("to") == "downloads" for a in job["actions"])
+    assert "--images" not in yaml.safe_dump(job)
+
+
+def test_a_health_check_deploys_nothing_it_runs_on_whatever_the_root_side_has():
+    hc = render.health_check(bc.load_board("qemu-x86_64"))
+    assert [list(a) for a in hc["actions"]] == [["deploy"], ["boot"], ["test"]]
+    assert "--images" not in yaml.safe_dump(hc)
+
+
+def test_publish_copies_the_built_images_and_names_their_sha256(tmp_path, monkeypatch):
+    built = tmp_path / "build"
+    built.mkdir()
+    (built / "vmlinux").write_bytes(b"kernel" * 100)
+    (built / "initrd.cpio").write_bytes(b"initramfs" * 100)
+    monkeypatch.setattr(hypervisors.get("qemu"), "images",
+                        lambda board, progress: {n: built / n for n in ("vmlinux", "initrd.cpio")})
+    board = bc.load_board("qemu-x86_64")
+    got = images.publish(board, tmp_path / "lab", out=lambda line: None)
+    for name in ("vmlinux", "initrd.cpio"):
+        copy = tmp_path / "lab" / "qemu-x86_64" / name
+        assert copy.read_bytes() == (built / name).read_bytes()
+        assert got[name] == images.Image(copy.resolve().as_uri(), hashlib.sha256(copy.read_bytes()).hexdigest())
+    before = (tmp_path / "lab" / "qemu-x86_64" / "vmlinux").stat().st_mtime_ns
+    assert images.publish(board, tmp_path / "lab", out=lambda line: None) == got
+    assert (tmp_path / "lab" / "qemu-x86_64" / "vmlinux").stat().st_mtime_ns == before  # unchanged: not copied again
+    job = render.job_definition(board, images=got)
+    assert job["actions"][0]["deploy"]["images"]["initrd"] == {"url": got["initrd.cpio"].url,
+                                                              "sha256sum": got["initrd.cpio"].sha256}
+
+
+def test_board_up_images_boots_the_deployed_copies_and_keeps_their_snapshot_beside_them(tmp_path):
+    qemu = hypervisors.get("qemu")
+    board = bc.load_board("qemu-x86_64")
+    progress = Progress(1, lambda line: None)
+    with pytest.raises(BoardError, match="no kernel"):
+        qemu.prepare_from(board, tmp_path, progress)
+    (tmp_path / "vmlinux").write_bytes(b"k")
+    with pytest.raises(BoardError, match="no initrd.cpio"):
+        qemu.prepare_from(board, tmp_path, progress)
+    (tmp_path / "initrd.cpio").write_bytes(b"i")
+    assert qemu.prepare_from(board, tmp_path, progress) == {
+        "RT_KERNEL": str(tmp_path / "vmlinux"), "RT_INITRD": str(tmp_path / "initrd.cpio"),
+        "RT_SNAPSHOT_DIR": str(tmp_path)}
+
+
+@pytest.mark.parametrize("name,reason", [("host", "boots no images of its own"),
+                                         ("qemu-arm64-xen", "not supported on the xen hypervisor")])
+def test_board_up_images_is_refused_where_the_board_cannot_boot_deployed_images(tmp_path, name, reason):
+    board = bc.load_board(name)
+    with pytest.raises(BoardError, match=reason):
+        hypervisors.get(board.hypervisor).prepare_from(board, tmp_path, Progress(1, lambda line: None))
