@@ -1,7 +1,8 @@
 """The local LAVA lab runs the boards' jobs and records what Robot found (`make test-lab`, after
-`make lab`): one emulated board's deploy and latency suites as a LAVA job whose test cases and
-measurements LAVA keeps, a job with a failing Robot test, and a job whose board does not boot,
-which LAVA ends Incomplete with the reason. The three are submitted together and LAVA queues them
+`make lab`): one emulated board's deploy and latency suites as a LAVA job that deploys the board's
+images (checksums checked by LAVA) and boots the board from them, whose test cases and
+measurements LAVA keeps; a job with a failing Robot test; a job whose board does not boot, and one
+whose image is not the one it names, which LAVA ends Incomplete with the reason. The three are submitted together and LAVA queues them
 behind the devices' health checks; every one takes the board lock around what it boots."""
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import yaml
 
 from rtdroid import paths
 from rtdroid.boardconfig import load_board
-from rtdroid.lava import build, lab, render, robot
+from rtdroid.lava import build, images, lab, render, robot
 
 IDENTITY = "rtdroid-lab"
 NOBOOT = "tools/lab/tests/boards/qemu-x86_64-noboot.yaml"
@@ -34,8 +35,13 @@ def jobs(tmp_path_factory):
     assert "worker: running" in status, f"the lab is not up (make lab): {status}"
     tmp = tmp_path_factory.mktemp("jobs")
     qemu = load_board("qemu-x86_64")
+    published = images.publish(qemu)  # the build's RT images where the lab fetches them (build/lab/images)
     good = render.job_definition(qemu, suites=["deploy", "latency"], name="lab test: qemu-x86_64 deploy and latency",
-                                 build=build.current(qemu))
+                                 build=build.current(qemu), images=published)
+    # Images that are not what the job names: LAVA's checksum check ends it before anything boots.
+    wrong = dict(published, **{"initrd.cpio": images.Image(published["initrd.cpio"].url, "0" * 64)})
+    badsum = render.job_definition(qemu, suites=["board"], images=wrong,
+                                   name="lab test: an image whose checksum is not the job's")
     # A failing Robot test: the host board's boot budget set below any boot.
     failing = render.job_definition(load_board("host"), suites=["board"], robot_variables={"BOOT_BUDGET_S": "0.001"},
                                     name="lab test: a failing Robot test (host board, boot budget 1 ms)")
@@ -43,9 +49,13 @@ def jobs(tmp_path_factory):
     noboot = render.job_definition(load_board(NOBOOT), suites=["deploy"], board_arg=NOBOOT, variables="qemu-x86_64",
                                    name="lab test: a board that does not boot")
     noboot["device_type"] = render.device_type(qemu)
-    ids = {n: _submit(tmp, n, j) for n, j in (("good", good), ("failing", failing), ("noboot", noboot))}
+    ids = {n: _submit(tmp, n, j) for n, j in (("good", good), ("failing", failing), ("noboot", noboot),
+                                               ("badsum", badsum))}
     out = {n: lab.wait(IDENTITY, i, TIMEOUT_S) for n, i in ids.items()}
+    out["published"] = published
     for n, o in out.items():
+        if n == "published":
+            continue
         print(f"\n===== {n}: job {o.job_id} {o.health} {o.failure}\n" + lab.show(IDENTITY, o.job_id))
     return out
 
@@ -91,6 +101,27 @@ def test_the_job_records_the_commit_and_each_cells_kernel_it_ran(jobs):
         assert {n: c["result"] for n, c in kernels.items()} == {"kernel-rt": "pass", "kernel-android": "pass"}
         assert {n[len("kernel-"):]: c["metadata"]["reference"] for n, c in kernels.items()} == want.kernels
     assert want.kernels["rt"].endswith("-rt-amd64")
+
+
+def test_lava_deployed_the_images_with_their_checksums_and_the_suites_booted_the_board_from_them(jobs):
+    o, published = jobs["good"], jobs["published"]
+    downloads = [r for r in o.results if r["suite"] == "lava" and r["name"] == "file-download"]
+    kept = yaml.safe_dump([r.get("metadata") for r in downloads])
+    assert len(downloads) == 2 and all(r["result"] == "pass" for r in downloads), downloads
+    for image in published.values():
+        assert image.sha256 in kept, kept  # LAVA's own digest of what it deployed: the job's
+    where = f"/var/lib/lava/dispatcher/tmp/{o.job_id}/downloads/{images.NAMESPACE}"
+    for suite in ("deploy", "latency"):
+        robot_log = (paths.build_dir() / "lab" / "robot" / "qemu-x86_64" / suite / "output.xml").read_text()
+        # every board up of the suite booted LAVA's copies, not the build's
+        assert f"--images {where}" in robot_log and f"RT cell image from {where} (vmlinux, initrd.cpio" in robot_log
+
+
+def test_an_image_that_is_not_the_one_the_job_names_ends_it_incomplete_before_any_boot(jobs):
+    o = jobs["badsum"]
+    assert o.health == "Incomplete"
+    assert "sha256" in o.failure and "does not match" in o.failure, o.failure
+    assert not [r for r in o.results if r["suite"].endswith("_robot-board")]
 
 
 def test_the_measured_figures_are_lava_measurements(jobs):
