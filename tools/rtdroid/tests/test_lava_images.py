@@ -35,7 +35,19 @@ def test_qemu_x86_64s_job_deploys_its_images_with_checksums_and_boots_the_board_
     assert images.DOWNLOADS == '"/var/lib/lava/dispatcher/tmp/$LAVA_JOB_ID/downloads/images"'
 
 
-@pytest.mark.parametrize("name", ["host", "qemu-arm64-xen", "jailhouse-rpi4"])
+def test_a_xen_boards_job_deploys_xen_the_kernel_and_each_domus_initramfs():
+    job = _golden_job("qemu-arm64-xen-smp")
+    names = list(job["actions"][0]["deploy"]["images"])
+    assert names[:3] == ["xen", "vmlinuz", "rt"] and len(names) == 2 + len(xen_domains("qemu-arm64-xen-smp"))
+    assert f"--images {images.DOWNLOADS}" in yaml.safe_dump(job["actions"][-1], width=1000)
+
+
+def xen_domains(name):
+    from rtdroid.hypervisors import xen
+    return xen.domains(bc.load_board(name))
+
+
+@pytest.mark.parametrize("name", ["host", "jailhouse-rpi4"])
 def test_boards_whose_rt_cell_boots_no_deployable_image_deploy_none(name):
     job = _golden_job(name)
     assert not any(a.get("deploy", {}).get("to") == "downloads" for a in job["actions"])
@@ -84,9 +96,22 @@ def test_board_up_images_boots_the_deployed_copies_and_keeps_their_snapshot_besi
         "RT_SNAPSHOT_DIR": str(tmp_path)}
 
 
-@pytest.mark.parametrize("name,reason", [("host", "boots no images of its own"),
-                                         ("qemu-arm64-xen", "not supported on the xen hypervisor")])
-def test_board_up_images_is_refused_where_the_board_cannot_boot_deployed_images(tmp_path, name, reason):
-    board = bc.load_board(name)
-    with pytest.raises(BoardError, match=reason):
+def test_board_up_images_boots_a_xen_boards_deployed_payload(tmp_path):
+    xen = hypervisors.get("xen")
+    board = bc.load_board("qemu-arm64-xen")
+    progress = Progress(1, lambda line: None)
+    with pytest.raises(BoardError, match="no xen, vmlinuz, rt.cpio"):
+        xen.prepare_from(board, tmp_path, progress)
+    for name, size in (("xen", 10), ("vmlinuz", 300), ("rt.cpio", 4000)):
+        (tmp_path / name).write_bytes(b"x" * size)
+    values = xen.prepare_from(board, tmp_path, progress)
+    assert values == {"XEN": str(tmp_path / "xen"),
+                      "XEN_RT_KERNEL": str(tmp_path / "vmlinuz"), "XEN_RT_KERNEL_BYTES": hex(300),
+                      "XEN_RT_INITRD": str(tmp_path / "rt.cpio"), "XEN_RT_INITRD_BYTES": hex(4000),
+                      "RT_SNAPSHOT_DIR": str(tmp_path)}
+
+
+def test_board_up_images_is_refused_where_the_board_boots_no_image_of_its_own(tmp_path):
+    board = bc.load_board("host")
+    with pytest.raises(BoardError, match="boots no images of its own"):
         hypervisors.get(board.hypervisor).prepare_from(board, tmp_path, Progress(1, lambda line: None))

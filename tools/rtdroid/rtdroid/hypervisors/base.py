@@ -94,6 +94,10 @@ class Hypervisor:
     # Whether prepare_from() boots the RT cell from a directory of images (a lab deployed them).
     boots_deployed_images = False
 
+    def image_names(self, board: Board) -> list[str]:
+        """The names of images(), known without building them (what a job names)."""
+        return []
+
     def images(self, board: Board, progress: Progress) -> dict[str, Path]:
         """The files the RT cell boots, built when stale: file name -> the build's file. What a
         lab deploys for the board (`rtdroid lava`), and what `board up --images DIR` boots from

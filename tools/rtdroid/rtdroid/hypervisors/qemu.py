@@ -186,6 +186,9 @@ class Qemu(Guest):
                        f"the Java runtime and agent)")
         return {"RT_KERNEL": str(kernel), "RT_INITRD": str(paths.rt_cell_build_dir() / INITRD)}
 
+    def image_names(self, board: Board) -> list[str]:
+        return ["vmlinux", INITRD]  # the kernel is a bzImage where no ELF vmlinux could be extracted
+
     def images(self, board: Board, progress) -> dict[str, Path]:
         values = self.prepare(board, True, progress)
         kernel = Path(values["RT_KERNEL"])

@@ -459,9 +459,40 @@ class Xen(Guest):
             out[f"{board.name}.{d['name']}.init"] = init_script(board, d)
         return out
 
+    boots_deployed_images = True
+
+    def image_names(self, board: Board) -> list[str]:
+        return ["xen", "vmlinuz", *(f"{d['name']}.cpio" for d in domains(board))]
+
+    def images(self, board: Board, progress) -> dict[str, Path]:
+        values = self.prepare(board, True, progress)
+        files = [Path(values["XEN"]), Path(values[f"{domains(board)[0]['var']}_KERNEL"]),
+                 *(Path(values[f"{d['var']}_INITRD"]) for d in domains(board))]
+        return dict(zip(self.image_names(board), files))
+
     def prepare_from(self, board: Board, directory: Path, progress) -> dict[str, str]:
-        raise BoardError(f"board {board.name}: --images is not supported on the xen hypervisor (its device tree "
-                         f"and loader addresses are written per run from the images' sizes; only qemu boards so far)")
+        files = {n: directory / n for n in self.image_names(board)}
+        missing = [n for n, f in files.items() if not f.is_file()]
+        if missing:
+            raise BoardError(f"--images {directory}: the board boots Xen, the domUs' kernel and each domU's "
+                             f"initramfs from there; no {', '.join(missing)}")
+        values = self._image_values(board, files["xen"], files["vmlinuz"],
+                                    {d["name"]: files[f"{d['name']}.cpio"] for d in domains(board)})
+        progress.stage(f"Xen payload from {directory} ({', '.join(files)}; not the build's)")
+        # its boot snapshot beside them: the build's own stays the build's
+        return dict(values, RT_SNAPSHOT_DIR=str(directory))
+
+    def _image_values(self, board: Board, xen: Path, kernel: Path, initrds: dict[str, Path]) -> dict[str, str]:
+        """The argv's values for these images, each checked against its boot-module slot."""
+        values = {"XEN": str(xen)}
+        for d in domains(board):
+            for what, f, slot in (("KERNEL", kernel, KERNEL_SLOT), ("INITRD", initrds[d["name"]], INITRD_SLOT)):
+                size = f.stat().st_size
+                if size > slot:
+                    raise BoardError(f"{f} is {size} bytes, more than its {slot // MIB} MiB boot-module slot")
+                values[f"{d['var']}_{what}"] = str(f)
+                values[f"{d['var']}_{what}_BYTES"] = hex(size)
+        return values
 
     def prepare(self, board: Board, start_rt: bool, progress) -> dict[str, str]:
         if not start_rt:
@@ -473,17 +504,9 @@ class Xen(Guest):
             raise BoardError(f"RT cell agent not built: no jars in {agent_lib} "
                              "(run `mvn -B -q install` from the repository root, JAVA_HOME=temurin-25)")
         deploy_pub = paths.keys_dir() / "deploy.pub"
-        values = {"XEN": str(pay["xen"].resolve())}
-        sizes = []
-        for d in domains(board):
-            initrd = build_initrd(board, d, pay, agent_lib, deploy_pub)
-            for what, f, slot in (("KERNEL", pay["kernel"], KERNEL_SLOT), ("INITRD", initrd, INITRD_SLOT)):
-                size = f.stat().st_size
-                if size > slot:
-                    raise BoardError(f"{f} is {size} bytes, more than its {slot // MIB} MiB boot-module slot")
-                values[f"{d['var']}_{what}"] = str(f)
-                values[f"{d['var']}_{what}_BYTES"] = hex(size)
-            sizes.append(f"{d['name']} {initrd.stat().st_size / MIB:.0f} MiB")
+        initrds = {d["name"]: build_initrd(board, d, pay, agent_lib, deploy_pub) for d in domains(board)}
+        values = self._image_values(board, pay["xen"].resolve(), pay["kernel"], initrds)
+        sizes = [f"{n} {f.stat().st_size / MIB:.0f} MiB" for n, f in initrds.items()]
         progress.stage(f"Xen payload ready ({pay['xen'].resolve().name}, kernel {pay['kernel'].name}, "
                        f"initramfs {', '.join(sizes)})")
         return values
@@ -559,7 +582,9 @@ def snapshot_key(board: Board, argv: list[str], values: dict[str, str], dts: Pat
 def _restore(launch: Launch, argv: list[str], label: str):
     """Starts the machine from its boot snapshot under build/xen/ (snapshot.boot_restored)."""
     from .. import snapshot
-    return snapshot.boot_restored(launch, argv, snapshot.snapshot_file(launch.board.name, "tcg", build_dir()),
+    directory = launch.values.get("RT_SNAPSHOT_DIR")  # beside images a lab deployed (--images)
+    return snapshot.boot_restored(launch, argv, snapshot.snapshot_file(launch.board.name, "tcg",
+                                                                       Path(directory) if directory else build_dir()),
                                   snapshot_key(launch.board, argv, launch.values, launch.run / "board.dts"),
                                   MACHINE_RUN_FILES, label,
                                   "~30-75 s under TCG")

@@ -1,5 +1,6 @@
 """The images a LAVA job deploys for a board: the files its RT cell boots (hypervisor.images():
-on qemu-x86_64 the kernel and the initramfs with the agent and the deployment key), published
+on qemu-x86_64 the kernel and the initramfs with the agent and the deployment key; on the Xen
+boards Xen, the domUs' kernel and each domU's initramfs), published
 where the lab's dispatcher fetches them, with their SHA-256.
 
 The job's first action downloads them (`deploy: to: downloads`), and LAVA checks each checksum
@@ -34,13 +35,13 @@ class Image:
 
 def deploys_images(board: Board) -> bool:
     """Whether a job deploys images for this board: its RT cell boots images of its own that
-    `board up --images` can boot (qemu so far)."""
+    `board up --images` can boot (the qemu and xen boards)."""
     return hypervisors.get(board.hypervisor).boots_deployed_images
 
 
 def example(board: Board, base_url: str) -> dict[str, Image]:
     """The golden jobs' images: the names the board boots at a lab's URL, placeholder checksums."""
-    names = ("vmlinux", "initrd.cpio")
+    names = hypervisors.get(board.hypervisor).image_names(board)
     return {n: Image(f"{base_url}/{board.name}/{n}", f"SHA256-{n.split('.')[0].upper()}") for n in names}
 
 
