@@ -269,12 +269,25 @@ def job_definition(board: Board, site: Site | None = None, suites: list[str] | N
             "board.rt-clock": "virtual time (QEMU icount)" if clock == "virtual" else "host clock",
             **(build.metadata() if build else {}),
         },
-        "actions": ([images_deploy(images)] if images else []) + _boot_and_deploy(board, site) + ([
+        "actions": _in_namespace([images_deploy(images)] if images else [], ROOT_SIDE_NAMESPACE if images else None,
+                                 _boot_and_deploy(board, site) + ([
             {"test": {"timeout": {"minutes": SUITE_TIMEOUT_MINUTES},
                       "definitions": definitions}},
-        ] if definitions else []),
+        ] if definitions else [])),
     }
     return job
+
+
+# A job with images has two namespaces: LAVA's downloads (lava.images.NAMESPACE) and the root
+# side's (reached over ssh, where the test shell runs). LAVA refuses a job that names some of its
+# actions' namespaces and not others.
+ROOT_SIDE_NAMESPACE = "root-side"
+
+
+def _in_namespace(first: list[dict], namespace: str | None, actions: list[dict]) -> list[dict]:
+    if namespace:
+        actions = [{kind: {"namespace": namespace, **params}} for a in actions for kind, params in a.items()]
+    return first + actions
 
 
 # The suite a board's health check runs: board up, both cells ready, board down.
