@@ -28,7 +28,9 @@ def test_qemu_x86_64s_job_deploys_its_images_with_checksums_and_boots_the_board_
     assert d["images"] == {
         "vmlinux": {"url": "https://artifacts.example.org/rtdroid/qemu-x86_64/vmlinux", "sha256sum": "SHA256-VMLINUX"},
         "initrd": {"url": "https://artifacts.example.org/rtdroid/qemu-x86_64/initrd.cpio", "sha256sum": "SHA256-INITRD"}}
-    assert deploy["deploy"]["to"] == "ssh" and "namespace" not in deploy["deploy"]  # the test shell's
+    # the test shell's: every action names its namespace (LAVA refuses a job that names only some)
+    assert deploy["deploy"]["to"] == "ssh"
+    assert [a[k]["namespace"] for a in (deploy, boot, test) for k in a] == [render.ROOT_SIDE_NAMESPACE] * 3
     for definition in test["test"]["definitions"][1:]:
         step = definition["repository"]["run"]["steps"][-1]
         assert f"--images {images.DOWNLOADS}" in step, step
