@@ -40,6 +40,24 @@ public class AppProcessContextShadow extends ShadowContextImpl {
         out = BinderClient.connect(binderSocket);
     }
 
+    @org.robolectric.annotation.RealObject
+    private android.content.Context realContext;
+
+    /**
+     * As in the system server ({@link CellContextImplShadow}): the app's code asking gets its
+     * package (the proxy checks it against the caller the kernel named), the framework asking for
+     * itself gets Robolectric's.
+     */
+    @Implementation
+    protected String getPackageName() {
+        String pkg = org.rtdroid.android.cell.pm.Apps.askingPackage();
+        if (pkg != null) {
+            return pkg;
+        }
+        return org.robolectric.util.reflector.Reflector.reflector(CellContextImplShadow.ContextImplReflector.class, realContext)
+                .getPackageName();
+    }
+
     private static synchronized String call(String request) {
         try {
             return out.transact(request);

@@ -1,6 +1,7 @@
 package org.rtdroid.android.cell;
 
 import org.rtdroid.android.cell.binder.BinderClient;
+import org.rtdroid.android.cell.control.UiAutomation;
 import org.rtdroid.android.cell.os.CellLog;
 import org.rtdroid.android.cell.os.Posix;
 
@@ -90,6 +91,7 @@ final class AppProcessHost {
                 AppProcessHost.class.getClassLoader());
         loader.getResource("org/rtdroid/android/cell/no-such-resource"); // its jar opened as root too
         AppProcessHost.loader = loader;
+        org.rtdroid.android.cell.pm.Apps.register(loader, pkg); // its code names its package (getPackageName, logcat)
         if (!Posix.becomeApp(uid, uid) || Posix.geteuid() != uid) {
             System.err.println("error: the app process cannot become uid " + uid + " (it must start as root)");
             Runtime.getRuntime().halt(EXIT_NOT_ATTACHED);
@@ -173,6 +175,10 @@ final class AppProcessHost {
                 what = "launching " + cls;
                 call = () -> "OK\nactivity=" + cls + "\nframeMicros=" + launch(pkg, loader, cls);
             }
+            case "ui" -> {
+                what = "the UI action " + args.get("op") + " on '" + args.get("id") + "'";
+                call = () -> ui(args);
+            }
             case "deliver" -> {
                 long id = Long.parseLong(args.remove("id"));
                 Intent intent;
@@ -211,7 +217,7 @@ final class AppProcessHost {
                 };
             }
             default -> {
-                return "ERR no method '" + method + "' (launch, receive, deliver, startService, bindService, unbindService, transact)";
+                return "ERR no method '" + method + "' (launch, ui, receive, deliver, startService, bindService, unbindService, transact)";
             }
         }
         java.util.concurrent.CompletableFuture<String> done = new java.util.concurrent.CompletableFuture<>();
@@ -231,6 +237,51 @@ final class AppProcessHost {
             System.out.flush();
             Runtime.getRuntime().halt(EXIT_CRASHED);
             return "ERR crashed";
+        }
+    }
+
+    /** The screenshot whose chunks the system server is fetching (main looper). */
+    private static byte[] screenshot;
+
+    /**
+     * UI automation on this process's activity, forwarded by the system server (main looper): the
+     * action's JSON, a screenshot's chunk at {@code offset} (0 draws a new one), or {@code ERR
+     * status reason} for what the system server refuses to its caller. App code that throws ends
+     * the process (handle's caller), as an exception in a click handler does on Android.
+     */
+    private static String ui(Map<String, String> args) throws Exception {
+        if (top == null) {
+            return "ERR 409 no activity of " + pkg + " is in the foreground";
+        }
+        Activity a = top.get();
+        String op = args.getOrDefault("op", "");
+        try {
+            if (!op.equals("screenshot")) {
+                return "OK\njson=" + UiAutomation.perform(a, op, args.getOrDefault("id", ""), args.get("value"));
+            }
+            int offset;
+            try {
+                offset = Integer.parseInt(args.getOrDefault("offset", "0"));
+            } catch (NumberFormatException e) {
+                return "ERR 400 offset " + args.get("offset") + " is not a number";
+            }
+            if (offset == 0) {
+                screenshot = UiAutomation.screenshot(a);
+            }
+            byte[] png = screenshot;
+            if (png == null || offset < 0 || offset >= png.length) {
+                return "ERR 400 no screenshot has a byte " + offset;
+            }
+            int n = Math.min(UiAutomation.SCREENSHOT_CHUNK, png.length - offset);
+            if (offset + n == png.length) {
+                screenshot = null;
+            }
+            return "OK\nbytes=" + png.length + "\npng=" + java.util.Base64.getEncoder().encodeToString(
+                    java.util.Arrays.copyOfRange(png, offset, offset + n));
+        } catch (org.rtdroid.android.cell.os.CellException e) {
+            return "ERR " + e.status + " " + e.getMessage();
+        } catch (UiAutomation.AppCodeThrew e) {
+            throw e.getCause() instanceof Exception x ? x : new RuntimeException(e.getCause());
         }
     }
 

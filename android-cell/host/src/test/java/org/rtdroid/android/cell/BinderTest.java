@@ -351,7 +351,8 @@ class BinderTest {
             assertTrue(r.body().contains("HostileActivity"), r.body());
             assertEquals(hostilePid, processPid(HOSTILE), "the launch went to the process the broadcast started");
             // the kernel: another uid's data directory (0700) and process memory (ptrace access mode)
-            String data = awaitLog("/Hostile(", "REFUSED data: AccessDeniedException");
+            // its own log lines reach logcat as its own, under the package the system server started it as
+            String data = awaitLog("W/Hostile(" + HOSTILE + "): REFUSED data: AccessDeniedException");
             assertTrue(data.contains(dataDir.toString()), data);
             String memory = awaitLog("/Hostile(", "REFUSED memory: /proc/");
             assertTrue(memory.contains("/proc/" + ui.pid() + "/mem"), memory + " (the UI's uid's process is " + ui.pid() + ")");
@@ -399,5 +400,51 @@ class BinderTest {
         assertEquals("\"killed by signal 9 (SIGKILL)\"", m.group(4), "the last death's reason stays shown");
         assertEquals(hostileUid + " " + hostileUid + " " + hostileUid + " " + hostileUid,
                 statusLine(Long.parseLong(m.group(1)), "Uid"));
+    }
+
+    @Test
+    @Order(25)
+    void uiAutomationAndTheScreenshotReachTheActivityInItsAppsProcess() throws Exception {
+        long pid = Long.parseLong(process().group(1));
+        String hostile = "{\"package\":\"" + HOSTILE + "\",\"activity\":\"" + TESTAPP + "HostileActivity\"}";
+        assertTrue(cell.get("/state").body().contains("\"foreground\":" + hostile), cell.get("/state").body());
+        assertEquals("{\"id\":\"whoami\",\"text\":\"" + HOSTILE + " pid " + pid + "\"}", cell.get("/ui/text?id=whoami").body());
+        CellProcess.Reply r = cell.post("/ui/click", "{\"id\":\"tap\"}");
+        assertEquals("{\"clicked\":\"tap\",\"handled\":true}", r.body());
+        assertEquals("{\"id\":\"whoami\",\"text\":\"tapped in pid " + pid + "\"}", cell.get("/ui/text?id=whoami").body());
+        // what the app's process refuses reaches the caller with its status and reason
+        r = cell.post("/ui/click", "{\"id\":\"no_such_view\"}");
+        assertEquals(404, r.status(), r.body());
+        assertTrue(r.body().contains("no view with id 'no_such_view' in " + TESTAPP + "HostileActivity"), r.body());
+        r = cell.post("/ui/seekbar", "{\"id\":\"tap\",\"progress\":3}");
+        assertEquals(400, r.status(), r.body());
+        assertTrue(r.body().contains("not a SeekBar"), r.body());
+        // the window drawn in the app's process, in chunks over the IPC, whole
+        byte[] png = cell.getBytes("/screenshot");
+        assertTrue(png.length > 2 * org.rtdroid.android.cell.control.UiAutomation.SCREENSHOT_CHUNK, "bytes: " + png.length);
+        java.awt.image.BufferedImage image = javax.imageio.ImageIO.read(new java.io.ByteArrayInputStream(png));
+        assertTrue(image != null && image.getWidth() > 0 && image.getHeight() > 0, "not a PNG");
+        // an activity launched in the system server comes on top, and UI automation follows it
+        assertEquals(200, cell.post("/apps/" + UI + "/launch", "{}").status());
+        assertTrue(cell.get("/state").body().contains("\"foreground\":{\"package\":\"" + UI + "\""), cell.get("/state").body());
+        assertEquals("{\"id\":\"ping_result\",\"text\":\"No ping yet\"}", cell.get("/ui/text?id=ping_result").body());
+        assertEquals(200, cell.post("/apps/" + HOSTILE + "/launch", "{}").status());
+        assertEquals(pid, Long.parseLong(process().group(1)), "the same process, warm");
+        assertTrue(cell.get("/state").body().contains("\"foreground\":" + hostile), cell.get("/state").body());
+        assertTrue(cell.get("/ui/text?id=whoami").body().contains("pid " + pid), cell.get("/ui/text?id=whoami").body());
+        // app code that throws in a click ends its process, as on Android; its activity goes with it
+        r = cell.post("/ui/click", "{\"id\":\"crash\"}");
+        assertEquals(500, r.status(), r.body());
+        Matcher m = process();
+        for (int i = 0; i < 200 && !m.group(2).equals("DIED"); i++) {
+            Thread.sleep(50);
+            m = process();
+        }
+        assertEquals("\"crashed: its app code threw (FATAL EXCEPTION in logcat)\"", m.group(4));
+        awaitLog("FATAL EXCEPTION in " + HOSTILE + " (the UI action click on 'crash')");
+        for (int i = 0; i < 100 && cell.get("/state").body().contains("\"foreground\":" + hostile); i++) {
+            Thread.sleep(50);
+        }
+        assertTrue(!cell.get("/state").body().contains("\"foreground\":" + hostile), cell.get("/state").body());
     }
 }

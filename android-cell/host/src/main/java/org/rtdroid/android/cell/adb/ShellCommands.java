@@ -5,7 +5,6 @@ import org.rtdroid.android.cell.os.CellLog;
 import org.rtdroid.android.cell.os.MainThread;
 import org.rtdroid.android.cell.pm.InstalledApp;
 
-import android.app.Activity;
 import android.content.ComponentName;
 import android.content.Intent;
 
@@ -456,8 +455,8 @@ final class ShellCommands {
 
     private void dumpActivity() throws CellException {
         String fg = MainThread.call(() -> {
-            Activity a = device.am.activities.foreground();
-            return a == null ? null : device.am.activities.foregroundApp().packageName + "/" + a.getClass().getName();
+            android.content.ComponentName top = device.am.activities.foregroundComponent();
+            return top == null ? null : top.getPackageName() + "/" + top.getClassName();
         });
         out.println("ACTIVITY MANAGER (dumpsys activity)");
         out.println("  mResumedActivity: " + (fg == null ? "null" : fg));

@@ -37,6 +37,12 @@ public final class ActivityStack {
     private final CellPackageManager packages;
     private final AppCrashes crashes;
     private final List<ActivityRecord> stack = new ArrayList<>(); // top = last
+    /**
+     * The app whose activity, in that app's own process, is on top of every activity here (null:
+     * the top of {@link #stack} is): where UI automation and the screenshot go.
+     */
+    private volatile InstalledApp processTop;
+    private volatile String processTopActivity;
     private volatile boolean running = true;
 
     private static final class ActivityRecord {
@@ -86,6 +92,7 @@ public final class ActivityStack {
 
     private Activity startActivity(InstalledApp app, Intent intent) throws CellException {
         String cls = intent.getComponent().getClassName();
+        processTop = null; // an activity here comes on top of an app process's
         ActivityRecord top = top();
         if (top != null && top.app == app && top.controller.get().getClass().getName().equals(cls) && top.resumed) {
             return top.controller.get();
@@ -115,20 +122,56 @@ public final class ActivityStack {
         return controller.get();
     }
 
+    /**
+     * An app's activity, launched in the app's own process, came on top: the activity on top here
+     * pauses and stops, as for a launch here.
+     */
+    void resumedInProcess(InstalledApp app, String activity) {
+        ActivityRecord top = top();
+        if (top != null && top.resumed) {
+            try {
+                top.controller.pause().stop();
+            } catch (Throwable t) {
+                crashes.crash(top.app, "pausing " + top.controller.get().getClass().getName(), t);
+            }
+            top.resumed = false;
+        }
+        processTopActivity = activity;
+        processTop = app;
+    }
+
+    /** The resumed activity on top, here or in an app's process, or null. */
+    public ComponentName foregroundComponent() {
+        InstalledApp inProcess = processTop;
+        if (inProcess != null) {
+            return new ComponentName(inProcess.packageName, processTopActivity);
+        }
+        ActivityRecord top = top();
+        return top != null && top.resumed ? new ComponentName(top.app.packageName, top.controller.get().getClass().getName())
+                : null;
+    }
+
+    /** The app whose activity in its own process is on top, or null (any thread). */
+    public InstalledApp processTop() {
+        return processTop;
+    }
+
+    /** The app's process ended, or the app stopped: its activity is no longer on top. */
+    void leftProcess(InstalledApp app) {
+        if (processTop == app) {
+            processTop = null;
+            resumeTop();
+        }
+    }
+
     private ActivityRecord top() {
         return stack.isEmpty() ? null : stack.get(stack.size() - 1);
     }
 
-    /** The resumed activity on top, or null. */
+    /** The resumed activity on top here (in the system server's JVM), or null. */
     public Activity foreground() {
         ActivityRecord top = top();
         return top != null && top.resumed ? top.controller.get() : null;
-    }
-
-    /** The app of the resumed activity on top, or null. */
-    public InstalledApp foregroundApp() {
-        ActivityRecord top = top();
-        return top != null && top.resumed ? top.app : null;
     }
 
     /** The app whose activity is on top (resumed or not), or null: who owns UI code that threw. */
@@ -160,7 +203,7 @@ public final class ActivityStack {
     /** Brings the activity now on top back to the foreground after the one above it went. */
     void resumeTop() {
         ActivityRecord top = top();
-        if (top != null && !top.resumed) {
+        if (top != null && !top.resumed && processTop == null) {
             try {
                 top.controller.restart().resume();
                 top.resumed = true;

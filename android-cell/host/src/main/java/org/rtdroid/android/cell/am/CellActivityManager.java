@@ -107,6 +107,11 @@ public final class CellActivityManager implements AppCrashes {
      * the others stay in the system server's JVM. Before the cell serves.
      */
     public void useAppProcesses(java.util.Set<String> packages, Path binderSocket, Path frameworkDir) {
+        if (!packages.isEmpty() && org.rtdroid.android.cell.os.Posix.geteuid() != 0) {
+            CellLog.w(TAG, "apps named to run in processes of their own stay in the system server: an app process"
+                    + " becomes its app's uid, which needs the system server to be root (" + String.join(", ", packages) + ")");
+            packages = java.util.Set.of();
+        }
         ProcessList list = new ProcessList(packages, binderSocket, frameworkDir);
         processes = list;
         services.processes = list;
@@ -117,24 +122,27 @@ public final class CellActivityManager implements AppCrashes {
             }
 
             @Override
-            public void deliver(InstalledApp app, String receiverClass, android.content.Intent intent) {
-                post(app, "receive\nreceiver=" + receiverClass, receiverClass, intent);
+            public java.util.concurrent.CompletableFuture<?> deliver(InstalledApp app, String receiverClass,
+                    android.content.Intent intent) {
+                return post(app, "receive\nreceiver=" + receiverClass, receiverClass, intent);
             }
 
             @Override
-            public void deliverRegistered(InstalledApp app, long id, android.content.Intent intent) {
-                post(app, "deliver\nid=" + id, "its receiver " + id, intent);
+            public java.util.concurrent.CompletableFuture<?> deliverRegistered(InstalledApp app, long id,
+                    android.content.Intent intent) {
+                return post(app, "deliver\nid=" + id, "its receiver " + id, intent);
             }
 
-            private void post(InstalledApp app, String head, String receiver, android.content.Intent intent) {
+            private java.util.concurrent.CompletableFuture<?> post(InstalledApp app, String head, String receiver,
+                    android.content.Intent intent) {
                 String request;
                 try {
                     request = head + "\n" + org.rtdroid.android.cell.os.IntentWire.encode(intent);
                 } catch (IllegalArgumentException e) {
                     CellLog.w(TAG, "broadcast " + intent.getAction() + " not delivered to " + receiver + ": " + e.getMessage());
-                    return;
+                    return java.util.concurrent.CompletableFuture.completedFuture(null);
                 }
-                list.post(app, "broadcast " + intent.getAction(), request).whenComplete((reply, err) -> {
+                return list.post(app, "broadcast " + intent.getAction(), request).whenComplete((reply, err) -> {
                     if (err != null || !reply.startsWith("OK")) {
                         CellLog.w(TAG, "broadcast " + intent.getAction() + " to " + receiver + " in its process failed: "
                                 + (err != null ? err.getMessage() : reply));
@@ -142,7 +150,10 @@ public final class CellActivityManager implements AppCrashes {
                 });
             }
         });
-        list.onDeath(app -> broadcasts.unregisterRemote(app, 0)); // its registered receivers went with it
+        list.onDeath(app -> {
+            broadcasts.unregisterRemote(app, 0); // its registered receivers went with it
+            main.post(() -> activities.leftProcess(app)); // and its activity
+        });
         if (!packages.isEmpty()) {
             CellLog.i(TAG, "apps in processes of their own: " + String.join(", ", packages));
         }
@@ -156,7 +167,12 @@ public final class CellActivityManager implements AppCrashes {
     public String startActivity(String pkg, String cls) throws CellException {
         InstalledApp app = MainThread.call(() -> packages.require(pkg));
         if (processes.hosts(pkg) && !app.system) {
-            return processes.launch(app, cls);
+            String activity = processes.launch(app, cls);
+            MainThread.call(() -> {
+                activities.resumedInProcess(app, activity); // UI automation and the screenshot go there
+                return null;
+            });
+            return activity;
         }
         return MainThread.call(() -> (cls == null ? launch(pkg) : launch(pkg, cls)).getClass().getName());
     }
@@ -217,6 +233,7 @@ public final class CellActivityManager implements AppCrashes {
     /** Destroys an app's activities and services and drops its runtime receivers. */
     private void teardown(InstalledApp app) {
         activities.finishActivitiesOf(app);
+        activities.leftProcess(app);
         services.destroyServicesOf(app);
         broadcasts.unregisterReceiversOf(app);
         activities.resumeTop();

@@ -209,6 +209,26 @@ public final class ProcessList {
         return r.thread.call(request);
     }
 
+    /**
+     * A call to the app's running process on the caller's thread, never starting one (UI
+     * automation on its activity: a process that died took its activity with it).
+     */
+    public String callRunning(InstalledApp app, String request) throws CellException {
+        ProcessRecord r;
+        synchronized (this) {
+            r = records.get(app.packageName);
+        }
+        if (r == null || r.state != State.RUNNING || r.app != app) {
+            throw new CellException(409, app.packageName + " has no running process"
+                    + (r != null && r.deathReason != null ? " (its last: " + r.deathReason + ")" : ""));
+        }
+        try {
+            return r.thread.call(request);
+        } catch (IOException e) {
+            throw new CellException(500, app.packageName + "'s process (pid " + r.pid + ") went away: " + e.getMessage());
+        }
+    }
+
     /** The pid of the app's running process, -1 when it has none. */
     public synchronized long runningPid(InstalledApp app) {
         ProcessRecord r = records.get(app.packageName);
@@ -407,12 +427,25 @@ public final class ProcessList {
         }
     }
 
-    /** A process's output, to the system server's log under the app it became. */
+    /** A line of an app process's logcat: time, priority, tag, package, message. */
+    private static final java.util.regex.Pattern LOG_LINE = java.util.regex.Pattern.compile(
+            "\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3} ([VDIWEF])/([^(]{1,64})\\([^)]*\\): (.*)");
+
+    /**
+     * A process's output, to the system server's log under the app it became: its own log lines
+     * as they are (as an app's go to logd on a device), under the app the system server started
+     * it as (not the package the line names); anything else as the process's output.
+     */
     private static void echo(Template t) {
         try (BufferedReader in = new BufferedReader(new InputStreamReader(t.process.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             while ((line = in.readLine()) != null) {
                 ProcessRecord r = t.record;
+                java.util.regex.Matcher m = LOG_LINE.matcher(line);
+                if (r != null && m.matches()) {
+                    CellLog.log(m.group(1).charAt(0), m.group(2), r.app.packageName, m.group(3), null);
+                    continue;
+                }
                 CellLog.log('I', "Process", r == null ? "android" : r.app.packageName, "pid " + t.process.pid() + ": " + line, null);
             }
         } catch (IOException ignored) {

@@ -12,9 +12,13 @@ public interface AppProcessReceivers {
     /** Whether the app's receivers run in a process of its own. */
     boolean hosts(InstalledApp app);
 
-    /** Hands the broadcast to the receiver in the app's process; does not wait for it. */
-    void deliver(InstalledApp app, String receiverClass, Intent intent);
+    /**
+     * Hands the broadcast to the receiver in the app's process; does not wait for it. The future
+     * completes once the process ran the receiver or the delivery failed (an ordered broadcast's
+     * result waits for it, as AOSP's waits for the receiver's finishReceiver).
+     */
+    java.util.concurrent.CompletableFuture<?> deliver(InstalledApp app, String receiverClass, Intent intent);
 
-    /** Hands the broadcast to a receiver the app's process registered ({@code id}, the process's); does not wait. */
-    void deliverRegistered(InstalledApp app, long id, Intent intent);
+    /** Hands the broadcast to a receiver the app's process registered ({@code id}, the process's); as {@link #deliver}. */
+    java.util.concurrent.CompletableFuture<?> deliverRegistered(InstalledApp app, long id, Intent intent);
 }

@@ -630,6 +630,7 @@ public final class BroadcastQueue {
     private void deliver(Pending p) {
         Intent intent = p.intent;
         List<Target> targets = receiversOf(intent, p.sender);
+        List<java.util.concurrent.CompletableFuture<?>> inProcesses = new ArrayList<>();
         for (Target t : targets) {
             if (t.app() != null && t.app().state == InstalledApp.State.CRASHED) {
                 continue; // crashed while this broadcast was going round
@@ -637,11 +638,11 @@ public final class BroadcastQueue {
             BroadcastReceiver receiver = t.runtime();
             AppProcessReceivers remote = appProcesses;
             if (t.remoteId() > 0 && remote != null) {
-                remote.deliverRegistered(t.app(), t.remoteId(), intent);
+                inProcesses.add(remote.deliverRegistered(t.app(), t.remoteId(), intent));
                 continue;
             }
             if (receiver == null && remote != null && remote.hosts(t.app())) {
-                remote.deliver(t.app(), t.manifestClass(), intent); // a copy of the Intent, in the app's process
+                inProcesses.add(remote.deliver(t.app(), t.manifestClass(), intent)); // a copy of the Intent, in the app's process
                 continue;
             }
             try {
@@ -661,7 +662,13 @@ public final class BroadcastQueue {
                 }
             }
         }
-        finish(p);
+        if (inProcesses.isEmpty() || p.resultReceiver == null) {
+            finish(p);
+        } else {
+            // the result once every app process ran its receiver (the queue goes on meanwhile)
+            java.util.concurrent.CompletableFuture.allOf(inProcesses.toArray(java.util.concurrent.CompletableFuture[]::new))
+                    .whenComplete((done, failed) -> main.post(() -> finish(p)));
+        }
     }
 
     /** An ordered broadcast's result receiver; on the main looper. */

@@ -6,7 +6,6 @@ import org.rtdroid.android.cell.os.CellLog;
 import org.rtdroid.android.cell.os.MainThread;
 import org.rtdroid.android.cell.pm.InstalledApp;
 
-import android.app.Activity;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -306,12 +305,11 @@ public final class ControlServer {
                 .field("heapUsedBytes", Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory())
                 .field("region", cell.region())
                 .name("foreground");
-        Activity a = am.activities.foreground();
-        if (a == null) {
+        android.content.ComponentName top = am.activities.foregroundComponent();
+        if (top == null) {
             w.value((String) null);
         } else {
-            w.beginObject().field("package", am.activities.foregroundApp().packageName)
-                    .field("activity", a.getClass().getName()).endObject();
+            w.beginObject().field("package", top.getPackageName()).field("activity", top.getClassName()).endObject();
         }
         writeApps(w.name("apps"));
         ProxyCore core = am.services.proxy();

@@ -23,7 +23,8 @@ public final class Apps {
     private Apps() {
     }
 
-    static void register(ClassLoader loader, String pkg) {
+    /** An app's class loader: the package manager's for each app, an app process's for its own. */
+    public static void register(ClassLoader loader, String pkg) {
         loaders.put(loader, pkg);
     }
 

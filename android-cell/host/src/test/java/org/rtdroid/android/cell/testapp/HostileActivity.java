@@ -52,6 +52,34 @@ public class HostileActivity extends Activity {
                         + " n=" + intent.getIntExtra("n", -1));
             }
         }, new android.content.IntentFilter(TO_ACTIVITY));
+        // a window for UI automation, which reaches this process through the system server
+        android.widget.LinearLayout root = new android.widget.LinearLayout(this);
+        android.widget.TextView whoami = new android.widget.TextView(this);
+        whoami.setTag("whoami");
+        whoami.setText(getPackageName() + " pid " + ProcessHandle.current().pid()); // its own package, asked by its code
+        android.widget.Button tap = new android.widget.Button(this);
+        tap.setTag("tap");
+        tap.setText("tap");
+        tap.setOnClickListener(v -> whoami.setText("tapped in pid " + ProcessHandle.current().pid()));
+        android.widget.Button crash = new android.widget.Button(this);
+        crash.setTag("crash");
+        crash.setOnClickListener(v -> {
+            throw new IllegalStateException("deliberate crash in onClick");
+        });
+        // noise, which PNG cannot compress: the screenshot crosses the IPC in several chunks
+        int[] noise = new int[256 * 256];
+        java.util.Random random = new java.util.Random(36);
+        for (int i = 0; i < noise.length; i++) {
+            noise[i] = 0xff000000 | random.nextInt(0x1000000);
+        }
+        android.widget.ImageView image = new android.widget.ImageView(this);
+        image.setImageBitmap(android.graphics.Bitmap.createBitmap(noise, 256, 256, android.graphics.Bitmap.Config.ARGB_8888));
+        root.setOrientation(android.widget.LinearLayout.VERTICAL);
+        root.addView(whoami);
+        root.addView(tap);
+        root.addView(crash);
+        root.addView(image);
+        setContentView(root);
     }
 
     static final String TO_ACTIVITY = "org.rtdroid.test.TO_ACTIVITY";
