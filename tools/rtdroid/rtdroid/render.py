@@ -103,7 +103,9 @@ def _android_argv(board: Board) -> list[str]:
             # the region spec's peer_timeout (default 1 s), when the board sets its own
             *(["--peer-timeout-ms", str(a["peer_timeout_ms"])] if "peer_timeout_ms" in a else []),
             # its real-time broadcast path at SCHED_OTHER, when the board says so
-            *(["--realtime-threads", "off"] if a.get("realtime_threads") is False else [])]
+            *(["--realtime-threads", "off"] if a.get("realtime_threads") is False else []),
+            # the apps that run each in a process of its own, under its own uid
+            *[arg for pkg in a.get("app_processes", []) for arg in ("--app-process", pkg)]]
 
 
 def render(board: Board) -> dict:
