@@ -124,12 +124,12 @@ final class ReflectionBench implements Benchmark {
             double p99 = (double) seed.calibrated().extra().get("error_p99_us");
             double jitter = (double) base.sleep().extra().get("error_spread_p99_us");
             report.goal("calibrated |display start error| p99 <= 5 us (25 fps, the seed's sleeping engine)",
-                    String.format("%.2f us; the host's wake-up jitter in the same run (periodic baseline, p99 of"
+                    String.format("%.2f us; the platform's wake-up jitter in the same run (periodic baseline, p99 of"
                             + " |error - median|) %.2f us: %.2fx it", p99, jitter, p99 / jitter), p99 <= 5.0);
             double gp99 = (double) guarded.calibrated().extra().get("error_p99_us");
             double floor = (double) base.spin().extra().get("error_p99_us");
             report.goal("calibrated |display start error| p99 <= 5 us (25 fps, engine with a "
-                    + WAKE_GUARD_NANOS / 1000 + " us wake guard)", String.format("%.2f us; the host's floor in the same run"
+                    + WAKE_GUARD_NANOS / 1000 + " us wake guard)", String.format("%.2f us; the platform's floor in the same run"
                     + " (the guard's sleep and spin alone, no engine: periodic_spin p99) %.2f us: %.2fx it",
                     gp99, floor, gp99 / floor), gp99 <= 5.0);
             long seedMisses = seed.misses();
