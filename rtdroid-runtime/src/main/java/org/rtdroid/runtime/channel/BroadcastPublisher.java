@@ -1,18 +1,9 @@
 package org.rtdroid.runtime.channel;
 
 /** A component's sending end on a broadcast channel; obtain it in {@code onCreate}. */
-public final class BroadcastPublisher {
-    private final BroadcastChannel channel;
-    private final ChannelSender sender;
-
-    public BroadcastPublisher(BroadcastChannel channel, ChannelSender sender) {
-        this.channel = channel;
-        this.sender = sender;
-    }
+public final class BroadcastPublisher extends Publisher<BroadcastChannel> {
+    public BroadcastPublisher(BroadcastChannel channel, ChannelSender sender) { super(channel, sender); }
 
     /** @see BroadcastChannel#broadcast */
     public int broadcast(MessageClosure closure) { return channel.broadcast(sender, closure); }
-
-    public ChannelSender sender() { return sender; }
-    public BroadcastChannel channel() { return channel; }
 }
