@@ -20,8 +20,11 @@ LEON3 = "LEON3 (50 MHz SPARC, RTEMS 4.9.6)"
 NOISE = ("memory", "computation", "listeners")
 IMPL_LABEL = {"rtdroid": "RTDroid (RT cell runtime)", "android": "Android (Android cell, main looper)"}
 JVM_STALLS = ("; the JVM's log of the run (build/bench/sensor-papabench-jvm.log) lists each GC safepoint's time to "
-              "reach it, which grows with the SCHED_OTHER noise threads that must reach it on the bench CPU; a real-time "
-              "thread returning from read(2) into Java code waits for the safepoint to end")
+              "reach it: every runnable Java thread must get the CPU to reach it, and the memory-noise threads "
+              "(SCHED_OTHER, in the RT path's JVM as the seed's noise was in its VM, pinned to the bench CPU) get it late "
+              "when the heap runs out (allocation stalls wake them all at once) or other work loads the CPU (this host "
+              "is shared); the VM names the threads it waited for (-XX:+SafepointTimeout) and a real-time thread "
+              "returning from read(2) into Java code waits for the safepoint to end")
 SERIES = (("e2e_ns", "end-to-end"), ("buffering_ns", "buffering delay"), ("delivery_ns", "below the app (processing, handler)"))
 
 
