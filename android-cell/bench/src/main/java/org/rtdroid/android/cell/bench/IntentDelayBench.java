@@ -58,7 +58,7 @@ import org.rtdroid.android.proxy.ProxyContract;
  *       looper's queue).</li>
  * </ul>
  * k_nrt in {10, 20, ..., 100} (the seed: 10 for the per-intent plot, 25..100 under load); N = 1,000
- * with --full (the seed's), else 200 (quick: k_nrt 10 and 100, N = 30). The real-time sender is a
+ * with --full (the seed's), else 200 (quick: k_nrt 10 and 100, N = 50). The real-time sender is a
  * SCHED_FIFO thread where the cell may set one, at sender priority 90; the regular ones SCHED_OTHER
  * at 0. Writes &lt;out&gt;/intents.json (rows: impl, path, k_nrt, count, p50_us, p99_us, p999_us,
  * max_us, dropped, undelivered, samples) and one CSV per row under &lt;out&gt;/intents.samples/run1/
@@ -101,7 +101,7 @@ public class IntentDelayBench {
         Application app = RuntimeEnvironment.getApplication();
         Instant started = Instant.now().truncatedTo(ChronoUnit.SECONDS);
         int[] ks = form.equals("quick") ? new int[] {10, 100} : new int[] {10, 20, 30, 40, 50, 60, 70, 80, 90, 100};
-        int n = form.equals("quick") ? 30 : form.equals("full") ? 1000 : 200;
+        int n = form.equals("quick") ? 50 : form.equals("full") ? 1000 : 200;
         String[][] impls = {{"ams", "fifo"}, {"ams", "foreground"}, {"ams", "priority"}, {"lbm", "fifo"}, {"lbm", "priority"}};
         Path samplesDir = BenchResult.samplesDirectory(out, "intents");
         List<Row> rows = new ArrayList<>();
