@@ -81,4 +81,19 @@ class RtjPerfTest {
         assertEquals("{\"test\":\"inversion\",\"handler\":\"bound\",\"low_handlers\":1000,\"unavailable\":\"a thread each\"}",
                 lines.get(1));
     }
+    @Test
+    void theP99sConfidenceIntervalIsTheOrderStatisticsABinomialCountGives() {
+        // P(B <= l - 1) <= 2.5 % and P(B <= u - 1) >= 97.5 % for B ~ Binomial(n, 0.99); u capped at n
+        assertEquals("[293, 300]", Arrays.toString(Samples.quantileCiRanks(300, 0.99)));
+        assertEquals("[1971, 1989]", Arrays.toString(Samples.quantileCiRanks(2000, 0.99)));
+        assertEquals("[0, 0]", Arrays.toString(Samples.quantileCiRanks(0, 0.99)));
+        Samples s = new Samples(300);
+        for (int i = 1; i <= 300; i++) {
+            s.add(i);
+        }
+        org.rtdroid.json.JsonWriter w = new org.rtdroid.json.JsonWriter().beginObject();
+        s.write(w, "latency", false);
+        assertTrue(w.endObject().toString().contains("\"p99_ns\":297,\"p999_ns\":300,\"max_ns\":300,\"p99_ci_ns\":[293,300]"),
+                w.toString());
+    }
 }

@@ -80,6 +80,7 @@ public final class PooledDispatcher extends HandlerDispatcher {
 
     @Override
     void release(AsyncEventHandler h) {
+        Thread wake = null;
         lock.lock();
         try {
             // Counted under the lock, as the worker's dequeue and re-queue read it: counted before,
@@ -90,14 +91,22 @@ public final class PooledDispatcher extends HandlerDispatcher {
                 enqueue(h);
             }
             if (idleCount > 0) {
-                Thread w = idle[--idleCount];
-                isIdle[indexOf(w)] = false;
-                LockSupport.unpark(w);
+                wake = idle[--idleCount];
+                isIdle[indexOf(wake)] = false;
             } else {
                 saturated++;
             }
         } finally {
             lock.unlock();
+        }
+        // Woken after the unlock: the idle thread waits above the firer, so woken inside the
+        // section it would preempt the firer at once only to block on the queue lock, boost the
+        // firer through it and be handed the lock back (three context switches where one will do,
+        // measured on the host board: a pooled dispatch of ~9 us against a bound one's ~3 us).
+        // Nothing is lost: it left the idle stack under the lock, and an unpark before its park
+        // is kept as the thread's permit.
+        if (wake != null) {
+            LockSupport.unpark(wake);
         }
     }
 
