@@ -97,14 +97,7 @@ public final class ActivityStack {
         if (top != null && top.app == app && top.controller.get().getClass().getName().equals(cls) && top.resumed) {
             return top.controller.get();
         }
-        if (top != null && top.resumed) {
-            try {
-                top.controller.pause().stop();
-            } catch (Throwable t) {
-                crashes.crash(top.app, "pausing " + top.controller.get().getClass().getName(), t);
-            }
-            top.resumed = false;
-        }
+        pauseAndStop(top);
         ActivityController<? extends Activity> controller;
         try {
             Class<? extends Activity> c = Class.forName(cls, true, app.loader).asSubclass(Activity.class);
@@ -122,20 +115,26 @@ public final class ActivityStack {
         return controller.get();
     }
 
+    /** The activity on top here, if resumed, pauses and stops (an app that throws there is recorded as crashed). */
+    private void pauseAndStop(ActivityRecord top) {
+        if (top == null || !top.resumed) {
+            return;
+        }
+        try {
+            top.controller.pause().stop();
+        } catch (Throwable t) {
+            crashes.crash(top.app, "pausing " + top.controller.get().getClass().getName(), t);
+        }
+        top.resumed = false;
+    }
+
     /**
      * An app's activity, launched in the app's own process, came on top: the activity on top here
      * pauses and stops, as for a launch here.
      */
     void resumedInProcess(InstalledApp app, String activity) {
         ActivityRecord top = top();
-        if (top != null && top.resumed) {
-            try {
-                top.controller.pause().stop();
-            } catch (Throwable t) {
-                crashes.crash(top.app, "pausing " + top.controller.get().getClass().getName(), t);
-            }
-            top.resumed = false;
-        }
+        pauseAndStop(top);
         processTopActivity = activity;
         processTop = app;
     }
