@@ -88,8 +88,8 @@ apk-test: setup
 # integration tests and the Robot suites on real boards.
 TEST_PHASES := setup java-test android-aot c-test python-test fuzz-short integration-test robot figures-test
 test: test-clock $(foreach p,$(TEST_PHASES),$(p) test-clock-$(p))
-	@printf '%-18s %5s s\n' "make test" $$(awk -v a=$$(cat $(BUILD)/.test-start) -v b=$$(date +%s.%N) \
-	  'BEGIN { printf "%.0f", b - a }') >> $(TEST_TIMES); echo "== make test: wall time per phase"; cat $(TEST_TIMES)
+	@printf '%-18s %5s s\n' "make test" $(call seconds-between,$$(cat $(BUILD)/.test-start),$$(date +%s.%N)) \
+	  >> $(TEST_TIMES); echo "== make test: wall time per phase"; cat $(TEST_TIMES)
 	@echo "make test: all suites passed"
 
 # make test's clock, so that a CI log shows where the time goes: a line as each phase ends, and
@@ -99,8 +99,9 @@ TEST_TIMES := $(BUILD)/test-times.txt
 test-clock:
 	@mkdir -p $(BUILD); date +%s.%N | tee $(BUILD)/.test-start > $(BUILD)/.test-clock; : > $(TEST_TIMES)
 $(foreach p,$(TEST_PHASES),$(eval test-clock-$(p): ; @$$(call phase-ended,$(p))))
+seconds-between = $$(awk -v a=$(1) -v b=$(2) 'BEGIN { printf "%.0f", b - a }')
 phase-ended = t0=$$(cat $(BUILD)/.test-clock); t1=$$(date +%s.%N); echo $$t1 > $(BUILD)/.test-clock; \
-  s=$$(awk -v a=$$t0 -v b=$$t1 'BEGIN { printf "%.0f", b - a }'); \
+  s=$(call seconds-between,$$t0,$$t1); \
   printf '%-18s %5s s\n' $(1) $$s >> $(TEST_TIMES); echo "== make test: $(1) took $$s s"
 
 unit-test: java-test c-test python-test
