@@ -151,22 +151,22 @@ class HandlerRemoveTest extends RtLooperThreadTest {
         Thread sender = new Thread(() -> {
             long tid = Thread.currentThread().threadId();
             Rounds r = new Rounds(h);
-            // Warm-up ends when a whole window allocates nothing: until C2 has compiled the rounds,
-            // the interpreter and C1 put on the heap what C2's escape analysis removes, and on a
-            // loaded machine the compiler threads lag behind any fixed number of rounds.
-            long warm = -1;
-            for (int w = 0; w < 30 && warm != 0; w++) {
-                long before = mx.getThreadAllocatedBytes(tid);
-                r.run(20_000);
-                warm = mx.getThreadAllocatedBytes(tid) - before;
+            try {
+                AllocationWindows.warmUp(() -> {
+                    long before = mx.getThreadAllocatedBytes(tid);
+                    r.run(20_000);
+                    return mx.getThreadAllocatedBytes(tid) - before;
+                });
+                senderBytes[0] = AllocationWindows.measure(senderWindows, () -> {
+                    long before = mx.getThreadAllocatedBytes(tid);
+                    r.found = 0;
+                    r.run(100_000);
+                    found[0] = r.found;
+                    return mx.getThreadAllocatedBytes(tid) - before;
+                });
+            } catch (Exception e) {
+                throw new AssertionError(e);
             }
-            senderBytes[0] = cleanWindow(senderWindows, () -> {
-                long before = mx.getThreadAllocatedBytes(tid);
-                r.found = 0;
-                r.run(100_000);
-                found[0] = r.found;
-                return mx.getThreadAllocatedBytes(tid) - before;
-            });
         });
         long looperTid = looper.getThread().threadId();
         long looperBefore = mx.getThreadAllocatedBytes(looperTid);
@@ -180,7 +180,7 @@ class HandlerRemoveTest extends RtLooperThreadTest {
         await("pool refilled", () -> h.freeCount() == 64);
         // The looper thread ran purges throughout; its allocation (class init, JIT) must not grow per purge.
         StringBuilder looperWindows = new StringBuilder();
-        long looperBytes = cleanWindow(looperWindows, () -> {
+        long looperBytes = AllocationWindows.measure(looperWindows, () -> {
             long steady = mx.getThreadAllocatedBytes(looperTid);
             Thread remover = new Thread(() -> new Rounds(h).run(100_000));
             remover.start();
@@ -190,29 +190,6 @@ class HandlerRemoveTest extends RtLooperThreadTest {
         });
         assertEquals(0, looperBytes, "bytes the looper allocated purging windows of 100,000 removed messages: "
                 + looperWindows + " (before: " + (looperAfterAll - looperBefore) + ")");
-    }
-
-    /** A window's allocated bytes, measured by {@code window}. */
-    private interface Window {
-        long bytes() throws Exception;
-    }
-
-    /**
-     * Up to three windows, until one allocates nothing: after a clean warm-up the JIT can still
-     * deoptimise once (a branch taken in a new pattern), and deoptimisation re-materialises
-     * scalar-replaced objects on the thread. A real per-round allocation shows in every window.
-     */
-    private static long cleanWindow(StringBuilder log, Window window) {
-        long bytes = -1;
-        try {
-            for (int w = 0; w < 3 && bytes != 0; w++) {
-                bytes = window.bytes();
-                log.append(w == 0 ? "" : ", ").append(bytes);
-            }
-        } catch (Exception e) {
-            throw new AssertionError(e);
-        }
-        return bytes;
     }
 
     private static final class Rounds {

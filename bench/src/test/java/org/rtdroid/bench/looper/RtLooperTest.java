@@ -66,6 +66,19 @@ class RtLooperTest extends RtLooperThreadTest {
         }
     }
 
+    /** Sends {@code n} messages from this thread and waits until the looper handled them. */
+    private static long window(ThreadMXBean mx, IntConsumer send, int n, RtLooper looper, long[] sent, long[] bytes,
+            long tid, long looperTid) throws InterruptedException {
+        long looperBefore = mx.getThreadAllocatedBytes(looperTid);
+        long before = mx.getThreadAllocatedBytes(tid);
+        send.accept(n);
+        bytes[0] = mx.getThreadAllocatedBytes(tid) - before;
+        sent[0] += n;
+        waitHandled(looper, sent[0]);
+        bytes[1] = mx.getThreadAllocatedBytes(looperTid) - looperBefore;
+        return bytes[0] + bytes[1];
+    }
+
     private static void waitHandled(RtLooper looper, long count) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (looper.handledCount() < count) {
@@ -216,39 +229,17 @@ class RtLooperTest extends RtLooperThreadTest {
                 h.sendMessage(m);
             }
         };
-        // The looper's baseline is read between the warm-up and the measured sends, never while
-        // messages are in flight (a race once: the main thread overslept and measured too few).
-        CountDownLatch warmedUp = new CountDownLatch(1);
-        CountDownLatch go = new CountDownLatch(1);
-        Thread sender = new Thread(() -> {
-            long tid = Thread.currentThread().threadId();
-            for (int round = 0; round < 10; round++) {
-                send.accept(20_000); // warm-up: JIT, thread-locals
-            }
-            warmedUp.countDown();
-            try {
-                go.await();
-            } catch (InterruptedException e) {
-                return;
-            }
-            long before = mx.getThreadAllocatedBytes(tid);
-            send.accept(100_000);
-            senderBytes[0] = mx.getThreadAllocatedBytes(tid) - before;
-        });
-        // Looper thread: warm-up first, then measure over the next 100,000 messages.
+        // This thread sends; a window's looper baseline is read when the previous window's messages
+        // are all handled, never while messages are in flight.
+        long tid = Thread.currentThread().threadId();
         long looperTid = looper.getThread().threadId();
-        sender.start();
-        warmedUp.await();
-        waitHandled(looper, 200_000);
-        long looperBefore = mx.getThreadAllocatedBytes(looperTid);
-        long handledBefore = looper.handledCount();
-        go.countDown();
-        sender.join();
-        waitHandled(looper, 300_000);
-        long looperBytes = mx.getThreadAllocatedBytes(looperTid) - looperBefore;
-        assertEquals(100_000, looper.handledCount() - handledBefore, "messages handled while measured");
-        assertEquals(0, senderBytes[0], "bytes the sender allocated for 100,000 messages");
-        assertEquals(0, looperBytes, "bytes the looper thread allocated while handling them");
+        long[] sent = {0};
+        long[] bytes = new long[2]; // this window's sender and looper bytes
+        AllocationWindows.warmUp(() -> window(mx, send, 20_000, looper, sent, bytes, tid, looperTid));
+        StringBuilder windows = new StringBuilder();
+        long both = AllocationWindows.measure(windows, () -> window(mx, send, 100_000, looper, sent, bytes, tid, looperTid));
+        assertEquals(0, both, "bytes the sender and the looper thread allocated over windows of 100,000 messages "
+                + "(last: sender " + bytes[0] + ", looper " + bytes[1] + "): " + windows);
         assertTrue(checksum[0] != 0);
     }
 }
