@@ -320,6 +320,12 @@ def fig_3_16(ctx: Context) -> Section:
                      "the listener is woken by the device's event, not by a 25 ms polling loop.")
         if not same:
             s.why = "the p99 under noise exceeded 1.5x the unloaded p99 on this shared VM"
+            if worst["noise"] == "memory":
+                s.why += (": the memory workload as 3.8.3 describes it for the fall detection (a 2.5 MB array of Integer "
+                          "objects, about 12.5 MB allocated per thread and period) makes 30 threads allocate about 2 GB/s, "
+                          "more than the collector reclaims on one CPU; the threads stall in allocation and the VM's "
+                          "safepoints wait for them (build/bench/sensor-jvm.log; in the RT cell's 256 MiB heap, "
+                          "BENCH_HEAP_MIB=256, they run out of heap)")
     return s
 
 

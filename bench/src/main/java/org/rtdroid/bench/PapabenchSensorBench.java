@@ -32,8 +32,9 @@ import org.rtdroid.runtime.sensor.sim.FifoInputRoot;
  *
  * <p>Cases: unloaded (Fig. 3.20), and the seed's three workloads (Figs. 3.21/3.22, 5 and 30 of
  * each; Fig. 3.23's worst case over {@code --runs 10} by the number of noise threads): {@code memory}
- * and {@code computation} as {@link SensorBench#startNoise} (2.5 MB Integer arrays every 200 ms;
- * 1,000 floating-point multiplications every 20 ms; SCHED_OTHER), and {@code listeners}: low-priority
+ * and {@code computation} as {@link SensorBench#startNoise} (the seed's jPapaBench workload: a 2 MB
+ * byte array every 200 ms, every other element dropped, {@code memory-bytes}; 1,000 floating-point
+ * multiplications every 20 ms; SCHED_OTHER), and {@code listeners}: low-priority
  * listeners of the same orientation sensor (SCHED_FIFO {@value SensorBench#LOW_PRIORITY} and up,
  * {@value SensorBench#LISTENER_WORK_NANOS} ns of work per event each; the manifest's
  * {@code <sensors listeners>} raised to hold them). Each case deploys the app afresh; the first
@@ -90,7 +91,9 @@ final class PapabenchSensorBench implements Benchmark {
                 + " thread, orientation fusion, the listener's handler); one frame every 50 ms (jPapaBench's IR task); all"
                 + " threads on CPU " + o.cpu() + "; the app's threads at its manifest's SCHED_FIFO priorities; memory and"
                 + " computation noise SCHED_OTHER; listener noise at SCHED_FIFO " + SensorBench.LOW_PRIORITY + ".."
-                + (SensorBench.LOW_PRIORITY + 29) + ", " + SensorBench.LISTENER_WORK_NANOS / 1000 + " us per event each");
+                + (SensorBench.LOW_PRIORITY + 29) + ", " + SensorBench.LISTENER_WORK_NANOS / 1000 + " us per event each; memory"
+                + " noise: every 200 ms a 2 MB byte array (" + SensorBench.BYTE_MEMORY_ELEMENTS + " elements of "
+                + SensorBench.BYTE_MEMORY_ELEMENT_BYTES + " bytes), every other element dropped, then the array (3.8.3.2)");
         report.note("source=fifo: the input devices are named pipes (mkfifo) carrying kernel-format input_event records,"
                 + " as the tasks benchmark's; the kernel's input core and evdev are not in the path");
     }
@@ -126,7 +129,8 @@ final class PapabenchSensorBench implements Benchmark {
                 }
             }
             if (noise.equals("memory") || noise.equals("computation")) {
-                noiseThreads = SensorBench.startNoise(noise, n, cpu, stop, rounds, overruns);
+                noiseThreads = SensorBench.startNoise(noise.equals("memory") ? "memory-bytes" : noise, n, cpu, stop, rounds,
+                        overruns);
             }
             long[] t = new long[3];
             long next = 0;

@@ -314,6 +314,32 @@ final class SensorBench implements Benchmark {
     /** The sink that keeps the JIT from proving a noise thread's allocations dead. */
     static volatile Object memorySink;
 
+    /**
+     * jPapaBench's memory workload (3.8.3.2): "periodically allocates a 2MB byte array, then
+     * de-allocates every other element, and finally deallocates the array". The 2 MB of bytes is
+     * held in {@value #BYTE_MEMORY_ELEMENT_BYTES}-byte elements so that every other one can be
+     * dropped: 2 MB allocated per period, where the fall detection's workload allocates about 12.5 MB
+     * (its 2.5 MB array and 655,360 Integer objects). The seed: "the RTGC has enough slack time to
+     * keep up with" it; at the fall detection's rate 30 threads allocate about 2 GB/s, which no
+     * collector on one CPU keeps up with.
+     */
+    static final int BYTE_MEMORY_ELEMENT_BYTES = 1024;
+    static final int BYTE_MEMORY_ELEMENTS = 2 * 1024 * 1024 / BYTE_MEMORY_ELEMENT_BYTES;
+
+    /** One period of jPapaBench's memory workload. */
+    static void fragmentBytesOnce() {
+        byte[][] a = new byte[BYTE_MEMORY_ELEMENTS][];
+        for (int j = 0; j < a.length; j++) {
+            a[j] = new byte[BYTE_MEMORY_ELEMENT_BYTES];
+            a[j][j % BYTE_MEMORY_ELEMENT_BYTES] = (byte) j;
+        }
+        for (int j = 0; j < a.length; j += 2) {
+            a[j] = null;
+        }
+        memorySink = a;
+        memorySink = null;
+    }
+
     /** One period of the memory workload. */
     static void fragmentOnce() {
         Integer[] a = new Integer[MEMORY_ARRAY_ENTRIES];
@@ -329,7 +355,8 @@ final class SensorBench implements Benchmark {
 
     /**
      * Low-priority noise threads of one kind (SCHED_OTHER, pinned to the bench CPU): {@code memory}
-     * (the dissertation's workload, periodic, phases spread over the period), {@code allocation-flood}
+     * (the fall detection's workload, periodic, phases spread over the period), {@code memory-bytes}
+     * (jPapaBench's, the same with {@link #fragmentBytesOnce}), {@code allocation-flood}
      * (allocating and touching 64 KiB arrays without pause, faster than any collector on one CPU
      * keeps up: not the dissertation's workload, reported beside it), {@code computation} (the
      * dissertation's: 1,000 multiplications every 20 ms, phases spread over the period) and
@@ -345,10 +372,15 @@ final class SensorBench implements Benchmark {
             long phase = MEMORY_PERIOD_NANOS * i / n;
             long cphase = COMPUTATION_PERIOD_NANOS * i / n;
             Runnable body = switch (kind) {
-                case "memory" -> () -> {
+                case "memory", "memory-bytes" -> () -> {
+                    boolean bytes = kind.equals("memory-bytes");
                     for (long next = start + phase; !stop.get(); next += MEMORY_PERIOD_NANOS) {
                         Linux.sleepUntilNanos(next);
-                        fragmentOnce();
+                        if (bytes) {
+                            fragmentBytesOnce();
+                        } else {
+                            fragmentOnce();
+                        }
                         rounds.increment();
                         long now = Linux.monotonicNanos();
                         if (now - next > MEMORY_PERIOD_NANOS) {
