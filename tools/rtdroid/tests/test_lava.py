@@ -187,12 +187,18 @@ def test_each_booted_cells_kernel_is_a_case_failed_when_not_the_one_the_job_name
         "fail", f"{rt},6.1.0-57-rt-amd64", f"the rt cell booted different kernels in one suite: {rt}, 6.1.0-57-rt-amd64")
 
 
-def test_inside_lava_a_kernel_case_names_the_release_as_its_reference(tmp_path, monkeypatch):
+def _lava_helpers(tmp_path, monkeypatch, *helpers):
+    """LAVA's shell helpers on PATH, each appending its command line to the file returned."""
     calls = tmp_path / "calls"
-    for helper in ("lava-test-case", "lava-test-reference"):
+    for helper in helpers:
         (tmp_path / helper).write_text(f'#!/bin/sh\necho "{helper} $*" >> {calls}\n')
         (tmp_path / helper).chmod(0o755)
     monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    return calls
+
+
+def test_inside_lava_a_kernel_case_names_the_release_as_its_reference(tmp_path, monkeypatch):
+    calls = _lava_helpers(tmp_path, monkeypatch, "lava-test-case", "lava-test-reference")
     robot.report([robot.Case("kernel-rt", "fail", "x", reference="6.1.0-56-rt-amd64")], None)
     assert calls.read_text().splitlines() == ["lava-test-reference kernel-rt --result fail --reference 6.1.0-56-rt-amd64"]
 
@@ -213,11 +219,7 @@ def test_outside_lava_the_cases_are_printed(tmp_path, capsys, monkeypatch):
 
 
 def test_inside_lava_each_case_is_signalled_with_its_measurement(tmp_path, monkeypatch):
-    calls = tmp_path / "calls"
-    for helper in ("lava-test-case", "lava-test-raise"):
-        (tmp_path / helper).write_text(f'#!/bin/sh\necho "{helper} $*" >> {calls}\n')
-        (tmp_path / helper).chmod(0o755)
-    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    calls = _lava_helpers(tmp_path, monkeypatch, "lava-test-case", "lava-test-raise")
     robot.report(*robot.cases_from_output(_robot(tmp_path / "a", SUITE)))
     lines = calls.read_text().splitlines()
     assert "lava-test-case deadline-missed --result fail" in lines

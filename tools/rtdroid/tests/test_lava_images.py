@@ -83,34 +83,26 @@ def test_publish_copies_the_built_images_and_names_their_sha256(tmp_path, monkey
                                                               "sha256sum": got["initrd.cpio"].sha256}
 
 
-def test_board_up_images_boots_the_deployed_copies_and_keeps_their_snapshot_beside_them(tmp_path):
-    qemu = hypervisors.get("qemu")
-    board = bc.load_board("qemu-x86_64")
-    progress = Progress(1, lambda line: None)
-    with pytest.raises(BoardError, match="no kernel"):
-        qemu.prepare_from(board, tmp_path, progress)
-    (tmp_path / "vmlinux").write_bytes(b"k")
-    with pytest.raises(BoardError, match="no initrd.cpio"):
-        qemu.prepare_from(board, tmp_path, progress)
-    (tmp_path / "initrd.cpio").write_bytes(b"i")
-    assert qemu.prepare_from(board, tmp_path, progress) == {
-        "RT_KERNEL": str(tmp_path / "vmlinux"), "RT_INITRD": str(tmp_path / "initrd.cpio"),
-        "RT_SNAPSHOT_DIR": str(tmp_path)}
-
-
-def test_board_up_images_boots_a_xen_boards_deployed_payload(tmp_path):
-    xen = hypervisors.get("xen")
-    board = bc.load_board("qemu-arm64-xen")
-    progress = Progress(1, lambda line: None)
-    with pytest.raises(BoardError, match="no xen, vmlinuz, rt.cpio"):
-        xen.prepare_from(board, tmp_path, progress)
-    for name, size in (("xen", 10), ("vmlinuz", 300), ("rt.cpio", 4000)):
-        (tmp_path / name).write_bytes(b"x" * size)
-    values = xen.prepare_from(board, tmp_path, progress)
-    assert values == {"XEN": str(tmp_path / "xen"),
-                      "XEN_RT_KERNEL": str(tmp_path / "vmlinuz"), "XEN_RT_KERNEL_BYTES": hex(300),
-                      "XEN_RT_INITRD": str(tmp_path / "rt.cpio"), "XEN_RT_INITRD_BYTES": hex(4000),
-                      "RT_SNAPSHOT_DIR": str(tmp_path)}
+# Each hypervisor's deployed files, in the order board up asks for them: what it says while one is
+# missing, then the files written; last, the variables its templates boot them with (the snapshot
+# kept beside them).
+@pytest.mark.parametrize("hv, board, steps, values", [
+    ("qemu", "qemu-x86_64", [("no kernel", {"vmlinux": 1}), ("no initrd.cpio", {"initrd.cpio": 1})],
+     lambda d: {"RT_KERNEL": str(d / "vmlinux"), "RT_INITRD": str(d / "initrd.cpio"), "RT_SNAPSHOT_DIR": str(d)}),
+    ("xen", "qemu-arm64-xen", [("no xen, vmlinuz, rt.cpio", {"xen": 10, "vmlinuz": 300, "rt.cpio": 4000})],
+     lambda d: {"XEN": str(d / "xen"),
+                "XEN_RT_KERNEL": str(d / "vmlinuz"), "XEN_RT_KERNEL_BYTES": hex(300),
+                "XEN_RT_INITRD": str(d / "rt.cpio"), "XEN_RT_INITRD_BYTES": hex(4000),
+                "RT_SNAPSHOT_DIR": str(d)}),
+])
+def test_board_up_images_boots_the_deployed_copies_once_all_are_there(tmp_path, hv, board, steps, values):
+    hypervisor, config, progress = hypervisors.get(hv), bc.load_board(board), Progress(1, lambda line: None)
+    for missing, files in steps:
+        with pytest.raises(BoardError, match=missing):
+            hypervisor.prepare_from(config, tmp_path, progress)
+        for name, size in files.items():
+            (tmp_path / name).write_bytes(b"x" * size)
+    assert hypervisor.prepare_from(config, tmp_path, progress) == values(tmp_path)
 
 
 def test_board_up_images_is_refused_where_the_board_boots_no_image_of_its_own(tmp_path):
