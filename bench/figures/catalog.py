@@ -156,13 +156,11 @@ def fig_3_9(ctx: Context) -> Section:
     rt_ratio = ratio(rtn and rtn["p50_us"], rt0 and rt0["p50_us"])
     f_ratio = ratio(fn and fn["p50_us"], f0 and f0["p50_us"])
     same = rt_ratio <= 1.5 and f_ratio >= 10
-    s.status = "reproduced" if same else "differs"
+    s.judge(same, why=("the seed's outcome is RTDroid's latency flat in N (median within 1.5x here) and Android's growing "
+                       "(10x or more here)"))
     s.outcome = (f"{'Same' if same else 'Not the same'} as the seed on the host board: RTDroid's median at N={ns[-1]} is "
                  f"{rt_ratio:.2f}x its N={ns[0]} median (p99 {rtn['p99_us']} vs {rt0['p99_us']} µs), the Android-style "
                  f"FIFO looper's {f_ratio:.0f}x.")
-    if not same:
-        s.why = ("the seed's outcome is RTDroid's latency flat in N (median within 1.5x here) and Android's growing "
-                 "(10x or more here)")
     hard = r.select(high_period_ms=10)
     if hard:
         s.notes.append("Extra rows (the harder variant, high message every 10 ms): " + "; ".join(
@@ -184,10 +182,7 @@ def fig_3_12(ctx: Context) -> Section:
             wc = [{"noise_threads": row["noise_threads"], "max_of_max_us": row["max_us"], "runs": 1,
                    "mean_of_max_us": row["max_us"], "sd_of_max_us": 0.0}
                   for row in sorted(r.select(impl=impl, high_period_ms=100), key=lambda w: w["noise_threads"])]
-        xs = [w["noise_threads"] for w in wc]
-        series.append((f"{impl}: worst over {runs} runs", xs, [w["max_of_max_us"] for w in wc]))
-        series.append((f"{impl}: mean of the runs' maxima", xs, [w["mean_of_max_us"] for w in wc]))
-        styles += ["-", ":"]
+        draw.maxima(series, styles, impl, runs, wc)
         for w in wc:
             s.rows.append([impl, w["noise_threads"], w["runs"], w["max_of_max_us"], w["mean_of_max_us"], w["sd_of_max_us"]])
     draw.lines(ax, series, f"Observed worst case of the high message's latency over {runs} runs",
@@ -200,10 +195,9 @@ def fig_3_12(ctx: Context) -> Section:
         f_worst = max(row[3] for row in ff)
         s.outcome = (f"RTDroid's observed worst case over {runs} runs is {min(row[3] for row in rt):.0f}-{rt_worst:.0f} µs "
                      f"across N (the seed's Nexus S: 100-700 µs); the FIFO looper's reaches {f_worst:.0f} µs, on the host board.")
-        s.status = "reproduced" if rt_worst < 1000 and f_worst > 10 * rt_worst else "differs"
-        if s.status == "differs":
-            s.why = ("a worst case on this shared, non-PREEMPT_RT VM includes the machine's own stalls"
-                     if rt_worst >= 1000 else "the FIFO looper's worst case did not exceed 10x RTDroid's")
+        s.judge(rt_worst < 1000 and f_worst > 10 * rt_worst,
+                why=("a worst case on this shared, non-PREEMPT_RT VM includes the machine's own stalls"
+                     if rt_worst >= 1000 else "the FIFO looper's worst case did not exceed 10x RTDroid's"))
     if runs < 10:
         s.notes.append(f"{runs} runs in this form; the seed's figure and the full form take 10.")
     return s
@@ -250,12 +244,10 @@ def fig_3_13(ctx: Context) -> Section:
         fifo = [p50[("fifo/serial", n)] for n in ns if ("fifo/serial", n) in p50]
         fifo_growth = fifo[-1] / max(fifo[0], 0.01) if fifo else float("nan")
         same = all(f <= 1.5 for f in flat) and fifo_growth >= 10
-        s.status = "reproduced" if same else "differs"
+        s.judge(same, why="RTDroid's delivery latency was not flat within 1.5x across N, or the FIFO baseline did not grow 10x")
         s.outcome = (f"{'Same' if same else 'Not the same'} as the seed on the host board: RTDroid's delivery p50 varies "
                      f"{flat[0]:.2f}x (bound) and {flat[1]:.2f}x (pool of 3) across N={ns[0]}..{ns[-1]} (the seed: bounded), "
                      f"the Android-style queue's grows {fifo_growth:.0f}x.")
-        if not same:
-            s.why = "RTDroid's delivery latency was not flat within 1.5x across N, or the FIFO baseline did not grow 10x"
     return s
 
 
@@ -313,19 +305,16 @@ def fig_3_16(ctx: Context) -> Section:
     if base and worst:
         rel = worst["p99_us"] / max(base["p99_us"], 0.01)
         same = rel <= 1.5
-        s.status = "reproduced" if same else "differs"
+        s.judge(same, why="the p99 under noise exceeded 1.5x the unloaded p99 on this shared VM" + (
+            ": the memory workload as 3.8.3 describes it for the fall detection (a 2.5 MB array of Integer "
+            "objects, about 12.5 MB allocated per thread and period) makes 30 threads allocate about 2 GB/s, "
+            "more than the collector reclaims on one CPU; the threads stall in allocation and the VM's "
+            "safepoints wait for them (build/bench/sensor-jvm.log; in the RT cell's 256 MiB heap, "
+            "BENCH_HEAP_MIB=256, they run out of heap)" if worst["noise"] == "memory" else ""))
         s.outcome = (f"{'Same' if same else 'Not the same'} as the seed on the host board: RTDroid's p99 under the worst noise "
                      f"({worst['noise_threads']} {worst['noise']} threads) is {rel:.2f}x its unloaded p99 ({worst['p99_us']} vs "
                      f"{base['p99_us']} µs); the seed saw \"no perceivable difference\". Ours are µs, not the seed's ~25-30 ms: "
                      "the listener is woken by the device's event, not by a 25 ms polling loop.")
-        if not same:
-            s.why = "the p99 under noise exceeded 1.5x the unloaded p99 on this shared VM"
-            if worst["noise"] == "memory":
-                s.why += (": the memory workload as 3.8.3 describes it for the fall detection (a 2.5 MB array of Integer "
-                          "objects, about 12.5 MB allocated per thread and period) makes 30 threads allocate about 2 GB/s, "
-                          "more than the collector reclaims on one CPU; the threads stall in allocation and the VM's "
-                          "safepoints wait for them (build/bench/sensor-jvm.log; in the RT cell's 256 MiB heap, "
-                          "BENCH_HEAP_MIB=256, they run out of heap)")
     return s
 
 
@@ -356,12 +345,10 @@ def fig_3_17(ctx: Context) -> Section:
     if "unloaded" in rt and "30 memory threads" in rt:
         rel = rt["30 memory threads"][3] / max(rt["unloaded"][3], 0.01)
         same = rel <= 1.5
-        s.status = "reproduced" if same else "differs"
+        s.judge(same, why="the median moved beyond 1.5x under memory noise")
         s.outcome = (f"{'Same' if same else 'Not the same'} as the seed on the host board: RTDroid's typical (median) latency "
                      f"under 30 memory threads is {rel:.2f}x the unloaded median (the seed: typically 5.5 ms either way, "
                      "memory noise more variable but under 6.5 ms).")
-        if not same:
-            s.why = "the median moved beyond 1.5x under memory noise"
     return s
 
 
@@ -380,10 +367,7 @@ def fig_3_18(ctx: Context) -> Section:
             wc.sort(key=lambda w: w["noise_threads"])
             if not wc:
                 continue
-            xs = [w["noise_threads"] for w in wc]
-            series.append((f"{impl}: worst over {runs} runs", xs, [w["max_of_max_us"] for w in wc]))
-            series.append((f"{impl}: mean of maxima", xs, [w["mean_of_max_us"] for w in wc]))
-            styles += ["-", ":"]
+            draw.maxima(series, styles, impl, runs, wc)
             for w in wc:
                 s.rows.append([impl, w["noise"], w["noise_threads"], w["runs"], w["max_of_max_us"], w["mean_of_max_us"],
                                w["sd_of_max_us"]])
@@ -397,10 +381,9 @@ def fig_3_18(ctx: Context) -> Section:
         s.outcome = (f"RTDroid's observed worst case over {runs} runs is {lo:.0f}-{hi:.0f} µs across the noise cases on the host "
                      f"board ({hi / max(lo, 0.01):.1f}x spread); the seed's Nexus S: 24-28 ms (its 25 ms polling period), LEON3 "
                      "about 5 ms, both flat in the noise.")
-        s.status = "reproduced" if hi <= 3 * lo else "differs"
-        if s.status == "differs":
-            s.why = ("the worst case grew more than 3x with noise: a worst case on this shared VM without PREEMPT_RT includes "
-                     "the machine's and the JVM's stalls (safepoints), which a mean of maxima shows apart")
+        s.judge(hi <= 3 * lo, why=("the worst case grew more than 3x with noise: a worst case on this shared VM without "
+                                   "PREEMPT_RT includes the machine's and the JVM's stalls (safepoints), which a mean of "
+                                   "maxima shows apart"))
     if runs < 10:
         s.notes.append(f"{runs} runs in this form; the seed's figure and the full form take 10.")
     return s
@@ -461,12 +444,11 @@ def fig_4_17(ctx: Context) -> Section:
                        row["callback_p50_us"], row["p50_us"], row["max_us"], round(spreads[-1][1], 1)])
     s.images.append(draw.save(fig, ctx.png(FIG_4_17)))
     worst = max(spreads, key=lambda x: x[1]) if spreads else ("?", float("nan"))
-    s.status = "reproduced" if worst[1] <= 5 else "differs"
+    s.judge(worst[1] <= 5, why=("an event took over 5x the median: on this shared VM without PREEMPT_RT a wake-up can meet "
+                                "the host's stalls"))
     s.outcome = (f"On the host board every event's allocation, passing and context switch are shown; the largest total is "
                  f"{worst[1]:.1f}x the median ({worst[0]} channel), "
                  f"{'no outlier beyond 5x, as the seed saw' if s.status == 'reproduced' else 'an outlier the seed did not see'}.")
-    if s.status == "differs":
-        s.why = "an event took over 5x the median: on this shared VM without PREEMPT_RT a wake-up can meet the host's stalls"
     return s
 
 
@@ -507,15 +489,13 @@ def fig_4_18(ctx: Context) -> Section:
     bulk_ratio = bulk[-1]["p50_us"] / max(bulk[0]["p50_us"], 0.01) if bulk else float("nan")
     noisy = max(worst_noise, key=lambda x: x[2]) if worst_noise else ("?", "?", float("nan"))
     same = noisy[2] <= 1.5 and bulk_ratio <= 1.5
-    s.status = "reproduced" if same else "differs"
+    s.judge(same, why=("a noise kind moved the p99 beyond 1.5x or the bulk median grew beyond 1.5x with the payload; p99 of few "
+                       "events (quick form) rests on one or two of them"))
     s.outcome = (f"On the host board the worst noise moves a channel's p99 {noisy[2]:.2f}x ({noisy[0]}, {noisy[1]} noise; the "
                  f"seed: \"unchanged overall latency profile\"); the bulk channel's median at {bulk[-1]['payload_bytes']:,} B "
                  f"is {bulk_ratio:.2f}x its {bulk[0]['payload_bytes']} B median (zero copy); intent median "
                  f"{intent['p50_us'] if intent else '?'} µs vs message {msg['p50_us'] if msg else '?'} µs (the seed: intents cost "
                  "a callback more).")
-    if not same:
-        s.why = ("a noise kind moved the p99 beyond 1.5x or the bulk median grew beyond 1.5x with the payload; p99 of few "
-                 "events (quick form) rests on one or two of them")
     s.notes.append("Today's harder variant (one send per ms, payloads 64 B to 1 MiB, a copying ArrayBlockingQueue baseline) "
                    "is `make bench BENCH=channels`.")
     return s
@@ -568,13 +548,11 @@ def intents_delay(ctx: Context, fig: Figure, path: str) -> Section:
     old = r.one(impl="fifo", path=path, k_nrt=10)
     if new and old and new["count"] and old["count"]:
         better = new["p99_us"] <= old["p99_us"]
-        s.status = "reproduced" if better else "differs"
+        s.judge(better, why=("at light load the FIFO queue rarely holds anything ahead of the real-time intent, and the cell's "
+                             "real-time path adds a hand-over to its delivery thread"))
         s.outcome = (f"{'Same' if better else 'Not the same'} as the seed on the host board at k_nrt = 10: the new "
                      f"implementation's p99 {new['p99_us']:.0f} µs vs the original's {old['p99_us']:.0f} µs "
                      f"(medians {new['p50_us']:.0f} vs {old['p50_us']:.0f} µs).")
-        if not better:
-            s.why = ("at light load the FIFO queue rarely holds anything ahead of the real-time intent, and the cell's "
-                     "real-time path adds a hand-over to its delivery thread")
     return s
 
 
@@ -603,37 +581,42 @@ def intents_load(ctx: Context, fig: Figure, path: str) -> Section:
         k = ks[-1]
         new, old = p99.get(("priority", k)), p99.get(("fifo", k))
         same = new is not None and old is not None and (new < old or lost.get(("fifo", k), 0) > 0) and lost.get(("priority", k), 0) == 0
-        s.status = "reproduced" if same else "differs"
+        s.judge(same, why="under this load the original's queue did not delay the real-time intent more than the new one's")
         fg = f", with the foreground flag {p99[('foreground', k)]:.0f} µs" if ("foreground", k) in p99 and p99[("foreground", k)] else ""
         s.outcome = (f"{'Same' if same else 'Not the same'} as the seed on the host board at k_nrt = {k}: the new implementation's "
                      f"p99 {new or float('nan'):.0f} µs vs the original's {old or float('nan'):.0f} µs{fg}; real-time intents lost: "
                      f"new {lost.get(('priority', k), 0)}, original {lost.get(('fifo', k), 0)}.")
-        if not same:
-            s.why = "under this load the original's queue did not delay the real-time intent more than the new one's"
     return s
 
 
-FIG_001_AMS = Figure("Seed 001 (a)", "Intents through the Activity Manager: per-intent delay, k_nrt = 10",
-                     "transmission delay of each real-time intent (intent #) in the AMS, k_nrt = 10, N = 1,000; original vs new",
-                     SEED_001_PLATFORM + ". The slides show the plot, no numbers: the original's delay varies with the "
-                     "regular intents queued ahead of the real-time one; the new implementation's stays low.",
-                     ("intents",), lambda ctx: intents_delay(ctx, FIG_001_AMS, "ams"))
-FIG_001_AMS_LOAD = Figure("Seed 001 (b)", "Intents through the Activity Manager under load, k_nrt = 10..100",
-                          "delay of the real-time intents for k_nrt in {25, 50, 75, 100}, N = 1,000: original, original with "
-                          "foreground flag, new implementation",
-                          SEED_001_PLATFORM + ". The slides plot the three; the new implementation's delay stays flat as "
-                          "k_nrt grows, the original's grows, the foreground flag helps only in part.",
-                          ("intents",), lambda ctx: intents_load(ctx, FIG_001_AMS_LOAD, "ams"))
-FIG_001_LBM = Figure("Seed 001 (c)", "Local broadcasts (LocalBroadcastManager): per-intent delay, k_nrt = 10",
-                     "transmission delay of each real-time intent in the LocalBroadcastManager, k_nrt = 10, N = 1,000; "
-                     "original vs new (UI thread)",
-                     SEED_001_PLATFORM + ". Plot only: the new LocalBroadcastManager (priority queue, real-time intents "
-                     "first on the UI thread) keeps the real-time intents' delay low.",
-                     ("intents",), lambda ctx: intents_delay(ctx, FIG_001_LBM, "lbm"))
-FIG_001_LBM_LOAD = Figure("Seed 001 (d)", "Local broadcasts under load, k_nrt = 10..100",
-                          "delay of the real-time intents in the LocalBroadcastManager for k_nrt in {25, 50, 75, 100}",
-                          SEED_001_PLATFORM + ". Plot only: the new implementation stays flat under load.",
-                          ("intents",), lambda ctx: intents_load(ctx, FIG_001_LBM_LOAD, "lbm"))
+def seed_001(letter: str, path: str, under_load: bool, title: str, seed_form: str, slides_show: str) -> Figure:
+    """One of seed 001's plots: the Activity Manager's (``ams``) or LocalBroadcastManager's (``lbm``)
+    real-time intents, each intent's delay at k_nrt = 10 or the delay as k_nrt grows."""
+    draw_section = intents_load if under_load else intents_delay
+    fig = Figure(f"Seed 001 ({letter})", title, seed_form, f"{SEED_001_PLATFORM}. {slides_show}", ("intents",),
+                 lambda ctx: draw_section(ctx, fig, path))
+    return fig
+
+
+FIG_001_AMS, FIG_001_AMS_LOAD, FIG_001_LBM, FIG_001_LBM_LOAD = (seed_001(*plot) for plot in (
+    ("a", "ams", False, "Intents through the Activity Manager: per-intent delay, k_nrt = 10",
+     "transmission delay of each real-time intent (intent #) in the AMS, k_nrt = 10, N = 1,000; original vs new",
+     "The slides show the plot, no numbers: the original's delay varies with the regular intents queued ahead of "
+     "the real-time one; the new implementation's stays low."),
+    ("b", "ams", True, "Intents through the Activity Manager under load, k_nrt = 10..100",
+     "delay of the real-time intents for k_nrt in {25, 50, 75, 100}, N = 1,000: original, original with "
+     "foreground flag, new implementation",
+     "The slides plot the three; the new implementation's delay stays flat as k_nrt grows, the original's grows, "
+     "the foreground flag helps only in part."),
+    ("c", "lbm", False, "Local broadcasts (LocalBroadcastManager): per-intent delay, k_nrt = 10",
+     "transmission delay of each real-time intent in the LocalBroadcastManager, k_nrt = 10, N = 1,000; "
+     "original vs new (UI thread)",
+     "Plot only: the new LocalBroadcastManager (priority queue, real-time intents first on the UI thread) keeps "
+     "the real-time intents' delay low."),
+    ("d", "lbm", True, "Local broadcasts under load, k_nrt = 10..100",
+     "delay of the real-time intents in the LocalBroadcastManager for k_nrt in {25, 50, 75, 100}",
+     "Plot only: the new implementation stays flat under load."),
+))
 
 # ------------------------------------------------------------------------------------- Table 4.2, Figs. 4.19-4.23
 

@@ -46,6 +46,15 @@ def lines(ax, series: list[tuple[str, list[float], list[float]]], title: str, xl
     finish(ax, title, xlabel, ylabel, log)
 
 
+def maxima(series: list, styles: list[str], impl: str, runs: int, worst_cases: list[dict]) -> None:
+    """Adds an implementation's two lines of an observed-worst-case panel (``lines``), by the number
+    of noise threads: the worst of its runs' maxima (solid) and their mean (dotted)."""
+    xs = [w["noise_threads"] for w in worst_cases]
+    series += [(f"{impl}: worst of {runs} runs", xs, [w["max_of_max_us"] for w in worst_cases]),
+               (f"{impl}: mean of the runs' maxima", xs, [w["mean_of_max_us"] for w in worst_cases])]
+    styles += ["-", ":"]
+
+
 def cdf(ax, series: list[tuple[str, list[float]]], title: str, xlabel: str = "latency (µs)", log: bool = True) -> None:
     """Cumulative distribution: the fraction of samples at or below each value."""
     for label, values in series:

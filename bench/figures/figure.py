@@ -29,6 +29,12 @@ class Section:
     board: str = ""
     time_base: str = ""
 
+    def judge(self, same, why: str) -> None:
+        """The verdict: reproduced when ``same`` (ours shows the seed's outcome), else differs,
+        because of ``why``."""
+        self.status = "reproduced" if same else "differs"
+        self.why = "" if same else why
+
 
 @dataclass
 class Figure:

@@ -79,17 +79,15 @@ def _section(ctx: Context, fig: Figure, calibrated: bool, bench: str = "reflecti
     if not calibrated:
         # The seed: after the table filled, a steady 52-57 µs delay of the display (wake-up and engine).
         steady = un["error_p50_us"] > 0
-        s.status = "reproduced" if steady else "differs"
+        s.judge(steady, why="the seed's outcome is a steady positive delay before calibration")
         s.outcome = (f"{'Same' if steady else 'Not the same'} as the seed {where}: uncalibrated, the display "
                      f"starts a steady {un['error_p50_us']:.1f} µs late at its median (p99 {un['error_p99_us']:.1f} µs; "
                      f"the seed 52-57 µs); no display miss once the table knew the quality it chose "
                      f"({un['display_misses_after_table_filled']}).")
-        if not steady:
-            s.why = "the seed's outcome is a steady positive delay before calibration"
         return s
     # The seed: calibration removes the steady delay (to -4..+3 µs), an order of magnitude.
     better = abs(cal["error_p50_us"]) * 10 <= max(un["error_p50_us"], 1e-9)
-    s.status = "reproduced" if better else "differs"
+    s.judge(better, why="the seed's outcome is the median error cut by an order of magnitude once calibration is on")
     jitter = base.get("error_spread_p99_us") if base else None
     s.outcome = (f"{'Same' if better else 'Not the same'} as the seed {where}: calibration moves the median "
                  f"start error from {un['error_p50_us']:.1f} µs to {cal['error_p50_us']:.2f} µs; its |error| p99 is "
@@ -99,8 +97,6 @@ def _section(ctx: Context, fig: Figure, calibrated: bool, bench: str = "reflecti
                  + (f"; with a wake guard {gcal['error_p99_us']:.1f} µs" if gcal else "")
                  + (f" (the guard's sleep and spin alone, without the engine, in the same run: "
                     f"{spin['error_p99_us']:.1f} µs)" if gcal and spin else "") + ".")
-    if not better:
-        s.why = "the seed's outcome is the median error cut by an order of magnitude once calibration is on"
     s.notes.append("The seed's tail is not comparable: on L4 the timer interrupt reaches the engine directly; here a "
                    "Linux guest without PREEMPT_RT in a virtual machine wakes it, and the wake-up's spread, not its "
                    "mean, is what a calibration of the anticipation cannot remove.")
@@ -120,12 +116,10 @@ def table_1(ctx: Context) -> Section:
                        else "(no data)"])
     known = [o for o in ours if o.get("analysis_length_us") is not None]
     full = ours[0].get("analysis_length_us") if ours else None
-    s.status = "reproduced" if known else "differs"
+    s.judge(known, why="no row of the adaptation table was observed by frame 50")
     s.outcome = (f"{'Same form' if known else 'Not the same'} as the seed: the table learns the longest analysis at "
                  f"each quality it used ({len(known)} of {len(ours)} rows known after 50 frames; full quality "
                  f"{full} µs here against the seed's 15,211 µs).")
-    if not known:
-        s.why = "no row of the adaptation table was observed by frame 50"
     s.notes.append("The project's test video is 320×240 and a full-quality analysis takes well under a millisecond on "
                    "this host, so the table stays at (1,1); the seed's MPEG-2 frames took 15 ms at full quality on the "
                    "400 MHz XScale and needed (1,2).")

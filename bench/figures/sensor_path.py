@@ -146,10 +146,8 @@ def _stress(ctx: Context, figure: Figure, impl: str) -> Section:
                  f"{worst['noise']} threads) is {rel:.2f}x its unloaded p99 ({worst['p99_us']:.0f} vs {base['p99_us']:.0f} µs); "
                  "the seed saw no difference between the three workloads.")
     if impl == "rtdroid":
-        s.status = "reproduced" if flat else "differs"
-        if not flat:
-            s.why = ("the p99 under noise exceeded 1.5x the unloaded p99 on this shared VM without PREEMPT_RT"
-                     + JVM_STALLS)
+        s.judge(flat, why=("the p99 under noise exceeded 1.5x the unloaded p99 on this shared VM without PREEMPT_RT"
+                           + JVM_STALLS))
     else:
         s.status = "differs"
         s.why = (f"one board here: the seed's LEON3 panels have no counterpart; this section shows, in the same form and "
@@ -186,10 +184,7 @@ def fig_3_23(ctx: Context) -> Section:
             wc = [w for w in worst_cases(r, impl) if w["noise"] in (noise, "none")]
             if not wc:
                 continue
-            xs = [w["noise_threads"] for w in wc]
-            series.append((f"{impl}: worst of {runs[impl]} runs", xs, [w["max_of_max_us"] for w in wc]))
-            series.append((f"{impl}: mean of maxima", xs, [w["mean_of_max_us"] for w in wc]))
-            styles += ["-", ":"]
+            draw.maxima(series, styles, impl, runs[impl], wc)
         draw.lines(ax, series, f"{noise}: observed worst case of end-to-end delivery", "noise threads", "latency (µs)",
                    log=True, styles=styles)
     for impl, r in results.items():
@@ -205,10 +200,9 @@ def fig_3_23(ctx: Context) -> Section:
                  f"on the host board ({hi / max(lo, 0.01):.1f}x spread)"
                  + (f"; Android's {min(an):.0f}-{max(an):.0f} µs" if an else "")
                  + "; the seed's Nexus S: 19.65-25.55 ms, LEON3 27.2-35.4 ms, no difference between the workloads.")
-    s.status = "reproduced" if hi <= 3 * lo else "differs"
-    if s.status == "differs":
-        s.why = ("the worst case grew more than 3x with noise: a worst case on this shared VM without PREEMPT_RT includes "
-                 "the machine's and the JVM's stalls, which the mean of maxima shows apart" + JVM_STALLS)
+    s.judge(hi <= 3 * lo, why=("the worst case grew more than 3x with noise: a worst case on this shared VM without "
+                               "PREEMPT_RT includes the machine's and the JVM's stalls, which the mean of maxima shows "
+                               "apart" + JVM_STALLS))
     if runs["rtdroid"] < 10:
         s.notes.append(f"{runs['rtdroid']} runs in this form; the seed's figure and the full form take 10.")
     return s
