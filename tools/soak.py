@@ -44,6 +44,7 @@ from rtdroid import entry, stallwitness  # noqa: E402
 from rtdroid.boardconfig import load_board  # noqa: E402
 from rtdroid.control import AndroidControl, ControlError  # noqa: E402
 from rtdroid.faults import AndroidStress, flood_channel  # noqa: E402
+from xcc.layout import DROP_FIELDS  # noqa: E402  (the counters of frames lost: region-layout.toml's kind "drop")
 
 
 def say(text: str) -> None:
@@ -213,7 +214,7 @@ class Soak:
         region = json.loads(cli("stats", "--region-only"))["region"]
         drops = {k: sum(int(r.get("producer", {}).get(k, 0)) + int(r.get("consumer", {}).get(k, 0))
                         for p in region["peers"] for r in p.get("rings", []))
-                 for k in ("frames_dropped_full", "frames_corrupt", "frames_undeliverable", "resyncs")}
+                 for k in DROP_FIELDS}
         return {
             "minute": index, "disturbance": kind, "wall_seconds": round(wall, 1),
             "cyclictest_max_us": cyclic_max,

@@ -74,6 +74,9 @@ HEADER_STRUCT = "<" + "".join({"u16": "H", "u32": "I", "u64": "Q"}[t] for _, _, 
 PRODUCER_FIELDS = tuple(c.label for c in COUNTERS if c.line == "ring_header")
 CONSUMER_FIELDS = tuple(c.label for c in COUNTERS if c.line == "consumer_line")
 STATE_FIELDS = tuple(c.label for c in COUNTERS if c.line == "state_line")
+# The counters of frames lost on the way (kind "drop", wherever they are kept): what the soak and
+# the fault suite sum.
+DROP_FIELDS = tuple(c.label for c in COUNTERS if c.kind == "drop")
 
 
 class RegionError(ValueError):

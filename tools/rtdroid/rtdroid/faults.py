@@ -67,11 +67,13 @@ class AndroidStress:
 
 def rt_receive_counters(region_path: str | Path) -> dict[str, int]:
     """The RT cell's consumer counters over the Android cell's data rings, summed (the dump lists
-    each ring under its producer, with its consumer's counters)."""
+    each ring under its producer, with its consumer's counters): every count and drop of the
+    region layout's consumer line."""
     from xcc import region as xr
+    from xcc.layout import COUNTERS
     dump = xr.dump(str(region_path))
     rt = next(p for p in dump["peers"] if p["peer"] == 1)
-    keys = ("frames_accepted", "frames_corrupt", "frames_undeliverable", "resyncs")
+    keys = [c.label for c in COUNTERS if c.line == "consumer_line" and c.kind in ("count", "drop")]
     return {k: sum(r["consumer"][k] for r in rt["rings"] if r["ring"] > 0) for k in keys}
 
 
