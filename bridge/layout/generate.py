@@ -19,6 +19,7 @@ import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 DESCRIPTOR = Path(__file__).resolve().with_name("region-layout.toml")
 WIDTHS = {"u16": 2, "u32": 4, "u64": 8}
@@ -147,6 +148,17 @@ def field_offsets(layout: Layout) -> list[tuple[Struct, Field]]:
     return [(s, f) for s in layout.structs for f in s.fields]
 
 
+def numbers(layout: Layout, constant: Callable[[str, str, str], str],
+            offset: Callable[[Struct, Field], list[str]]) -> list[str]:
+    """Every constant (``constant(NAME, value as written, comment)``), a blank line, then every
+    field's offset (``offset(struct, field)``): the lines each language writes in its own form."""
+    lines = [constant(name, _hex(name, value), comment) for name, value, comment in constants(layout)]
+    lines.append("")
+    for s, f in field_offsets(layout):
+        lines += offset(s, f)
+    return lines
+
+
 def counter_ranges(layout: Layout) -> list[tuple[str, int, int]]:
     """(struct, first id, end id) of each counter-bearing structure."""
     out, first = [], 0
@@ -176,12 +188,11 @@ def java(layout: Layout) -> str:
          "public final class RegionDescriptor {",
          "    private RegionDescriptor() {",
          "    }", ""]
-    for name, value, comment in constants(layout):
-        L.append(f"    public static final int {name} = {_hex(name, value)};" + (f" // {comment}" if comment else ""))
-    L.append("")
-    for s, f in field_offsets(layout):
-        L.append(f"    /** {s.name}: {f.type} {f.name}. */")
-        L.append(f"    public static final int {f.ident}_OFFSET = {f.offset};")
+    L += numbers(layout,
+                 lambda name, value, comment: f"    public static final int {name} = {value};"
+                 + (f" // {comment}" if comment else ""),
+                 lambda s, f: [f"    /** {s.name}: {f.type} {f.name}. */",
+                               f"    public static final int {f.ident}_OFFSET = {f.offset};"])
     states = sorted(layout.states.items(), key=lambda kv: kv[1])
     L += ["", "    /** A peer state's name as region-spec.md spells it; \"INVALID\" for a value outside the table. */",
           "    public static String stateName(int state) {", "        switch (state) {"]
@@ -237,11 +248,9 @@ def java(layout: Layout) -> str:
 def c_header(layout: Layout) -> str:
     L = ["/* " + HEADER_NOTE + " */", "#ifndef XCC_LAYOUT_H", "#define XCC_LAYOUT_H", "",
          "#include <stdint.h>", ""]
-    for name, value, comment in constants(layout):
-        L.append(f"#define XCC_{name} {_hex(name, value)}u" + (f" /* {comment} */" if comment else ""))
-    L.append("")
-    for s, f in field_offsets(layout):
-        L.append(f"#define {s.c_name(f)} {f.offset} /* {s.name}: {f.type} {f.name} */")
+    L += numbers(layout,
+                 lambda name, value, comment: f"#define XCC_{name} {value}u" + (f" /* {comment} */" if comment else ""),
+                 lambda s, f: [f"#define {s.c_name(f)} {f.offset} /* {s.name}: {f.type} {f.name} */"])
     L += ["", "/* The counters of the generic view: every field of a state line, ring header and consumer line,",
           " * by id (its place in the descriptor). */", "enum xcc_counter {"]
     for i, f in enumerate(layout.counters):
@@ -287,11 +296,9 @@ def c_source(layout: Layout) -> str:
 
 def python(layout: Layout) -> str:
     L = [f'"""{HEADER_NOTE}"""', "", "from typing import NamedTuple", ""]
-    for name, value, comment in constants(layout):
-        L.append(f"{name} = {_hex(name, value)}" + (f"  # {comment}" if comment else ""))
-    L.append("")
-    for s, f in field_offsets(layout):
-        L.append(f"{f.ident}_OFFSET = {f.offset}  # {s.name}: {f.type} {f.name}")
+    L += numbers(layout,
+                 lambda name, value, comment: f"{name} = {value}" + (f"  # {comment}" if comment else ""),
+                 lambda s, f: [f"{f.ident}_OFFSET = {f.offset}  # {s.name}: {f.type} {f.name}"])
     L += ["", f"STATE_NAMES = {dict((v, n) for n, v in layout.states.items())!r}",
           f"PEER_NAMES = {dict((p['id'], p['name']) for p in layout.peers)!r}", "",
           "# (name, offset, type) of every header field, in order",
