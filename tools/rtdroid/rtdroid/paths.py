@@ -17,6 +17,12 @@ def repo_root() -> Path:
     return Path(__file__).resolve().parents[3]
 
 
+def _env_or(variable: str, default: Path | None) -> Path | None:
+    """The path the environment variable names when it is set (and not empty), else ``default``."""
+    env = os.environ.get(variable)
+    return Path(env) if env else default
+
+
 def build_dir() -> Path:
     return repo_root() / "build"
 
@@ -31,8 +37,7 @@ def hypervisor_cells_dir() -> Path:
 
 def run_root() -> Path:
     """RTDROID_RUN_DIR relocates board state (tests use a private one)."""
-    env = os.environ.get("RTDROID_RUN_DIR")
-    return Path(env) if env else build_dir() / "run"
+    return _env_or("RTDROID_RUN_DIR", build_dir() / "run")
 
 
 def run_dir(board: str) -> Path:
@@ -57,14 +62,12 @@ def keys_dir() -> Path:
 
 def rt_agent_lib_dir() -> Path:
     """RTDROID_RT_AGENT_LIB overrides it (tests run the lifecycle against a test double)."""
-    env = os.environ.get("RTDROID_RT_AGENT_LIB")
-    return Path(env) if env else repo_root() / "rt-cell" / "agent" / "target" / "dist" / "lib"
+    return _env_or("RTDROID_RT_AGENT_LIB", repo_root() / "rt-cell" / "agent" / "target" / "dist" / "lib")
 
 
 def android_cell_dist_dir() -> Path:
     """RTDROID_ANDROID_CELL_DIST overrides it (tests)."""
-    env = os.environ.get("RTDROID_ANDROID_CELL_DIST")
-    return Path(env) if env else repo_root() / "android-cell" / "target" / "dist"
+    return _env_or("RTDROID_ANDROID_CELL_DIST", repo_root() / "android-cell" / "target" / "dist")
 
 
 def java_home() -> Path:
@@ -73,5 +76,4 @@ def java_home() -> Path:
 
 def runtime_jar_override() -> Path | None:
     """RTDROID_RUNTIME_JAR names the runtime jar `rtdroid validate` runs (tests)."""
-    env = os.environ.get("RTDROID_RUNTIME_JAR")
-    return Path(env) if env else None
+    return _env_or("RTDROID_RUNTIME_JAR", None)
