@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
@@ -87,16 +88,40 @@ class Adb:
             raise AdbError(f"`{' '.join(cmd)}` did not finish in {timeout or self.timeout:g} s") from None
 
     def connect(self) -> bool:
-        """Connects the user's adb server to the cell; True when this started that server. A
-        connection left from a cell that has since restarted is dropped first (adb would keep it
-        "offline" until its own reconnect timer fired)."""
+        """Connects the user's adb server to the cell and waits until its transport is a device
+        (`adb connect` answers "connected to" as soon as the socket is open, before the cell's adbd
+        has authorised the key: a command sent then got "device ... not found" after a restart);
+        True when this started that server. A connection left from a cell that has since restarted
+        is dropped first (adb would keep it "offline" until its own reconnect timer fired)."""
         p = self._run(["disconnect", self.serial], device=False)
         started = b"daemon started successfully" in p.stdout + p.stderr
+        started = self._connect() or started
+        deadline = time.monotonic() + self.timeout
+        while (state := self.state()) != "device":
+            if time.monotonic() > deadline:
+                raise AdbError(f"adb: {self.serial} connected but is {state or 'gone'} after {self.timeout:g} s, "
+                               f"not a device (adb -s {self.serial} get-state)")
+            if not state:  # the server dropped the transport: connect again
+                started = self._connect() or started
+            time.sleep(0.2)
+        return started
+
+    def _connect(self) -> bool:
         p = self._run(["connect", self.serial], device=False)
         out = (p.stdout + p.stderr).decode(errors="replace")
         if "connected to" not in out:
             raise AdbError(f"adb connect {self.serial} failed: {out.strip()}")
-        return started or "daemon started successfully" in out
+        return "daemon started successfully" in out
+
+    def state(self) -> str:
+        """The transport's state as the adb server sees it ("device", "offline", "unauthorized",
+        ...); "" when it has no transport of this serial."""
+        p = self._run(["get-state"], timeout=15)
+        if p.returncode != 0:
+            err = p.stderr.decode(errors="replace")
+            m = re.search(r"device (?:still )?(offline|unauthorized|authorizing|connecting)", err)
+            return m.group(1) if m else ""
+        return p.stdout.decode(errors="replace").strip()
 
     def disconnect(self, stop_server: bool = False) -> None:
         self._run(["disconnect", self.serial], device=False, timeout=15)
