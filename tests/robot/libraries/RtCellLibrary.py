@@ -134,7 +134,7 @@ class RtCellLibrary(Keywords):
         window = {"app": app, "opened_ns": opened,
                   "misses": sum(int(s.get("deadline_misses", 0)) for s in services),
                   "lateness_us": max((int(s.get("worst_lateness_nanos", 0)) for s in services), default=0) / 1000.0}
-        self.start_stall_witness()
+        self.start_stall_witness(app)
         return window
 
     @keyword
@@ -246,6 +246,7 @@ class RtCellLibrary(Keywords):
             if new - excused > budget:
                 raise AssertionError(f"{new} deadline misses, budget {budget}; {why}")
             logger.warn(f"{new} deadline misses, budget {budget}; {why}: attributed to the machine")
+        end_witness()  # the window's record of misses, unread when its misses kept within the budget
         machine_stalled = stall_floor_us > 0 and float(witness_stall_us) >= stall_floor_us
         # The runtime keeps the worst lateness since deploy. The window is judged by it only if the
         # window raised it: a stall before the window (outside any witness) is not the window's.
@@ -265,7 +266,7 @@ class RtCellLibrary(Keywords):
             raise AssertionError(f"worst release lateness {worst} µs exceeds the budget of {lateness_budget_us:.0f} µs")
 
     @keyword
-    def start_stall_witness(self):
+    def start_stall_witness(self, app: str = "cochlear"):
         """On a process board, runs cyclictest at SCHED_FIFO 99 on the RT cell's CPUs for the
         measured window: a stall that delays even it (the hypervisor descheduling this VM's vCPU,
         as these shared machines do for tens of ms) is the machine's, not the RT cell's. On a
@@ -288,6 +289,8 @@ class RtCellLibrary(Keywords):
                 ["cyclictest", "-m", "-q", "-p", "99", "-i", "1000", "-t", str(len(cpus)),
                  "-a", ",".join(str(c) for c in cpus), "-D", "600", *stallwitness.SPIKE_OPTIONS],
                 stdout=out, stderr=subprocess.STDOUT)
+        # The RT cell's record of each miss, kept as it happens: its timelines hold ~8 s of jobs.
+        SESSION.miss_record = stallwitness.MissRecord(self.region_path(), app)
 
     @keyword
     def stop_stall_witness(self) -> float:
@@ -309,30 +312,23 @@ class RtCellLibrary(Keywords):
 
     def misses_the_witnessed_stalls_explain(self, window: dict, new: int) -> tuple[int, str]:
         """How many of ``window``'s ``new`` misses the last witness's stalls explain, and why: each
-        miss of the app's timelines (`xcc.mgmt.timelines`) that ended in the window is set against
-        the witnessed stalls on the one clock both use (rtdroid.stallwitness.judge_misses); misses
-        counted but no longer in the timelines are unexplained."""
-        if self._witness_stalls is None:
+        miss the RT cell recorded during the window (its timelines, kept as the misses happened:
+        stallwitness.MissRecord) is set against the witnessed stalls on the one clock both use
+        (rtdroid.stallwitness.attribute, as the soak); misses counted but not in that record are
+        unexplained."""
+        record, SESSION.miss_record = SESSION.miss_record, None
+        if self._witness_stalls is None or record is None:
             return 0, "no stall witness ran (the RT cell's CPU is not one of this host's)"
-        from rtdroid.rttrace import rt_offset
-        answer = self._mgmt().timelines(self.region_path())
-        offset, how = rt_offset(answer)
-        if offset:
-            return 0, f"the RT cell's timelines are not on this host's clock ({how})"
-        entries = [e for e in answer["entries"] if _belongs_to(e["track"], window["app"])]
-        stalls = stallwitness.stall_intervals(self._witness_stalls)
-        judged = stallwitness.judge_misses(entries, stalls, int(window["opened_ns"]))
+        entries = record.close()
+        explained, why, judged = stallwitness.attribute(entries, self._witness_stalls, int(window["opened_ns"]),
+                                                        new, record.clock_problem)
         for j in judged:
             logger.info(f"miss: {j['track']} #{j['seq']} ({j['misses']} release(s)) {j['lateness_ns'] / 1e3:.0f} µs "
                         f"late, witnessed stalls within its interval {j['stalled_ns'] / 1e3:.0f} µs: "
                         f"{'explained' if j['explained'] else 'NOT explained'}", also_console=True)
-        explained = sum(j["misses"] for j in judged if j["explained"])
-        held = sum(j["misses"] for j in judged)
-        gone = max(0, new - held)
-        why = (f"{explained} of them explained by stalls the witness saw within their intervals (witness "
-               f"stalls over {stallwitness.SPIKE_US} µs: {sum(len(v) for v in stalls.values())})"
-               + (f"; {gone} no longer in the RT cell's timelines, so unexplained" if gone else ""))
-        return min(explained, new), why
+        logger.info(f"the RT cell's record of the window: {record.fetches} fetches of its timelines, "
+                    f"{record.failed_polls} failed polls", also_console=True)
+        return explained, why
 
     @keyword
     def build_rt_bundle(self, app: str, variant: str = "signed", version: str = "", name: str = "") -> str:

@@ -55,6 +55,7 @@ class Session:
         self.failing_on_purpose: set[str] = set()          # components a test fails deliberately
         self.stress: list = []                              # rtdroid.faults.AndroidStress running
         self.witness: subprocess.Popen | None = None        # the stall witness (cyclictest) running
+        self.miss_record = None                              # its window's stallwitness.MissRecord
         self.android_ports: dict[str | None, int] = {}     # each board's Android control port
         self.android_controls: dict[str | None, AndroidControl] = {}  # each board's control client
         self.adb_ports: dict[str | None, int] = {}         # each board's adb port (adb connect 127.0.0.1:N)
@@ -74,7 +75,11 @@ def record_kernel(cell: str, release: str) -> None:
 
 
 def end_witness() -> None:
-    """Ends a stall witness a failed test left running (SCHED_FIFO 99 on the RT cell's CPUs)."""
+    """Ends a stall witness a failed test left running (SCHED_FIFO 99 on the RT cell's CPUs), and
+    its window's record of misses."""
+    record, SESSION.miss_record = SESSION.miss_record, None
+    if record is not None:
+        record.stop()
     w, SESSION.witness = SESSION.witness, None
     if w is not None and w.poll() is None:
         w.send_signal(2)  # SIGINT: cyclictest prints its summary and exits

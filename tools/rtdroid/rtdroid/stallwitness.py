@@ -1,20 +1,19 @@
 """The stall witness's record, read back: which stalls the machine put on the RT cell's CPUs.
 
 The witness is cyclictest at SCHED_FIFO 99. With -q it prints one summary line per thread at the
-end; with -v every wake-up as "thread: cycle: latency_us" (the soak, tools/soak.py); with
---spike=US every wake-up later than US as "T: thread Spike: latency_us: TS: wake_us", TS on
-CLOCK_MONOTONIC: so each stall is an interval on the clock the host board's RT cell times its
-releases on, and a deadline miss can be set against the stalls that overlap it (the Robot suites).
-Unit-tested without a board.
+end; with --spike=US every wake-up later than US as "T: thread Spike: latency_us: TS: wake_us", TS
+on CLOCK_MONOTONIC: so each stall is an interval on the clock the host board's RT cell times its
+releases on, and a deadline miss can be set against the stalls that overlap it. One rule for the
+Robot suites' windows and the soak's minutes: `MissRecord` keeps the RT cell's record of each miss
+as it happens, `attribute` sets it against the stalls. Unit-tested without a board.
 """
 from __future__ import annotations
 
 import math
 import re
-from pathlib import Path
-from xml.etree import ElementTree
+import threading
+import time
 
-_SAMPLE = re.compile(r"^\s*(\d+):\s*(\d+):\s*(\d+)\s*$", re.MULTILINE)
 _MAX = re.compile(r"Max:\s+(\d+)")
 _SPIKE = re.compile(r"^T:\s*(\d+)\s+Spike:\s*(\d+):\s*TS:\s*(\d+)\s*$", re.MULTILINE)
 
@@ -33,70 +32,6 @@ def worst_us(record: str) -> int:
     if not worst:
         raise ValueError(f"the stall witness's record has no summary (no 'Max:'): {record[-500:]!r}")
     return max(worst)
-
-
-def stalls(record: str, min_us: float) -> dict[int, list[int]]:
-    """Per witness thread, the stalls of at least ``min_us``, each as its worst wake-up latency.
-
-    A stall delays the wake-up it overlaps; the wake-ups that fell due during it then run late
-    too, each by less. So a run of consecutive cycles all delayed by at least ``min_us`` is one
-    stall, as long as its worst sample. Two stalls that close together count as one: that errs
-    towards blaming the RT cell, never the machine."""
-    per_thread: dict[int, list[int]] = {}
-    last: dict[int, int] = {}  # thread -> cycle of its latest sample at or over min_us
-    for m in _SAMPLE.finditer(record):
-        thread, cycle, latency = int(m.group(1)), int(m.group(2)), int(m.group(3))
-        found = per_thread.setdefault(thread, [])
-        if latency < min_us:
-            continue
-        if last.get(thread) == cycle - 1 and found:
-            found[-1] = max(found[-1], latency)
-        else:
-            found.append(latency)
-        last[thread] = cycle
-    return per_thread
-
-
-def misses_explained(stall_us: float, periods_us: list[float]) -> int:
-    """The most deadline misses one stall of ``stall_us`` can cause among periodic tasks of these
-    periods: per task, the releases whose deadline falls inside the stall plus the one it
-    overlaps, ceil(stall / period) + 1."""
-    if stall_us <= 0:
-        return 0
-    return sum(math.ceil(stall_us / p) + 1 for p in periods_us)
-
-
-def misses_all_explain(per_thread: dict[int, list[int]], periods_us: list[float]) -> int:
-    """The most misses the witnessed stalls can cause: the sum over one witness thread's stalls,
-    for the thread whose stalls explain the most (a stall of the whole VM shows on every thread;
-    one of a single vCPU on one)."""
-    return max((sum(misses_explained(s, periods_us) for s in found) for found in per_thread.values()),
-               default=0)
-
-
-def duration_us(text: str) -> float:
-    """A manifest duration ("8ms", "500us") in µs, by the manifest's one rule (xcc.manifest)."""
-    from xcc import manifest as manifest_values
-    try:
-        ns = manifest_values.duration_ns(text)
-    except manifest_values.ValueProblem:
-        ns = 0
-    if ns <= 0:
-        raise ValueError(f"not a positive manifest duration: {text!r}")
-    return ns / 1000.0
-
-
-def periods_us(manifest: Path) -> list[float]:
-    """The periods of an app's periodic tasks, from its manifest, in µs."""
-    root = ElementTree.parse(manifest).getroot()
-    periods = []
-    for task in root.iter("periodic-task"):
-        release = task.find("release")
-        period = release.get("periodic") if release is not None else None
-        if not period:
-            raise ValueError(f"{manifest}: periodic-task {task.get('name')!r} has no release periodic")
-        periods.append(duration_us(period))
-    return periods
 
 
 def stall_intervals(record: str) -> dict[int, list[tuple[int, int]]]:
@@ -157,3 +92,100 @@ def judge_misses(entries: list[dict], stalls: dict[int, list[tuple[int, int]]], 
             out.append({"track": track, "seq": seq, "misses": misses, "lateness_ns": lateness,
                         "stalled_ns": stalled, "explained": stalled >= lateness})
     return out
+
+
+def belongs_to(service: str, app: str) -> bool:
+    """Whether a service row or timeline track (app/Component, app/Component/task) is ``app``'s."""
+    return service == app or service.startswith(app + "/") or service.startswith(app + ".")
+
+
+class MissRecord:
+    """The RT cell's timeline entries of an app's deadline misses in a window, kept as they happen.
+
+    The cell keeps the last 1,024 jobs per task (~8 s of an 8 ms task), so a window longer than
+    that loses its early misses by its end. While the window is open this polls the app's miss
+    count (`rt services`, every ``poll_s``) and, when it rose, fetches the timelines of the seconds
+    since the last fetch and keeps the app's entries; ``close`` fetches once more and returns them
+    all. A poll that fails (the management path busy) is retried at the next; a miss that still
+    slipped out of the record is one ``attribute`` counts as unexplained. ``mgmt`` is the
+    management module (xcc.mgmt: list_services, timelines), a stand-in in unit tests."""
+
+    def __init__(self, region_path: str, app: str, mgmt=None, poll_s: float = 2.0):
+        if mgmt is None:
+            from xcc import mgmt
+        self.region, self.app, self.mgmt, self.poll_s = str(region_path), app, mgmt, poll_s
+        self.entries: dict[tuple[str, int], dict] = {}
+        self.clock_problem: str | None = None  # set when the timelines are not on this host's clock
+        self.fetches = 0
+        self.failed_polls = 0
+        self._misses = self._count()
+        self._fetched = time.monotonic()
+        self._stop = threading.Event()
+        self._thread = None
+        if poll_s > 0:  # 0: polled by the caller
+            self._thread = threading.Thread(target=self._run, name=f"miss-record-{app}", daemon=True)
+            self._thread.start()
+
+    def _count(self) -> int:
+        return sum(int(s.get("deadline_misses", 0)) for s in self.mgmt.list_services(self.region)
+                   if belongs_to(s["name"], self.app))
+
+    def _fetch(self, seconds: int) -> None:
+        from .rttrace import rt_offset
+        now = time.monotonic()
+        answer = self.mgmt.timelines(self.region, seconds)
+        offset, how = rt_offset(answer)
+        if offset:
+            self.clock_problem = how
+        for e in answer["entries"]:
+            if belongs_to(e["track"], self.app):
+                self.entries[(e["track"], e["seq"])] = e
+        self._fetched = now
+        self.fetches += 1
+
+    def poll(self) -> None:
+        """One poll: when the app's miss count rose, fetch the seconds since the last fetch (and
+        two of margin). A poll that fails is counted; the next one retries."""
+        try:
+            n = self._count()
+            if n > self._misses:
+                self._fetch(math.ceil(time.monotonic() - self._fetched) + 2)
+                self._misses = n
+        except Exception:  # noqa: BLE001 (what a failed poll misses, attribute counts as unexplained)
+            self.failed_polls += 1
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.poll_s):
+            self.poll()
+
+    def stop(self) -> None:
+        """Stops polling (a window a failed test left open)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=60)
+
+    def close(self) -> list[dict]:
+        """Stops polling, fetches the whole record once more; the app's entries, each job once."""
+        self.stop()
+        self._fetch(0)
+        return list(self.entries.values())
+
+
+def attribute(entries: list[dict], record: str | None, since_ns: int, new: int,
+              clock_problem: str | None = None) -> tuple[int, str, list[dict]]:
+    """How many of a window's ``new`` deadline misses the stall witness's ``record`` (a --spike
+    record; None: no witness ran) explains, by `judge_misses` over the RT cell's ``entries`` of
+    them; why, in one sentence; and the judged misses. A miss counted but not in ``entries``, or
+    any miss when the timelines are not on the witness's clock, is unexplained."""
+    if record is None:
+        return 0, "no stall witness ran (the RT cell's CPU is not one of this host's)", []
+    if clock_problem:
+        return 0, f"the RT cell's timelines are not on this host's clock ({clock_problem})", []
+    spans = stall_intervals(record)
+    judged = judge_misses(entries, spans, since_ns)
+    explained = sum(j["misses"] for j in judged if j["explained"])
+    gone = max(0, new - sum(j["misses"] for j in judged))
+    why = (f"{explained} of them explained by stalls the witness saw within their intervals (witness "
+           f"stalls over {SPIKE_US} µs: {sum(len(v) for v in spans.values())})"
+           + (f"; {gone} not in the RT cell's record, so unexplained" if gone else ""))
+    return min(explained, new), why, judged

@@ -1,28 +1,13 @@
 """The stall witness's record, read back (rtdroid.stallwitness)."""
-from pathlib import Path
+import threading
 
 import pytest
 
 from rtdroid import stallwitness
 
-ROOT = Path(__file__).resolve().parents[3]
-
-# The shape cyclictest -m -q -v prints: its banner, "thread: cycle: latency" per wake-up, and a
-# summary line per thread at the end.
+# The summary line per thread cyclictest -m -q prints at the end.
 RECORD = """\
 # /dev/cpu_dma_latency set to 0us
-       0:       0:      12
-       1:       0:      15
-       0:       1:   20269
-       1:       1:      14
-       0:       2:   19300
-       1:       2:    9000
-       0:       3:   18200
-       1:       3:      11
-       0:       4:      40
-       0:       5:      33
-       0:       6:    7100
-       0:       7:      20
 T: 0 ( 6487) P:99 I:1000 C:      8 Min:     12 Act:   20 Avg: 3000 Max:   20269
 T: 1 ( 6488) P:99 I:1000 C:      4 Min:     11 Act:   11 Avg: 2000 Max:    9000
 """
@@ -34,42 +19,7 @@ def test_worst_is_the_worst_summary_line():
 
 def test_a_record_without_summary_is_an_error_that_says_so():
     with pytest.raises(ValueError, match="no summary"):
-        stallwitness.worst_us("       0:       0:      12\n")
-
-
-def test_late_wake_ups_in_a_row_are_one_stall_as_long_as_the_worst():
-    found = stallwitness.stalls(RECORD, 6000)
-    # Thread 0: cycles 1-3 are one stall (20269), cycle 6 another; thread 1: one stall.
-    assert found == {0: [20269, 7100], 1: [9000]}
-
-
-def test_stalls_below_the_threshold_are_not_stalls():
-    assert stallwitness.stalls(RECORD, 25000) == {0: [], 1: []}
-
-
-def test_one_stall_explains_ceil_stall_over_period_plus_one_per_task():
-    # Two 8 ms tasks, a 20.3 ms stall: ceil(20269 / 8000) + 1 = 4 each.
-    assert stallwitness.misses_explained(20269, [8000, 8000]) == 8
-    assert stallwitness.misses_explained(0, [8000]) == 0
-
-
-def test_every_stall_of_the_window_counts_on_the_thread_that_explains_most():
-    found = stallwitness.stalls(RECORD, 6000)
-    # Thread 0: 8 for 20269 µs plus 4 for 7100 µs (ceil 1 + 1, per task); thread 1: 6 for 9000 µs.
-    per_task = [8000, 8000]
-    t0 = stallwitness.misses_explained(20269, per_task) + stallwitness.misses_explained(7100, per_task)
-    t1 = stallwitness.misses_explained(9000, per_task)
-    assert (t0, t1) == (12, 6)
-    assert stallwitness.misses_all_explain(found, per_task) == 12
-    assert stallwitness.misses_all_explain({}, per_task) == 0
-
-
-def test_periods_come_from_the_manifest():
-    cochlear = ROOT / "rtdroid-runtime/examples/src/main/manifests/cochlear/manifest.xml"
-    assert stallwitness.periods_us(cochlear) and all(p == 8000.0 for p in stallwitness.periods_us(cochlear))
-    assert stallwitness.duration_us("500us") == 500.0
-    with pytest.raises(ValueError, match="not a positive manifest duration"):
-        stallwitness.duration_us("0ms")
+        stallwitness.worst_us("# /dev/cpu_dma_latency set to 0us\n")
 
 
 # cyclictest -q --spike=1000: its summary, then each late wake-up with when it happened (µs,
@@ -127,3 +77,66 @@ def test_a_stall_on_another_cpu_is_not_added_to_this_ones():
     jobs = [_job(1, 0, 12, flags=stallwitness.DEADLINE_MISS)]  # 4 ms late
     two_cpus = {0: [(1000_000_000_000, 1000_003_000_000)], 1: [(1000_005_000_000, 1000_008_000_000)]}
     assert not stallwitness.judge_misses(jobs, two_cpus, 0)[0]["explained"]
+
+
+class _Cell:
+    """A stand-in for xcc.mgmt over a cell whose timelines keep its last ``keep`` jobs (the cell
+    keeps 1,024 per task): a job is added to it as a test says it ended."""
+
+    def __init__(self, keep):
+        self.keep, self.jobs, self.lock = keep, [], threading.Lock()
+
+    def ended(self, job):
+        with self.lock:
+            self.jobs.append(job)
+
+    def list_services(self, region):
+        with self.lock:
+            misses = sum(1 for j in self.jobs if j["flags"] & stallwitness.DEADLINE_MISS)
+        return [{"name": "cochlear/Implant/processingTask", "deadline_misses": misses},
+                {"name": "echo/EchoReceiver", "deadline_misses": 7}]
+
+    def timelines(self, region, seconds=0):
+        with self.lock:
+            kept = self.jobs[-self.keep:] + [dict(_job(1, 0, 1), track="echo/EchoReceiver")]
+        return {"entries": kept, "cell_now_nanos": 0, "sent_nanos": 0, "answered_nanos": 0}
+
+
+def _ended_while_polled(cell, record, jobs):
+    for j in jobs:
+        cell.ended(j)
+        record.poll()
+
+
+def test_the_record_keeps_every_miss_of_a_window_longer_than_the_cells_timelines():
+    cell = _Cell(keep=4)
+    jobs = [_job(n, 8 * n, 8 * n + 1) for n in range(1, 40)]
+    jobs[5] = _job(6, 48, 70, flags=stallwitness.DEADLINE_MISS)  # 14 ms late, long rolled out by the end
+    record = stallwitness.MissRecord("region", "cochlear", mgmt=cell, poll_s=0)
+    _ended_while_polled(cell, record, jobs)
+    entries = record.close()
+    assert ("cochlear/Implant/processingTask", 6) in {(e["track"], e["seq"]) for e in entries}
+    assert all(stallwitness.belongs_to(e["track"], "cochlear") for e in entries), "only the app's tracks"
+    stalls = f"T: 0 ( 1) P:99 I:1000 C: 9 Min: 1 Act: 1 Avg: 1 Max: 20000\nT: 0 Spike: 20000: TS: {1000_070_000}\n"
+    explained, why, judged = stallwitness.attribute(entries, stalls, 0, 1)
+    assert (explained, [j["seq"] for j in judged]) == (1, [6]), why
+
+
+def test_a_miss_no_longer_in_the_record_is_counted_unexplained():
+    cell = _Cell(keep=2)
+    cell.ended(_job(1, 0, 20, flags=stallwitness.DEADLINE_MISS))
+    for n in range(2, 6):
+        cell.ended(_job(n, 8 * n, 8 * n + 1))
+    record = stallwitness.MissRecord("region", "cochlear", mgmt=cell, poll_s=0)  # no poll before close
+    stalls = "T: 0 ( 1) P:99 I:1000 C: 9 Min: 1 Act: 1 Avg: 1 Max: 20000\nT: 0 Spike: 20000: TS: 1000020000\n"
+    explained, why, _ = stallwitness.attribute(record.close(), stalls, 0, 1)
+    assert explained == 0 and "1 not in the RT cell's record, so unexplained" in why
+
+
+def test_without_a_witness_or_on_another_clock_no_miss_is_explained():
+    jobs = [_job(1, 0, 12, flags=stallwitness.DEADLINE_MISS)]
+    assert stallwitness.attribute(jobs, None, 0, 1)[:2] == (
+        0, "no stall witness ran (the RT cell's CPU is not one of this host's)")
+    spikes = "T: 0 Spike: 20000: TS: 1000020000\n"
+    assert stallwitness.attribute(jobs, spikes, 0, 1)[0] == 1
+    assert stallwitness.attribute(jobs, spikes, 0, 1, clock_problem="an offset")[0] == 0
