@@ -42,6 +42,7 @@ ROOT_SIDE_ON_HOST = ("process", "qemu", "xen")
 # Each suite runs in its own LAVA test action: it waits for the board lock (another user's board
 # run), boots the board, runs and tears down. A bound on all of that, not a timing goal.
 SUITE_TIMEOUT_MINUTES = 40
+BOOT_ONLY_MINUTES = 20  # a real board's TFTP deploy (10) and u-boot boot (5), with room
 
 IDENTITY_FILE = "/etc/lava-server/dispatcher-config/device/rtdroid-lab_ed25519"
 
@@ -257,9 +258,11 @@ def job_definition(board: Board, site: Site | None = None, suites: list[str] | N
                              f"rtdroid {board.name}: boot only (its board file has no tests: section)"),
         "priority": "medium",
         "visibility": "public",
+        # LAVA refuses a job whose default action timeout exceeds the job's ("Global timeout is
+        # larger than job timeout"): a boot-only job's actions get what its deploy and boot need.
         "timeouts": {
-            "job": {"minutes": 10 + SUITE_TIMEOUT_MINUTES * len(suites)},
-            "action": {"minutes": SUITE_TIMEOUT_MINUTES},
+            "job": {"minutes": 10 + SUITE_TIMEOUT_MINUTES * len(suites) if suites else BOOT_ONLY_MINUTES},
+            "action": {"minutes": SUITE_TIMEOUT_MINUTES if suites else BOOT_ONLY_MINUTES},
             "connection": {"minutes": 2},
         },
         "metadata": {
