@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,14 +17,13 @@ import pytest
 from rtdroid.lava import render
 
 GOLDEN = render.golden_dir()
-VALIDATE = Path(__file__).resolve().parents[1] / "validate.py"
-LAVA_ENV = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/tmp"}  # Debian's python3 (lava_common)
+RTDROID = Path(sys.executable).parent / "rtdroid"
 BOARDS = sorted(p.stem for p in (GOLDEN / "jobs").glob("*.yaml"))
 
 
 def _validate(*args) -> subprocess.CompletedProcess:
-    return subprocess.run(["/usr/bin/python3", str(VALIDATE), *map(str, args)], capture_output=True, text=True,
-                          env=LAVA_ENV, timeout=600)
+    return subprocess.run([str(RTDROID), "lava", "validate", *map(str, args)], capture_output=True, text=True,
+                          timeout=600)
 
 
 def _local_job(board: str, tmp: Path) -> Path:

@@ -15,12 +15,17 @@
       the lab's finished jobs of a commit or kernel, with their figures
   lava compare --commit A --commit B [--board B] [--limit N]
       two commits' figures side by side, per board (the newest complete job of each)
+  lava validate [--device DICT --templates DIR ...] JOB...
+      check rendered jobs as LAVA does (its job schema; on the device, the dispatcher's validation)
 """
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
+from .. import paths
+from ..errors import BoardError
 from ..boardconfig import available_boards, load_board
 from ..lava import build as lava_build
 from ..lava import history as lava_history
@@ -136,6 +141,19 @@ def cmd_compare(a) -> int:
     return 0
 
 
+def cmd_validate(a) -> int:
+    # LAVA's checks are its own Python (Debian's python3 with the LAVA packages), not the venv's
+    lab = paths.repo_root() / "tools" / "lab"
+    if not Path("/usr/lib/python3/dist-packages/lava_common").is_dir():
+        raise BoardError("LAVA's packages are not installed (make lab installs them)")
+    code = "import sys; sys.path.insert(0, sys.argv.pop(1)); import lavacheck; sys.exit(lavacheck.main(sys.argv[1:]))"
+    return subprocess.run(["/usr/bin/python3", "-c", code, str(lab),
+                           *(["--device", str(a.device.resolve())] if a.device else []),
+                           *(x for t in a.templates for x in ("--templates", str(t.resolve()))),
+                           *(str(j.resolve()) for j in a.jobs)],
+                          env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": str(Path.home())}).returncode
+
+
 def register(commands) -> None:
     lava = commands.group("lava", help="the boards in a LAVA lab: devices, jobs, Robot results as LAVA test cases")
 
@@ -196,3 +214,11 @@ def register(commands) -> None:
     sp.add_argument("--limit", type=int, default=50, metavar="N", help="look at the newest N finished jobs (50)")
     sp.add_argument("--identity", default="rtdroid-lab", help="lavacli identity (default rtdroid-lab)")
     sp.set_defaults(func=cmd_compare)
+
+    sp = lava.add_parser("validate", help="check rendered jobs as LAVA does: its schema, the dispatcher on a device")
+    sp.add_argument("--device", type=Path, metavar="DICT",
+                    help="a device dictionary: render it through LAVA's templates, validate each job on it")
+    sp.add_argument("--templates", type=Path, action="append", default=[], metavar="DIR",
+                    help="device-type templates of the project's own (repeatable; LAVA's come after them)")
+    sp.add_argument("jobs", nargs="+", type=Path, metavar="JOB")
+    sp.set_defaults(func=cmd_validate)

@@ -1,19 +1,18 @@
-#!/usr/bin/python3
 """Checks rendered LAVA files the way LAVA does, without a running lab: each job against LAVA's
 job schema (what `lavacli jobs submit` / the server's submission refuses), and with --device a
 device dictionary rendered through LAVA's own device-type templates, checked against LAVA's
 device schema, then the job validated by the dispatcher against that device (`lava-run
 --validate`: LAVA's pipeline for the job on that device, its URLs fetched). Runs with Debian's
-python3 (lava_common, lava_dispatcher, jinja2 from the LAVA packages).
+python3 (lava_common, lava_dispatcher, jinja2 from the LAVA packages), started by `rtdroid lava
+validate` (commands/lava.py), which takes the same arguments:
 
-  validate.py JOB.yaml...                                  # schema only
-  validate.py --device DICT.jinja2 --templates DIR... JOB.yaml   # + the dispatcher's validation
+  JOB.yaml...                                           schema only
+  --device DICT.jinja2 [--templates DIR ...] JOB.yaml   + the dispatcher's validation on that device
 
-One line per file: "ok FILE" or "invalid FILE: reason"; exit 1 when any is invalid."""
+One line per file: "ok FILE" or "invalid FILE: reason"; main returns 1 when any is invalid."""
 import argparse
 import json
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -49,12 +48,12 @@ def dispatcher_validates(job: Path, device: dict) -> str | None:
     return f"lava-run --validate exited {p.returncode}: {(p.stderr.strip().splitlines() or ['no output'])[-1]}"
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser()
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="rtdroid lava validate")
     ap.add_argument("--device", type=Path)
     ap.add_argument("--templates", action="append", default=[])
     ap.add_argument("jobs", nargs="+", type=Path)
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     device = None
     bad = 0
     if a.device:
@@ -74,7 +73,3 @@ def main() -> int:
         print(f"ok {job}" if why is None else f"invalid {job}: {why}")
         bad += why is not None
     return 1 if bad else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
