@@ -198,6 +198,9 @@ static void rate_timer(const struct options *o, FILE *out, int64_t period, long 
         reads++;
         generated += (long)count;
         lost += count > 1 ? (long)count - 1 : 0;
+        if (n >= 1000000 && generated / 1000000 != (generated - (long)count) / 1000000) {
+            progress("irqrate: %ld of %ld interrupts, %ld lost", generated, n, lost);
+        }
     }
     int64_t took = now_ns() - start;
     close(fd);
@@ -248,16 +251,17 @@ int test_irqrate(const struct options *o, FILE *out) {
     static const int64_t quick[] = {1000000, 300000, 100000, 50000, 20000};
     static const int64_t full[] = {1000000, 500000, 410000, 330000, 250000, 180000, 150000, 120000, 100000,
                                    80000,   60000,  50000,  40000,  30000,  20000,  15000,  10000};
-    const int64_t *periods = o->quick ? quick : full;
-    size_t count = o->quick ? sizeof quick / sizeof *quick : sizeof full / sizeof *full;
-    long n = o->quick ? 1000 : 10000;
+    const int64_t *periods = o->irq_periods ? o->irq_periods_ns : o->quick ? quick : full;
+    size_t count = o->irq_periods ? (size_t)o->irq_periods
+                   : o->quick ? sizeof quick / sizeof *quick : sizeof full / sizeof *full;
+    long n = o->irq_count ? o->irq_count : o->quick ? 1000 : 10000;
     apply_level(o, 0);
     for (size_t i = 0; i < count; i++) {
         progress("irqrate: timer every %lld us, %ld interrupts", (long long)periods[i] / 1000, n);
         rate_timer(o, out, periods[i], n);
         sleep_ns(2000000);
     }
-    if (o->rtc) {
+    if (o->rtc && !o->irq_periods) {
         static const int hzs[] = {1024, 2048, 4096, 8192};
         for (size_t i = o->quick ? 2 : 0; i < sizeof hzs / sizeof *hzs; i++) {
             progress("irqrate: %s at %d Hz", o->rtc, hzs[i]);

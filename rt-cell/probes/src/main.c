@@ -25,6 +25,7 @@ static const struct {
 static void usage(FILE *f) {
     fprintf(f, "usage: rtdroid-probe [--cpu N] [--policy fifo|other] [--prio 2..99] [--quick] [--rtc DEVICE]\n"
                "                     [--set-governor NAME] [--set-rt-runtime-us N] [--set-oom-score-adj N] [--oom-pid PID]\n"
+               "                     [--irq-count N] [--irq-periods-us P,P,...]\n"
                "                     all | TEST...   (TEST: hygiene calibrate switch irq irqrate sem mutex)\n");
 }
 
@@ -61,6 +62,32 @@ static void overrun(int sig) {
     _exit(3);
 }
 
+/* "410,390,..." (us) into o->irq_periods_ns; 0, or -1 when one is not a period */
+static int periods_us(const char *v, struct options *o) {
+    char buf[256];
+    if (strlen(v) >= sizeof buf) return -1;
+    strcpy(buf, v);
+    o->irq_periods = 0;
+    for (char *save = NULL, *p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+        long us;
+        if (o->irq_periods == IRQ_PERIODS_MAX || number(p, 5, 1000000, &us)) return -1;
+        o->irq_periods_ns[o->irq_periods++] = (int64_t)us * 1000;
+    }
+    return o->irq_periods ? 0 : -1;
+}
+
+/* The watchdog's allowance for one test: a quick one takes seconds, a full one a minute or two,
+ * under emulation more; irqrate's long form as long as its interrupts take, and half as long again. */
+static unsigned allowance_s(const struct options *o, const char *test) {
+    unsigned base = o->quick ? 300 : 1800;
+    if (strcmp(test, "irqrate") || !(o->irq_count || o->irq_periods)) return base;
+    long n = o->irq_count ? o->irq_count : o->quick ? 1000 : 10000;
+    double s = 0;
+    for (int i = 0; i < o->irq_periods; i++) s += (double)n * (double)o->irq_periods_ns[i] / 1e9;
+    if (!o->irq_periods) s = (double)n * 1e-3 * 17;  /* at most the full series' 17 periods of <= 1 ms */
+    return base + (unsigned)(s * 1.5);
+}
+
 int main(int argc, char **argv) {
     struct options o = {.cpu = -1, .policy = POLICY_FIFO, .prio = 80, .set_rt_runtime_us = LONG_MIN,
                         .set_oom_adj = INT_MIN};
@@ -76,7 +103,8 @@ int main(int argc, char **argv) {
             o.quick = 1;
         } else if (!strcmp(a, "--cpu") || !strcmp(a, "--prio") || !strcmp(a, "--policy") || !strcmp(a, "--rtc")
                    || !strcmp(a, "--set-governor") || !strcmp(a, "--set-rt-runtime-us")
-                   || !strcmp(a, "--set-oom-score-adj") || !strcmp(a, "--oom-pid")) {
+                   || !strcmp(a, "--set-oom-score-adj") || !strcmp(a, "--oom-pid") || !strcmp(a, "--irq-count")
+                   || !strcmp(a, "--irq-periods-us")) {
             if (!v) {
                 return bad("%s needs a value", a);
             }
@@ -99,6 +127,13 @@ int main(int argc, char **argv) {
             } else if (!strcmp(a, "--set-rt-runtime-us")) {
                 if (number(v, -1, INT_MAX, &n)) return bad("--set-rt-runtime-us %s: must be -1 or a number of us", v);
                 o.set_rt_runtime_us = n;
+            } else if (!strcmp(a, "--irq-count")) {
+                if (number(v, 1, 1000000000, &n)) return bad("--irq-count %s: must be 1..1000000000 interrupts", v);
+                o.irq_count = n;
+            } else if (!strcmp(a, "--irq-periods-us")) {
+                if (periods_us(v, &o)) {
+                    return bad("--irq-periods-us %s: must be 1 to 32 periods of 5..1000000 us, comma-separated", v);
+                }
             } else if (!strcmp(a, "--set-oom-score-adj")) {
                 if (number(v, -1000, 1000, &n)) return bad("--set-oom-score-adj %s: must be -1000..1000", v);
                 o.set_oom_adj = (int)n;
@@ -157,7 +192,7 @@ int main(int argc, char **argv) {
         if (chosen[t]) {
             /* generous: a quick test takes seconds, a full one a minute or two, under emulation more */
             current_test = TESTS[t].name;
-            alarm(o.quick ? 300 : 1800);
+            alarm(allowance_s(&o, TESTS[t].name));
             failed |= TESTS[t].run(&o, stdout);
             alarm(0);
         }

@@ -13,12 +13,19 @@
 /* How the probe's threads are scheduled: what the cell gives its threads. */
 enum policy { POLICY_FIFO, POLICY_OTHER };
 
+#define IRQ_PERIODS_MAX 32
+
 struct options {
     int cpu;              /* the one CPU every thread is pinned to; -1: the first CPU allowed */
     enum policy policy;   /* fifo: SCHED_FIFO at prio and the levels below it; other: nice levels */
     int prio;             /* the highest priority a test uses (fifo 2..99) */
     int quick;            /* the short series */
     const char *rtc;      /* a periodic-interrupt device (an RTC), or NULL */
+    /* irqrate's long form (the seed's 10,000,000-interrupt table): interrupts per period and the
+     * periods; 0: the series of --quick or the full run */
+    long irq_count;
+    int64_t irq_periods_ns[IRQ_PERIODS_MAX];
+    int irq_periods;
     /* hygiene: what to set (NULL / INT_MIN: leave as it is) */
     const char *set_governor;
     long set_rt_runtime_us;

@@ -130,7 +130,19 @@ static void test_binary(const char *probe) {
     CHECK(run(cmd, &out) == 2);
     CHECK(strstr(out, "--prio 5: must be 13..99") != NULL);
     free(out);
+    snprintf(cmd, sizeof cmd, "%s --irq-periods-us 100,0 irqrate 2>&1", probe);
+    CHECK(run(cmd, &out) == 2);
+    CHECK(strstr(out, "--irq-periods-us 100,0: must be 1 to 32 periods of 5..1000000 us") != NULL);
+    free(out);
     record("a bad command line is exit 2 with one line");
+
+    snprintf(cmd, sizeof cmd, "%s --policy other --irq-count 30 --irq-periods-us 500,200 irqrate 2>/dev/null", probe);
+    CHECK(run(cmd, &out) == 0);
+    CHECK(count(out, "{\"test\":\"irqrate\"") == 2);
+    CHECK(strstr(out, "\"period_ns\":500000,") && strstr(out, "\"period_ns\":200000,"));
+    CHECK(count(out, "\"generated\":3") == 2); /* 30, or 31 when the last read took two */
+    free(out);
+    record("irqrate's long form: the periods and count asked for");
 }
 
 int main(int argc, char **argv) {

@@ -225,3 +225,41 @@ def test_a_failing_probe_is_one_line_from_the_command(monkeypatch, tmp_path, cap
     assert cli.main(["characterise", "--board", "host", "--no-report"]) == 1
     err = [line for line in capsys.readouterr().err.splitlines() if not line.startswith("characterise: ")]  # progress
     assert err == ["rtdroid: Android cell probe: exit 3: cannot lock memory"]
+
+
+def test_a_long_series_runs_in_parts_each_a_probe_run_the_agent_allows():
+    assert characterise.parts(10_000_000, 410) == [1_463_414] * 6 + [1_219_516]
+    assert sum(characterise.parts(10_000_000, 310)) == 10_000_000
+    assert characterise.parts(1000, 410) == [1000]
+    assert max(characterise.parts(10_000_000, 5)) * 5 / 1e6 <= characterise.PART_SECONDS
+
+
+def test_the_sustained_run_sums_each_cells_parts_per_period(monkeypatch, tmp_path, capsys):
+    rt = b'{"test":"irqrate","source":"timer","policy":"SCHED_FIFO","period_ns":%d,"generated":%d,"lost":1,"taken":5}\n'
+    calls = fake_board(monkeypatch, tmp_path, b"", "")
+    from xcc import mgmt
+
+    def run_probe(region, kind, args, timeout):
+        calls.append((kind, args))
+        n, period = int(args.split()[1]), int(args.split()[3])
+        return types.SimpleNamespace(name="OK", code=0, text="exit 0"), rt % (period * 1000, n)
+
+    monkeypatch.setattr(mgmt, "run_probe", run_probe)
+    monkeypatch.setattr(characterise.paths, "build_dir", lambda: tmp_path / "build")
+    monkeypatch.setattr(characterise, "PART_SECONDS", 1)  # 1 s parts: 3 at 400 us for 6,000 interrupts
+    exe = characterise.probes.native()
+    exe.write_text("#!/bin/sh\necho '{\"test\":\"irqrate\",\"source\":\"timer\",\"policy\":\"SCHED_OTHER\","
+                   "\"period_ns\":400000,\"generated\":'$6',\"lost\":0,\"taken\":'$6'}'\n")
+    assert cli.main(["characterise", "--board", "host", "--sustained", "6000", "--periods-us", "400"]) == 0
+    assert calls == [("native", "--irq-count 2500 --irq-periods-us 400 irqrate"),
+                     ("native", "--irq-count 2500 --irq-periods-us 400 irqrate"),
+                     ("native", "--irq-count 1000 --irq-periods-us 400 irqrate")]
+    d = json.loads((tmp_path / "build" / "characterise" / "host-sustained.json").read_text())
+    assert [(r["cell"], r["period_ns"], r["generated"], r["lost"], r["parts"]) for r in d["rows"]] == [
+        ("rt", 400_000, 6000, 3, 3), ("android", 400_000, 6000, 0, 3)]
+    assert "  rt         400 us        6,000        3     3\n" in capsys.readouterr().out
+
+
+def test_periods_without_the_sustained_run_are_refused(capsys):
+    with pytest.raises(SystemExit, match="--periods-us is --sustained's"):
+        cli.main(["characterise", "--board", "host", "--periods-us", "400"])

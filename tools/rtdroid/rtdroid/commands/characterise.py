@@ -2,12 +2,17 @@
 the probing and judging are rtdroid.characterise, the page rtdroid.charreport."""
 from __future__ import annotations
 
+import argparse
 import json
 
 from .. import characterise, charreport, paths
 
 
 def cmd_characterise(a) -> int:
+    if a.sustained is not None:
+        return _sustained(a)
+    if a.periods_us:
+        raise SystemExit("rtdroid characterise: --periods-us is --sustained's (the datasheet's periods are fixed)")
     doc = characterise.run(a.board, a.quick)
     out = paths.build_dir() / "characterise" / f"{doc['board']}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -21,6 +26,30 @@ def cmd_characterise(a) -> int:
     return 0
 
 
+def _sustained(a) -> int:
+    periods = a.periods_us or list(characterise.SEED_LONG_PERIODS_US)
+    doc = characterise.run_sustained(a.board, a.sustained, periods)
+    out = paths.build_dir() / "characterise" / f"{doc['board']}-sustained.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(doc, indent=1) + "\n")
+    print(json.dumps(doc, indent=1) if a.json else characterise.sustained_summary(doc) + f"\nrows: {out}")
+    return 0
+
+
+def _count(text: str) -> int:
+    n = int(text) if text.isdigit() else 0
+    if not 1 <= n <= 1_000_000_000:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be 1..1000000000 interrupts")
+    return n
+
+
+def _periods(text: str) -> list[int]:
+    out = [int(p) for p in text.split(",") if p.isdigit() and 5 <= int(p) <= 1_000_000]
+    if not out or len(out) != len(text.split(",")) or len(out) > 32:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be 1 to 32 periods of 5..1000000 us, comma-separated")
+    return out
+
+
 def register(commands) -> None:
     sp = commands.add_parser("characterise", help="the board's datasheet, both cells (seeds 002, 003): JSON, "
                              "plots, build/report/characterise-<board>.html")
@@ -28,4 +57,10 @@ def register(commands) -> None:
     sp.add_argument("--quick", action="store_true", help="the short series (about a minute; `make test`'s suite)")
     sp.add_argument("--json", action="store_true", help="print the result document instead of the summary")
     sp.add_argument("--no-report", action="store_true", help="write the JSON only (no plots, no page)")
+    sp.add_argument("--sustained", metavar="N", type=_count,
+                    help="instead: the seed's long sustained interrupt frequency run, N timer interrupts at each "
+                         "period in both cells (the seed: 10000000; hours) -> build/characterise/<board>-sustained.json")
+    sp.add_argument("--periods-us", metavar="P,P,...", type=_periods,
+                    help="--sustained's periods in us (default the seed's: "
+                         + ",".join(map(str, characterise.SEED_LONG_PERIODS_US)) + ")")
     sp.set_defaults(func=cmd_characterise)
