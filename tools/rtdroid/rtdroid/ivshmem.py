@@ -30,14 +30,16 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .errors import BoardError
+
 PROTOCOL_VERSION = 0
 MAX_ID = 65535
 MAX_VECTORS = 64
 _MESSAGE = struct.Struct("<q")
 
 
-class IvshmemError(RuntimeError):
-    pass
+class IvshmemError(BoardError):
+    """A refusal written for the user (entry prints its message as it is)."""
 
 
 @dataclass
@@ -252,24 +254,21 @@ def main(argv: list[str] | None = None) -> int:
     """`python -m rtdroid.ivshmem --socket PATH --memory FILE [--vectors N]`: serve until SIGTERM."""
     import argparse
     import signal
-    ap = argparse.ArgumentParser(prog="rtdroid-ivshmem-server", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="rtdroid.ivshmem", description=__doc__.split("\n\n")[0])
     ap.add_argument("--socket", required=True, help="the UNIX socket QEMU's ivshmem-doorbell chardev connects to")
     ap.add_argument("--memory", required=True, help="the shared memory: an existing file (the region's)")
     ap.add_argument("--vectors", type=int, default=1, help=f"interrupt vectors per peer (1..{MAX_VECTORS})")
     a = ap.parse_args(argv)
-    try:
-        server = Server(a.socket, a.memory, a.vectors)
-    except (IvshmemError, OSError) as e:
-        print(f"rtdroid-ivshmem-server: {e}", flush=True)
-        return 1
+    server = Server(a.socket, a.memory, a.vectors)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     with server:
-        print(f"rtdroid-ivshmem-server: serving {a.memory} on {a.socket}, {a.vectors} vector(s) per peer", flush=True)
+        print(f"rtdroid.ivshmem: serving {a.memory} on {a.socket}, {a.vectors} vector(s) per peer", flush=True)
         stop.wait()
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from . import entry
+    raise SystemExit(entry.run(main, "rtdroid.ivshmem"))
