@@ -145,20 +145,39 @@ static void attach_case(const char *dir, char **tok, int nt)
 
 static uint8_t offer_buf[XCC_MAX_FRAME_BYTES];
 
+/* The common start of a produce and a read line (<what> <name> <peer> <ring> <steps>): the region
+ * of the line before, its geometry and the peer and ring named; 0 (and a failed check) when the
+ * line is malformed. */
+static int ring_case(const char *what, char **tok, int nt, xcc_geometry *g, xcc_region *r, uint32_t *peer,
+                     uint32_t *ring)
+{
+    if (nt < 5 || strcmp(tok[1], region_name) != 0) {
+        CHECK_MSG(0, "%s %s: malformed, or not the region of the line before", what, nt > 1 ? tok[1] : "");
+        return 0;
+    }
+    char err[XCC_ERR_BYTES];
+    if (xcc_validate_header(region_buf, region_len, g, err, sizeof err) != XCC_OK) {
+        CHECK_MSG(0, "%s %s: %s", what, tok[1], err);
+        return 0;
+    }
+    *peer = (uint32_t)atoi(tok[2]);
+    *ring = (uint32_t)atoi(tok[3]);
+    if (*peer > 1 || *ring >= g->rings_per_peer) {
+        CHECK_MSG(0, "%s %s: bad peer/ring", what, tok[1]);
+        return 0;
+    }
+    xcc_region_wrap(r, region_buf, region_len, XCC_ACCESS_ATOMIC);
+    return 1;
+}
+
 /* produce <name> <peer> <ring> <frame hex>:<1|0>,... : offers without attach */
 static void produce_case(const char *dir, char **tok, int nt)
 {
-    if (nt < 5 || strcmp(tok[1], region_name) != 0) { CHECK_MSG(0, "malformed produce line"); return; }
-    char err[XCC_ERR_BYTES];
     xcc_geometry g;
-    if (xcc_validate_header(region_buf, region_len, &g, err, sizeof err) != XCC_OK) {
-        CHECK_MSG(0, "produce %s: %s", tok[1], err);
-        return;
-    }
-    uint32_t producer = (uint32_t)atoi(tok[2]), ring = (uint32_t)atoi(tok[3]);
-    if (producer > 1 || ring >= g.rings_per_peer) { CHECK_MSG(0, "produce %s: bad peer/ring", tok[1]); return; }
     xcc_region r;
-    xcc_region_wrap(&r, region_buf, region_len, XCC_ACCESS_ATOMIC);
+    uint32_t producer, ring;
+    if (!ring_case("produce", tok, nt, &g, &r, &producer, &ring))
+        return;
     xcc_tx tx;
     xcc_tx_open(&tx, &r, &g, producer, ring);
     char *save = NULL;
@@ -180,25 +199,12 @@ static uint8_t frame_out[XCC_MAX_FRAME_BYTES];
 static void read_case(const char *dir, char **tok, int nt)
 {
     (void)dir;
-    if (nt < 5) { CHECK_MSG(0, "malformed read line"); return; }
-    if (strcmp(tok[1], region_name) != 0) {
-        CHECK_MSG(0, "read %s: region must be the line before", tok[1]);
-        return;
-    }
-    char err[XCC_ERR_BYTES];
     xcc_geometry g;
-    if (xcc_validate_header(region_buf, region_len, &g, err, sizeof err) != XCC_OK) {
-        CHECK_MSG(0, "read %s: %s", tok[1], err);
-        return;
-    }
-    uint32_t consumer = (uint32_t)atoi(tok[2]), ring = (uint32_t)atoi(tok[3]);
-    if (consumer > 1 || ring >= g.rings_per_peer) {
-        CHECK_MSG(0, "read %s: bad consumer/ring", tok[1]);
-        return;
-    }
-    /* a reader without attach: its private index starts at the one in its consumer line */
     xcc_region r;
-    xcc_region_wrap(&r, region_buf, region_len, XCC_ACCESS_ATOMIC);
+    uint32_t consumer, ring;
+    if (!ring_case("read", tok, nt, &g, &r, &consumer, &ring))
+        return;
+    /* a reader without attach: its private index starts at the one in its consumer line */
     xcc_rx rx;
     xcc_rx_open(&rx, &r, &g, consumer, ring);
     char *save = NULL;

@@ -515,6 +515,19 @@ static void tmp_path(char *out, size_t n, const char *name)
     snprintf(out, n, "%s/%s.%d", h_tmp_dir, name, (int)getpid());
 }
 
+/* A region file for the backend tests: path[256] set from `name`, the geometry of 2 rings of
+ * `slots` slots of `slot_bytes`, the file mapped as shm (map_bytes; 0: the region's size) and
+ * formatted. */
+static void formatted_file(xcc_region *r, xcc_geometry *g, char *path, const char *name, uint32_t slots,
+                           uint32_t slot_bytes, size_t map_bytes)
+{
+    char err[XCC_ERR_BYTES];
+    tmp_path(path, 256, name);
+    xcc_layout(2, slots, slot_bytes, g, err, sizeof err);
+    CHECK_MSG(xcc_map_shm(r, path, map_bytes ? map_bytes : g->region_bytes, err, sizeof err) == XCC_OK, "%s", err);
+    CHECK(xcc_format(r->base, r->mapped_bytes, g, err, sizeof err) == XCC_OK);
+}
+
 static void exchange(xcc_region *ra, xcc_region *rb)
 {
     char err[XCC_ERR_BYTES];
@@ -536,12 +549,9 @@ static void exchange(xcc_region *ra, xcc_region *rb)
 static void test_backend_shm_two_mappings(void)
 {
     char path[256], err[XCC_ERR_BYTES];
-    tmp_path(path, sizeof path, "xcc-shm");
     xcc_geometry g;
-    xcc_layout(2, 8, 256, &g, err, sizeof err);
     xcc_region ra, rb;
-    CHECK_MSG(xcc_map_shm(&ra, path, g.region_bytes, err, sizeof err) == XCC_OK, "%s", err);
-    CHECK(xcc_format(ra.base, ra.mapped_bytes, &g, err, sizeof err) == XCC_OK);
+    formatted_file(&ra, &g, path, "xcc-shm", 8, 256, 0);
     CHECK_MSG(xcc_map_shm(&rb, path, 0, err, sizeof err) == XCC_OK, "%s", err);
     CHECK(rb.mapped_bytes == g.region_bytes && rb.access == XCC_ACCESS_ATOMIC);
     exchange(&ra, &rb);
@@ -555,12 +565,9 @@ static void test_backend_ivshmem_exact_size(void)
 {
     /* a sysfs resource2 file stands in for the BAR: the mapping is the file's exact size */
     char path[256], err[XCC_ERR_BYTES];
-    tmp_path(path, sizeof path, "xcc-resource2");
     xcc_geometry g;
-    xcc_layout(2, 8, 256, &g, err, sizeof err);
     xcc_region ra, rb;
-    CHECK(xcc_map_shm(&ra, path, 1u << 16, err, sizeof err) == XCC_OK);
-    CHECK(xcc_format(ra.base, ra.mapped_bytes, &g, err, sizeof err) == XCC_OK);
+    formatted_file(&ra, &g, path, "xcc-resource2", 8, 256, 1u << 16);
     CHECK_MSG(xcc_map_ivshmem(&rb, path, err, sizeof err) == XCC_OK, "%s", err);
     CHECK(rb.mapped_bytes == (1u << 16));
     exchange(&ra, &rb);
@@ -596,12 +603,9 @@ static void test_cross_process_shm(void)
 {
     /* writer and reader in different processes through a /dev/shm-style file */
     char path[256], err[XCC_ERR_BYTES];
-    tmp_path(path, sizeof path, "xcc-xproc");
     xcc_geometry g;
-    xcc_layout(2, 16, 512, &g, err, sizeof err);
     xcc_region r;
-    CHECK(xcc_map_shm(&r, path, g.region_bytes, err, sizeof err) == XCC_OK);
-    CHECK(xcc_format(r.base, r.mapped_bytes, &g, err, sizeof err) == XCC_OK);
+    formatted_file(&r, &g, path, "xcc-xproc", 16, 512, 0);
     xcc_peer rd;
     CHECK(xcc_attach(&rd, &r, 0, XCC_ATTACH_CELL, err, sizeof err) == XCC_OK);
     enum { FRAMES = 20000 };

@@ -117,24 +117,40 @@ class AlarmManagerTest {
         }
     }
 
-    private static AlarmManager manager(HandlerStrategy s, int capacity) {
-        return new AlarmManager("test", capacity, s, 1, 60, null);
+    /** A manager of {@code capacity} alarms whose one receiver "R" (priority 20) is {@code r}. */
+    private static AlarmManager manager(HandlerStrategy s, int capacity, Recorder r) {
+        AlarmManager am = new AlarmManager("test", capacity, s, 1, 60, null);
+        am.declareReceiver("R", 20, r);
+        return am;
+    }
+
+    /** What a test does while its manager runs. */
+    interface Running {
+        void run() throws Exception;
+    }
+
+    /** Starts {@code am}, runs {@code body} and stops {@code am} whatever the body did. */
+    private static void whileRunning(AlarmManager am, Running body) throws Exception {
+        am.start();
+        try {
+            body.run();
+        } finally {
+            am.stop();
+        }
     }
 
     @ParameterizedTest
     @EnumSource(HandlerStrategy.class)
     void alarmsDueAtOneInstantAreFiredHighestSenderPriorityFirst(HandlerStrategy s) throws Exception {
-        AlarmManager am = manager(s, 8);
         Recorder r = new Recorder();
-        am.declareReceiver("R", 20, r);
+        AlarmManager am = manager(s, 8, r);
         int[] senders = {5, 40, 10, 30, 40};
         PendingIntent[] ops = new PendingIntent[senders.length];
         for (int i = 0; i < senders.length; i++) {
             ops[i] = am.getBroadcast("R", i, senders[i]);
         }
         long t = setAllAt(am, ops);
-        am.start();
-        try {
+        whileRunning(am, () -> {
             r.awaitCount(5);
             // One receiver: its handler delivers in the order the alarm thread fired.
             assertArrayEquals(new int[] {1, 4, 3, 2, 0}, Arrays.copyOf(r.what, 5), "request codes in delivery order");
@@ -144,37 +160,30 @@ class AlarmManagerTest {
                 assertTrue(r.fired[i] >= t, "fired no earlier than the trigger time");
             }
             assertEquals(0, am.scheduled());
-        } finally {
-            am.stop();
-        }
+        });
     }
 
     @ParameterizedTest
     @EnumSource(HandlerStrategy.class)
     void alarmsAreFiredInTriggerTimeOrderWhateverTheirSendersPriority(HandlerStrategy s) throws Exception {
-        AlarmManager am = manager(s, 8);
         Recorder r = new Recorder();
-        am.declareReceiver("R", 20, r);
+        AlarmManager am = manager(s, 8, r);
         long t = setBeforeStart(am, new long[] {3 * MS, 1 * MS, 2 * MS, 1 * MS},
                 am.getBroadcast("R", 3, 90), am.getBroadcast("R", 1, 10),
                 am.getBroadcast("R", 2, 50), am.getBroadcast("R", 11, 60));
-        am.start();
-        try {
+        whileRunning(am, () -> {
             r.awaitCount(4);
             assertArrayEquals(new int[] {11, 1, 2, 3}, Arrays.copyOf(r.what, 4));
             assertTrue(r.fired[1] >= t + MS && r.fired[2] >= t + 2 * MS && r.fired[3] >= t + 3 * MS,
                     "none fired before its trigger time");
-        } finally {
-            am.stop();
-        }
+        });
     }
 
     @ParameterizedTest
     @EnumSource(HandlerStrategy.class)
     void cancelRemovesAnAlarmAndSettingAgainReplacesIt(HandlerStrategy s) throws Exception {
-        AlarmManager am = manager(s, 8);
         Recorder r = new Recorder();
-        am.declareReceiver("R", 20, r);
+        AlarmManager am = manager(s, 8, r);
         PendingIntent a = am.getBroadcast("R", 1, 10);
         PendingIntent b = am.getBroadcast("R", 2, 10);
         PendingIntent c = am.getBroadcast("R", 3, 10);
@@ -184,65 +193,52 @@ class AlarmManagerTest {
         assertTrue(am.cancel(b));
         assertFalse(am.cancel(b), "nothing left to cancel");
         assertEquals(2, am.scheduled());
-        am.start();
-        try {
+        whileRunning(am, () -> {
             r.awaitCount(2);
             assertArrayEquals(new int[] {3, 1}, Arrays.copyOf(r.what, 2));
             assertEquals(t + 3 * MS, r.trigger[1], "a fired at its replacing trigger time");
             assertFalse(am.cancel(a), "a one-shot alarm is gone once fired");
-        } finally {
-            am.stop();
-        }
+        });
         assertEquals(2, am.fired(), "fired: c and a's replacement (counted once the alarm thread has ended)");
     }
 
     @ParameterizedTest
     @EnumSource(HandlerStrategy.class)
     void anAlarmSetInThePastIsDiscarded(HandlerStrategy s) throws Exception {
-        AlarmManager am = manager(s, 2);
         Recorder r = new Recorder();
-        am.declareReceiver("R", 20, r);
-        am.start();
-        try {
+        AlarmManager am = manager(s, 2, r);
+        whileRunning(am, () -> {
             assertFalse(am.setExact(Linux.monotonicNanos() - MS, am.getBroadcast("R", 1, 10)));
             assertEquals(1, am.expired());
             assertEquals(0, am.scheduled());
-        } finally {
-            am.stop();
-        }
+        });
         assertEquals(0, r.count.get());
     }
 
     @ParameterizedTest
     @EnumSource(HandlerStrategy.class)
     void aDiscardedSetLeavesThePendingIntentsScheduledAlarmAsItWas(HandlerStrategy s) throws Exception {
-        AlarmManager am = manager(s, 2);
         Recorder r = new Recorder();
-        am.declareReceiver("R", 20, r);
+        AlarmManager am = manager(s, 2, r);
         PendingIntent p = am.getBroadcast("R", 1, 10);
         long t = setAllAt(am, p);
         assertFalse(am.setExact(Linux.monotonicNanos() - MS, p), "a time in the past is discarded");
         assertEquals(1, am.scheduled(), "the alarm at t is still scheduled");
-        am.start();
-        try {
+        whileRunning(am, () -> {
             r.awaitCount(1);
             assertEquals(t, r.trigger[0], "delivered at the accepted trigger time");
-        } finally {
-            am.stop();
-        }
+        });
         assertEquals(1, am.expired());
     }
 
     @ParameterizedTest
     @EnumSource(HandlerStrategy.class)
     void aRepeatingAlarmFiresOnItsAbsoluteGridUntilCancelled(HandlerStrategy s) throws Exception {
-        AlarmManager am = manager(s, 2);
         Recorder r = new Recorder();
-        am.declareReceiver("R", 20, r);
+        AlarmManager am = manager(s, 2, r);
         long interval = 2 * MS;
         PendingIntent p = am.getBroadcast("R", 7, 10);
-        am.start();
-        try {
+        whileRunning(am, () -> {
             long t = setAhead(am, p, 2 * MS, interval);
             r.awaitCount(6);
             assertTrue(am.cancel(p), "still scheduled while repeating");
@@ -255,9 +251,7 @@ class AlarmManagerTest {
                     assertTrue(r.trigger[i] > r.trigger[i - 1], "trigger times increase");
                 }
             }
-        } finally {
-            am.stop();
-        }
+        });
     }
 
     @ParameterizedTest
@@ -279,8 +273,7 @@ class AlarmManagerTest {
         PendingIntent h = am.getBroadcast("High", 1000, 50);
         batch[lows] = h;
         long t = setAllAt(am, batch);
-        am.start();
-        try {
+        whileRunning(am, () -> {
             high.awaitCount(1);
             low.awaitCount(lows);
             assertEquals(t, high.trigger[0]);
@@ -314,9 +307,7 @@ class AlarmManagerTest {
                 assertEquals(t2, low.trigger[i], "only alarms set at t2 in round two");
                 assertTrue(high.fired[1] <= low.fired[i], "low alarm " + i + " of the same instant fired before the high one");
             }
-        } finally {
-            am.stop();
-        }
+        });
     }
 
     @ParameterizedTest
@@ -331,15 +322,12 @@ class AlarmManagerTest {
         am.declareReceiver("A", 13, a);
         am.declareReceiver("B", 27, b);
         setBeforeStart(am, new long[] {0, MS}, am.getBroadcast("A", 1, 5), am.getBroadcast("B", 2, 5));
-        am.start();
-        try {
+        whileRunning(am, () -> {
             a.awaitCount(1);
             b.awaitCount(1);
             assertEquals(13, a.kernelPriority[0], "receiver A's callback ran SCHED_FIFO 13");
             assertEquals(27, b.kernelPriority[0], "receiver B's callback ran SCHED_FIFO 27");
-        } finally {
-            am.stop();
-        }
+        });
     }
 
     @ParameterizedTest
@@ -354,8 +342,7 @@ class AlarmManagerTest {
         PendingIntent a = am.getBroadcast("Hi", 1, 30);
         PendingIntent b = am.getBroadcast("Lo", 2, 10);
         PendingIntent c = am.getBroadcast("Lo", 3, 10);
-        am.start();
-        try {
+        whileRunning(am, () -> {
             Runnable rounds = () -> {
                 for (int i = 0; i < 300; i++) {
                     // Each round fires and delivers both alarms: an instant that passed before
@@ -396,8 +383,6 @@ class AlarmManagerTest {
             }
             assertEquals(0, mine, s + ": bytes allocated by the setting thread over 300 rounds of set/cancel");
             assertEquals(0, others, s + ": bytes allocated by the alarm thread and the handler threads over 300 rounds");
-        } finally {
-            am.stop();
-        }
+        });
     }
 }
