@@ -107,14 +107,15 @@ def test_lava_deployed_the_images_with_their_checksums_and_the_suites_booted_the
     o, published = jobs["good"], jobs["published"]
     downloads = [r for r in o.results if r["suite"] == "lava" and r["name"] == "file-download"]
     kept = yaml.safe_dump([r.get("metadata") for r in downloads])
-    assert len(downloads) == 2 and all(r["result"] == "pass" for r in downloads), downloads
+    assert len(downloads) == 3 and all(r["result"] == "pass" for r in downloads), downloads  # with the state disk
     for image in published.values():
         assert image.sha256 in kept, kept  # LAVA's own digest of what it deployed: the job's
     where = f"/var/lib/lava/dispatcher/tmp/{o.job_id}/downloads/{images.NAMESPACE}"
     for suite in ("deploy", "latency"):
         robot_log = (paths.build_dir() / "lab" / "robot" / "qemu-x86_64" / suite / "output.xml").read_text()
-        # every board up of the suite booted LAVA's copies, not the build's
-        assert f"--images {where}" in robot_log and f"RT cell image from {where} (vmlinux, initrd.cpio" in robot_log
+        # every board up of the suite booted LAVA's copies, not the build's, the cell on the deployed state disk
+        assert f"--images {where}" in robot_log
+        assert f"RT cell image from {where} (vmlinux, initrd.cpio, state disk rt-state.img" in robot_log
 
 
 def test_an_image_that_is_not_the_one_the_job_names_ends_it_incomplete_before_any_boot(jobs):

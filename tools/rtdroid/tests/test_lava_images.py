@@ -1,5 +1,5 @@
 """A LAVA job deploys the images its board boots (the kernel and initramfs of qemu-x86_64's RT
-cell), with their SHA-256, from the lab's own location, and every suite boots the board from
+cell, and a blank state disk for the cell's own storage), with their SHA-256, from the lab's own location, and every suite boots the board from
 LAVA's copies (rtdroid.lava.images, `board up --images`)."""
 from __future__ import annotations
 
@@ -27,7 +27,9 @@ def test_qemu_x86_64s_job_deploys_its_images_with_checksums_and_boots_the_board_
     assert d["to"] == "downloads" and d["namespace"] == images.NAMESPACE
     assert d["images"] == {
         "vmlinux": {"url": "https://artifacts.example.org/rtdroid/qemu-x86_64/vmlinux", "sha256sum": "SHA256-VMLINUX"},
-        "initrd": {"url": "https://artifacts.example.org/rtdroid/qemu-x86_64/initrd.cpio", "sha256sum": "SHA256-INITRD"}}
+        "initrd": {"url": "https://artifacts.example.org/rtdroid/qemu-x86_64/initrd.cpio", "sha256sum": "SHA256-INITRD"},
+        "rt-state": {"url": "https://artifacts.example.org/rtdroid/qemu-x86_64/rt-state.img",
+                     "sha256sum": "SHA256-RT-STATE"}}
     # the test shell's: every action names its namespace (LAVA refuses a job that names only some)
     assert deploy["deploy"]["to"] == "ssh"
     assert [a[k]["namespace"] for a in (deploy, boot, test) for k in a] == [render.ROOT_SIDE_NAMESPACE] * 3
@@ -40,7 +42,8 @@ def test_qemu_x86_64s_job_deploys_its_images_with_checksums_and_boots_the_board_
 def test_a_xen_boards_job_deploys_xen_the_kernel_and_each_domus_initramfs():
     job = _golden_job("qemu-arm64-xen-smp")
     names = list(job["actions"][0]["deploy"]["images"])
-    assert names[:3] == ["xen", "vmlinuz", "rt"] and len(names) == 2 + len(xen_domains("qemu-arm64-xen-smp"))
+    assert names[:3] == ["xen", "vmlinuz", "rt"] and names[-1] == "rt-state"
+    assert len(names) == 3 + len(xen_domains("qemu-arm64-xen-smp"))
     assert f"--images {images.DOWNLOADS}" in yaml.safe_dump(job["actions"][-1], width=1000)
 
 
@@ -103,6 +106,37 @@ def test_board_up_images_boots_the_deployed_copies_once_all_are_there(tmp_path, 
         for name, size in files.items():
             (tmp_path / name).write_bytes(b"x" * size)
     assert hypervisor.prepare_from(config, tmp_path, progress) == values(tmp_path)
+    # no state image deployed: the run directory's; one deployed: the cell runs on it
+    size = {"qemu": 131072, "xen": 2 * 1024 * 1024}[hv]
+    (tmp_path / "rt-state.img").write_bytes(bytes(size))
+    assert hypervisor.prepare_from(config, tmp_path, progress) == dict(values(tmp_path),
+                                                                       RT_STATE=str(tmp_path / "rt-state.img"))
+
+
+@pytest.mark.parametrize("name, size, arg", [("qemu-x86_64", 131072, "file={}/rt-state.img,format=raw"),
+                                             ("qemu-arm64-xen", 2 * 1024 * 1024, "mem-path={}/rt-state.img,share=on")])
+def test_the_cell_runs_on_the_deployed_blank_state_image_else_the_run_directorys(name, size, arg, tmp_path):
+    from rtdroid.hypervisors import guest, qemu, xen
+    from rtdroid.render import render, resolve_argv
+    board = bc.load_board(name)
+    # what a lab deploys: the board's blank state image, built blank and made blank again
+    blank = guest.blank_state_image(tmp_path / "build" / "rt-state.img", size)
+    assert blank.read_bytes() == bytes(size)
+    blank.write_bytes(b"RTCELLVR" + bytes(size - 8))
+    assert guest.blank_state_image(blank, size).read_bytes() == bytes(size)
+    assert "rt-state.img" in hypervisors.get(board.hypervisor).image_names(board)
+    # board up --images DIR: the cell's state is DIR's copy (the job's, across its suites' restarts)
+    rt = next(c for c in render(board)["cells"].values() if c["role"] == "rt")
+    deployed = guest.deployed_state(blank.parent)
+    assert arg.format(blank.parent) in " ".join(resolve_argv(rt["argv"], _Any(deployed)))
+    assert guest.deployed_state(tmp_path) == {}
+    assert (qemu.STATE_DISK, xen.STATE_BANK) == ("rt-state.img", "rt-state.img")
+
+
+class _Any(dict):
+    """The argv's other values, as placeholders."""
+    def __missing__(self, key):
+        return f"<{key}>"
 
 
 def test_board_up_images_is_refused_where_the_board_boots_no_image_of_its_own(tmp_path):

@@ -80,7 +80,7 @@ def test_the_region_is_the_memory_bank_after_machine_ram(name):
 def test_the_rt_cells_state_bank_follows_the_region_and_is_its_alone(name):
     b = bc.load_board(name)
     argv = xen.machine_args(b)
-    assert "memory-backend-file,id=state,size=2M,mem-path=${RUN_DIR}/rt-state.img,share=on" in argv
+    assert "memory-backend-file,id=state,size=2M,mem-path=${RT_STATE},share=on" in argv
     assert "node,nodeid=2,memdev=state" in argv
     dtsi = xen.render_dtsi(b)
     assert dtsi.count('xen,shm-id = "rtdroid-state"') == 1          # the RT cell's node only

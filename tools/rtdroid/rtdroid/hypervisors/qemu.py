@@ -20,7 +20,7 @@ from ..errors import BoardError
 from ..render import cpu_list, resolve_argv, rt_jvm_args
 from . import icount
 from .base import Launch, Problem
-from .guest import Guest
+from .guest import STATE_IMAGE, STATE_VALUE, Guest, blank_state_image, deployed_state
 
 # Where the RT cell's root (Java runtime, agent jars, deploy key) sits in the guest. It travels
 # inside the initramfs rather than over a 9p share: QEMU refuses to migrate (snapshot) a VM with a
@@ -36,7 +36,7 @@ VM_RUN_FILES = ("console.log", "console.sock", "qmp.sock")
 # board's rt-state/), attached as a virtio disk that the agent reads and writes as a block device
 # without a file system (--state-device; the layout is rt-cell/agent's BlockDeviceStore: two
 # 64 KiB copies of the version record). The board only creates it blank; the cell writes it.
-STATE_DISK = "rt-state.img"
+STATE_DISK = STATE_IMAGE  # in the run directory, or the one a lab deployed (guest.STATE_IMAGE)
 INITRD = "initrd.cpio"  # the initramfs image.py builds in build/rt-cell/
 STATE_DISK_BYTES = 128 * 1024
 STATE_DEVICE = "/dev/vda"
@@ -125,7 +125,7 @@ class Qemu(Guest):
                 "-device", "ivshmem-plain,memdev=shm,master=on",
                 # The cell's own storage (its version record), outside the boot snapshot: a
                 # migration carries the disk's device state, never its contents.
-                "-drive", f"file=${{RUN_DIR}}/{STATE_DISK},format=raw,if=none,id=state",
+                "-drive", f"file=${{{STATE_VALUE}}},format=raw,if=none,id=state",
                 "-device", "virtio-blk-pci,drive=state",
                 # QMP: the board tooling stops, snapshots and restores the cell through it.
                 "-qmp", "unix:${RUN_DIR}/qmp.sock,server=on,wait=off"]
@@ -152,8 +152,9 @@ class Qemu(Guest):
                                  "lib/ (RT cell agent jars)", "keys/deploy.pub"],
                 },
             },
-            "state_disk": {"path": f"${{RUN_DIR}}/{STATE_DISK} (raw, {STATE_DISK_BYTES} bytes, created blank, "
-                                   f"kept by board down)",
+            "state_disk": {"path": f"${{{STATE_VALUE}}}: ${{RUN_DIR}}/{STATE_DISK} (raw, {STATE_DISK_BYTES} bytes, "
+                                   f"created blank, kept by board down), or the blank one deployed with "
+                                   f"--images DIR",
                            "guest_device": STATE_DEVICE, "agent_option": f"--state-device {STATE_DEVICE}"},
             "boot": rt.get("boot", "cold"),
             "snapshot": "${RTDROID_HOME}/build/rt-cell/snapshot-<board>-<accel>.zst (QEMU migration stream)",
@@ -187,12 +188,13 @@ class Qemu(Guest):
         return {"RT_KERNEL": str(kernel), "RT_INITRD": str(paths.rt_cell_build_dir() / INITRD)}
 
     def image_names(self, board: Board) -> list[str]:
-        return ["vmlinux", INITRD]  # the kernel is a bzImage where no ELF vmlinux could be extracted
+        return ["vmlinux", INITRD, STATE_DISK]  # the kernel is a bzImage where no ELF vmlinux could be extracted
 
     def images(self, board: Board, progress) -> dict[str, Path]:
         values = self.prepare(board, True, progress)
         kernel = Path(values["RT_KERNEL"])
-        return {"vmlinux" if kernel.name == "vmlinux" else "bzImage": kernel, INITRD: Path(values["RT_INITRD"])}
+        return {"vmlinux" if kernel.name == "vmlinux" else "bzImage": kernel, INITRD: Path(values["RT_INITRD"]),
+                STATE_DISK: blank_state_image(paths.rt_cell_build_dir() / STATE_DISK, STATE_DISK_BYTES)}
 
     def prepare_from(self, board: Board, directory: Path, progress) -> dict[str, str]:
         kernel = next((directory / n for n in ("vmlinux", "bzImage") if (directory / n).is_file()), None)
@@ -200,9 +202,11 @@ class Qemu(Guest):
         if kernel is None or not initrd.is_file():
             raise BoardError(f"--images {directory}: the RT cell boots a kernel (vmlinux or bzImage) and "
                              f"{INITRD} from there; " + (f"no {INITRD}" if kernel else "no kernel"))
-        progress.stage(f"RT cell image from {directory} ({kernel.name}, {INITRD}; not the build's)")
+        state = deployed_state(directory)
+        progress.stage(f"RT cell image from {directory} ({kernel.name}, {INITRD}"
+                       f"{f', state disk {STATE_DISK}' if state else ''}; not the build's)")
         # its boot snapshot beside them: the build's own stays the build's
-        return {"RT_KERNEL": str(kernel), "RT_INITRD": str(initrd), "RT_SNAPSHOT_DIR": str(directory)}
+        return {"RT_KERNEL": str(kernel), "RT_INITRD": str(initrd), "RT_SNAPSHOT_DIR": str(directory), **state}
 
     def region_after_start(self, board: Board, cold: bool) -> bool:
         # A cell restored from its boot snapshot overwrites the region with the snapshot's
@@ -211,7 +215,7 @@ class Qemu(Guest):
 
     def start(self, launch: Launch):
         board = launch.board
-        ensure_state_disk(launch.run / STATE_DISK)
+        ensure_state_disk(Path(launch.values.setdefault(STATE_VALUE, str(launch.run / STATE_DISK))))
         accel, cpu, why = choose_accel(board)
         launch.state["accel"] = accel
         launch.values.update(ACCEL=accel, QEMU_CPU=cpu)

@@ -45,7 +45,7 @@ from ..errors import BoardError
 from ..render import cpu_list
 from . import xen_icount, xen_pooled
 from .base import Launch, Problem
-from .guest import Guest
+from .guest import STATE_IMAGE, STATE_VALUE, Guest, blank_state_image, deployed_state
 from .qemu import GUEST_ROOT, INPUT_MODULES, guest_agent_values
 
 RAM_BASE = 0x40000000            # QEMU virt: RAM starts at 1 GiB
@@ -65,7 +65,7 @@ SHM_ID = "rtdroid-xcc"
 # shared memory (owner, no borrower). The agent reads it through /dev/mem (--state-device
 # /dev/mem@ADDRESS+BYTES, rt-cell/agent's PhysicalMemoryStore: BlockDeviceStore's layout, two
 # checksummed copies). A QEMU bank is whole MiB; the record uses its first 128 KiB.
-STATE_BANK = "rt-state.img"
+STATE_BANK = STATE_IMAGE  # in the run directory, or the one a lab deployed (guest.STATE_IMAGE)
 STATE_BANK_MIB = 2
 STATE_SHM_ID = "rtdroid-state"
 # What the machine leaves in the run directory; MACHINE_RUN_FILES are removed between the boot
@@ -239,7 +239,7 @@ def machine_args(board: Board) -> list[str]:
             "-smp", str(m.cpu_count(board)), "-m", f"{ram + region_mib + STATE_BANK_MIB}M",
             "-object", f"memory-backend-ram,id=ram,size={ram}M",
             "-object", f"memory-backend-file,id=xcc,size={region_mib}M,mem-path={board.rendered_region_path},share=on",
-            "-object", f"memory-backend-file,id=state,size={STATE_BANK_MIB}M,mem-path=${{RUN_DIR}}/{STATE_BANK},share=on",
+            "-object", f"memory-backend-file,id=state,size={STATE_BANK_MIB}M,mem-path=${{{STATE_VALUE}}},share=on",
             "-numa", f"node,nodeid=0,cpus=0-{last_cpu},memdev=ram", "-numa", "node,nodeid=1,memdev=xcc",
             "-numa", "node,nodeid=2,memdev=state",
             "-machine", "virt,virtualization=on,gic-version=3",
@@ -435,8 +435,9 @@ class Xen(Guest):
                        "host_file": board.rendered_region_path},
             "state_bank": {"machine_address": hex(state_host_address(board.data)),
                            "domu_address": hex(state_guest_address(board.data)), "shm_id": STATE_SHM_ID,
-                           "host_file": f"${{RUN_DIR}}/{STATE_BANK} ({STATE_BANK_MIB} MiB, created blank, kept by "
-                                        f"board down and across the boot snapshot's restore)",
+                           "host_file": f"${{{STATE_VALUE}}}: ${{RUN_DIR}}/{STATE_BANK} ({STATE_BANK_MIB} MiB, created "
+                                        f"blank, kept by board down and across the boot snapshot's restore), or "
+                                        f"the blank one deployed with --images DIR",
                            "agent_option": f"--state-device /dev/mem@{state_guest_address(board.data):#x}"
                                            f"+{STATE_BANK_MIB * MIB}"},
             "domains": [{"name": d["name"], "kind": d["kind"], "shm_role": d["shm_role"], "cpus": d["cpus"],
@@ -462,25 +463,28 @@ class Xen(Guest):
     boots_deployed_images = True
 
     def image_names(self, board: Board) -> list[str]:
-        return ["xen", "vmlinuz", *(f"{d['name']}.cpio" for d in domains(board))]
+        return ["xen", "vmlinuz", *(f"{d['name']}.cpio" for d in domains(board)), STATE_BANK]
 
     def images(self, board: Board, progress) -> dict[str, Path]:
         values = self.prepare(board, True, progress)
         files = [Path(values["XEN"]), Path(values[f"{domains(board)[0]['var']}_KERNEL"]),
-                 *(Path(values[f"{d['var']}_INITRD"]) for d in domains(board))]
+                 *(Path(values[f"{d['var']}_INITRD"]) for d in domains(board)),
+                 blank_state_image(paths.build_dir() / "xen" / STATE_BANK, STATE_BANK_MIB * MIB)]
         return dict(zip(self.image_names(board), files))
 
     def prepare_from(self, board: Board, directory: Path, progress) -> dict[str, str]:
-        files = {n: directory / n for n in self.image_names(board)}
+        files = {n: directory / n for n in self.image_names(board) if n != STATE_BANK}
         missing = [n for n, f in files.items() if not f.is_file()]
         if missing:
             raise BoardError(f"--images {directory}: the board boots Xen, the domUs' kernel and each domU's "
                              f"initramfs from there; no {', '.join(missing)}")
         values = self._image_values(board, files["xen"], files["vmlinuz"],
                                     {d["name"]: files[f"{d['name']}.cpio"] for d in domains(board)})
-        progress.stage(f"Xen payload from {directory} ({', '.join(files)}; not the build's)")
+        state = deployed_state(directory)
+        progress.stage(f"Xen payload from {directory} ({', '.join(files)}"
+                       f"{f', state bank {STATE_BANK}' if state else ''}; not the build's)")
         # its boot snapshot beside them: the build's own stays the build's
-        return dict(values, RT_SNAPSHOT_DIR=str(directory))
+        return dict(values, RT_SNAPSHOT_DIR=str(directory), **state)
 
     def _image_values(self, board: Board, xen: Path, kernel: Path, initrds: dict[str, Path]) -> dict[str, str]:
         """The argv's values for these images, each checked against its boot-module slot."""
@@ -519,7 +523,7 @@ class Xen(Guest):
     def start(self, launch: Launch):
         board, run = launch.board, launch.run
         values = dict(launch.values, RUN_DIR=str(run))
-        bank = ensure_state_bank(run / STATE_BANK)
+        bank = ensure_state_bank(Path(values.setdefault(STATE_VALUE, str(run / STATE_BANK))))
         build_dtb(board, run, values)
         launch.state["accel"] = "tcg"
         argv = [_resolve(a, values) for a in launch.argv]
