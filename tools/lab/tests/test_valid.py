@@ -19,6 +19,7 @@ from rtdroid.lava import render
 GOLDEN = render.golden_dir()
 RTDROID = Path(sys.executable).parent / "rtdroid"
 BOARDS = sorted(p.stem for p in (GOLDEN / "jobs").glob("*.yaml"))
+LAVA_QEMU = GOLDEN / "lava-qemu"  # the RT cell booted by LAVA's QEMU boot method (rtdroid.lava.qemu_boot)
 
 
 def _validate(*args) -> subprocess.CompletedProcess:
@@ -26,9 +27,9 @@ def _validate(*args) -> subprocess.CompletedProcess:
                           timeout=600)
 
 
-def _local_job(board: str, tmp: Path) -> Path:
+def _local_job(board: str, tmp: Path, under: Path = GOLDEN) -> Path:
     """The board's golden job, its artifact URLs pointing at stand-in files in tmp."""
-    text = (GOLDEN / "jobs" / f"{board}.yaml").read_text()
+    text = (under / "jobs" / f"{board}.yaml").read_text()
     base = f"https://artifacts.example.org/rtdroid/{board}"
     for name in set(re.findall(re.escape(base) + r"/([^\s'\"]+)", text)):
         (tmp / name).write_bytes(b"")
@@ -41,7 +42,8 @@ def _local_job(board: str, tmp: Path) -> Path:
 
 
 def test_every_rendered_job_and_health_check_passes_lavas_schema():
-    files = sorted((GOLDEN / "jobs").glob("*.yaml")) + sorted((GOLDEN / "health-checks").glob("*.yaml"))
+    files = sorted((GOLDEN / "jobs").glob("*.yaml")) + sorted((GOLDEN / "health-checks").glob("*.yaml")) \
+        + sorted((GOLDEN / LAVA_QEMU / "jobs").glob("*.yaml"))
     p = _validate(*files)
     assert p.returncode == 0 and p.stdout.count("ok ") == len(files), p.stdout + p.stderr
 
@@ -53,6 +55,14 @@ def test_the_dispatcher_validates_each_boards_job_on_its_device(board, tmp_path)
     assert p.returncode == 0, p.stdout + p.stderr
     if board == "jailhouse-rpi4":  # LAVA's own device type for the hardware: u-boot over TFTP with an NFS root
         assert "bcm2711-rpi-4-b" in (GOLDEN / "devices" / f"{board}-01.jinja2").read_text()
+
+
+def test_the_dispatcher_validates_the_rt_cell_booted_by_lavas_qemu_boot_method(tmp_path):
+    # LAVA's pipeline for it: the tmpfs deploy of kernel, initramfs and state disk, each an image_arg
+    # of the board's QEMU command line, which the dispatcher starts and watches for the agent's line
+    p = _validate("--device", LAVA_QEMU / "devices" / "qemu-x86_64-lava-qemu-01.jinja2",
+                  "--templates", LAVA_QEMU / "device-types", _local_job("qemu-x86_64", tmp_path, LAVA_QEMU))
+    assert p.returncode == 0, p.stdout + p.stderr
 
 
 def test_what_lava_refuses_is_reported(tmp_path):

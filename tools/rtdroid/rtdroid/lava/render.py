@@ -26,6 +26,7 @@ import yaml
 from .. import boardtests, paths
 from ..boardconfig import Board
 from . import images as lava_images
+from . import qemu_boot
 from .build import Build, example
 from .images import Image
 
@@ -332,6 +333,16 @@ def rendered_files(board: Board, site: Site | None = None, build: Build | None =
     t = device_type_template(board)
     if t is not None:
         files[f"device-types/{device_type(board)}.jinja2"] = t
+    if qemu_boot.applies(board) and images:  # the RT cell booted by LAVA's own QEMU boot method
+        sub = qemu_boot.SUBDIR
+        files[f"{sub}/device-types/{qemu_boot.device_type(board)}.jinja2"] = qemu_boot.device_type_template(board)
+        files[f"{sub}/devices/{board.name}-lava-qemu-{site.device_index:02d}.jinja2"] = \
+            qemu_boot.device_dictionary(board, site.device_index)
+        meta = job_definition(board, site, build=build or example(board), images=images)["metadata"]
+        job = qemu_boot.job_definition(board, images, {k: v for k, v in meta.items() if k != "kernel.android"})
+        files[f"{sub}/jobs/{board.name}.yaml"] = (
+            f"# LAVA job for board {board.name}'s RT cell booted by LAVA's QEMU boot method, rendered by "
+            f"`rtdroid lava render` from {board.source}\n" + yaml.safe_dump(job, sort_keys=False, width=1000))
     hc = health_check(board, site)
     if hc is not None:
         files[f"health-checks/{device_type(board)}.yaml"] = (
