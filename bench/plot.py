@@ -63,7 +63,7 @@ def main(argv):
     host = result.get("host", {})
     title = f"{result['bench']}  ({host.get('kernel', '?')}, {host.get('cpus', '?')} CPUs, " \
             f"SCHED_FIFO {'yes' if host.get('sched_fifo_permitted') else 'no'}, {result.get('started', '')})"
-    goals = "\n".join(("MET: " if g["met"] else "NOT MET: ") + g["text"] + " — " + g["measured"]
+    goals = "\n".join(("NOT JUDGED: " if g["met"] is None else "MET: " if g["met"] else "NOT MET: ") + g["text"] + " — " + g["measured"]
                       for g in result.get("goals", []))
     ax.set_title(title + ("\n" + goals if goals else ""), fontsize=8)
     ax.legend(fontsize=8)

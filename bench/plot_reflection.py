@@ -50,7 +50,7 @@ def plot(result: dict, out_png: str) -> None:
     axq.set_ylim(0, 1.1)
     axq.grid(alpha=0.3)
     host = result.get("host", {})
-    goals = "\n".join(("MET: " if g["met"] else "NOT MET: ") + g["text"] + " — " + g["measured"]
+    goals = "\n".join(("NOT JUDGED: " if g["met"] is None else "MET: " if g["met"] else "NOT MET: ") + g["text"] + " — " + g["measured"]
                       for g in result.get("goals", []))
     fig.suptitle(f"temporal reflection: display accuracy against analysis quality (seed 004, Fig. 4-5)\n"
                  + (f"board {result['board']}, {result.get('time_base')}\n" if result.get("board") else "")

@@ -121,7 +121,7 @@ def show(name: str, out: Path = ROOT / "build" / "bench") -> None:
         for r in rows:
             print("   " + "".join(f"{str(r[c]):>{w}}" for c, w in zip(cols, widths)))
     for g in doc.get("goals", []):
-        print(f"   goal: {g.get('text')}: measured {g.get('measured')} -> {'met' if g.get('met') else 'NOT met'}")
+        print(f"   goal: {g.get('text')}: measured {g.get('measured')} -> {'not judged' if g.get('met') is None else 'met' if g['met'] else 'NOT met'}")
 
 
 def main() -> int:

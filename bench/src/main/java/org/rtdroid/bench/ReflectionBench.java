@@ -35,6 +35,18 @@ import org.rtdroid.video.Y4mWriter;
  * an engine with a wake guard (it sleeps until the guard before the instant, then spins to it),
  * whose floor the same baseline thread measures half a frame after each display: the guard's sleep
  * and spin alone, without the engine.
+ *
+ * <p>Each 25 fps run has a stall witness beside it, on the engine's CPU, in the same interval: a
+ * thread just below the engine's priority that, in every frame, sleeps to an instant
+ * {@link #WITNESS_SLEEP_AT} after the display (its wake-up's distance from its median is the
+ * platform's wake-up jitter then) and sleeps to {@link #WAKE_GUARD_NANOS} before a second instant
+ * {@link #WITNESS_SPIN_AT} after it and spins to it (the platform's floor then), while the engine's
+ * CPU is idle between its frames. A goal the engine misses is judged only where its witness met it
+ * in the same interval: where the platform alone missed it too (the host's interrupts, other
+ * processes' work, the hypervisor taking the CPU), the verdict is "not judged" and the witness's
+ * figures and worst stalls are reported; the goals themselves are not changed. (cyclictest cannot
+ * be this witness: it has no phase, and at a priority above the engine its wake-ups would land in
+ * the engine's wake-up path in a few percent of frames, which is what the goals measure.)
  */
 final class ReflectionBench implements Benchmark {
     static final long FRAME_NANOS = 40_000_000L;
@@ -49,6 +61,8 @@ final class ReflectionBench implements Benchmark {
     static final int CALIBRATE_FROM = 25;
     static final int TABLE_AT = 50;
     static final int PRIORITY = 80;
+    /** The first display, after the first read. */
+    static final long FIRST_DISPLAY_LEAD_NANOS = 100_000_000L;
     /** Frames the plan's code runs on before the first one is due, as the spark app does. */
     static final int WARMUP_FRAMES = 24;
     /**
@@ -56,6 +70,15 @@ final class ReflectionBench implements Benchmark {
      * clock_nanosleep loop at 25 fps here: p99 about 50-60 us, p99.9 a few hundred), at 0.5 % of a CPU at 25 fps.
      */
     static final long WAKE_GUARD_NANOS = 200_000L;
+    /**
+     * The witness's two instants in each 40 ms frame, after its display: past the frame's read,
+     * parse and analysis (under 10 ms even on an emulated CPU), before the next display's wake-up.
+     */
+    static final long WITNESS_SLEEP_AT = 20_000_000L;
+    static final long WITNESS_SPIN_AT = 30_000_000L;
+    /** A display goal's bound (µs) and the display's window: a witnessed stall this long can cause a miss. */
+    static final double GOAL_US = 5.0;
+    static final long DISPLAY_WINDOW_NANOS = 1_000_000L;
 
     @Override
     public String name() { return "reflection"; }
@@ -123,22 +146,38 @@ final class ReflectionBench implements Benchmark {
             report.section("guarded_engine_overhead_us", guarded.overheads());
             double p99 = (double) seed.calibrated().extra().get("error_p99_us");
             double jitter = (double) base.sleep().extra().get("error_spread_p99_us");
+            Witnessed sw = seed.witness();
             report.goal("calibrated |display start error| p99 <= 5 us (25 fps, the seed's sleeping engine)",
-                    String.format("%.2f us; the platform's wake-up jitter in the same run (periodic baseline, p99 of"
-                            + " |error - median|) %.2f us: %.2fx it", p99, jitter, p99 / jitter), p99 <= 5.0);
+                    String.format("%.2f us; the platform's wake-up jitter beside it (its witness, p99 of |wake-up - median|)"
+                            + " %.2f us, in the periodic baseline's run %.2f us", p99, sw.sleepSpreadP99Us(), jitter)
+                            + sw.unjudged(p99, sw.sleepSpreadP99Us(), "wake-up jitter"),
+                    verdict(p99, sw.sleepSpreadP99Us()));
             double gp99 = (double) guarded.calibrated().extra().get("error_p99_us");
             double floor = (double) base.spin().extra().get("error_p99_us");
+            Witnessed gw = guarded.witness();
             report.goal("calibrated |display start error| p99 <= 5 us (25 fps, engine with a "
-                    + WAKE_GUARD_NANOS / 1000 + " us wake guard)", String.format("%.2f us; the platform's floor in the same run"
-                    + " (the guard's sleep and spin alone, no engine: periodic_spin p99) %.2f us: %.2fx it",
-                    gp99, floor, gp99 / floor), gp99 <= 5.0);
+                    + WAKE_GUARD_NANOS / 1000 + " us wake guard)", String.format("%.2f us; the platform's floor beside it"
+                    + " (its witness: the guard's sleep and spin alone, p99) %.2f us, in the periodic baseline's run"
+                    + " (periodic_spin p99) %.2f us", gp99, gw.spinP99Us(), floor)
+                    + gw.unjudged(gp99, gw.spinP99Us(), "floor"),
+                    verdict(gp99, gw.spinP99Us()));
             long seedMisses = seed.misses();
             long shortMisses = fast == null ? 0 : fast.misses();
             long guardedMisses = guarded.misses();
+            // A miss is the platform's when its run's witness saw a stall as long as the display's
+            // window; the 500 fps run has no witness (no idle room in its frames): its misses count.
+            boolean seedExcused = seedMisses > 0 && sw.worstNanos() >= DISPLAY_WINDOW_NANOS;
+            boolean guardedExcused = guardedMisses > 0 && gw.worstNanos() >= DISPLAY_WINDOW_NANOS;
+            long counted = (seedExcused ? 0 : seedMisses) + shortMisses + (guardedExcused ? 0 : guardedMisses);
+            long excused = (seedExcused ? seedMisses : 0) + (guardedExcused ? guardedMisses : 0);
             report.goal("no display miss once the table knows the quality it chose",
                     seedMisses + " at 25 fps, " + (fast == null ? "500 fps left out" : shortMisses + " at 500 fps") + ", "
-                            + guardedMisses + " guarded at 25 fps",
-                    seedMisses + shortMisses + guardedMisses == 0);
+                            + guardedMisses + " guarded at 25 fps"
+                            + (excused == 0 ? "" : String.format("; %d in runs whose witness saw the platform stall"
+                            + " %.0f us (25 fps) and %.0f us (guarded), over the display's %d us window",
+                            excused, sw.worstNanos() / 1e3, gw.worstNanos() / 1e3, DISPLAY_WINDOW_NANOS / 1000)),
+                    counted > 0 ? Boolean.FALSE : excused > 0 ? null : Boolean.TRUE);
+            report.section("witness", Map.of("reflective", sw.summary(), "reflective_guarded", gw.summary()));
             double overhead = (double) seed.calibrated().extra().get("engine_overhead_p99_us");
             report.goal("engine overhead per action p99 <= 10 us (25 fps, frames 25 on, the seed's sleeping engine)",
                     String.format("%.2f us", overhead), overhead <= 10.0);
@@ -158,7 +197,19 @@ final class ReflectionBench implements Benchmark {
      * and the median of its calibrated frames' work (read, parse, analysis).
      */
     private record Run(Report.Row calibrated, long misses, List<Map<String, Object>> table,
-                       List<Map<String, Object>> series, List<Double> overheads, long workP50Nanos) {}
+                       List<Map<String, Object>> series, List<Double> overheads, long workP50Nanos, Witnessed witness) {}
+
+    /**
+     * A display goal's verdict: met when the engine's figure is within {@link #GOAL_US}; not met
+     * when it is not and its witness, beside it in the same interval, was (the engine's own
+     * doing); not judged (null) when the witness missed it too (the platform's).
+     */
+    static Boolean verdict(double measuredUs, double witnessUs) {
+        if (measuredUs <= GOAL_US) {
+            return Boolean.TRUE;
+        }
+        return witnessUs <= GOAL_US ? Boolean.FALSE : null;
+    }
 
     private Run reflective(String impl, long guardNanos, Path video, int frames, long frameNanos, RealtimePolicy policy,
                            Report report) throws Exception {
@@ -166,7 +217,7 @@ final class ReflectionBench implements Benchmark {
         ExecutionEngine[] engine = {null};
         long[][] table = new long[AdaptationTable.ROWS][];
         FrameLog log = new FrameLog(Math.max(4096, frames + 16));
-        SparkPipeline p = SparkPipeline.open(video, frameNanos, 100_000_000L, CALIBRATE_FROM, () -> engine[0], f -> {
+        SparkPipeline p = SparkPipeline.open(video, frameNanos, FIRST_DISPLAY_LEAD_NANOS, CALIBRATE_FROM, () -> engine[0], f -> {
             if (f.frame() == TABLE_AT) {  // Table 1: the table as it stands when frame 50 is displayed
                 for (int r = 0; r < AdaptationTable.ROWS; r++) {
                     table[r] = new long[] {f.table().frameOf(r), f.table().longestNanos(r), f.table().observed(r) ? 1 : 0};
@@ -183,7 +234,9 @@ final class ReflectionBench implements Benchmark {
         System.out.printf("  " + impl + ": %d frames at %.0f fps (%.1f s)%n", frames, 1e9 / frameNanos,
                 frames * frameNanos / 1e9);
         p.warmUp(WARMUP_FRAMES);  // as the app does while it is created
-        p.start(tl, tl.now() + 10_000_000L);
+        long begin = tl.now() + 10_000_000L;
+        p.start(tl, begin);
+        Witness witness = frameNanos == FRAME_NANOS ? Witness.start(begin + FIRST_DISPLAY_LEAD_NANOS, frames, policy) : null;
         long deadline = System.nanoTime() + (frames + 50) * frameNanos + 30_000_000_000L;
         while (log.frames() < frames && System.nanoTime() < deadline) {
             Thread.sleep(20);
@@ -191,6 +244,7 @@ final class ReflectionBench implements Benchmark {
         engine[0].stop();
         engine[0].join(5_000);
         p.close();
+        Witnessed witnessed = witness == null ? Witnessed.NONE : witness.finish();
         int n = (int) Math.min(frames, log.frames());
         List<Map<String, Object>> series = new ArrayList<>();
         for (int k = 0; k < n; k++) {
@@ -244,7 +298,145 @@ final class ReflectionBench implements Benchmark {
             work[k - CALIBRATE_FROM] = frameNanos - log.availableNanos(k) + log.analysisNanos(k);
         }
         Arrays.sort(work);
-        return new Run(cal, misses, rows, series, each, work.length == 0 ? 0 : work[work.length / 2]);
+        return new Run(cal, misses, rows, series, each, work.length == 0 ? 0 : work[work.length / 2], witnessed);
+    }
+
+    /**
+     * The stall witness of one 25 fps run (see the class comment): a thread one priority below the
+     * engine on its CPU, two samples a frame at {@link #WITNESS_SLEEP_AT} and {@link #WITNESS_SPIN_AT}
+     * after each display instant, until the run stops it.
+     */
+    private static final class Witness {
+        private final long[] sleepLatency;
+        private final long[] spinError;
+        private volatile int done;
+        private volatile boolean stop;
+        private Throwable failure;
+        private Thread thread;
+
+        private Witness(int frames) {
+            sleepLatency = new long[frames];
+            spinError = new long[frames];
+        }
+
+        static Witness start(long firstDisplayNanos, int frames, RealtimePolicy engine) {
+            Witness w = new Witness(frames);
+            RealtimePolicy below = new RealtimePolicy(engine.fifoPriority() - 1, engine.cpus(), 1);
+            w.thread = RealtimeThreads.start("reflection-witness", below, () -> {
+                try {
+                    for (int k = 0; k < frames && !w.stop; k++) {
+                        long display = firstDisplayNanos + k * FRAME_NANOS;
+                        long at = display + WITNESS_SLEEP_AT;
+                        Linux.sleepUntilNanos(at);
+                        w.sleepLatency[k] = System.nanoTime() - at;
+                        long spinTo = display + WITNESS_SPIN_AT;
+                        Linux.sleepUntilNanos(spinTo - WAKE_GUARD_NANOS);
+                        long read;
+                        while ((read = System.nanoTime()) < spinTo) {
+                            // as the guarded engine's spin: the clock read is the whole body
+                        }
+                        w.spinError[k] = read - spinTo;
+                        w.done = k + 1;
+                    }
+                } catch (Throwable e) {
+                    w.failure = e;
+                }
+            });
+            return w;
+        }
+
+        /** Stops the witness and sums up its calibrated frames' samples (frames 25 on). */
+        Witnessed finish() throws InterruptedException {
+            stop = true;
+            thread.join(2 * FRAME_NANOS / 1_000_000L + 5_000);
+            if (failure != null) {
+                throw new IllegalStateException("the stall witness failed", failure);
+            }
+            int n = Math.max(0, done - CALIBRATE_FROM);
+            long[] sleep = Arrays.copyOfRange(sleepLatency, CALIBRATE_FROM, CALIBRATE_FROM + n);
+            long[] spin = Arrays.copyOfRange(spinError, CALIBRATE_FROM, CALIBRATE_FROM + n);
+            return Witnessed.of(sleep, spin);
+        }
+    }
+
+    /**
+     * What a run's witness saw over its calibrated frames: the wake-up's distance from its median
+     * and the spin's error (ns, per frame from frame 25), their p99s, and its worst samples.
+     */
+    record Witnessed(long[] sleepSpread, long[] spin) {
+        static final Witnessed NONE = new Witnessed(new long[0], new long[0]);
+
+        static Witnessed of(long[] sleepLatency, long[] spinError) {
+            long[] sorted = sleepLatency.clone();
+            Arrays.sort(sorted);
+            long median = sorted.length == 0 ? 0 : sorted[sorted.length / 2];
+            long[] spread = new long[sleepLatency.length];
+            for (int i = 0; i < spread.length; i++) {
+                spread[i] = Math.abs(sleepLatency[i] - median);
+            }
+            return new Witnessed(spread, spinError.clone());
+        }
+
+        double sleepSpreadP99Us() { return p99Us(sleepSpread); }
+        double spinP99Us() { return p99Us(spin); }
+
+        long worstNanos() {
+            long worst = 0;
+            for (long v : sleepSpread) { worst = Math.max(worst, v); }
+            for (long v : spin) { worst = Math.max(worst, v); }
+            return worst;
+        }
+
+        private static double p99Us(long[] v) {
+            long[] sorted = v.clone();
+            Arrays.sort(sorted);
+            return quantileMicros(sorted, 0.99);
+        }
+
+        private static long over(long[] v, double us) {
+            long n = 0;
+            for (long x : v) { n += x > us * 1000 ? 1 : 0; }
+            return n;
+        }
+
+        /** The verdict's reason when a goal the engine missed is not judged ("" otherwise). */
+        String unjudged(double measuredUs, double witnessUs, String what) {
+            if (verdict(measuredUs, witnessUs) != null) {
+                return "";
+            }
+            return String.format("; not judged: the platform alone missed it beside the engine (its %s p99 %.2f us"
+                    + " > %.0f us; worst witnessed stall %.1f us)", what, witnessUs, GOAL_US, worstNanos() / 1e3);
+        }
+
+        /** The witness's figures and its ten worst samples (frame from 25, which sample, µs). */
+        Map<String, Object> summary() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("frames", spin.length);
+            m.put("sleep_spread_p99_us", sleepSpreadP99Us());
+            m.put("spin_p99_us", spinP99Us());
+            m.put("sleep_spread_over_5us", over(sleepSpread, GOAL_US));
+            m.put("spin_over_5us", over(spin, GOAL_US));
+            m.put("worst_us", worstNanos() / 1e3);
+            List<long[]> all = new ArrayList<>();
+            for (int i = 0; i < spin.length; i++) {
+                all.add(new long[] {i, 0, sleepSpread[i]});
+                all.add(new long[] {i, 1, spin[i]});
+            }
+            all.sort((a, b) -> Long.compare(b[2], a[2]));
+            List<Map<String, Object>> worst = new ArrayList<>();
+            for (long[] w : all.subList(0, Math.min(10, all.size()))) {
+                if (w[2] <= GOAL_US * 1000) {
+                    break;
+                }
+                Map<String, Object> e = new LinkedHashMap<>();
+                e.put("frame", CALIBRATE_FROM + w[0]);
+                e.put("sample", w[1] == 0 ? "wake-up - median" : "spin");
+                e.put("us", w[2] / 1e3);
+                worst.add(e);
+            }
+            m.put("stalls_over_5us_worst", worst);
+            return m;
+        }
     }
 
     /** The engine's own time over actions [from, to), sorted. */

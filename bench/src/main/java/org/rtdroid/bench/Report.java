@@ -137,6 +137,14 @@ public final class Report {
 
     /** Records a goal and whether it was met, with the measured figure in words. */
     public void goal(String text, String measured, boolean met) {
+        goal(text, measured, Boolean.valueOf(met));
+    }
+
+    /**
+     * Records a goal and its verdict: met, not met, or null: not judged (the run's witness shows
+     * the platform alone missing it in the same interval; the measured text says so).
+     */
+    public void goal(String text, String measured, Boolean met) {
         Map<String, Object> g = new LinkedHashMap<>();
         g.put("text", text);
         g.put("measured", measured);
@@ -145,7 +153,7 @@ public final class Report {
             g.put("run", run);
         }
         goals.add(g);
-        System.out.println("  goal " + (met ? "MET    " : "NOT MET") + ": " + text + " -- " + measured);
+        System.out.println("  goal " + (met == null ? "NOT JUDGED" : met ? "MET    " : "NOT MET") + ": " + text + " -- " + measured);
     }
 
     /** A top-level JSON entry of its own (a table, a per-sample series for the plot). */
