@@ -71,6 +71,9 @@ job("reflection", ["bench/run.sh", "reflection", "--quick"], ["bench/run.sh", "r
 # The same in the RT cell of qemu-x86_64, in its virtual time: boots the board (under the board lock), not in `make test`.
 job("reflection-qemu-x86_64", ["bench/run.sh", "reflection", "--board", "qemu-x86_64", "--quick"],
     ["bench/run.sh", "reflection", "--board", "qemu-x86_64", "--seconds", "40"], 900, 3600, in_test=False)
+# And in the RT cell of qemu-arm64-xen (a Xen dom0less domU, virtual time): boots that board.
+job("reflection-qemu-arm64-xen", ["bench/run.sh", "reflection", "--board", "qemu-arm64-xen", "--quick"],
+    ["bench/run.sh", "reflection", "--board", "qemu-arm64-xen", "--seconds", "40"], 900, 3600, in_test=False)
 
 
 @dataclass

@@ -40,7 +40,7 @@ public final class CellProbes implements AutoCloseable {
     /**
      * The JVM probe's heap: RTJPerf keeps under 5 MiB live (64 arrays of 64 KiB at most), so ZGC
      * has ten times that to collect in; beside the cell's runtime (its heap locked) a larger one
-     * left qemu-arm64-xen's 512 MiB RT cell too little for the bound handlers' threads.
+     * left qemu-arm64-xen's RT cell (then 512 MiB) too little for the bound handlers' threads.
      */
     static final String JVM_HEAP = "48m";
     /**
