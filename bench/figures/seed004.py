@@ -97,6 +97,11 @@ def _section(ctx: Context, fig: Figure, calibrated: bool, bench: str = "reflecti
                  + (f"; with a wake guard {gcal['error_p99_us']:.1f} µs" if gcal else "")
                  + (f" (the guard's sleep and spin alone, without the engine, in the same run: "
                     f"{spin['error_p99_us']:.1f} µs)" if gcal and spin else "") + ".")
+    w = (r.doc.get("witness") or {}).get("reflective")
+    if w:
+        s.notes.append(f"The stall witness beside the engine, on its CPU in the same frames ({w['frames']}): wake-up "
+                       f"jitter p99 {w['sleep_spread_p99_us']:.1f} µs, spin floor p99 {w['spin_p99_us']:.1f} µs, worst "
+                       f"{w['worst_us']:.1f} µs; a display goal missed where the witness missed it too is not judged.")
     s.notes.append("The seed's tail is not comparable: on L4 the timer interrupt reaches the engine directly; here a "
                    "Linux guest without PREEMPT_RT in a virtual machine wakes it, and the wake-up's spread, not its "
                    "mean, is what a calibration of the anticipation cannot remove.")
