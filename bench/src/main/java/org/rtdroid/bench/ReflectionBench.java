@@ -37,11 +37,11 @@ import org.rtdroid.video.Y4mWriter;
  * and spin alone, without the engine.
  *
  * <p>Each 25 fps run has a stall witness beside it, on the engine's CPU, in the same interval: a
- * thread just below the engine's priority that, in every frame, sleeps to an instant
- * {@link #WITNESS_SLEEP_AT} after the display (its wake-up's distance from its median is the
- * platform's wake-up jitter then) and sleeps to {@link #WAKE_GUARD_NANOS} before a second instant
- * {@link #WITNESS_SPIN_AT} after it and spins to it (the platform's floor then), while the engine's
- * CPU is idle between its frames. A goal the engine misses is judged only where its witness met it
+ * thread just below the engine's priority that, in every frame, sleeps to each millisecond from
+ * {@link #WITNESS_FROM} after the display for {@link #WITNESS_SLEEPS} ms (each wake-up's distance
+ * from their median is the platform's wake-up jitter then; a stall that long shows), then sleeps to
+ * {@link #WAKE_GUARD_NANOS} before {@link #WITNESS_SPIN_AT} after it and spins to it (the platform's
+ * floor then), while the engine's CPU is idle between its frames. A goal the engine misses is judged only where its witness met it
  * in the same interval: where the platform alone missed it too (the host's interrupts, other
  * processes' work, the hypervisor taking the CPU), the verdict is "not judged" and the witness's
  * figures and worst stalls are reported; the goals themselves are not changed. (cyclictest cannot
@@ -71,11 +71,14 @@ final class ReflectionBench implements Benchmark {
      */
     static final long WAKE_GUARD_NANOS = 200_000L;
     /**
-     * The witness's two instants in each 40 ms frame, after its display: past the frame's read,
-     * parse and analysis (under 10 ms even on an emulated CPU), before the next display's wake-up.
+     * The witness's instants in each 40 ms frame, after its display: past the frame's read, parse
+     * and analysis (under 10 ms even on an emulated CPU), before the next display's wake-up: a
+     * wake-up every millisecond over half the frame, then one spin.
      */
-    static final long WITNESS_SLEEP_AT = 20_000_000L;
-    static final long WITNESS_SPIN_AT = 30_000_000L;
+    static final long WITNESS_FROM = 15_000_000L;
+    static final long WITNESS_STEP = 1_000_000L;
+    static final int WITNESS_SLEEPS = 20;
+    static final long WITNESS_SPIN_AT = 36_000_000L;
     /** A display goal's bound (µs) and the display's window: a witnessed stall this long can cause a miss. */
     static final double GOAL_US = 5.0;
     static final long DISPLAY_WINDOW_NANOS = 1_000_000L;
@@ -303,7 +306,7 @@ final class ReflectionBench implements Benchmark {
 
     /**
      * The stall witness of one 25 fps run (see the class comment): a thread one priority below the
-     * engine on its CPU, two samples a frame at {@link #WITNESS_SLEEP_AT} and {@link #WITNESS_SPIN_AT}
+     * engine on its CPU, {@link #WITNESS_SLEEPS} wake-ups and a spin a frame
      * after each display instant, until the run stops it.
      */
     private static final class Witness {
@@ -315,7 +318,7 @@ final class ReflectionBench implements Benchmark {
         private Thread thread;
 
         private Witness(int frames) {
-            sleepLatency = new long[frames];
+            sleepLatency = new long[frames * WITNESS_SLEEPS];
             spinError = new long[frames];
         }
 
@@ -326,9 +329,11 @@ final class ReflectionBench implements Benchmark {
                 try {
                     for (int k = 0; k < frames && !w.stop; k++) {
                         long display = firstDisplayNanos + k * FRAME_NANOS;
-                        long at = display + WITNESS_SLEEP_AT;
-                        Linux.sleepUntilNanos(at);
-                        w.sleepLatency[k] = System.nanoTime() - at;
+                        for (int j = 0; j < WITNESS_SLEEPS; j++) {
+                            long at = display + WITNESS_FROM + j * WITNESS_STEP;
+                            Linux.sleepUntilNanos(at);
+                            w.sleepLatency[k * WITNESS_SLEEPS + j] = System.nanoTime() - at;
+                        }
                         long spinTo = display + WITNESS_SPIN_AT;
                         Linux.sleepUntilNanos(spinTo - WAKE_GUARD_NANOS);
                         long read;
@@ -353,7 +358,7 @@ final class ReflectionBench implements Benchmark {
                 throw new IllegalStateException("the stall witness failed", failure);
             }
             int n = Math.max(0, done - CALIBRATE_FROM);
-            long[] sleep = Arrays.copyOfRange(sleepLatency, CALIBRATE_FROM, CALIBRATE_FROM + n);
+            long[] sleep = Arrays.copyOfRange(sleepLatency, CALIBRATE_FROM * WITNESS_SLEEPS, (CALIBRATE_FROM + n) * WITNESS_SLEEPS);
             long[] spin = Arrays.copyOfRange(spinError, CALIBRATE_FROM, CALIBRATE_FROM + n);
             return Witnessed.of(sleep, spin);
         }
@@ -416,10 +421,15 @@ final class ReflectionBench implements Benchmark {
             m.put("spin_p99_us", spinP99Us());
             m.put("sleep_spread_over_5us", over(sleepSpread, GOAL_US));
             m.put("spin_over_5us", over(spin, GOAL_US));
+            m.put("sleep_samples", sleepSpread.length);
             m.put("worst_us", worstNanos() / 1e3);
+            m.put("samples_over_1ms", over(sleepSpread, DISPLAY_WINDOW_NANOS / 1e3) + over(spin, DISPLAY_WINDOW_NANOS / 1e3));
             List<long[]> all = new ArrayList<>();
+            int perFrame = spin.length == 0 ? 1 : Math.max(1, sleepSpread.length / spin.length);
+            for (int i = 0; i < sleepSpread.length; i++) {
+                all.add(new long[] {i / perFrame, 0, sleepSpread[i]});
+            }
             for (int i = 0; i < spin.length; i++) {
-                all.add(new long[] {i, 0, sleepSpread[i]});
                 all.add(new long[] {i, 1, spin[i]});
             }
             all.sort((a, b) -> Long.compare(b[2], a[2]));

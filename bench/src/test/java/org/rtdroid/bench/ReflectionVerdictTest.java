@@ -43,6 +43,20 @@ class ReflectionVerdictTest {
     }
 
     @Test
+    void aWakeUpSampleIsNamedByItsFrameWhenTheWitnessWakesSeveralTimesAFrame() {
+        // two frames, three wake-ups each: the 5th wake-up (frame 1) stalled 1.5 ms
+        long[] sleep = {30_000, 30_000, 30_000, 30_000, 1_530_000, 30_000};
+        ReflectionBench.Witnessed w = ReflectionBench.Witnessed.of(sleep, new long[] {10, 10});
+        Map<String, Object> m = w.summary();
+        assertEquals(6, m.get("sleep_samples"));
+        assertEquals(1L, m.get("samples_over_1ms"));
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> worst = (List<Map<String, Object>>) m.get("stalls_over_5us_worst");
+        assertEquals(ReflectionBench.CALIBRATE_FROM + 1L, worst.get(0).get("frame"));
+        assertEquals(1_500.0, worst.get(0).get("us"));
+    }
+
+    @Test
     void anUnjudgedVerdictSaysWhy() {
         ReflectionBench.Witnessed w = ReflectionBench.Witnessed.of(new long[] {1_000, 1_000}, new long[] {90_000, 10});
         assertEquals("", w.unjudged(4.0, w.spinP99Us(), "floor"));
