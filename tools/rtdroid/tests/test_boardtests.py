@@ -58,7 +58,7 @@ def test_the_suites_options_name_each_suite_of_the_board():
     r = subprocess.run([sys.executable, "-m", "rtdroid.boardtests", "suites", "qemu-arm64-xen-smp"],
                        capture_output=True, text=True)
     assert r.stdout.split() == ["--suite", "01_board", "--suite", "02_deploy", "--suite", "03_latency",
-                                "--suite", "04_faults"], r.stderr
+                                "--suite", "04_faults", "--suite", "08_spark"], r.stderr
 
 
 def test_a_suite_that_does_not_exist_is_named(tmp_path):
