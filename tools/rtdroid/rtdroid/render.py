@@ -105,7 +105,13 @@ def _android_argv(board: Board) -> list[str]:
             # its real-time broadcast path at SCHED_OTHER, when the board says so
             *(["--realtime-threads", "off"] if a.get("realtime_threads") is False else []),
             # the apps that run each in a process of its own, under its own uid
-            *[arg for pkg in a.get("app_processes", []) for arg in ("--app-process", pkg)]]
+            # ("all": every app, as on Android)
+            *[arg for pkg in _app_processes(a) for arg in ("--app-process", pkg)]]
+
+
+def _app_processes(android: dict) -> list:
+    apps = android.get("app_processes", [])
+    return [apps] if apps == "all" else apps
 
 
 def render(board: Board) -> dict:

@@ -123,3 +123,21 @@ def test_host_rt_jvm_may_use_the_board_cpus_its_realtime_threads_only_the_cells(
     argv = render.render(bc.load_board("host"))["cells"]["rt"]["argv"]
     assert argv[:3] == ["taskset", "-c", "0,1"]
     assert argv[argv.index("--cpus") + 1] == "1"
+
+
+@pytest.mark.parametrize("apps,args", [("all", ["--app-process", "all"]),
+                                       (["org.rtdroid.cochlear.ui"], ["--app-process", "org.rtdroid.cochlear.ui"]),
+                                       ([], [])])
+def test_app_processes_render_as_the_cells_app_process_arguments(apps, args):
+    d = yaml.safe_load((paths.board_configs_dir() / "host.yaml").read_text())
+    next(c for c in d["cells"] if c["role"] == "android")["app_processes"] = apps
+    argv = render.render(bc.validate_board(d, "board-configs/host.yaml"))["cells"]["android"]["argv"]
+    found = [a for i, a in enumerate(argv) if a == "--app-process" or (i > 0 and argv[i - 1] == "--app-process")]
+    assert found == args
+
+
+def test_app_processes_is_all_or_package_names():
+    d = yaml.safe_load((paths.board_configs_dir() / "host.yaml").read_text())
+    next(c for c in d["cells"] if c["role"] == "android")["app_processes"] = "every"
+    with pytest.raises(bc.BoardConfigError):
+        bc.validate_board(d, "board-configs/host.yaml")

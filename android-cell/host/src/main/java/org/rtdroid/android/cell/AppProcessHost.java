@@ -37,6 +37,8 @@ final class AppProcessHost {
     static final int EXIT_NOT_ATTACHED = 3;
 
     private static ActivityController<? extends Activity> top;
+    /** Whether {@link #top} is resumed (another app's activity on top pauses and stops it). */
+    private static boolean topResumed;
     /** The app this process became, its class loader, and its services (main looper). */
     static volatile String pkg;
     static volatile ClassLoader loader;
@@ -155,6 +157,7 @@ final class AppProcessHost {
     }
 
     private static String handle(String pkg, ClassLoader loader, String request) {
+        long readNanos = System.nanoTime();
         String[] lines = request.split("\n");
         Map<String, String> args = org.rtdroid.android.cell.os.IntentWire.fields(lines, 1);
         String method = lines[0];
@@ -174,6 +177,17 @@ final class AppProcessHost {
                 }
                 what = "launching " + cls;
                 call = () -> "OK\nactivity=" + cls + "\nframeMicros=" + launch(pkg, loader, cls);
+            }
+            case "pause" -> {
+                // another app's activity came on top (the system server's activity stack says so)
+                what = "pausing its activity";
+                call = () -> {
+                    String paused = pauseAndStop();
+                    if (!paused.equals("none")) {
+                        CellLog.log('I', TAG, pkg, "paused and stopped " + paused + ": another app's activity is on top", null);
+                    }
+                    return "OK\npaused=" + paused;
+                };
             }
             case "ui" -> {
                 what = "the UI action " + args.get("op") + " on '" + args.get("id") + "'";
@@ -217,13 +231,18 @@ final class AppProcessHost {
                 };
             }
             default -> {
-                return "ERR no method '" + method + "' (launch, ui, receive, deliver, startService, bindService, unbindService, transact)";
+                return "ERR no method '" + method + "' (launch, pause, ui, receive, deliver, startService, bindService, unbindService, transact)";
             }
         }
         java.util.concurrent.CompletableFuture<String> done = new java.util.concurrent.CompletableFuture<>();
         new android.os.Handler(android.os.Looper.getMainLooper()).post(() -> {
             try {
-                done.complete(call.call());
+                long mainNanos = System.nanoTime();
+                String reply = call.call();
+                // where a call's time went in this process (CLOCK_MONOTONIC, the system server's too):
+                // read off the connection, run on the main looper (the proxy's trace names each hop)
+                done.complete(reply.startsWith("OK") ? reply + "\nreadNanos=" + readNanos + "\nmainNanos=" + mainNanos
+                        + "\nranNanos=" + System.nanoTime() : reply);
             } catch (Throwable t) {
                 done.completeExceptionally(t);
             }
@@ -379,11 +398,10 @@ final class AppProcessHost {
 
     /** The activity created, started, resumed, and its window drawn once; the draw's microseconds. */
     private static long launch(String pkg, ClassLoader loader, String cls) throws Exception {
-        if (top != null) {
-            top.pause().stop();
-        }
+        pauseAndStop();
         Class<? extends Activity> c = Class.forName(cls, true, loader).asSubclass(Activity.class);
         top = Robolectric.buildActivity(c, new Intent(Intent.ACTION_MAIN).setClassName(pkg, cls)).setup();
+        topResumed = true;
         long t0 = System.nanoTime();
         Activity a = top.get();
         View root = a.getWindow().getDecorView();
@@ -396,6 +414,16 @@ final class AppProcessHost {
         frame.recycle();
         CellLog.log('I', TAG, pkg, "Displayed " + pkg + "/" + cls, null);
         return (System.nanoTime() - t0) / 1000;
+    }
+
+    /** The resumed activity pauses and stops (main looper); the class that did, or "none". */
+    private static String pauseAndStop() {
+        if (top == null || !topResumed) {
+            return "none";
+        }
+        topResumed = false;
+        top.pause().stop();
+        return top.get().getClass().getName();
     }
 
     private static long ms(long nanos) {

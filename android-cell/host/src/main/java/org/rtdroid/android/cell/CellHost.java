@@ -101,6 +101,9 @@ final class CellHost {
             binderSocket = shortDir.resolve("binder.sock");
         }
         am.useAppProcesses(appProcesses(), binderSocket, work.resolve("framework"));
+        // zygote's role: the first app process's framework loads while the rest of the board comes
+        // up (the IPC, adb, the RT cell), not at the first launch
+        am.processes.preStart();
         BinderServer binder = BinderServer.start(am, binderSocket);
         AdbServer adb = null;
         if (System.getProperty(Main.PROP_ADB_PORT) != null) {
@@ -123,11 +126,17 @@ final class CellHost {
         // region, the control interface) and costs as much again as the framework's start: it
         // runs right after READY, first on the main looper, so that the board is ready that much
         // sooner and the first app launch still finds the widgets loaded (it waits for it there).
-        CompletableFuture<Long> warmup = MainThread.postAfterReady(() -> Warmup.run(application));
+        // When every app runs in a process of its own, no app's widgets are drawn here: the
+        // pre-started app process does its own (zygote's preload) and the system server none.
+        boolean warmUp = !am.processes.hostsEveryApp();
+        CompletableFuture<Long> warmup = warmUp ? MainThread.postAfterReady(() -> Warmup.run(application))
+                : CompletableFuture.completedFuture(0L);
         readyNanos = System.nanoTime();
         warmup.whenComplete((millis, failure) -> {
-            am.processes.preStart(); // the first app process's framework loads now, not at its launch
             long afterReady = (System.nanoTime() - readyNanos) / 1_000_000;
+            if (!warmUp) {
+                return;
+            }
             if (failure == null) {
                 CellLog.i(TAG, "widget warm-up done in " + millis + " ms (" + afterReady + " ms after READY)");
             } else {
@@ -136,7 +145,7 @@ final class CellHost {
             }
         });
         CellLog.i(TAG, "ready in " + (readyNanos - startNanos) / 1_000_000 + " ms (framework up after "
-                + (frameworkNanos - startNanos) / 1_000_000 + " ms; the widget warm-up runs next): AOSP framework SDK "
+                + (frameworkNanos - startNanos) / 1_000_000 + " ms; " + (warmUp ? "the widget warm-up runs next" : "no widget warm-up: every app runs in a process of its own") + "): AOSP framework SDK "
                 + android.os.Build.VERSION.SDK_INT + ", region " + region + ", main looper on thread '"
                 + Looper.getMainLooper().getThread().getName() + "'");
         System.out.println("ANDROID CELL READY port=" + server.port() + (adb == null ? "" : " adb=" + adb.port()));

@@ -1,5 +1,6 @@
 package org.rtdroid.android.cell;
 
+import org.rtdroid.android.cell.am.ProcessList;
 import org.rtdroid.android.cell.os.RealtimeScheduling;
 
 import java.io.IOException;
@@ -22,7 +23,7 @@ import org.junit.runner.notification.Failure;
 /**
  * The Android cell host's entry point:
  * {@code Main --region PATH --control-port PORT [--adb-port PORT --adb-keys FILE] [--sdk 34] [--peer-timeout-ms MS]
- * [--realtime-threads on|off] [--app-process PACKAGE]...}.
+ * [--realtime-threads on|off] [--app-process PACKAGE|all]...}.
  *
  * <p>Robolectric builds its sandbox (the AOSP framework classes, instrumented, in their own class
  * loader) around a JUnit test; the host's life is therefore one "test", {@link CellSandbox#serve},
@@ -78,8 +79,9 @@ public final class Main {
                     }
                     case "--app-process": {
                         String pkg = value(args, ++i, a);
-                        if (!pkg.matches("[A-Za-z][A-Za-z0-9_]*(\\.[A-Za-z][A-Za-z0-9_]*)+")) {
-                            throw new IllegalArgumentException("--app-process '" + pkg + "' is not a package name");
+                        if (!pkg.equals(ProcessList.EVERY_APP) && !pkg.matches("[A-Za-z][A-Za-z0-9_]*(\\.[A-Za-z][A-Za-z0-9_]*)+")) {
+                            throw new IllegalArgumentException("--app-process '" + pkg + "' is not a package name (or "
+                                    + ProcessList.EVERY_APP + ")");
                         }
                         String before = System.getProperty(PROP_APP_PROCESSES, "");
                         System.setProperty(PROP_APP_PROCESSES, before.isEmpty() ? pkg : before + "," + pkg);
@@ -207,6 +209,6 @@ public final class Main {
         System.err.println("usage: java @android-cell/target/dist/jvm.args -cp 'android-cell/target/dist/lib/*' "
                 + "org.rtdroid.android.cell.Main --region PATH --control-port PORT [--adb-port PORT "
                 + "--adb-keys FILE] [--sdk 34] [--platform-cert CERT.pem] [--peer-timeout-ms MS] [--realtime-threads on|off] "
-                + "[--app-process PACKAGE]...");
+                + "[--app-process PACKAGE|all]...");
     }
 }

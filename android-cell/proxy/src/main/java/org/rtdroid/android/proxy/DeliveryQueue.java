@@ -112,7 +112,11 @@ final class DeliveryQueue {
         BroadcastReceiver done = new BroadcastReceiver() {
             @Override
             public void onReceive(Context c, Intent i) {
-                long now = System.nanoTime();
+                long called = System.nanoTime();
+                // the receivers ran in apps' processes: when the last returned there (that
+                // process's word: taken only within what this JVM saw)
+                long returned = i.getLongExtra(ProxyContract.EXTRA_RECEIVED_NANOS, -1);
+                long now = returned >= in.acceptNanos && returned <= called ? returned : called;
                 boolean lost = i.getBooleanExtra(ProxyContract.EXTRA_BROADCAST_DROPPED, false);
                 handler.post(() -> delivered(now, lost));
             }
@@ -131,8 +135,10 @@ final class DeliveryQueue {
                 stats.events.record("broadcast", in.channel, in.action, String.join(",", targets), in.frameReadNanos,
                         delivered);
                 if (ProxyCore.TRACE) {
-                    Log.d(ProxyCore.TAG, "TRACE ring->proxy=" + (in.acceptNanos - in.frameReadNanos)
-                            + " proxy->delivered=" + (delivered - in.acceptNanos));
+                    Log.i(ProxyCore.TAG, "TRACE frameRead=" + in.frameReadNanos + " ring->proxy=" + (in.acceptNanos - in.frameReadNanos)
+                            + " proxy->delivered=" + (delivered - in.acceptNanos)
+                            + (req == null ? "" : " appSend->frameWritten=" + (req.frameWrittenNanos - req.appSendNanos)
+                                    + " frameWritten->frameRead=" + (in.frameReadNanos - req.frameWrittenNanos)));
                 }
                 if (req != null) {
                     stats.roundTrips++;

@@ -76,6 +76,12 @@ public final class ProxyContract {
      * dropped by the queue's overflow policy instead of delivered.
      */
     public static final String EXTRA_BROADCAST_DROPPED = "org.rtdroid.intent.extra.BROADCAST_DROPPED";
+    /**
+     * Set (a {@code System.nanoTime()}) on the intent an ordered broadcast's result receiver gets
+     * when its receivers ran in apps' own processes: when the last of them returned there. Absent,
+     * the result receiver's own call is that moment (the receivers ran on this main looper).
+     */
+    public static final String EXTRA_RECEIVED_NANOS = "org.rtdroid.intent.extra.RECEIVED_NANOS";
 
     // the wire's bounds (XccBounds, generated from bridge/proto/xcc.options; inlined by javac)
     public static final int MAX_CHANNEL_BYTES = XccBounds.MAX_INTENT_CHANNEL_BYTES;

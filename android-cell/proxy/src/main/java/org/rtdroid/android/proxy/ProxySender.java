@@ -94,7 +94,7 @@ final class ProxySender {
         }
         long written = System.nanoTime();
         if (ProxyCore.TRACE) {
-            Log.d(ProxyCore.TAG, "TRACE hop=" + (received - appSendNanos) + " encode+offer=" + (written - received));
+            Log.i(ProxyCore.TAG, "TRACE hop=" + (received - appSendNanos) + " encode+offer=" + (written - received));
         }
         stats.framesOut++;
         stats.channel(channel).out++;

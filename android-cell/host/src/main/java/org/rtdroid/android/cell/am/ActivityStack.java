@@ -63,6 +63,12 @@ public final class ActivityStack {
         this.crashes = crashes;
     }
 
+    /**
+     * Asks an app's running process to pause and stop its activity (never starting one; off the
+     * main looper); set with the app processes.
+     */
+    volatile java.util.function.Consumer<InstalledApp> pauseInProcess = app -> { };
+
     /** Starts routing the apps' startActivity calls. */
     void start() {
         main.post(this::pollStartedActivities);
@@ -92,7 +98,10 @@ public final class ActivityStack {
 
     private Activity startActivity(InstalledApp app, Intent intent) throws CellException {
         String cls = intent.getComponent().getClassName();
-        processTop = null; // an activity here comes on top of an app process's
+        if (processTop != null) { // an activity here comes on top of an app process's: it pauses and stops
+            pauseInProcess.accept(processTop);
+        }
+        processTop = null;
         ActivityRecord top = top();
         if (top != null && top.app == app && top.controller.get().getClass().getName().equals(cls) && top.resumed) {
             return top.controller.get();
@@ -135,6 +144,9 @@ public final class ActivityStack {
     void resumedInProcess(InstalledApp app, String activity) {
         ActivityRecord top = top();
         pauseAndStop(top);
+        if (processTop != null && processTop != app) {
+            pauseInProcess.accept(processTop); // another app process's activity was on top
+        }
         processTopActivity = activity;
         processTop = app;
     }

@@ -102,6 +102,44 @@ public final class CellActivityManager implements AppCrashes {
                 Uri.parse("package:" + pkg)), null, null, null);
     }
 
+    /** -Dorg.rtdroid.proxy.trace=true (the proxy's trace): each broadcast's hops into an app process. */
+    private static final boolean TRACE = Boolean.getBoolean("org.rtdroid.proxy.trace");
+
+    /** When the app process's receiver returned ({@code ranNanos} of its reply), -1 when not said. */
+    private static long returnedNanos(String reply) {
+        int at = reply.indexOf("\nranNanos=");
+        if (!reply.startsWith("OK") || at < 0) {
+            return -1;
+        }
+        int end = reply.indexOf('\n', at + 1);
+        try {
+            return Long.parseLong(reply.substring(at + "\nranNanos=".length(), end < 0 ? reply.length() : end));
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /**
+     * One broadcast's way into an app process and back, in µs, from the stamps its reply carries
+     * (every process reads the one CLOCK_MONOTONIC): the main looper's hand-off to the app's
+     * dispatch thread, the IPC write to the app process's read, that read to its main looper
+     * running the receiver, the receiver, and the way back to the dispatch thread.
+     */
+    private static void traceHops(InstalledApp app, Intent intent, long posted, String reply, long back) {
+        java.util.Map<String, String> f = org.rtdroid.android.cell.os.IntentWire.fields(reply.split("\n"), 1);
+        try {
+            long dispatched = Long.parseLong(f.get("dispatchNanos"));
+            long read = Long.parseLong(f.get("readNanos"));
+            long main = Long.parseLong(f.get("mainNanos"));
+            long ran = Long.parseLong(f.get("ranNanos"));
+            CellLog.i(TAG, "TRACE app-process " + app.packageName + " " + intent.getAction() + " posted=" + posted
+                    + " main->dispatch=" + (dispatched - posted) / 1000 + " dispatch->appRead=" + (read - dispatched) / 1000
+                    + " appRead->appMain=" + (main - read) / 1000 + " appMain->ran=" + (ran - main) / 1000 + " ran->back=" + (back - ran) / 1000 + " us");
+        } catch (RuntimeException e) {
+            CellLog.i(TAG, "TRACE app-process " + app.packageName + ": no stamps in its reply");
+        }
+    }
+
     /**
      * The named apps run each in a process of its own, which attaches at {@code binderSocket};
      * the others stay in the system server's JVM. Before the cell serves.
@@ -122,34 +160,38 @@ public final class CellActivityManager implements AppCrashes {
             }
 
             @Override
-            public java.util.concurrent.CompletableFuture<?> deliver(InstalledApp app, String receiverClass,
+            public java.util.concurrent.CompletableFuture<Long> deliver(InstalledApp app, String receiverClass,
                     android.content.Intent intent) {
                 return post(app, "receive\nreceiver=" + receiverClass, receiverClass, intent);
             }
 
             @Override
-            public java.util.concurrent.CompletableFuture<?> deliverRegistered(InstalledApp app, long id,
+            public java.util.concurrent.CompletableFuture<Long> deliverRegistered(InstalledApp app, long id,
                     android.content.Intent intent) {
                 return post(app, "deliver\nid=" + id, "its receiver " + id, intent);
             }
 
-            private java.util.concurrent.CompletableFuture<?> post(InstalledApp app, String head, String receiver,
+            private java.util.concurrent.CompletableFuture<Long> post(InstalledApp app, String head, String receiver,
                     android.content.Intent intent) {
                 String request;
                 try {
                     request = head + "\n" + org.rtdroid.android.cell.os.IntentWire.encode(intent);
                 } catch (IllegalArgumentException e) {
                     CellLog.w(TAG, "broadcast " + intent.getAction() + " not delivered to " + receiver + ": " + e.getMessage());
-                    return java.util.concurrent.CompletableFuture.completedFuture(null);
+                    return java.util.concurrent.CompletableFuture.completedFuture(-1L);
                 }
+                long posted = System.nanoTime();
                 return list.post(app, "broadcast " + intent.getAction(), request).whenComplete((reply, err) -> {
                     if (err != null || !reply.startsWith("OK")) {
                         CellLog.w(TAG, "broadcast " + intent.getAction() + " to " + receiver + " in its process failed: "
                                 + (err != null ? err.getMessage() : reply));
+                    } else if (TRACE) {
+                        traceHops(app, intent, posted, reply, System.nanoTime());
                     }
-                });
+                }).handle((reply, err) -> err != null ? -1L : returnedNanos(reply));
             }
         });
+        activities.pauseInProcess = list::pauseActivity;
         list.onDeath(app -> {
             broadcasts.unregisterRemote(app, 0); // its registered receivers went with it
             main.post(() -> activities.leftProcess(app)); // and its activity

@@ -25,10 +25,13 @@ import java.util.concurrent.TimeUnit;
  * of the app's code runs (zygote's specialisation, {@code Posix.becomeApp}) and that attaches
  * over the system server's IPC, where the kernel names it. The system server then calls it on
  * that connection ({@link ApplicationThread}). A process that died is shown with its reason and
- * started again on the next use. Apps not named here run in the system server's JVM.
+ * started again on the next use. Apps not named here (when not every app is, {@link #EVERY_APP})
+ * run in the system server's JVM.
  */
 public final class ProcessList {
     static final String TAG = "ActivityManager";
+    /** Names every app (not a package name: those hold a dot), as Android runs each in its own process. */
+    public static final String EVERY_APP = "all";
     /** The app process's entry point, on the system server's own class path. */
     static final String APP_PROCESS_MAIN = "org.rtdroid.android.cell.AppProcessMain";
     static final long ATTACH_TIMEOUT_MILLIS = 180_000;
@@ -84,7 +87,12 @@ public final class ProcessList {
 
     /** Whether the app runs in a process of its own. */
     public boolean hosts(String pkg) {
-        return packages.contains(pkg);
+        return packages.contains(pkg) || packages.contains(EVERY_APP);
+    }
+
+    /** Whether every app runs in a process of its own (none in the system server's JVM). */
+    public boolean hostsEveryApp() {
+        return packages.contains(EVERY_APP);
     }
 
     public synchronized List<ProcessRecord> records() {
@@ -149,20 +157,13 @@ public final class ProcessList {
      * The future has the process's reply, or fails with why the call could not be made.
      */
     public java.util.concurrent.CompletableFuture<String> post(InstalledApp app, String why, String request) {
-        java.util.concurrent.ExecutorService d;
-        synchronized (this) {
-            d = dispatchers.computeIfAbsent(app.packageName, k -> java.util.concurrent.Executors.newSingleThreadExecutor(
-                    task -> {
-                        Thread t = new Thread(task, "proc-dispatch-" + k);
-                        t.setDaemon(true);
-                        return t;
-                    }));
-        }
         java.util.concurrent.CompletableFuture<String> f = new java.util.concurrent.CompletableFuture<>();
         try {
-            d.execute(() -> {
+            dispatcher(app).execute(() -> {
                 try {
-                    f.complete(callNow(app, why, request));
+                    long dispatched = System.nanoTime();
+                    String reply = callNow(app, why, request);
+                    f.complete(reply.startsWith("OK") ? reply + "\ndispatchNanos=" + dispatched : reply);
                 } catch (Throwable t) {
                     f.completeExceptionally(t);
                 }
@@ -171,6 +172,35 @@ public final class ProcessList {
             f.completeExceptionally(new CellException(500, "the system server is stopping"));
         }
         return f;
+    }
+
+    /**
+     * Another app's activity came on top of this app's: its running process pauses and stops its
+     * activity, on the app's dispatch thread after the calls before it (a process that is not
+     * running has no activity to pause: none is started for it).
+     */
+    public void pauseActivity(InstalledApp app) {
+        try {
+            dispatcher(app).execute(() -> {
+                try {
+                    callRunning(app, "pause");
+                } catch (CellException e) {
+                    // it ended meanwhile: its activity went with it
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // the system server is stopping: every process goes
+        }
+    }
+
+    /** The app's dispatch thread: its process's calls in the order asked. */
+    private synchronized java.util.concurrent.ExecutorService dispatcher(InstalledApp app) {
+        return dispatchers.computeIfAbsent(app.packageName, k -> java.util.concurrent.Executors.newSingleThreadExecutor(
+                task -> {
+                    Thread t = new Thread(task, "proc-dispatch-" + k);
+                    t.setDaemon(true);
+                    return t;
+                }));
     }
 
     /** A call on the caller's thread (not the main looper): the process started and attached first. */
@@ -255,6 +285,7 @@ public final class ProcessList {
         r.process = t.process;
         r.pid = t.process.pid();
         r.starts++;
+        foreground(r.pid); // wanted now: at the system server's priority, whether loading or waiting
         records.put(app.packageName, r);
         CellLog.i(TAG, "Start proc " + r.pid + ":" + app.packageName + "/u0a" + (app.uid - 10000) + " for "
                 + why + (r.starts == 1 ? "" : " (after: " + r.deathReason + ")")
@@ -279,7 +310,14 @@ public final class ProcessList {
     private Template startTemplate() throws CellException {
         Process p;
         try {
-            p = new ProcessBuilder(command()).redirectErrorStream(true).start();
+            List<String> cmd = command();
+            if (java.nio.file.Files.isExecutable(CHRT)) {
+                // A template loads what may never be asked for: SCHED_IDLE, so that its seconds of
+                // start-up on the cell's CPU take only time nothing else wants (the board's start,
+                // an app's round trips); it becomes SCHED_OTHER when an app is given to it.
+                cmd.addAll(0, List.of(CHRT.toString(), "--idle", "0"));
+            }
+            p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         } catch (IOException e) {
             throw new CellException(500, "cannot start an app process: " + e.getMessage());
         }
@@ -311,6 +349,25 @@ public final class ProcessList {
             CellLog.i(TAG, "pre-started app process " + spare.process.pid() + " (framework loading; it waits for its app)");
         } catch (CellException e) {
             CellLog.w(TAG, e.getMessage());
+        }
+    }
+
+    /** util-linux's chrt (Debian: essential), which starts the template at SCHED_IDLE. */
+    private static final Path CHRT = Paths.get("/usr/bin/chrt");
+
+    /**
+     * Every thread of the process to SCHED_OTHER (the system server is root): twice, for a thread
+     * an idle one started while the first pass ran.
+     */
+    private static void foreground(long pid) {
+        for (int pass = 0; pass < 2; pass++) {
+            try (java.util.stream.Stream<Path> tasks = java.nio.file.Files.list(Paths.get("/proc/" + pid + "/task"))) {
+                tasks.forEach(t -> org.rtdroid.android.cell.os.RealtimeScheduling.set(
+                        Integer.parseInt(t.getFileName().toString()), org.rtdroid.android.cell.os.RealtimeScheduling.SCHED_OTHER, 0));
+            } catch (IOException | RuntimeException e) {
+                CellLog.w(TAG, "cannot raise process " + pid + " to SCHED_OTHER: " + e.getMessage());
+                return;
+            }
         }
     }
 

@@ -630,7 +630,7 @@ public final class BroadcastQueue {
     private void deliver(Pending p) {
         Intent intent = p.intent;
         List<Target> targets = receiversOf(intent, p.sender);
-        List<java.util.concurrent.CompletableFuture<?>> inProcesses = new ArrayList<>();
+        List<java.util.concurrent.CompletableFuture<Long>> inProcesses = new ArrayList<>();
         for (Target t : targets) {
             if (t.app() != null && t.app().state == InstalledApp.State.CRASHED) {
                 continue; // crashed while this broadcast was going round
@@ -667,7 +667,21 @@ public final class BroadcastQueue {
         } else {
             // the result once every app process ran its receiver (the queue goes on meanwhile)
             java.util.concurrent.CompletableFuture.allOf(inProcesses.toArray(java.util.concurrent.CompletableFuture[]::new))
-                    .whenComplete((done, failed) -> main.post(() -> finish(p)));
+                    .whenComplete((done, failed) -> {
+                        // when the last receiver returned, in its process: the moment the sender
+                        // measures (the way back to this JVM is no part of the delivery)
+                        long returned = -1;
+                        for (java.util.concurrent.CompletableFuture<Long> f : inProcesses) {
+                            returned = Math.max(returned, f.isDone() && !f.isCompletedExceptionally() ? f.join() : -1);
+                        }
+                        long at = returned;
+                        main.post(() -> {
+                            if (at > 0) {
+                                p.intent.putExtra(ProxyContract.EXTRA_RECEIVED_NANOS, at);
+                            }
+                            finish(p);
+                        });
+                    });
         }
     }
 
