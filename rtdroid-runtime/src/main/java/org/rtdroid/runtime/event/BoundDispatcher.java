@@ -31,7 +31,7 @@ public final class BoundDispatcher extends HandlerDispatcher {
         Thread t = Thread.ofPlatform().name(name + "/" + h.name()).daemon(true).unstarted(() -> handlerLoop(h, index));
         h.boundThread = t;
         threads.add(t);
-        t.start();
+        startAt(t, h.priority(), h.cpu());
     }
 
     private void handlerLoop(AsyncEventHandler h, int index) {

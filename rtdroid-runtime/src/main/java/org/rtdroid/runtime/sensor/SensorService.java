@@ -182,7 +182,7 @@ public final class SensorService {
             }
         });
         pollingThread = t;
-        t.start();
+        RealtimeThreads.startAt(t, policyFor == null ? null : policyFor.apply(pollingPriority));
         return pinned;
     }
 
