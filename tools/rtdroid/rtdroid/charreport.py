@@ -274,6 +274,9 @@ def page(doc: dict, images: str) -> str:
                                                    else (r["generated"], r["lost"]))]
             for c in ("rt", "android") for r in sorted(find(doc, c, "irqrate"), key=lambda r: -r["period_ns"])
             if "lost" in r or "unavailable" in r]
+    # the long run (rtdroid characterise --sustained), where this board has one
+    rate += [[f"{r['cell']}, long run", r["source"], r["period_ns"] / US, r["generated"], r["lost"]]
+             for r in doc.get("sustained_rows", [])]
     rate += [["seed 002", "GPT", p, g, l] for p, g, l in SEED002_RATE]
     parts.append("<h3>Sustained interrupt frequency</h3>" + _table(["cell", "source", "period (us)", "generated", "lost"], rate)
                  + f'<img src="{images}/irqrate.png">')

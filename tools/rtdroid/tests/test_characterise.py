@@ -258,6 +258,15 @@ def test_the_sustained_run_sums_each_cells_parts_per_period(monkeypatch, tmp_pat
     assert [(r["cell"], r["period_ns"], r["generated"], r["lost"], r["parts"]) for r in d["rows"]] == [
         ("rt", 400_000, 6000, 3, 3), ("android", 400_000, 6000, 0, 3)]
     assert "  rt         400 us        6,000        3     3\n" in capsys.readouterr().out
+    # the board's page, drawn again from its datasheet, shows the long run in its table
+    d = doc()
+    d["board"], d["goals"], d["budgets"] = "host", characterise.goals(d), []
+    (tmp_path / "build" / "report").mkdir()
+    (tmp_path / "build" / "characterise" / "host.json").write_text(json.dumps(d))
+    monkeypatch.setattr(charreport, "plots", lambda doc, where: None)  # the page's table is what is checked
+    assert cli.main(["characterise", "--board", "host", "--sustained", "6000", "--periods-us", "400"]) == 0
+    page = (tmp_path / "build" / "report" / "characterise-host.html").read_text()
+    assert "<td>rt, long run</td><td>timer</td><td>400" in page
 
 
 def test_periods_without_the_sustained_run_are_refused(capsys):

@@ -17,7 +17,7 @@ def cmd_characterise(a) -> int:
     out = paths.build_dir() / "characterise" / f"{doc['board']}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(doc, indent=1) + "\n")
-    page = None if a.no_report else charreport.write(doc, paths.build_dir() / "report")
+    page = None if a.no_report else charreport.write(_with_long_run(doc), paths.build_dir() / "report")
     if a.json:
         print(json.dumps(doc, indent=1))
     else:
@@ -33,7 +33,18 @@ def _sustained(a) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(doc, indent=1) + "\n")
     print(json.dumps(doc, indent=1) if a.json else characterise.sustained_summary(doc) + f"\nrows: {out}")
+    datasheet = out.with_name(f"{doc['board']}.json")
+    if datasheet.is_file() and not a.no_report:  # the board's page shows the long run beside its own series
+        print(f"page: {charreport.write(_with_long_run(json.loads(datasheet.read_text())), paths.build_dir() / 'report')}")
     return 0
+
+
+def _with_long_run(doc: dict) -> dict:
+    """The datasheet with the rows of the board's long sustained run, where it has one."""
+    long_run = paths.build_dir() / "characterise" / f"{doc['board']}-sustained.json"
+    if long_run.is_file():
+        doc = dict(doc, sustained_rows=json.loads(long_run.read_text())["rows"])
+    return doc
 
 
 def _count(text: str) -> int:
