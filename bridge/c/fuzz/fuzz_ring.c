@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             for (uint32_t ring = 0; ring < g.rings_per_peer; ring++) {
                 xcc_rx rx = peers[p].rx[ring];
                 if (round == 0)
-                    memcpy(&rx.read_index, rx.consumer_line, 8); /* hostile starting point */
+                    memcpy(&XCC_COUNTER_OF(rx, READ_INDEX), rx.consumer_line, 8); /* hostile starting point */
                 for (int k = 0; k < 3 * 4096 + 8; k++) {
                     uint32_t n = 0;
                     int rc = xcc_poll(&rx, buf, sizeof buf, &n);
@@ -62,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 }
                 xcc_tx tx = peers[p].tx[ring];
                 if (round == 0)
-                    memcpy(&tx.write_index, tx.ring, 8);
+                    memcpy(&XCC_COUNTER_OF(tx, WRITE_INDEX), tx.ring, 8);
                 (void)xcc_offer(&tx, "fuzz", 4);
             }
         /* self-healing over the hostile state table and sections: only its own fields, in bounds */

@@ -102,10 +102,9 @@ typedef struct xcc_tx {          /* producer side of one ring in our own section
     uint8_t *ring;               /* ring header */
     uint8_t *slots;
     uint8_t *consumer_line;      /* the consumer's line (in the other peer's section) */
-    uint64_t write_index;        /* private copies of the ring header */
-    uint64_t frames_written;
-    uint64_t frames_dropped_full;
-    uint32_t ring_class;         /* the ring's number, as the formatter writes it */
+    uint64_t counter[XCC_COUNTERS]; /* private copies of the ring header, by enum xcc_counter
+                                       (write_index, frames_written, ...; ring_class = the ring's
+                                       number, as the formatter writes it); other ids unused */
     uint32_t slots_per_ring;
     uint32_t slot_bytes;
     int access;
@@ -115,13 +114,8 @@ typedef struct xcc_rx {          /* consumer side of one ring in the other peer'
     uint8_t *ring;
     uint8_t *slots;
     uint8_t *consumer_line;      /* our consumer line (in our own section) */
-    uint64_t read_index;         /* private copies of the consumer line */
-    uint64_t frames_accepted;
-    uint64_t frames_corrupt;
-    uint64_t resyncs;
-    uint64_t frames_undeliverable;
-    uint64_t stale_skipped;
-    uint64_t write_index_faults;
+    uint64_t counter[XCC_COUNTERS]; /* private copies of the consumer line, by enum xcc_counter
+                                       (read_index, frames_accepted, ...); other ids unused */
     const uint8_t *producer_heartbeat; /* the producer's state line heartbeat; NULL: the management
                                           agent's ring 0 of peer 1 (the agent never beats) */
     uint64_t fault_heartbeat;    /* the producer's heartbeat when the open fault was first seen */
@@ -156,14 +150,16 @@ int xcc_poll(xcc_rx *rx, void *buf, uint32_t cap, uint32_t *n);
 /* Count a frame dropped above the ring (undecodable, unknown kind, undeclared channel, ...). */
 void xcc_rx_count_undeliverable(xcc_rx *rx);
 
-/* Counters of one ring pair as the shared memory shows them. */
+/* Counters of one ring pair as the shared memory shows them: every counter of its ring header and
+ * of the consumer line reading it, by enum xcc_counter (state-line ids stay 0). */
 typedef struct xcc_ring_stats {
-    uint64_t write_index, frames_written, frames_dropped_full;
-    uint64_t read_index, frames_accepted, frames_corrupt, resyncs, frames_undeliverable,
-        stale_skipped, write_index_faults;
-    uint32_t ring_class;
+    uint64_t counter[XCC_COUNTERS];
 } xcc_ring_stats;
-/* Stats of ring `ring` produced by peer `producer` (read from both sections). */
+/* Counter NAME (XCC_COUNTER_<NAME>) of a snapshot or of a ring side's private copies:
+ * XCC_COUNTER_OF(stats, FRAMES_CORRUPT), XCC_COUNTER_OF(*rx, READ_INDEX). */
+#define XCC_COUNTER_OF(x, NAME) ((x).counter[XCC_COUNTER_##NAME])
+/* Stats of ring `ring` produced by peer `producer` (read from both sections), through the
+ * counter table: a counter added to bridge/layout/region-layout.toml is read with no change. */
 int xcc_ring_stats_read(const xcc_region *r, const xcc_geometry *geo, uint32_t producer,
                         uint32_t ring, xcc_ring_stats *out);
 /* The generic counters view (as AeronStat reads Aeron's): counter `id` (enum xcc_counter, described

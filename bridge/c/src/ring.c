@@ -2,15 +2,48 @@
  * No allocation, no locks; every address comes from the private geometry and index mod S. */
 #include "xcc_internal.h"
 
+/* Counter `id` of the line at `line` (xcc_counter_table: its offset and width), load-acquire. */
+static uint64_t line_read(const uint8_t *line, uint32_t id, int access)
+{
+    const xcc_counter_desc *c = &xcc_counter_table[id];
+    return c->width == 8 ? xcc_ld64_acquire(line + c->offset, access)
+                         : xcc_ld32_acquire(line + c->offset, access);
+}
+
+/* The private copies of counters first..end-1 of `line`, as the region shows them. */
+static void line_load(uint64_t *counter, const uint8_t *line, uint32_t first, uint32_t end, int access)
+{
+    for (uint32_t id = first; id < end; id++)
+        counter[id] = line_read(line, id, access);
+}
+
+/* Self-healing of one line: every counter first..end-1, put back from its private copy. */
+static int line_heal(const uint64_t *counter, uint8_t *line, uint32_t first, uint32_t end, int access)
+{
+    int n = 0;
+    for (uint32_t id = first; id < end; id++) {
+        const xcc_counter_desc *c = &xcc_counter_table[id];
+        n += c->width == 8 ? xcc_republish64(line + c->offset, counter[id], access)
+                           : xcc_republish32(line + c->offset, (uint32_t)counter[id], access);
+    }
+    return n;
+}
+
+/* `add` more of u64 counter `id` of `line`: the private copy, then the shared one. */
+static inline void line_count(uint64_t *counter, uint8_t *line, uint32_t id, uint64_t add)
+{
+    xcc_count(line + xcc_counter_table[id].offset, &counter[id], add);
+}
+
 int xcc_offer(xcc_tx *tx, const void *frame, uint32_t n)
 {
     if (n < 1 || n > tx->slot_bytes - XCC_SLOT_HEADER_BYTES)
         return XCC_EINVAL; /* refused before the ring is touched */
-    uint64_t w = tx->write_index;
+    uint64_t w = XCC_COUNTER_OF(*tx, WRITE_INDEX);
     uint64_t rd = xcc_ld64_acquire(tx->consumer_line + XCC_CONS_READ_INDEX, tx->access);
     /* rd > w or w - rd > S: the consumer's index is not credible; treat the ring as full. */
     if (rd > w || w - rd >= tx->slots_per_ring) {
-        xcc_count(tx->ring + XCC_RING_FRAMES_DROPPED_FULL, &tx->frames_dropped_full, 1);
+        line_count(tx->counter, tx->ring, XCC_COUNTER_FRAMES_DROPPED_FULL, 1);
         return XCC_FULL;
     }
     uint8_t *slot = tx->slots + (size_t)(w & (tx->slots_per_ring - 1u)) * tx->slot_bytes;
@@ -20,28 +53,30 @@ int xcc_offer(xcc_tx *tx, const void *frame, uint32_t n)
     xcc_st64(slot + XCC_SLOT_INDEX, w);
     /* Everything in the slot is written before the index that publishes it. */
     xcc_st64_release(tx->ring + XCC_RING_WRITE_INDEX, w + 1, tx->access);
-    tx->write_index = w + 1;
-    xcc_count(tx->ring + XCC_RING_FRAMES_WRITTEN, &tx->frames_written, 1);
+    XCC_COUNTER_OF(*tx, WRITE_INDEX) = w + 1;
+    line_count(tx->counter, tx->ring, XCC_COUNTER_FRAMES_WRITTEN, 1);
     return XCC_OK;
 }
 
 uint64_t xcc_tx_backlog(const xcc_tx *tx)
 {
     uint64_t rd = xcc_ld64_acquire(tx->consumer_line + XCC_CONS_READ_INDEX, tx->access);
-    if (rd > tx->write_index || tx->write_index - rd > tx->slots_per_ring)
+    uint64_t w = XCC_COUNTER_OF(*tx, WRITE_INDEX);
+    if (rd > w || w - rd > tx->slots_per_ring)
         return tx->slots_per_ring;
-    return tx->write_index - rd;
+    return w - rd;
 }
 
 static void publish_read(xcc_rx *rx, uint64_t rd)
 {
-    rx->read_index = rd;
+    XCC_COUNTER_OF(*rx, READ_INDEX) = rd;
     xcc_st64_release(rx->consumer_line + XCC_CONS_READ_INDEX, rd, rx->access);
 }
 
 static int incredible(const xcc_rx *rx, uint64_t w)
 {
-    return w < rx->read_index || w - rx->read_index > rx->slots_per_ring;
+    uint64_t rd = XCC_COUNTER_OF(*rx, READ_INDEX);
+    return w < rd || w - rd > rx->slots_per_ring;
 }
 
 /* An incredible write index was just read: opens the fault (counted once) and says whether the
@@ -54,7 +89,7 @@ static int heal_due(xcc_rx *rx)
     if (!rx->fault_open) {
         rx->fault_open = 1;
         rx->fault_heartbeat = beat;
-        xcc_count(rx->consumer_line + XCC_CONS_WRITE_INDEX_FAULTS, &rx->write_index_faults, 1);
+        line_count(rx->counter, rx->consumer_line, XCC_COUNTER_WRITE_INDEX_FAULTS, 1);
     }
     return !rx->producer_heartbeat || beat - rx->fault_heartbeat >= 2;
 }
@@ -73,13 +108,13 @@ int xcc_poll(xcc_rx *rx, void *buf, uint32_t cap, uint32_t *n)
         w = xcc_ld64_acquire(rx->ring + XCC_RING_WRITE_INDEX, rx->access); /* after the beats */
         if (incredible(rx, w)) {
             rx->fault_open = 0;
-            xcc_count(rx->consumer_line + XCC_CONS_RESYNCS, &rx->resyncs, 1);
+            line_count(rx->counter, rx->consumer_line, XCC_COUNTER_RESYNCS, 1);
             publish_read(rx, w);
             return XCC_RESYNC;
         }
     }
     rx->fault_open = 0;
-    uint64_t rd = rx->read_index;
+    uint64_t rd = XCC_COUNTER_OF(*rx, READ_INDEX);
     if (w == rd)
         return XCC_EMPTY;
     const uint8_t *slot = rx->slots + (size_t)(rd & (rx->slots_per_ring - 1u)) * rx->slot_bytes;
@@ -99,38 +134,30 @@ int xcc_poll(xcc_rx *rx, void *buf, uint32_t cap, uint32_t *n)
     }
     publish_read(rx, rd + 1);
     if (!ok) {
-        xcc_count(rx->consumer_line + XCC_CONS_FRAMES_CORRUPT, &rx->frames_corrupt, 1);
+        line_count(rx->counter, rx->consumer_line, XCC_COUNTER_FRAMES_CORRUPT, 1);
         return XCC_CORRUPT;
     }
-    xcc_count(rx->consumer_line + XCC_CONS_FRAMES_ACCEPTED, &rx->frames_accepted, 1);
+    line_count(rx->counter, rx->consumer_line, XCC_COUNTER_FRAMES_ACCEPTED, 1);
     *n = frame_bytes;
     return XCC_OK;
 }
 
 void xcc_rx_count_undeliverable(xcc_rx *rx)
 {
-    xcc_count(rx->consumer_line + XCC_CONS_FRAMES_UNDELIVERABLE, &rx->frames_undeliverable, 1);
+    line_count(rx->counter, rx->consumer_line, XCC_COUNTER_FRAMES_UNDELIVERABLE, 1);
 }
 
 /* Self-healing of one ring side: every field it owns, put back from its private copy. */
 static int heal_tx(xcc_tx *tx)
 {
-    return xcc_republish64(tx->ring + XCC_RING_WRITE_INDEX, tx->write_index, tx->access) +
-           xcc_republish64(tx->ring + XCC_RING_FRAMES_WRITTEN, tx->frames_written, tx->access) +
-           xcc_republish64(tx->ring + XCC_RING_FRAMES_DROPPED_FULL, tx->frames_dropped_full, tx->access) +
-           xcc_republish32(tx->ring + XCC_RING_CLASS, tx->ring_class, tx->access);
+    return line_heal(tx->counter, tx->ring, XCC_RING_HEADER_FIRST_COUNTER, XCC_RING_HEADER_END_COUNTER,
+                     tx->access);
 }
 
 static int heal_rx(xcc_rx *rx)
 {
-    uint8_t *l = rx->consumer_line;
-    return xcc_republish64(l + XCC_CONS_READ_INDEX, rx->read_index, rx->access) +
-           xcc_republish64(l + XCC_CONS_FRAMES_ACCEPTED, rx->frames_accepted, rx->access) +
-           xcc_republish64(l + XCC_CONS_FRAMES_CORRUPT, rx->frames_corrupt, rx->access) +
-           xcc_republish64(l + XCC_CONS_RESYNCS, rx->resyncs, rx->access) +
-           xcc_republish64(l + XCC_CONS_FRAMES_UNDELIVERABLE, rx->frames_undeliverable, rx->access) +
-           xcc_republish64(l + XCC_CONS_STALE_SKIPPED, rx->stale_skipped, rx->access) +
-           xcc_republish64(l + XCC_CONS_WRITE_INDEX_FAULTS, rx->write_index_faults, rx->access);
+    return line_heal(rx->counter, rx->consumer_line, XCC_CONSUMER_LINE_FIRST_COUNTER,
+                     XCC_CONSUMER_LINE_END_COUNTER, rx->access);
 }
 
 static uint8_t *consumer_line(uint8_t *base, const xcc_geometry *g, uint32_t peer, uint32_t ring)
@@ -156,10 +183,8 @@ int xcc_tx_open(xcc_tx *tx, const xcc_region *r, const xcc_geometry *g, uint32_t
     tx->slots_per_ring = g->slots_per_ring;
     tx->slot_bytes = g->slot_bytes;
     tx->access = r->access;
-    tx->write_index = xcc_ld64_acquire(tx->ring + XCC_RING_WRITE_INDEX, r->access);
-    tx->frames_written = xcc_ld64(tx->ring + XCC_RING_FRAMES_WRITTEN);
-    tx->frames_dropped_full = xcc_ld64(tx->ring + XCC_RING_FRAMES_DROPPED_FULL);
-    tx->ring_class = ring;
+    line_load(tx->counter, tx->ring, XCC_RING_HEADER_FIRST_COUNTER, XCC_RING_HEADER_END_COUNTER, r->access);
+    XCC_COUNTER_OF(*tx, RING_CLASS) = ring;
     return XCC_OK;
 }
 
@@ -174,14 +199,8 @@ int xcc_rx_open(xcc_rx *rx, const xcc_region *r, const xcc_geometry *g, uint32_t
     rx->slots_per_ring = g->slots_per_ring;
     rx->slot_bytes = g->slot_bytes;
     rx->access = r->access;
-    const uint8_t *l = rx->consumer_line;
-    rx->read_index = xcc_ld64_acquire(l + XCC_CONS_READ_INDEX, r->access);
-    rx->frames_accepted = xcc_ld64(l + XCC_CONS_FRAMES_ACCEPTED);
-    rx->frames_corrupt = xcc_ld64(l + XCC_CONS_FRAMES_CORRUPT);
-    rx->resyncs = xcc_ld64(l + XCC_CONS_RESYNCS);
-    rx->frames_undeliverable = xcc_ld64(l + XCC_CONS_FRAMES_UNDELIVERABLE);
-    rx->stale_skipped = xcc_ld64(l + XCC_CONS_STALE_SKIPPED);
-    rx->write_index_faults = xcc_ld64(l + XCC_CONS_WRITE_INDEX_FAULTS);
+    line_load(rx->counter, rx->consumer_line, XCC_CONSUMER_LINE_FIRST_COUNTER, XCC_CONSUMER_LINE_END_COUNTER,
+              r->access);
     /* Ring 0 of peer 1's section is the management agent's, which has no heartbeat. */
     rx->producer_heartbeat = consumer == 0u && ring == 0u ? NULL
         : r->base + XCC_STATE_TABLE_OFFSET + (size_t)(1u - consumer) * XCC_LINE_BYTES + XCC_STATE_OFF_HEARTBEAT;
@@ -203,8 +222,7 @@ uint64_t xcc_counter_read(const xcc_region *r, const xcc_geometry *g, uint32_t i
         line = ring_header(r->base, g, peer, ring);
     else
         line = consumer_line(r->base, g, peer, ring);
-    return c->width == 8 ? xcc_ld64_acquire(line + c->offset, r->access)
-                         : xcc_ld32_acquire(line + c->offset, r->access);
+    return line_read(line, id, r->access);
 }
 
 int xcc_ring_stats_read(const xcc_region *r, const xcc_geometry *g, uint32_t producer,
@@ -214,17 +232,9 @@ int xcc_ring_stats_read(const xcc_region *r, const xcc_geometry *g, uint32_t pro
         return XCC_EINVAL;
     const uint8_t *rh = ring_header(r->base, g, producer, ring);
     const uint8_t *cl = consumer_line(r->base, g, 1u - producer, ring);
-    s->write_index = xcc_ld64_acquire(rh + XCC_RING_WRITE_INDEX, r->access);
-    s->frames_written = xcc_ld64(rh + XCC_RING_FRAMES_WRITTEN);
-    s->frames_dropped_full = xcc_ld64(rh + XCC_RING_FRAMES_DROPPED_FULL);
-    s->ring_class = xcc_ld32(rh + XCC_RING_CLASS);
-    s->read_index = xcc_ld64_acquire(cl + XCC_CONS_READ_INDEX, r->access);
-    s->frames_accepted = xcc_ld64(cl + XCC_CONS_FRAMES_ACCEPTED);
-    s->frames_corrupt = xcc_ld64(cl + XCC_CONS_FRAMES_CORRUPT);
-    s->resyncs = xcc_ld64(cl + XCC_CONS_RESYNCS);
-    s->frames_undeliverable = xcc_ld64(cl + XCC_CONS_FRAMES_UNDELIVERABLE);
-    s->stale_skipped = xcc_ld64(cl + XCC_CONS_STALE_SKIPPED);
-    s->write_index_faults = xcc_ld64(cl + XCC_CONS_WRITE_INDEX_FAULTS);
+    memset(s, 0, sizeof *s);
+    line_load(s->counter, rh, XCC_RING_HEADER_FIRST_COUNTER, XCC_RING_HEADER_END_COUNTER, r->access);
+    line_load(s->counter, cl, XCC_CONSUMER_LINE_FIRST_COUNTER, XCC_CONSUMER_LINE_END_COUNTER, r->access);
     return XCC_OK;
 }
 
@@ -282,10 +292,10 @@ int xcc_attach(xcc_peer *p, xcc_region *r, uint32_t self, int mode, char *err, s
         /* skip frames sent to our previous incarnation */
         xcc_rx *rx = &p->rx[ring];
         uint64_t w_other = xcc_ld64_acquire(rx->ring + XCC_RING_WRITE_INDEX, r->access);
-        uint64_t rd = rx->read_index;
+        uint64_t rd = XCC_COUNTER_OF(*rx, READ_INDEX);
         if (w_other >= rd && w_other - rd <= g->slots_per_ring)
-            xcc_count(rx->consumer_line + XCC_CONS_STALE_SKIPPED, &rx->stale_skipped, w_other - rd);
-        rx->read_index = w_other;
+            line_count(rx->counter, rx->consumer_line, XCC_COUNTER_STALE_SKIPPED, w_other - rd);
+        XCC_COUNTER_OF(*rx, READ_INDEX) = w_other;
         xcc_st64_release(rx->consumer_line + XCC_CONS_READ_INDEX, w_other, r->access);
     }
     p->other_epoch_seen = xcc_other_epoch(p);

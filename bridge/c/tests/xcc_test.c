@@ -219,8 +219,8 @@ static void test_offer_poll_roundtrip_and_counters(void)
     CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_EMPTY);
     xcc_ring_stats s;
     CHECK(xcc_ring_stats_read(&reg, &g, 1, 1, &s) == XCC_OK);
-    CHECK(s.write_index == 20 && s.frames_written == 20 && s.read_index == 20 && s.frames_accepted == 20);
-    CHECK(s.frames_corrupt == 0 && s.resyncs == 0 && s.frames_dropped_full == 0 && s.ring_class == 1);
+    CHECK(XCC_COUNTER_OF(s, WRITE_INDEX) == 20 && XCC_COUNTER_OF(s, FRAMES_WRITTEN) == 20 && XCC_COUNTER_OF(s, READ_INDEX) == 20 && XCC_COUNTER_OF(s, FRAMES_ACCEPTED) == 20);
+    CHECK(XCC_COUNTER_OF(s, FRAMES_CORRUPT) == 0 && XCC_COUNTER_OF(s, RESYNCS) == 0 && XCC_COUNTER_OF(s, FRAMES_DROPPED_FULL) == 0 && XCC_COUNTER_OF(s, RING_CLASS) == 1);
     /* slot header as the spec lays it out */
     uint8_t *slot = slot_of(&p1.tx[1], 19);
     CHECK(get32(slot) == 1 + (19 * 37) % 496 && get64(slot + 8) == 19);
@@ -230,7 +230,7 @@ static void test_offer_poll_roundtrip_and_counters(void)
     xcc_peer mgmt;
     char err[XCC_ERR_BYTES];
     CHECK(xcc_attach(&mgmt, &reg, 1, XCC_ATTACH_MANAGEMENT, err, sizeof err) == XCC_OK);
-    CHECK(xcc_ring_stats_read(&reg, &g, 0, 0, &s) == XCC_OK && s.stale_skipped == 1); /* sent before it attached */
+    CHECK(xcc_ring_stats_read(&reg, &g, 0, 0, &s) == XCC_OK && XCC_COUNTER_OF(s, STALE_SKIPPED) == 1); /* sent before it attached */
     CHECK(xcc_offer(&p0.tx[0], "hello", 5) == XCC_OK);
     CHECK(xcc_poll(&mgmt.rx[0], in, sizeof in, &n) == XCC_OK && n == 5 && memcmp(in, "hello", 5) == 0);
 }
@@ -260,7 +260,7 @@ static void test_full_ring_drops_counted(void)
     CHECK(xcc_offer(&p0.tx[1], b, 8) == XCC_FULL);
     xcc_ring_stats s;
     xcc_ring_stats_read(&reg, &g, 0, 1, &s);
-    CHECK(s.frames_dropped_full == 2 && s.frames_written == 4 && s.write_index == 4);
+    CHECK(XCC_COUNTER_OF(s, FRAMES_DROPPED_FULL) == 2 && XCC_COUNTER_OF(s, FRAMES_WRITTEN) == 4 && XCC_COUNTER_OF(s, WRITE_INDEX) == 4);
     CHECK(xcc_poll(&p1.rx[1], in, sizeof in, &n) == XCC_OK);
     CHECK(xcc_tx_backlog(&p0.tx[1]) == 3);
     CHECK(xcc_offer(&p0.tx[1], b, 8) == XCC_OK);
@@ -290,7 +290,7 @@ static void test_reader_rejects_bad_slot_length_index_crc(void)
     CHECK(n == 32 && memcmp(in, b, 32) == 0);
     xcc_ring_stats s;
     xcc_ring_stats_read(&reg, &g, 1, 1, &s);
-    CHECK(s.frames_corrupt == 5 && s.frames_accepted == 1 && s.read_index == 6);
+    CHECK(XCC_COUNTER_OF(s, FRAMES_CORRUPT) == 5 && XCC_COUNTER_OF(s, FRAMES_ACCEPTED) == 1 && XCC_COUNTER_OF(s, READ_INDEX) == 6);
 }
 
 static void test_torn_write_unpublished_slot_is_invisible(void)
@@ -321,12 +321,12 @@ static void test_indices_outside_ring_or_backwards(void)
     put64(p1.tx[1].ring, 1);
     CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_EMPTY);
     CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_EMPTY);
-    CHECK(p0.rx[1].read_index == 3 && p0.rx[1].write_index_faults == 1 && p0.rx[1].resyncs == 0);
+    CHECK(XCC_COUNTER_OF(p0.rx[1], READ_INDEX) == 3 && XCC_COUNTER_OF(p0.rx[1], WRITE_INDEX_FAULTS) == 1 && XCC_COUNTER_OF(p0.rx[1], RESYNCS) == 0);
     xcc_heartbeat(&p1); /* one beat: its heal may still be under way */
     CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_EMPTY);
     xcc_heartbeat(&p1); /* two beats and no heal: it stands by it */
     CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_RESYNC);
-    CHECK(p0.rx[1].read_index == 1 && get64(p0.rx[1].consumer_line) == 1);
+    CHECK(XCC_COUNTER_OF(p0.rx[1], READ_INDEX) == 1 && get64(p0.rx[1].consumer_line) == 1);
     /* far ahead of the ring (more than S unread) */
     put64(p1.tx[1].ring, 1u + 5u);
     CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_EMPTY);
@@ -340,15 +340,15 @@ static void test_indices_outside_ring_or_backwards(void)
     CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_RESYNC);
     CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_EMPTY);
     xcc_ring_stats_read(&reg, &g, 1, 1, &s);
-    CHECK(s.resyncs == 3 && s.write_index_faults == 3);
+    CHECK(XCC_COUNTER_OF(s, RESYNCS) == 3 && XCC_COUNTER_OF(s, WRITE_INDEX_FAULTS) == 3);
     /* hostile consumer: read index ahead of our write index, or far behind: treated as full */
     put64(p0.tx[1].consumer_line, 1000);
     CHECK(xcc_offer(&p0.tx[1], b, 16) == XCC_FULL);
     put64(p0.tx[1].consumer_line, 0);
-    p0.tx[1].write_index = 100; /* as if we had written 100 */
+    XCC_COUNTER_OF(p0.tx[1], WRITE_INDEX) = 100; /* as if we had written 100 */
     CHECK(xcc_offer(&p0.tx[1], b, 16) == XCC_FULL);
     xcc_ring_stats_read(&reg, &g, 0, 1, &s);
-    CHECK(s.frames_dropped_full == 2 && s.write_index == 0);
+    CHECK(XCC_COUNTER_OF(s, FRAMES_DROPPED_FULL) == 2 && XCC_COUNTER_OF(s, WRITE_INDEX) == 0);
 }
 
 /* Frames written before a scribble over the producer's write index are read once it heals it:
@@ -367,7 +367,7 @@ static void test_frames_unread_at_a_scribbled_write_index_survive_the_heal(void)
     for (int k = 0; k < 3; k++) {
         put64(p1.tx[1].ring, scribbles[k]);
         CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_EMPTY);
-        CHECK(p0.rx[1].read_index == (uint64_t)k + 1);
+        CHECK(XCC_COUNTER_OF(p0.rx[1], READ_INDEX) == (uint64_t)k + 1);
         CHECK(xcc_heal(&p1, 1) == 1); /* the producer puts its write index back, then beats */
         xcc_heartbeat(&p1);
         xcc_heartbeat(&p1);
@@ -376,7 +376,7 @@ static void test_frames_unread_at_a_scribbled_write_index_survive_the_heal(void)
     CHECK(xcc_poll(&p0.rx[1], in, sizeof in, &n) == XCC_EMPTY);
     xcc_ring_stats s;
     xcc_ring_stats_read(&reg, &g, 1, 1, &s);
-    CHECK(s.write_index_faults == 3 && s.resyncs == 0 && s.frames_corrupt == 0 && s.frames_accepted == 4);
+    CHECK(XCC_COUNTER_OF(s, WRITE_INDEX_FAULTS) == 3 && XCC_COUNTER_OF(s, RESYNCS) == 0 && XCC_COUNTER_OF(s, FRAMES_CORRUPT) == 0 && XCC_COUNTER_OF(s, FRAMES_ACCEPTED) == 4);
 }
 
 /* The management agent's ring 0 (peer 1's section) has no heartbeat to wait on: resync at once. */
@@ -387,7 +387,7 @@ static void test_management_agent_ring_resyncs_at_once(void)
     uint32_t n;
     put64(p1.tx[0].ring, 9);
     CHECK(xcc_poll(&p0.rx[0], in, sizeof in, &n) == XCC_RESYNC);
-    CHECK(p0.rx[0].write_index_faults == 1 && p0.rx[0].resyncs == 1 && p0.rx[0].read_index == 9);
+    CHECK(XCC_COUNTER_OF(p0.rx[0], WRITE_INDEX_FAULTS) == 1 && XCC_COUNTER_OF(p0.rx[0], RESYNCS) == 1 && XCC_COUNTER_OF(p0.rx[0], READ_INDEX) == 9);
 }
 
 static void test_peer_restart_epoch_and_stale_skip(void)
@@ -406,7 +406,7 @@ static void test_peer_restart_epoch_and_stale_skip(void)
     CHECK(p1.epoch == 2 && get32(mem_a + 192 + 4) == 2);
     xcc_ring_stats s;
     xcc_ring_stats_read(&reg, &g, 0, 2, &s);
-    CHECK(s.stale_skipped == 3 && s.read_index == 4);
+    CHECK(XCC_COUNTER_OF(s, STALE_SKIPPED) == 3 && XCC_COUNTER_OF(s, READ_INDEX) == 4);
     CHECK(xcc_poll(&p1.rx[2], in, sizeof in, &n) == XCC_EMPTY); /* not delivered late */
     /* peer 0 sees the epoch change once */
     int unresponsive = -1;
@@ -455,9 +455,9 @@ static void test_management_attach_touches_only_ring0(void)
     CHECK(memcmp(state_before, mem_a + 192, 64) == 0); /* peer 1's state line belongs to the proxy */
     xcc_ring_stats s;
     xcc_ring_stats_read(&reg, &g, 0, 0, &s);
-    CHECK(s.stale_skipped == 2 && s.read_index == 2);
+    CHECK(XCC_COUNTER_OF(s, STALE_SKIPPED) == 2 && XCC_COUNTER_OF(s, READ_INDEX) == 2);
     xcc_ring_stats_read(&reg, &g, 0, 1, &s);
-    CHECK(s.stale_skipped == 0 && s.read_index == 0); /* data ring untouched */
+    CHECK(XCC_COUNTER_OF(s, STALE_SKIPPED) == 0 && XCC_COUNTER_OF(s, READ_INDEX) == 0); /* data ring untouched */
     CHECK(xcc_attach(&m, &reg, 0, XCC_ATTACH_MANAGEMENT, err, sizeof err) == XCC_EINVAL && strstr(err, "peer 1"));
     CHECK(xcc_attach(&m, &reg, 2, XCC_ATTACH_CELL, err, sizeof err) == XCC_EINVAL && strstr(err, "peer id 2"));
 }
@@ -481,11 +481,11 @@ static void test_flood_bounded_counted_drops(void)
     xcc_ring_stats s;
     xcc_ring_stats_read(&reg, &g, 1, 1, &s);
     CHECK(sent + full == offered && full > 0);
-    CHECK(s.frames_dropped_full == full && s.frames_written == sent && s.frames_accepted == got);
-    CHECK(got == sent && s.frames_corrupt == 0 && s.resyncs == 0);
+    CHECK(XCC_COUNTER_OF(s, FRAMES_DROPPED_FULL) == full && XCC_COUNTER_OF(s, FRAMES_WRITTEN) == sent && XCC_COUNTER_OF(s, FRAMES_ACCEPTED) == got);
+    CHECK(got == sent && XCC_COUNTER_OF(s, FRAMES_CORRUPT) == 0 && XCC_COUNTER_OF(s, RESYNCS) == 0);
     /* the flood never touched the RT side's own rings */
     xcc_ring_stats_read(&reg, &g, 0, 1, &s);
-    CHECK(s.write_index == 0 && s.frames_dropped_full == 0);
+    CHECK(XCC_COUNTER_OF(s, WRITE_INDEX) == 0 && XCC_COUNTER_OF(s, FRAMES_DROPPED_FULL) == 0);
 }
 
 static void test_ring_for_priority(void)
@@ -745,7 +745,7 @@ static void test_frame_through_ring(void)
         xcc_rx_count_undeliverable(&p0.rx[ring]);
     xcc_ring_stats s;
     xcc_ring_stats_read(&reg, &g, 1, ring, &s);
-    CHECK(s.frames_accepted == 2 && s.frames_undeliverable == 1);
+    CHECK(XCC_COUNTER_OF(s, FRAMES_ACCEPTED) == 2 && XCC_COUNTER_OF(s, FRAMES_UNDELIVERABLE) == 1);
 }
 
 static void test_frame_encode_refusals(void)
@@ -978,7 +978,7 @@ static void heal_exchange(uint32_t rounds, uint32_t per_round, const char *field
                 xcc_tx *tx = &pairs[d][0]->tx[ring];
                 xcc_rx *rx = &pairs[d][1]->rx[ring];
                 for (uint32_t i = 0; i < per_round; i++) {
-                    uint64_t seq = tx->frames_written;
+                    uint64_t seq = XCC_COUNTER_OF(*tx, FRAMES_WRITTEN);
                     memcpy(out, &seq, 8);
                     CHECK_MSG(xcc_offer(tx, out, sizeof out) == XCC_OK, "%s: ring %u accepts frame %llu", field,
                               ring, (unsigned long long)seq);
@@ -1037,8 +1037,8 @@ static void test_without_heal_a_moved_index_stops_the_link(void)
             delivered += xcc_poll(&consumer->rx[f->ring], in, sizeof in, &n) == XCC_OK;
         }
         if (f->index == 1) /* the reader kept its index: the producer's next frame publishes its own again */
-            CHECK_MSG(delivered == 2 * HEAL_SLOTS && consumer->rx[f->ring].resyncs == 0 &&
-                          consumer->rx[f->ring].write_index_faults == 1,
+            CHECK_MSG(delivered == 2 * HEAL_SLOTS && XCC_COUNTER_OF(consumer->rx[f->ring], RESYNCS) == 0 &&
+                          XCC_COUNTER_OF(consumer->rx[f->ring], WRITE_INDEX_FAULTS) == 1,
                       "%s moved: %u frames delivered, want all, none lost", f->name, delivered);
         else
             CHECK_MSG(delivered == 0, "%s moved: %u frames got through without a heal", f->name, delivered);
@@ -1104,9 +1104,9 @@ static void test_heal_puts_back_a_scribbled_header_and_counts_it(void)
     CHECK(xcc_offer(&p1.tx[2], out, sizeof out) == XCC_OK && xcc_poll(&p0.rx[2], in, sizeof in, &n) == XCC_OK);
     xcc_ring_stats s;
     CHECK(xcc_ring_stats_read(&reg, &g, 1, 2, &s) == XCC_OK);
-    CHECK(xcc_counter_read(&reg, &g, XCC_COUNTER_FRAMES_WRITTEN, 1, 2) == s.frames_written && s.frames_written > 0);
+    CHECK(xcc_counter_read(&reg, &g, XCC_COUNTER_FRAMES_WRITTEN, 1, 2) == XCC_COUNTER_OF(s, FRAMES_WRITTEN) && XCC_COUNTER_OF(s, FRAMES_WRITTEN) > 0);
     CHECK(xcc_counter_read(&reg, &g, XCC_COUNTER_RING_CLASS, 1, 2) == 2);
-    CHECK(xcc_counter_read(&reg, &g, XCC_COUNTER_FRAMES_ACCEPTED, 0, 2) == s.frames_accepted);
+    CHECK(xcc_counter_read(&reg, &g, XCC_COUNTER_FRAMES_ACCEPTED, 0, 2) == XCC_COUNTER_OF(s, FRAMES_ACCEPTED));
     CHECK(xcc_counter_read(&reg, &g, XCC_COUNTERS, 0, 0) == 0 && xcc_counter_read(&reg, &g, 0, 2, 0) == 0);
 }
 

@@ -28,13 +28,7 @@ public final class ConsumerRing {
     private final long slots;
     private final int maxFrameBytes;
     private final CRC32 crc = new CRC32();
-    private long readIndex;
-    private long framesAccepted;
-    private long framesCorrupt;
-    private long resyncs;
-    private long framesUndeliverable;
-    private long staleSkipped;
-    private long writeIndexFaults;
+    private final OwnedLine own;    // read_index and the counters: this consumer's private copies
     private boolean faultOpen;      // the producer's write index is not credible; waiting for its heal
     private long faultHeartbeat;    // the producer's heartbeat when the fault was first seen
 
@@ -52,25 +46,18 @@ public final class ConsumerRing {
         this.slots = layout.slotsPerRing();
         this.maxFrameBytes = layout.maxFrameBytes();
         // Our own section: counters carry on across restarts.
-        this.readIndex = Shm.getAcquireU64(view, line + READ_INDEX_OFFSET);
-        this.framesAccepted = Shm.getAcquireU64(view, line + FRAMES_ACCEPTED_OFFSET);
-        this.framesCorrupt = Shm.getAcquireU64(view, line + FRAMES_CORRUPT_OFFSET);
-        this.resyncs = Shm.getAcquireU64(view, line + RESYNCS_OFFSET);
-        this.framesUndeliverable = Shm.getAcquireU64(view, line + FRAMES_UNDELIVERABLE_OFFSET);
-        this.staleSkipped = Shm.getAcquireU64(view, line + STALE_SKIPPED_OFFSET);
-        this.writeIndexFaults = Shm.getAcquireU64(view, line + WRITE_INDEX_FAULTS_OFFSET);
+        this.own = new OwnedLine(view, line, Counter.CONSUMER_LINE_FIRST, Counter.CONSUMER_LINE_END);
     }
 
     /** Attach step 4: frames sent to the previous incarnation are skipped, not delivered late. */
     void skipStale() {
         long w = Shm.getAcquireU64(view, producerWriteIndex);
-        long d = w - readIndex;
-        if (Long.compareUnsigned(readIndex, w) <= 0 && Long.compareUnsigned(d, slots) <= 0) {
-            staleSkipped += d;
-            Shm.setOpaqueU64(view, line + STALE_SKIPPED_OFFSET, staleSkipped);
+        long rd = own.get(Counter.READ_INDEX);
+        long d = w - rd;
+        if (Long.compareUnsigned(rd, w) <= 0 && Long.compareUnsigned(d, slots) <= 0) {
+            own.add(Counter.STALE_SKIPPED, d);
         }
-        readIndex = w;
-        Shm.setReleaseU64(view, line + READ_INDEX_OFFSET, readIndex);
+        own.publish(Counter.READ_INDEX, w);
     }
 
     /**
@@ -90,7 +77,7 @@ public final class ConsumerRing {
         }
         for (long examined = 0; examined < slots; examined++) {
             long w = Shm.getAcquireU64(view, producerWriteIndex);
-            long rd = readIndex;
+            long rd = own.get(Counter.READ_INDEX);
             if (Long.compareUnsigned(w, rd) < 0 || Long.compareUnsigned(w - rd, slots) > 0) {
                 // Moved backwards or too far ahead (u64 compares).
                 if (!healDue()) {
@@ -99,10 +86,8 @@ public final class ConsumerRing {
                 w = Shm.getAcquireU64(view, producerWriteIndex); // read after the beats: a heal shows
                 if (Long.compareUnsigned(w, rd) < 0 || Long.compareUnsigned(w - rd, slots) > 0) {
                     faultOpen = false;
-                    resyncs++;
-                    Shm.setOpaqueU64(view, line + RESYNCS_OFFSET, resyncs);
-                    readIndex = w;
-                    Shm.setReleaseU64(view, line + READ_INDEX_OFFSET, w);
+                    own.increment(Counter.RESYNCS);
+                    own.publish(Counter.READ_INDEX, w);
                     return 0;
                 }
                 continue; // healed just now: read on
@@ -124,15 +109,12 @@ public final class ConsumerRing {
                 crc.update(dst, 0, frameBytes);
                 valid = (int) crc.getValue() == frameCrc;
             }
-            readIndex = rd + 1;
-            Shm.setReleaseU64(view, line + READ_INDEX_OFFSET, readIndex);
+            own.publish(Counter.READ_INDEX, rd + 1);
             if (valid) {
-                framesAccepted++;
-                Shm.setOpaqueU64(view, line + FRAMES_ACCEPTED_OFFSET, framesAccepted);
+                own.increment(Counter.FRAMES_ACCEPTED);
                 return frameBytes;
             }
-            framesCorrupt++;
-            Shm.setOpaqueU64(view, line + FRAMES_CORRUPT_OFFSET, framesCorrupt);
+            own.increment(Counter.FRAMES_CORRUPT);
         }
         return 0;
     }
@@ -148,8 +130,7 @@ public final class ConsumerRing {
         if (!faultOpen) {
             faultOpen = true;
             faultHeartbeat = beat;
-            writeIndexFaults++;
-            Shm.setOpaqueU64(view, line + WRITE_INDEX_FAULTS_OFFSET, writeIndexFaults);
+            own.increment(Counter.WRITE_INDEX_FAULTS);
         }
         return producerHeartbeat < 0 || beat - faultHeartbeat >= 2;
     }
@@ -180,8 +161,7 @@ public final class ConsumerRing {
      * channel, sender not allowed, receiver full). Allocation-free.
      */
     public void countUndeliverable() {
-        framesUndeliverable++;
-        Shm.setOpaqueU64(view, line + FRAMES_UNDELIVERABLE_OFFSET, framesUndeliverable);
+        own.increment(Counter.FRAMES_UNDELIVERABLE);
     }
 
     /**
@@ -192,48 +172,23 @@ public final class ConsumerRing {
      * the number of fields repaired. Allocation-free.
      */
     public int heal() {
-        return Shm.republishU64(view, line + READ_INDEX_OFFSET, readIndex)
-                + Shm.republishU64(view, line + FRAMES_ACCEPTED_OFFSET, framesAccepted)
-                + Shm.republishU64(view, line + FRAMES_CORRUPT_OFFSET, framesCorrupt)
-                + Shm.republishU64(view, line + RESYNCS_OFFSET, resyncs)
-                + Shm.republishU64(view, line + FRAMES_UNDELIVERABLE_OFFSET, framesUndeliverable)
-                + Shm.republishU64(view, line + STALE_SKIPPED_OFFSET, staleSkipped)
-                + Shm.republishU64(view, line + WRITE_INDEX_FAULTS_OFFSET, writeIndexFaults);
+        return own.heal();
     }
 
     /** Frames the producer has published that this consumer has not read (0..S, 0 if incredible). */
     public int available() {
         long w = Shm.getAcquireU64(view, producerWriteIndex);
-        long d = w - readIndex;
-        return Long.compareUnsigned(w, readIndex) < 0 || Long.compareUnsigned(d, slots) > 0 ? 0 : (int) d;
+        long rd = own.get(Counter.READ_INDEX);
+        long d = w - rd;
+        return Long.compareUnsigned(w, rd) < 0 || Long.compareUnsigned(d, slots) > 0 ? 0 : (int) d;
     }
 
-    public long readIndex() {
-        return readIndex;
-    }
-
-    public long framesAccepted() {
-        return framesAccepted;
-    }
-
-    public long framesCorrupt() {
-        return framesCorrupt;
-    }
-
-    public long resyncs() {
-        return resyncs;
-    }
-
-    public long framesUndeliverable() {
-        return framesUndeliverable;
-    }
-
-    public long staleSkipped() {
-        return staleSkipped;
-    }
-
-    public long writeIndexFaults() {
-        return writeIndexFaults;
+    /**
+     * This consumer's private copy of counter {@code id} of its consumer line ({@link Counter}:
+     * read_index, frames_accepted, frames_corrupt, ... and any the descriptor adds), unsigned.
+     */
+    public long get(int id) {
+        return own.get(id);
     }
 
     public int ring() {

@@ -23,9 +23,7 @@ public final class ProducerRing {
     private final long slots;
     private final int maxFrameBytes;
     private final CRC32 crc = new CRC32();
-    private long writeIndex;
-    private long framesWritten;
-    private long framesDroppedFull;
+    private final OwnedLine own;    // the ring header: this producer's private copies
 
     ProducerRing(RegionMemory memory, RegionLayout layout, int peer, int ring) {
         // A private duplicate: copies move its position, never the shared buffer's.
@@ -39,9 +37,8 @@ public final class ProducerRing {
         this.slots = layout.slotsPerRing();
         this.maxFrameBytes = layout.maxFrameBytes();
         // Our own section: the previous incarnation's values carry on (spec attach step 3).
-        this.writeIndex = Shm.getAcquireU64(view, header + WRITE_INDEX_OFFSET);
-        this.framesWritten = Shm.getAcquireU64(view, header + FRAMES_WRITTEN_OFFSET);
-        this.framesDroppedFull = Shm.getAcquireU64(view, header + FRAMES_DROPPED_FULL_OFFSET);
+        this.own = new OwnedLine(view, header, Counter.RING_HEADER_FIRST, Counter.RING_HEADER_END);
+        own.setPrivate(Counter.RING_CLASS, ring); // the ring's number, as the formatter writes it
     }
 
     /**
@@ -58,12 +55,11 @@ public final class ProducerRing {
         if (off < 0 || off > frame.length - len) {
             throw new IndexOutOfBoundsException("frame[" + off + ", " + (off + len) + ") outside 0.." + frame.length);
         }
-        long w = writeIndex;
+        long w = own.get(Counter.WRITE_INDEX);
         long rd = Shm.getAcquireU64(view, consumerReadIndex);
         // Rd > W or W - Rd > S: not credible, treated as full; W - Rd == S: full. (u64 compares.)
         if (Long.compareUnsigned(rd, w) > 0 || Long.compareUnsigned(w - rd, slots) >= 0) {
-            framesDroppedFull++;
-            Shm.setOpaqueU64(view, header + FRAMES_DROPPED_FULL_OFFSET, framesDroppedFull);
+            own.increment(Counter.FRAMES_DROPPED_FULL);
             return false;
         }
         int slot = layout.slotOffset(peer, ring, w);
@@ -73,10 +69,8 @@ public final class ProducerRing {
         view.putInt(slot + FRAME_BYTES_OFFSET, len);
         view.putInt(slot + FRAME_CRC32_OFFSET, (int) crc.getValue());
         view.putLong(slot + SLOT_INDEX_OFFSET, w);
-        writeIndex = w + 1;
-        Shm.setReleaseU64(view, header + WRITE_INDEX_OFFSET, writeIndex);
-        framesWritten++;
-        Shm.setOpaqueU64(view, header + FRAMES_WRITTEN_OFFSET, framesWritten);
+        own.publish(Counter.WRITE_INDEX, w + 1);
+        own.increment(Counter.FRAMES_WRITTEN);
         return true;
     }
 
@@ -116,29 +110,23 @@ public final class ProducerRing {
      * the producing thread. Returns the number of fields repaired. Allocation-free.
      */
     public int heal() {
-        return Shm.republishU64(view, header + WRITE_INDEX_OFFSET, writeIndex)
-                + Shm.republishU64(view, header + FRAMES_WRITTEN_OFFSET, framesWritten)
-                + Shm.republishU64(view, header + FRAMES_DROPPED_FULL_OFFSET, framesDroppedFull)
-                + Shm.republishU32(view, header + RING_CLASS_OFFSET, ring);
+        return own.heal();
     }
 
     /** Slots the consumer has not yet released, as far as this producer can tell (0..S). */
     public int backlog() {
         long rd = Shm.getAcquireU64(view, consumerReadIndex);
-        long d = writeIndex - rd;
-        return Long.compareUnsigned(rd, writeIndex) > 0 || Long.compareUnsigned(d, slots) > 0 ? (int) slots : (int) d;
+        long w = own.get(Counter.WRITE_INDEX);
+        long d = w - rd;
+        return Long.compareUnsigned(rd, w) > 0 || Long.compareUnsigned(d, slots) > 0 ? (int) slots : (int) d;
     }
 
-    public long writeIndex() {
-        return writeIndex;
-    }
-
-    public long framesWritten() {
-        return framesWritten;
-    }
-
-    public long framesDroppedFull() {
-        return framesDroppedFull;
+    /**
+     * This producer's private copy of counter {@code id} of its ring header ({@link Counter}:
+     * write_index, frames_written, frames_dropped_full, ring_class, and any the descriptor adds).
+     */
+    public long get(int id) {
+        return own.get(id);
     }
 
     public int ring() {

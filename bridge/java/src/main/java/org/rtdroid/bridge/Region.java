@@ -502,9 +502,7 @@ public final class Region {
             throw new IllegalArgumentException("counter " + id + " is not one of a state line ("
                     + Counter.STATE_LINE_FIRST + ".." + (Counter.STATE_LINE_END - 1) + ")");
         }
-        int at = layout.stateLineOffset(peer) + Counter.offset(id);
-        return Counter.width(id) == 8 ? Shm.getAcquireU64(buffer, at)
-                : Integer.toUnsignedLong(Shm.getAcquireU32(buffer, at));
+        return OwnedLine.read(buffer, layout.stateLineOffset(peer), id);
     }
 
     /** Snapshot of ring {@code ring} produced by {@code peer} and of the consumer line reading it. */

@@ -2,6 +2,7 @@ package org.rtdroid.bridge;
 
 import java.nio.file.Paths;
 
+import org.rtdroid.bridge.RegionDescriptor.Counter;
 import org.rtdroid.bridge.codec.Frame;
 
 /**
@@ -53,8 +54,8 @@ public final class CrossProcessPeer {
                 }
                 expected++;
             }
-            System.out.println("peer 0: answered " + count + " frames; corrupt " + in.framesCorrupt()
-                    + ", undeliverable " + in.framesUndeliverable());
+            System.out.println("peer 0: answered " + count + " frames; corrupt " + in.get(Counter.FRAMES_CORRUPT)
+                    + ", undeliverable " + in.get(Counter.FRAMES_UNDELIVERABLE));
         }
     }
 }

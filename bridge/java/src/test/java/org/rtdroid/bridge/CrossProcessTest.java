@@ -9,6 +9,7 @@ import java.nio.file.Paths;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
+import org.rtdroid.bridge.RegionDescriptor.Counter;
 import org.rtdroid.bridge.codec.Frame;
 import org.rtdroid.bridge.tools.RegionTool;
 
@@ -75,10 +76,10 @@ class CrossProcessTest {
             assertEquals(0, child.exitValue(), log(file));
             RingCounters toRt = android.counters(Region.ANDROID_PEER, 1);
             RingCounters toAndroid = android.counters(Region.RT_PEER, 1);
-            assertEquals(FRAMES, toRt.framesAccepted());
-            assertEquals(FRAMES, toAndroid.framesAccepted());
-            assertEquals(0, toRt.framesCorrupt() + toRt.resyncs() + toRt.framesUndeliverable());
-            assertEquals(0, toAndroid.framesCorrupt() + toAndroid.resyncs() + toAndroid.framesUndeliverable());
+            assertEquals(FRAMES, toRt.get(Counter.FRAMES_ACCEPTED));
+            assertEquals(FRAMES, toAndroid.get(Counter.FRAMES_ACCEPTED));
+            assertEquals(0, toRt.get(Counter.FRAMES_CORRUPT) + toRt.get(Counter.RESYNCS) + toRt.get(Counter.FRAMES_UNDELIVERABLE));
+            assertEquals(0, toAndroid.get(Counter.FRAMES_CORRUPT) + toAndroid.get(Counter.RESYNCS) + toAndroid.get(Counter.FRAMES_UNDELIVERABLE));
         } finally {
             if (child != null && child.isAlive()) {
                 child.destroyForcibly();

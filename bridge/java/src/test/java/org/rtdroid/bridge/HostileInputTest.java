@@ -52,8 +52,8 @@ class HostileInputTest {
         send(2);
         raw.putInt(slot(0) + FRAME_BYTES_OFFSET, 0);
         expectNext(2);
-        assertEquals(1, rt.consumer(1).framesCorrupt());
-        assertEquals(1, rt.counters(1, 1).framesCorrupt(), "counted in the region, for the CLI");
+        assertEquals(1, rt.consumer(1).get(Counter.FRAMES_CORRUPT));
+        assertEquals(1, rt.counters(1, 1).get(Counter.FRAMES_CORRUPT), "counted in the region, for the CLI");
     }
 
     @Test
@@ -64,7 +64,7 @@ class HostileInputTest {
         raw.putInt(slot(0) + FRAME_BYTES_OFFSET, layout.slotBytes() - 15); // one past the cap
         raw.putInt(slot(1) + FRAME_BYTES_OFFSET, -1);                      // 0xFFFFFFFF
         expectNext(3);
-        assertEquals(2, rt.consumer(1).framesCorrupt());
+        assertEquals(2, rt.consumer(1).get(Counter.FRAMES_CORRUPT));
     }
 
     @Test
@@ -73,7 +73,7 @@ class HostileInputTest {
         assertThrows(IllegalArgumentException.class, () -> p.offer(new byte[0]));
         assertThrows(IllegalArgumentException.class, () -> p.offer(new byte[layout.maxFrameBytes() + 1]));
         assertThrows(IndexOutOfBoundsException.class, () -> p.offer(new byte[10], 5, 10));
-        assertEquals(0, p.writeIndex());
+        assertEquals(0, p.get(Counter.WRITE_INDEX));
         assertEquals(0, rt.consumer(1).available());
     }
 
@@ -91,8 +91,8 @@ class HostileInputTest {
         assertEquals(FrameCodec.ERR_TRUNCATED, FrameCodec.decode(enc, 0, n - 5, got));
         assertEquals(n, rt.consumer(1).pollFrame(dst, got));
         assertEquals(2, got.seq());
-        assertEquals(1, rt.counters(1, 1).framesUndeliverable());
-        assertEquals(2, rt.counters(1, 1).framesAccepted(), "the ring itself accepted both");
+        assertEquals(1, rt.counters(1, 1).get(Counter.FRAMES_UNDELIVERABLE));
+        assertEquals(2, rt.counters(1, 1).get(Counter.FRAMES_ACCEPTED), "the ring itself accepted both");
     }
 
     @Test
@@ -101,7 +101,7 @@ class HostileInputTest {
             (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 0x01}; // 11-byte varint
         assertTrue(android.producer(1).offer(garbage));
         assertEquals(0, rt.consumer(1).pollFrame(dst, new Frame()));
-        assertEquals(1, rt.consumer(1).framesUndeliverable());
+        assertEquals(1, rt.consumer(1).get(Counter.FRAMES_UNDELIVERABLE));
     }
 
     @Test
@@ -111,7 +111,7 @@ class HostileInputTest {
         assertTrue(android.producer(1).offer(unknownKind));
         assertEquals(FrameCodec.ERR_NO_BODY, FrameCodec.decode(unknownKind, 0, 4, new Frame()));
         assertEquals(0, rt.consumer(1).pollFrame(dst, new Frame()));
-        assertEquals(1, rt.counters(1, 1).framesUndeliverable());
+        assertEquals(1, rt.counters(1, 1).get(Counter.FRAMES_UNDELIVERABLE));
     }
 
     @Test
@@ -127,7 +127,7 @@ class HostileInputTest {
             assertFalse(got.intent().channel().contentEquals("echo"));
             rt.consumer(1).countUndeliverable();
         }
-        assertEquals(3, rt.counters(1, 1).framesUndeliverable());
+        assertEquals(3, rt.counters(1, 1).get(Counter.FRAMES_UNDELIVERABLE));
         assertTrue(org.rtdroid.bridge.tools.RegionTool.dump(memory).contains("\"frames_undeliverable\":3"));
     }
 
@@ -151,15 +151,15 @@ class HostileInputTest {
         assertEquals(FrameCodec.ERR_OVER_BOUND, FrameCodec.decode(wire, 0, n, new Frame()));
         assertTrue(android.producer(1).offer(wire, 0, n));
         assertEquals(0, rt.consumer(1).pollFrame(dst, new Frame()));
-        assertEquals(1, rt.consumer(1).framesUndeliverable());
+        assertEquals(1, rt.consumer(1).get(Counter.FRAMES_UNDELIVERABLE));
         // A frame that is within its bounds but longer than this region's slot is refused
         // before the ring is touched.
         RegionMemory small = TestRegions.formatted(2, 4, 128);
         Region smallRt = Region.attachCell(small, 0, true);
         frame.clear().selectIntent().payload(new byte[200]);
         assertEquals(FrameCodec.ERR_FRAME_TOO_LONG, smallRt.producer(1).offerFrame(frame, new byte[496]));
-        assertEquals(0, smallRt.producer(1).writeIndex());
-        assertEquals(0, smallRt.producer(1).framesDroppedFull());
+        assertEquals(0, smallRt.producer(1).get(Counter.WRITE_INDEX));
+        assertEquals(0, smallRt.producer(1).get(Counter.FRAMES_DROPPED_FULL));
     }
 
     // ------------------------------------------------------------------ header
@@ -234,19 +234,19 @@ class HostileInputTest {
         raw.putLong(androidWriteIndex(), 1 + 8 + 3); // more than S ahead of read index 0
         assertEquals(0, rt.consumer(1).poll(dst));
         assertEquals(0, rt.consumer(1).poll(dst));
-        assertEquals(1, rt.counters(1, 1).writeIndexFaults(), "one fault, however often it is seen");
-        assertEquals(0, rt.counters(1, 1).resyncs(), "the reader waits for the producer's heal");
-        assertEquals(0, rt.consumer(1).readIndex());
+        assertEquals(1, rt.counters(1, 1).get(Counter.WRITE_INDEX_FAULTS), "one fault, however often it is seen");
+        assertEquals(0, rt.counters(1, 1).get(Counter.RESYNCS), "the reader waits for the producer's heal");
+        assertEquals(0, rt.consumer(1).get(Counter.READ_INDEX));
         android.heartbeat(); // one beat: the heal may still be under way
         assertEquals(0, rt.consumer(1).poll(dst));
-        assertEquals(0, rt.consumer(1).resyncs());
+        assertEquals(0, rt.consumer(1).get(Counter.RESYNCS));
         android.heartbeat(); // two beats without a heal: the producer stands by it
         assertEquals(0, rt.consumer(1).poll(dst));
-        assertEquals(1, rt.counters(1, 1).resyncs());
-        assertEquals(12, rt.consumer(1).readIndex(), "the reader skipped to the write index");
+        assertEquals(1, rt.counters(1, 1).get(Counter.RESYNCS));
+        assertEquals(12, rt.consumer(1).get(Counter.READ_INDEX), "the reader skipped to the write index");
         assertEquals(0, rt.consumer(1).poll(dst));
-        assertEquals(0, rt.consumer(1).framesCorrupt());
-        assertEquals(1, rt.consumer(1).writeIndexFaults());
+        assertEquals(0, rt.consumer(1).get(Counter.FRAMES_CORRUPT));
+        assertEquals(1, rt.consumer(1).get(Counter.WRITE_INDEX_FAULTS));
     }
 
     @Test
@@ -257,13 +257,13 @@ class HostileInputTest {
         }
         raw.putLong(androidWriteIndex(), 2);
         assertEquals(0, rt.consumer(1).poll(dst));
-        assertEquals(1, rt.consumer(1).writeIndexFaults());
-        assertEquals(5, rt.consumer(1).readIndex());
+        assertEquals(1, rt.consumer(1).get(Counter.WRITE_INDEX_FAULTS));
+        assertEquals(5, rt.consumer(1).get(Counter.READ_INDEX));
         android.heartbeat();
         android.heartbeat();
         assertEquals(0, rt.consumer(1).poll(dst));
-        assertEquals(1, rt.consumer(1).resyncs());
-        assertEquals(2, rt.consumer(1).readIndex());
+        assertEquals(1, rt.consumer(1).get(Counter.RESYNCS));
+        assertEquals(2, rt.consumer(1).get(Counter.READ_INDEX));
     }
 
     @Test
@@ -276,15 +276,15 @@ class HostileInputTest {
         for (long scribble : new long[] {0, 1 + 8 + 3, -1L}) { // backwards, too far ahead, huge
             raw.putLong(androidWriteIndex(), scribble);
             assertEquals(0, rt.consumer(1).poll(dst), "nothing is read from an incredible index");
-            assertEquals(seq - 1, rt.consumer(1).readIndex(), "the read index stays");
+            assertEquals(seq - 1, rt.consumer(1).get(Counter.READ_INDEX), "the read index stays");
             assertEquals(1, android.heal(1), "the producer puts its write index back");
             android.heartbeat(); // heal, then beat: its loop's order
             android.heartbeat();
             expectNext(seq++);
         }
         assertEquals(0, rt.consumer(1).poll(dst));
-        assertEquals(3, rt.consumer(1).writeIndexFaults());
-        assertEquals(0, rt.consumer(1).resyncs() + rt.consumer(1).framesCorrupt(), "no frame lost");
+        assertEquals(3, rt.consumer(1).get(Counter.WRITE_INDEX_FAULTS));
+        assertEquals(0, rt.consumer(1).get(Counter.RESYNCS) + rt.consumer(1).get(Counter.FRAMES_CORRUPT), "no frame lost");
         send(5);
         expectNext(5);
     }
@@ -295,20 +295,20 @@ class HostileInputTest {
         assertTrue(agent.producer(Region.MANAGEMENT_RING).offer(TestRegions.rawFrame(1, 40)));
         raw.putLong(layout.ringHeaderOffset(Region.ANDROID_PEER, Region.MANAGEMENT_RING) + WRITE_INDEX_OFFSET, 1 + 8 + 3);
         assertEquals(0, rt.consumer(Region.MANAGEMENT_RING).poll(dst));
-        assertEquals(1, rt.consumer(Region.MANAGEMENT_RING).writeIndexFaults());
-        assertEquals(1, rt.consumer(Region.MANAGEMENT_RING).resyncs());
-        assertEquals(12, rt.consumer(Region.MANAGEMENT_RING).readIndex());
+        assertEquals(1, rt.consumer(Region.MANAGEMENT_RING).get(Counter.WRITE_INDEX_FAULTS));
+        assertEquals(1, rt.consumer(Region.MANAGEMENT_RING).get(Counter.RESYNCS));
+        assertEquals(12, rt.consumer(Region.MANAGEMENT_RING).get(Counter.READ_INDEX));
     }
 
     @Test
     void hugeWriteIndexResyncsWithoutReadingOutsideTheRegion() {
         raw.putLong(androidWriteIndex(), -1L); // 2^64 - 1
         assertEquals(0, rt.consumer(1).poll(dst));
-        assertEquals(0, rt.consumer(1).resyncs());
+        assertEquals(0, rt.consumer(1).get(Counter.RESYNCS));
         android.heartbeat();
         android.heartbeat();
         assertEquals(0, rt.consumer(1).poll(dst));
-        assertEquals(1, rt.consumer(1).resyncs());
+        assertEquals(1, rt.consumer(1).get(Counter.RESYNCS));
         // The reader now sits at 2^64-1; a frame claiming that index is read from slot (2^64-1) mod S.
         int s = layout.slotOffset(Region.ANDROID_PEER, 1, -1L);
         assertEquals(layout.ringHeaderOffset(1, 1) + RING_HEADER_BYTES + 7 * layout.slotBytes(), s);
@@ -322,7 +322,7 @@ class HostileInputTest {
         assertFalse(android.producer(1).offer(TestRegions.rawFrame(2, 40)));
         raw.putLong(readIndex, -1L);
         assertFalse(android.producer(1).offer(TestRegions.rawFrame(2, 40)));
-        assertEquals(2, android.producer(1).framesDroppedFull());
+        assertEquals(2, android.producer(1).get(Counter.FRAMES_DROPPED_FULL));
         raw.putLong(readIndex, 1);
         assertTrue(android.producer(1).offer(TestRegions.rawFrame(2, 40)));
     }
@@ -335,8 +335,8 @@ class HostileInputTest {
         send(2);
         raw.put(slot(0) + SLOT_HEADER_BYTES + 20, (byte) 0x5A); // half-written frame bytes
         expectNext(2);
-        assertEquals(1, rt.counters(1, 1).framesCorrupt());
-        assertEquals(1, rt.counters(1, 1).framesAccepted());
+        assertEquals(1, rt.counters(1, 1).get(Counter.FRAMES_CORRUPT));
+        assertEquals(1, rt.counters(1, 1).get(Counter.FRAMES_ACCEPTED));
     }
 
     @Test
@@ -345,7 +345,7 @@ class HostileInputTest {
         send(2);
         raw.putLong(slot(0) + SLOT_INDEX_OFFSET, 0 - 8); // slot_index of the previous lap
         expectNext(2);
-        assertEquals(1, rt.consumer(1).framesCorrupt());
+        assertEquals(1, rt.consumer(1).get(Counter.FRAMES_CORRUPT));
     }
 
     @Test
@@ -378,7 +378,7 @@ class HostileInputTest {
         // Run until the scribbler has spoilt enough frames (it competes for a CPU on a loaded host).
         long deadline = System.nanoTime() + 20_000_000_000L;
         try {
-            for (long seq = 1; seq <= 20_000 || (reader.consumer(1).framesCorrupt() < 20
+            for (long seq = 1; seq <= 20_000 || (reader.consumer(1).get(Counter.FRAMES_CORRUPT) < 20
                     && System.nanoTime() < deadline); seq++) {
                 byte[] f = TestRegions.rawFrame(seq, 40);
                 if (!writer.producer(1).offer(f)) {
@@ -402,8 +402,8 @@ class HostileInputTest {
         }
         assertNull(failure.get());
         RingCounters c = reader.counters(1, 1);
-        assertTrue(c.framesCorrupt() > 0, "the scribbler did hit frames: " + c);
-        assertEquals(accepted, c.framesAccepted());
+        assertTrue(c.get(Counter.FRAMES_CORRUPT) > 0, "the scribbler did hit frames: " + c);
+        assertEquals(accepted, c.get(Counter.FRAMES_ACCEPTED));
     }
 
     // ------------------------------------------------------------------ peer restart
@@ -428,7 +428,7 @@ class HostileInputTest {
         assertTrue(rt.peerRestarted(), "the RT cell sees the new epoch");
         assertEquals(1, rt.peerRestarts());
         assertFalse(rt.peerRestarted(), "once per restart");
-        assertEquals(1, restarted.counters(0, 1).staleSkipped(), "frame 3 was for the previous incarnation");
+        assertEquals(1, restarted.counters(0, 1).get(Counter.STALE_SKIPPED), "frame 3 was for the previous incarnation");
         assertEquals(0, restarted.consumer(1).pollFrame(dst, got), "stale frame 3 is not delivered late");
         frame.clear().seq(4).selectControl().kind(2);
         assertTrue(rt.producer(1).offerFrame(frame, enc) > 0);
@@ -437,7 +437,7 @@ class HostileInputTest {
         // The restarted producer kept its write index: the RT reader carries on without a resync.
         assertTrue(restarted.producer(1).offer(TestRegions.rawFrame(5, 40)));
         expectNext(5);
-        assertEquals(0, rt.consumer(1).resyncs());
+        assertEquals(0, rt.consumer(1).get(Counter.RESYNCS));
     }
 
     @Test
@@ -450,11 +450,11 @@ class HostileInputTest {
         raw.putLong(androidWriteIndex(), 0);
         Region restarted = Region.attachCell(memory, Region.ANDROID_PEER, false);
         assertEquals(0, rt.consumer(1).poll(dst));
-        assertEquals(0, rt.consumer(1).resyncs(), "a fault first: the producer may heal it");
+        assertEquals(0, rt.consumer(1).get(Counter.RESYNCS), "a fault first: the producer may heal it");
         restarted.heartbeat();
         restarted.heartbeat(); // it beat twice and stands by write index 0
         assertEquals(0, rt.consumer(1).poll(dst));
-        assertEquals(1, rt.consumer(1).resyncs());
+        assertEquals(1, rt.consumer(1).get(Counter.RESYNCS));
         Region again = Region.attachCell(memory, Region.ANDROID_PEER, false);
         assertTrue(again.producer(1).offer(TestRegions.rawFrame(7, 40)));
         expectNext(7);
@@ -505,12 +505,12 @@ class HostileInputTest {
         rtProxy.join();
         assertNull(failure.get());
         RingCounters c = rt.counters(1, 1);
-        assertEquals(placed, c.framesWritten());
-        assertEquals(attempts - placed, c.framesDroppedFull(), "every refused frame is counted");
-        assertTrue(c.framesDroppedFull() > 0, "the flood did overrun the ring: " + c);
+        assertEquals(placed, c.get(Counter.FRAMES_WRITTEN));
+        assertEquals(attempts - placed, c.get(Counter.FRAMES_DROPPED_FULL), "every refused frame is counted");
+        assertTrue(c.get(Counter.FRAMES_DROPPED_FULL) > 0, "the flood did overrun the ring: " + c);
         assertEquals(placed, accepted[0], "every placed frame arrived intact");
-        assertEquals(placed, c.framesAccepted());
-        assertEquals(0, c.framesCorrupt() + c.resyncs(), c.toString());
-        assertTrue(c.writeIndex() - c.readIndex() <= layout.slotsPerRing());
+        assertEquals(placed, c.get(Counter.FRAMES_ACCEPTED));
+        assertEquals(0, c.get(Counter.FRAMES_CORRUPT) + c.get(Counter.RESYNCS), c.toString());
+        assertTrue(c.get(Counter.WRITE_INDEX) - c.get(Counter.READ_INDEX) <= layout.slotsPerRing());
     }
 }

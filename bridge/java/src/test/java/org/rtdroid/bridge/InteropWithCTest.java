@@ -53,9 +53,9 @@ class InteropWithCTest {
             assertTrue(echo.waitFor(30, TimeUnit.SECONDS));
             assertEquals(0, echo.exitValue(), new String(echo.getInputStream().readAllBytes()));
             RingCounters back = android.counters(Region.RT_PEER, 1);
-            assertEquals(FRAMES, back.framesWritten());
-            assertEquals(0, back.framesCorrupt() + back.resyncs());
-            assertEquals(FRAMES, android.counters(Region.ANDROID_PEER, 1).framesAccepted(),
+            assertEquals(FRAMES, back.get(Counter.FRAMES_WRITTEN));
+            assertEquals(0, back.get(Counter.FRAMES_CORRUPT) + back.get(Counter.RESYNCS));
+            assertEquals(FRAMES, android.counters(Region.ANDROID_PEER, 1).get(Counter.FRAMES_ACCEPTED),
                     "the C reader accepted (and counted) every Java frame");
         });
     }
@@ -105,7 +105,7 @@ class InteropWithCTest {
             echoed(android, 1, half, deadline);
             // the echo's frames_written follows its write index: let that store land, so that the C
             // peer writes nothing of its section while idle but its heartbeat
-            while (android.counters(Region.RT_PEER, 1).framesWritten() != half) {
+            while (android.counters(Region.RT_PEER, 1).get(Counter.FRAMES_WRITTEN) != half) {
                 assertTrue(System.nanoTime() < deadline, "C echo never counted frame " + half);
                 Thread.onSpinWait();
             }
@@ -135,14 +135,14 @@ class InteropWithCTest {
             assertEquals(Region.STATE_STOPPING, android.peerState(Region.RT_PEER), "set by the echo as it ends");
             assertEquals(1, android.peerEpoch(Region.RT_PEER));
             RingCounters back = android.counters(Region.RT_PEER, 1);
-            assertEquals(FRAMES, back.writeIndex());
-            assertEquals(FRAMES, back.framesWritten());
-            assertEquals(0, back.framesDroppedFull());
-            assertEquals(1, back.ringClass());
+            assertEquals(FRAMES, back.get(Counter.WRITE_INDEX));
+            assertEquals(FRAMES, back.get(Counter.FRAMES_WRITTEN));
+            assertEquals(0, back.get(Counter.FRAMES_DROPPED_FULL));
+            assertEquals(1, back.get(Counter.RING_CLASS));
             RingCounters there = android.counters(Region.ANDROID_PEER, 1);
-            assertEquals(FRAMES, there.readIndex());
-            assertEquals(FRAMES, there.framesAccepted());
-            assertEquals(0, there.framesCorrupt() + there.resyncs() + there.framesUndeliverable() + there.staleSkipped());
+            assertEquals(FRAMES, there.get(Counter.READ_INDEX));
+            assertEquals(FRAMES, there.get(Counter.FRAMES_ACCEPTED));
+            assertEquals(0, there.get(Counter.FRAMES_CORRUPT) + there.get(Counter.RESYNCS) + there.get(Counter.FRAMES_UNDELIVERABLE) + there.get(Counter.STALE_SKIPPED));
         });
     }
 

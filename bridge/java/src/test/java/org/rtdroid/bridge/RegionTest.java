@@ -8,6 +8,7 @@ import java.nio.file.Path;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.rtdroid.bridge.RegionDescriptor.Counter;
 import org.rtdroid.bridge.codec.Frame;
 
 /** Region format, attach protocol, state table and the ordinary ring paths. */
@@ -37,8 +38,8 @@ class RegionTest {
         assertEquals(RegionLayout.of(3, 16, 256), Region.validateHeader(memory));
         Region observer = Region.observe(memory);
         assertEquals(Region.STATE_RESET, observer.peerState(0));
-        assertEquals(2, observer.counters(1, 2).ringClass());
-        assertEquals(0, observer.counters(1, 0).ringClass());
+        assertEquals(2, observer.counters(1, 2).get(Counter.RING_CLASS));
+        assertEquals(0, observer.counters(1, 0).get(Counter.RING_CLASS));
     }
 
     @Test
@@ -97,10 +98,10 @@ class RegionTest {
             }
         }
         RingCounters c = rt.counters(0, 2);
-        assertEquals(25, c.framesWritten());
-        assertEquals(25, c.framesAccepted());
-        assertEquals(25, c.readIndex());
-        assertEquals(0, c.framesCorrupt() + c.resyncs() + c.framesDroppedFull());
+        assertEquals(25, c.get(Counter.FRAMES_WRITTEN));
+        assertEquals(25, c.get(Counter.FRAMES_ACCEPTED));
+        assertEquals(25, c.get(Counter.READ_INDEX));
+        assertEquals(0, c.get(Counter.FRAMES_CORRUPT) + c.get(Counter.RESYNCS) + c.get(Counter.FRAMES_DROPPED_FULL));
     }
 
     @Test
@@ -112,7 +113,7 @@ class RegionTest {
             assertTrue(rt.producer(1).offer(TestRegions.rawFrame(i, 20)));
         }
         assertFalse(rt.producer(1).offer(TestRegions.rawFrame(9, 20)));
-        assertEquals(1, rt.counters(0, 1).framesDroppedFull());
+        assertEquals(1, rt.counters(0, 1).get(Counter.FRAMES_DROPPED_FULL));
         assertEquals(4, rt.producer(1).backlog());
         byte[] dst = new byte[112];
         assertEquals(20, android.consumer(1).poll(dst));
@@ -129,7 +130,7 @@ class RegionTest {
         // An answer left for a previous CLI run is stale for the next one.
         assertTrue(rt.producer(0).offer(TestRegions.rawFrame(1, 30)));
         Region cli = Region.attachManagement(memory, 1);
-        assertEquals(1, cli.counters(0, 0).staleSkipped());
+        assertEquals(1, cli.counters(0, 0).get(Counter.STALE_SKIPPED));
         assertEquals(1, cli.peerEpoch(1), "management attach leaves the epoch alone");
         assertThrows(IllegalStateException.class, () -> cli.producer(1));
         assertThrows(IllegalStateException.class, cli::heartbeat);

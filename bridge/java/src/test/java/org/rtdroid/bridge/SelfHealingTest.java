@@ -151,8 +151,8 @@ class SelfHealingTest {
             // The consumer kept its read index, so the producer's next frame publishes its own
             // write index again: nothing lost, nothing waits for the heal.
             assertEquals(2 * SLOTS, delivered, f + " moved: the producer's own next index puts it right");
-            assertEquals(0, consumerPeer.consumer(ring).resyncs());
-            assertEquals(1, consumerPeer.consumer(ring).writeIndexFaults());
+            assertEquals(0, consumerPeer.consumer(ring).get(Counter.RESYNCS));
+            assertEquals(1, consumerPeer.consumer(ring).get(Counter.WRITE_INDEX_FAULTS));
         } else {
             assertEquals(0, delivered, f + " moved: nothing gets through until the owner heals");
         }
@@ -177,7 +177,7 @@ class SelfHealingTest {
                     ProducerRing out = pair[0].producer(ring);
                     ConsumerRing in = pair[1].consumer(ring);
                     for (int i = 0; i < perRound; i++) {
-                        long seq = out.framesWritten();
+                        long seq = out.get(Counter.FRAMES_WRITTEN);
                         byte[] frame = TestRegions.rawFrame(seq, 24);
                         assertTrue(out.offer(frame), "ring " + ring + " accepts frame " + seq);
                         int n = in.poll(rx);

@@ -16,6 +16,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
+import org.rtdroid.bridge.RegionDescriptor.Counter;
 import org.rtdroid.bridge.codec.Frame;
 import org.rtdroid.bridge.codec.FrameCodec;
 
@@ -284,19 +285,10 @@ class SharedVectorsTest {
     }
 
     private static long counter(RingCounters c, String name) {
-        switch (name) {
-            case "read_index": return c.readIndex();
-            case "frames_accepted": return c.framesAccepted();
-            case "frames_corrupt": return c.framesCorrupt();
-            case "resyncs": return c.resyncs();
-            case "frames_undeliverable": return c.framesUndeliverable();
-            case "stale_skipped": return c.staleSkipped();
-            case "write_index_faults": return c.writeIndexFaults();
-            case "write_index": return c.writeIndex();
-            case "frames_written": return c.framesWritten();
-            case "frames_dropped_full": return c.framesDroppedFull();
-            case "ring_class": return c.ringClass();
-            default: throw new AssertionError("unknown counter " + name);
+        int id = Counter.byLabel(name);
+        if (id < 0) {
+            throw new AssertionError("unknown counter " + name);
         }
+        return c.get(id);
     }
 }

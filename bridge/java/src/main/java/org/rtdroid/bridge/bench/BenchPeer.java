@@ -11,6 +11,7 @@ import java.util.Set;
 import org.rtdroid.bridge.ConsumerRing;
 import org.rtdroid.bridge.ProducerRing;
 import org.rtdroid.bridge.Region;
+import org.rtdroid.bridge.RegionDescriptor.Counter;
 import org.rtdroid.bridge.RegionFormatException;
 import org.rtdroid.bridge.RegionMemory;
 import org.rtdroid.bridge.tools.Args;
@@ -192,7 +193,7 @@ public final class BenchPeer {
                 .field("p999_us", sorted[(int) ((count - 1) * 0.999)] / 1e3)
                 .field("max_us", sorted[count - 1] / 1e3).endObject());
         System.err.println("BenchPeer ping: " + count + " round trips of " + frameBytes + " B after " + warmup
-                + " warm-up; corrupt " + in.framesCorrupt() + ", resyncs " + in.resyncs());
+                + " warm-up; corrupt " + in.get(Counter.FRAMES_CORRUPT) + ", resyncs " + in.get(Counter.RESYNCS));
         return 0;
     }
 
@@ -283,8 +284,8 @@ public final class BenchPeer {
         double elapsed = (now - start) / 1e9;
         System.out.println(new JsonWriter().beginObject().field("frames", frames).field("seconds", elapsed)
                 .field("fps", Math.round(frames / elapsed)).field("frame_bytes", frameBytes)
-                .field("out_of_sequence", bad).field("corrupt", in.framesCorrupt())
-                .field("resyncs", in.resyncs()).endObject());
+                .field("out_of_sequence", bad).field("corrupt", in.get(Counter.FRAMES_CORRUPT))
+                .field("resyncs", in.get(Counter.RESYNCS)).endObject());
         return bad == 0 ? 0 : 1;
     }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 import org.rtdroid.bridge.Region;
+import org.rtdroid.bridge.RegionDescriptor.Counter;
 import org.rtdroid.bridge.RingCounters;
 import org.rtdroid.runtime.boot.ServiceStatus;
 
@@ -92,7 +93,7 @@ class FloodTest {
             long droppedFull = 0;
             for (int r = 1; r < 3; r++) {
                 RingCounters c = cell.rt.counters(Region.ANDROID_PEER, r);
-                droppedFull += c.framesDroppedFull();
+                droppedFull += c.get(Counter.FRAMES_DROPPED_FULL);
             }
             assertEquals(refusedByRing, droppedFull);
             // replies nobody reads: at most one ring's worth per data ring is written, the rest is dropped and counted

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 import org.rtdroid.bridge.Region;
+import org.rtdroid.bridge.RegionDescriptor.Counter;
 
 /** The warm-up takes every frame it offers, and leaves the real cell's region and apps untouched. */
 class ProxyWarmupTest {
@@ -16,7 +17,7 @@ class ProxyWarmupTest {
             assertTrue(line.startsWith("xcc-rt-proxy: warmed up (400 passes"), line);
             // the real region's rings saw nothing, and no application received anything
             for (int r = 1; r < 3; r++) {
-                assertEquals(0, cell.rt.counters(Region.ANDROID_PEER, r).framesAccepted(), "ring " + r);
+                assertEquals(0, cell.rt.counters(Region.ANDROID_PEER, r).get(Counter.FRAMES_ACCEPTED), "ring " + r);
             }
             assertEquals(echoBefore, cell.host.services().stream().mapToLong(s -> s.releases()).sum());
         }

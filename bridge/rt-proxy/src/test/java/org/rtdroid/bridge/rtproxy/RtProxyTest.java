@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.rtdroid.bridge.Region;
+import org.rtdroid.bridge.RegionDescriptor.Counter;
 import org.rtdroid.bridge.codec.Frame;
 import org.rtdroid.bridge.codec.FrameCodec;
 import org.rtdroid.runtime.boot.ServiceStatus;
@@ -87,15 +88,15 @@ class RtProxyTest {
             assertTrue(pong.rtReceiveNanos() > 0, "rt_receive_nanos stamped");
             assertTrue(pong.rtReplyNanos() >= pong.rtReceiveNanos(), "rt_reply_nanos after rt_receive_nanos");
             // priority 70 travels on ring 1 both ways (R = 3: 50..99 -> ring 1)
-            assertEquals(1, cell.android.counters(Region.RT_PEER, 1).framesWritten());
-            assertEquals(0, cell.android.counters(Region.RT_PEER, 2).framesWritten());
+            assertEquals(1, cell.android.counters(Region.RT_PEER, 1).get(Counter.FRAMES_WRITTEN));
+            assertEquals(0, cell.android.counters(Region.RT_PEER, 2).get(Counter.FRAMES_WRITTEN));
             assertEquals(1, cell.proxy.stats().get(ProxyStats.DELIVERED));
             assertEquals(1, cell.proxy.stats().get(ProxyStats.FRAMES_OUT));
             assertEquals(0, cell.undeliverable());
             // and a low-priority ping comes back on ring 2
             assertTrue(cell.sendIntent("echo", TestCell.CLIENT, 10, 4243, PAYLOAD));
             assertEquals(4243, awaitReply(cell, reply).correlationId());
-            assertEquals(1, cell.android.counters(Region.RT_PEER, 2).framesWritten());
+            assertEquals(1, cell.android.counters(Region.RT_PEER, 2).get(Counter.FRAMES_WRITTEN));
         }
     }
 

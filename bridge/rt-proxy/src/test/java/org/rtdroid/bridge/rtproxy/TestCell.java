@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import org.rtdroid.bridge.ConsumerRing;
 import org.rtdroid.bridge.Region;
+import org.rtdroid.bridge.RegionDescriptor.Counter;
 import org.rtdroid.bridge.RegionLayout;
 import org.rtdroid.bridge.RegionMemory;
 import org.rtdroid.bridge.codec.Frame;
@@ -124,7 +125,7 @@ final class TestCell implements AutoCloseable {
 
     /** frames_undeliverable over the RT cell's consumer lines of the data rings. */
     long undeliverable() {
-        return rt.counters(Region.ANDROID_PEER, 1).framesUndeliverable() + rt.counters(Region.ANDROID_PEER, 2).framesUndeliverable();
+        return rt.counters(Region.ANDROID_PEER, 1).get(Counter.FRAMES_UNDELIVERABLE) + rt.counters(Region.ANDROID_PEER, 2).get(Counter.FRAMES_UNDELIVERABLE);
     }
 
     @Override

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.function.Consumer;
 import org.rtdroid.bridge.Backoff;
 import org.rtdroid.bridge.Region;
+import org.rtdroid.bridge.RegionDescriptor.Counter;
 import org.rtdroid.bridge.RingCounters;
 import org.rtdroid.bridge.codec.Frame;
 import org.rtdroid.bridge.rtproxy.ProxyStats;
@@ -120,12 +121,12 @@ public final class Agent {
         for (int r = 0; r < region.layout().rings(); r++) {
             RingCounters theirs = region.counters(region.otherPeer(), r); // their ring, our consumer line
             RingCounters ours = region.counters(region.peerId(), r);
-            in += theirs.framesAccepted();
-            corrupt += theirs.framesCorrupt();
-            undeliverable += theirs.framesUndeliverable();
-            resyncs += theirs.resyncs();
-            outFrames += ours.framesWritten();
-            full += ours.framesDroppedFull();
+            in += theirs.get(Counter.FRAMES_ACCEPTED);
+            corrupt += theirs.get(Counter.FRAMES_CORRUPT);
+            undeliverable += theirs.get(Counter.FRAMES_UNDELIVERABLE);
+            resyncs += theirs.get(Counter.RESYNCS);
+            outFrames += ours.get(Counter.FRAMES_WRITTEN);
+            full += ours.get(Counter.FRAMES_DROPPED_FULL);
         }
         ProxyStats p = proxy.stats();
         // Outbound intents dropped before reaching a ring (peer not ready, not encodable) count as full drops too.

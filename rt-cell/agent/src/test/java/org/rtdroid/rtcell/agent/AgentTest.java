@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rtdroid.bridge.ConsumerRing;
 import org.rtdroid.bridge.Region;
+import org.rtdroid.bridge.RegionDescriptor.Counter;
 import org.rtdroid.bridge.RegionLayout;
 import org.rtdroid.bridge.RegionMemory;
 import org.rtdroid.bridge.codec.Frame;
@@ -612,7 +613,7 @@ class AgentTest {
         assertEquals(Frame.Control.HELLO, h.kind());
         assertTrue(serving.isAlive());
         assertTrue(agent.management().dropped() >= 2, "dropped " + agent.management().dropped());
-        long undeliverable = rt.counters(Region.ANDROID_PEER, 0).framesUndeliverable();
+        long undeliverable = rt.counters(Region.ANDROID_PEER, 0).get(Counter.FRAMES_UNDELIVERABLE);
         assertEquals(agent.management().dropped(), undeliverable);
         // the abandoned exchange does not block the next deployment
         assertResult(ResultCode.OK, "", deploy("echo", signed(TestApps.manifest("echo"), echoJar, board)));
