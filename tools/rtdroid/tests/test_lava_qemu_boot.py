@@ -48,6 +48,9 @@ def test_the_job_deploys_the_images_as_the_command_lines_arguments_and_waits_for
     assert shlex.split(" ".join(options[1:]).replace("{{ rtdroid_region }}", region)) == \
         [a.replace("{{ rtdroid_region }}", region) for a in qemu_boot.command_line(board)]
     assert "lava-qemu/devices/qemu-x86_64-lava-qemu-01.jinja2" in files
+    # the kernel boots quiet (no `Linux version` banner for LAVA to wait for): /init's first line stands for it
+    assert "quiet" in board.data["tuning"]["rt_cmdline"].split()
+    assert "{% set kernel_start_message = kernel_start_message|default('RTCELL realtime=') %}" in template
 
 
 def test_only_the_qemu_boards_get_one():

@@ -31,6 +31,10 @@ SUBDIR = "lava-qemu"
 PROMPT = "rtcell: runtime started; awaiting the region"  # the agent's first line (rt-cell/agent Main)
 ARCH = "amd64"
 BOARD_LOCK = "/var/lib/lava/dispatcher/rtdroid-board.lock"
+# What LAVA waits for first, as the kernel's start (its `kernel-start-message`, by default the
+# banner `Linux version [0-9]`): the board boots its kernel `quiet`, which silences the banner
+# (LAVA then waits out the boot's timeout), so the /init's first line stands for it.
+KERNEL_START = "RTCELL realtime="
 
 
 def applies(board: Board) -> bool:
@@ -77,6 +81,7 @@ def device_type_template(board: Board) -> str:
             "{% extends 'base.jinja2' %}\n"
             f"{{% set rtdroid_region = rtdroid_region|default('/dev/shm/rtdroid-lava-{board.name}.region') %}}\n"
             f"{{% set rtdroid_board_lock = rtdroid_board_lock|default('{BOARD_LOCK}') %}}\n"
+            f"{{% set kernel_start_message = kernel_start_message|default('{KERNEL_START}') %}}\n"
             "{% block body %}\n"
             f"available_architectures:\n- {ARCH}\n"
             "actions:\n"
