@@ -20,61 +20,6 @@ public class CellLogShadow {
     }
 
     @Implementation
-    protected static int v(String tag, String msg) {
-        return log('V', tag, msg, null);
-    }
-
-    @Implementation
-    protected static int v(String tag, String msg, Throwable tr) {
-        return log('V', tag, msg, tr);
-    }
-
-    @Implementation
-    protected static int d(String tag, String msg) {
-        return log('D', tag, msg, null);
-    }
-
-    @Implementation
-    protected static int d(String tag, String msg, Throwable tr) {
-        return log('D', tag, msg, tr);
-    }
-
-    @Implementation
-    protected static int i(String tag, String msg) {
-        return log('I', tag, msg, null);
-    }
-
-    @Implementation
-    protected static int i(String tag, String msg, Throwable tr) {
-        return log('I', tag, msg, tr);
-    }
-
-    @Implementation
-    protected static int w(String tag, String msg) {
-        return log('W', tag, msg, null);
-    }
-
-    @Implementation
-    protected static int w(String tag, Throwable tr) {
-        return log('W', tag, "", tr);
-    }
-
-    @Implementation
-    protected static int w(String tag, String msg, Throwable tr) {
-        return log('W', tag, msg, tr);
-    }
-
-    @Implementation
-    protected static int e(String tag, String msg) {
-        return log('E', tag, msg, null);
-    }
-
-    @Implementation
-    protected static int e(String tag, String msg, Throwable tr) {
-        return log('E', tag, msg, tr);
-    }
-
-    @Implementation
     protected static int wtf(String tag, String msg) {
         return log('A', tag, msg, null);
     }
@@ -89,9 +34,19 @@ public class CellLogShadow {
         return level >= Log.DEBUG;
     }
 
+    /** Log.v, d, i, w and e without a throwable all come here. */
     @Implementation
     protected static int println_native(int bufID, int priority, String tag, String msg) {
-        char level = priority >= 2 && priority <= 7 ? "VDIWEA".charAt(priority - 2) : 'I';
-        return log(level, tag, msg, null);
+        return log(level(priority), tag, msg, null);
+    }
+
+    /** Log.v, d, i, w and e with a throwable all come here (Log.w(tag, tr) with an empty message). */
+    @Implementation
+    protected static int printlns(int bufID, int priority, String tag, String msg, Throwable tr) {
+        return log(level(priority), tag, msg, tr);
+    }
+
+    private static char level(int priority) {
+        return priority >= Log.VERBOSE && priority <= Log.ASSERT ? "VDIWEA".charAt(priority - Log.VERBOSE) : 'I';
     }
 }
