@@ -19,8 +19,8 @@ from robot.api import logger
 from robot.api.deco import keyword, library
 from robot.libraries.BuiltIn import BuiltIn
 
-from session import (ANDROID_APPS, BUILD, RTDROID, ROOT, SESSION, Keywords, board_cpu_use,
-                     budget_left_to_the_cells, measure, others_share, run)  # first: it puts tools/demo on the path
+from session import (ANDROID_APPS, BUILD, ROOT, SESSION, Keywords, board_cpu_use, budget_left_to_the_cells, cli,
+                     measure, others_share, run)  # first: it puts tools/demo on the path
 import report  # tools/demo/report.py: percentiles from HdrHistogram, plots
 from rtdroid.adb import Adb, AdbError
 
@@ -33,7 +33,7 @@ class AndroidCellLibrary(Keywords):
     def install_android_app(self, app: str = "configuration-ui"):
         """Installs an app from its signed APK: a path, or a name in android-cell/target/apps/."""
         path = Path(app) if os.path.isabs(app) else ANDROID_APPS / f"{app}.apk"
-        run([RTDROID, "deploy", "android", str(path)], timeout=120)
+        cli("deploy", "android", str(path))
 
     @keyword
     def android_app_should_be_refused(self, how: str, reason: str):
@@ -63,7 +63,7 @@ class AndroidCellLibrary(Keywords):
                 apk.write_bytes(bytes(data))
             elif how != "broken-manifest":
                 raise ValueError(f"unknown bad app {how!r}")
-        p = run([RTDROID, "deploy", "android", str(apk)], timeout=120, check=False)
+        p = cli("deploy", "android", str(apk), check=False)
         out = p.stdout + p.stderr
         if p.returncode == 0 or reason not in out:
             raise AssertionError(f"bad app ({how}) not refused with {reason!r}: rc={p.returncode}\n{out}")

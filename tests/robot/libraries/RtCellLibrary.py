@@ -21,7 +21,7 @@ from robot.libraries.BuiltIn import BuiltIn
 
 from rtdroid import stallwitness
 from rtdroid.servicerows import cost_overrun_text, wcrt_exceeded_text
-from session import EXAMPLE_APPS, KEYS, ROOT, RTDROID, SESSION, Keywords, end_witness, measure, run
+from session import EXAMPLE_APPS, KEYS, ROOT, SESSION, Keywords, cli, end_witness, measure
 from xcc.mgmt import describe_failure
 
 
@@ -79,7 +79,7 @@ class RtCellLibrary(Keywords):
     @keyword
     def rt_services(self) -> list[dict]:
         """The RT cell's services (`rt services --json`); every failed component's cause is logged."""
-        p = run([RTDROID, "rt", "services", "--json"])
+        p = cli("rt", "services", "--json")
         services = json.loads(p.stdout)
         for name, cause in _failed_components(services).items():
             on_purpose = " (failed on purpose by the test)" if name in SESSION.failing_on_purpose else ""
@@ -172,7 +172,7 @@ class RtCellLibrary(Keywords):
         CPU time of its most expensive release or callback; logs the table as a user sees it, and a
         warning naming the cost overruns if some release used more CPU time than the cost the
         analysis assumed (the JIT's cold code after a deploy does, on the emulated boards)."""
-        logger.info(run([RTDROID, "rt", "services"]).stdout, also_console=True)
+        logger.info(cli("rt", "services").stdout, also_console=True)
         rows = {s["name"]: s for s in self.rt_services()}
         if service not in rows:
             raise AssertionError(f"no RT service {service!r}; deployed: {sorted(rows)}")
@@ -203,7 +203,7 @@ class RtCellLibrary(Keywords):
         limits"), and in virtual time they still depend on how much the host lets the Android cell
         send per virtual millisecond."""
         rows = [s for s in self.rt_services() if _belongs_to(s["name"], app)]
-        logger.info(run([RTDROID, "rt", "services"]).stdout, also_console=True)
+        logger.info(cli("rt", "services").stdout, also_console=True)
         if not any(s.get("analysed_wcrt_nanos") for s in rows):
             raise AssertionError(f"{app} has no analysed row to hold: {rows}")
         virtual = self.rt_clock()["kind"] == "virtual"
@@ -347,7 +347,7 @@ class RtCellLibrary(Keywords):
                 raise AssertionError(f"{f} is missing: build the examples first (make build)")
         key = KEYS / "deploy.key"
         if not key.is_file():
-            run([RTDROID, "keys"])
+            cli("keys")
         out = self.work / f"{name or app}-{variant}{'-v' + version if version else ''}.rtb"
         mtext = manifest.read_text()
         if version:
@@ -380,7 +380,7 @@ class RtCellLibrary(Keywords):
     def skip_unless_the_rt_cell_has_sensors(self):
         """Skips the test, with the RT cell's own reason, where the cell has no sensors (the host
         board's kernel has no /dev/uinput): `rtdroid rt sensors status` says why in one line."""
-        p = run([RTDROID, "rt", "sensors", "status"], timeout=60, check=False)
+        p = cli("rt", "sensors", "status", check=False)
         line = (p.stdout.strip() or p.stderr.strip()).splitlines()[-1:] or ["no answer"]
         logger.info(f"RT cell: {line[0]}", also_console=True)
         if p.returncode != 0:
@@ -393,7 +393,7 @@ class RtCellLibrary(Keywords):
         """Replays a motion trace in the RT cell (`rtdroid rt sensors replay`): ``fall`` (the
         runtime's fall trace), ``no-fall`` (walking, sitting down hard, a stumble), or a path."""
         path = TRACES.get(trace, Path(trace))
-        p = run([RTDROID, "rt", "sensors", "replay", str(path)], timeout=120)
+        p = cli("rt", "sensors", "replay", str(path))
         logger.info(p.stdout.strip(), also_console=True)
 
     @keyword
@@ -401,7 +401,7 @@ class RtCellLibrary(Keywords):
         """Waits until the RT cell's sensors are idle again (the replay wrote its last sample)."""
         deadline = time.monotonic() + float(timeout_s)
         while True:
-            p = run([RTDROID, "rt", "sensors", "status"], timeout=60)
+            p = cli("rt", "sensors", "status")
             if "; idle;" in p.stdout:
                 logger.info(p.stdout.strip(), also_console=True)
                 return
@@ -416,7 +416,7 @@ class RtCellLibrary(Keywords):
         device to the start of the lane's first listener, in the RT cell's clock) and fails when no
         lane delivered or a lane's worst latency exceeds ``budget_us``. On an emulated board the
         figures are the cell's virtual time and are labelled so."""
-        p = run([RTDROID, "rt", "sensors", "status"], timeout=60)
+        p = cli("rt", "sensors", "status")
         text = p.stdout.strip()
         lanes = _SENSOR_LANE.findall(text)
         if not lanes:
@@ -434,11 +434,11 @@ class RtCellLibrary(Keywords):
 
     @keyword
     def deploy_rt_bundle(self, path: str):
-        run([RTDROID, "deploy", "rt", path], timeout=180)
+        cli("deploy", "rt", path)
 
     @keyword
     def rt_bundle_should_be_refused(self, path: str, reason: str):
-        p = run([RTDROID, "deploy", "rt", path], timeout=180, check=False)
+        p = cli("deploy", "rt", path, check=False)
         out = p.stdout + p.stderr
         if p.returncode == 0:
             raise AssertionError(f"the RT cell accepted {path}:\n{out}")
@@ -476,7 +476,7 @@ class RtCellLibrary(Keywords):
 
     @keyword
     def undeploy_rt_app(self, name: str):
-        run([RTDROID, "undeploy", "rt", name], timeout=60, check=False)
+        cli("undeploy", "rt", name, check=False)
 
 
 

@@ -21,7 +21,7 @@ from robot.api import logger
 from robot.api.deco import keyword, library
 from robot.libraries.BuiltIn import BuiltIn
 
-from session import BUILD, ROOT, Keywords, run
+from session import BUILD, ROOT, Keywords, cli, run
 
 VIDEO_JAR = ROOT / "video" / "target" / "rtdroid-video-0.1.0-SNAPSHOT.jar"
 JAVA = str(Path(os.environ.get("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64")) / "bin" / "java")
@@ -135,16 +135,11 @@ class SparkLibrary(Keywords):
         """Logs ``rtdroid rt services``: the engine's line (``spark/SparkDetectionService.engine``:
         actions run, late ones, clobbered ones, the latest start), in the RT cell's time base as the
         command labels it (virtual time on emulated boards)."""
-        out = run([self.rtdroid(), "rt", "services"]).stdout
+        out = cli("rt", "services").stdout
         engine = [line for line in out.splitlines() if ".engine" in line]
         if not engine:
             raise AssertionError(f"rt services shows no engine line:\n{out}")
         logger.info(out, also_console=True)
-
-    @staticmethod
-    def rtdroid() -> str:
-        from session import RTDROID
-        return RTDROID
 
     @keyword
     def rt_trace_should_hold_the_spark_timelines(self, seconds: int = 5) -> str:
@@ -153,7 +148,7 @@ class SparkLibrary(Keywords):
         ending after it begins, and the Android cell's track holds the proxy's spark.result broadcasts."""
         from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
         out = Path(os.environ.get("ROBOT_OUTPUT_DIR", BUILD / "robot")) / "spark.pftrace"
-        run([self.rtdroid(), "rt", "trace", "--seconds", str(seconds), "-o", str(out)], timeout=120)
+        cli("rt", "trace", "--seconds", str(seconds), "-o", str(out))
         trace = pb.Trace()
         trace.ParseFromString(out.read_bytes())
         names = {p.track_descriptor.uuid: (p.track_descriptor.name or p.track_descriptor.process.process_name)
