@@ -4,6 +4,7 @@ deployed and refused (session.py says what every library shares)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import signal
@@ -289,6 +290,7 @@ class RtCellLibrary(Keywords):
                 ["cyclictest", "-m", "-q", "-p", "99", "-i", "1000", "-t", str(len(cpus)),
                  "-a", ",".join(str(c) for c in cpus), "-D", "600", *stallwitness.SPIKE_OPTIONS],
                 stdout=out, stderr=subprocess.STDOUT)
+        _wait_until_measuring(SESSION.witness, len(cpus), self._witness_record)
         # The RT cell's record of each miss, kept as it happens: its timelines hold ~8 s of jobs.
         SESSION.miss_record = stallwitness.MissRecord(self.region_path(), app)
 
@@ -542,4 +544,22 @@ def _rewrite_bundle(path: Path, variant: str):
     with zipfile.ZipFile(path, "w") as z:
         for n, data in entries.items():
             z.writestr(n, data)
+
+
+def _wait_until_measuring(witness: subprocess.Popen, threads: int, record: Path, timeout_s: float = 10) -> None:
+    """Returns once cyclictest runs its ``threads`` measuring threads: from then on it witnesses
+    the window, and a SIGINT ends it with its summary (one sent while it still sets up ends it
+    with no record at all, which a window as short as a refused deploy's can be)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if witness.poll() is not None:
+            raise AssertionError(f"cyclictest (the stall witness) exited {witness.returncode}: "
+                                 f"{record.read_text(errors='replace').strip()}")
+        try:
+            if len(os.listdir(f"/proc/{witness.pid}/task")) > threads:  # its main thread and one a CPU
+                return
+        except OSError:
+            pass
+        time.sleep(0.01)
+    raise AssertionError(f"cyclictest (the stall witness) did not start its {threads} threads within {timeout_s:g} s")
 
