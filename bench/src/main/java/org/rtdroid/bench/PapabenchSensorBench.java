@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import org.rtdroid.bench.tasks.RtdroidApp;
+import org.rtdroid.logic.papabench.MemoryNoise;
 import org.rtdroid.runtime.boot.DeployedApp;
 import org.rtdroid.runtime.component.RealtimeComponent;
 import org.rtdroid.runtime.os.CpuSet;
@@ -93,8 +94,8 @@ final class PapabenchSensorBench implements Benchmark {
                 + " threads on CPU " + o.cpu() + "; the app's threads at its manifest's SCHED_FIFO priorities; memory and"
                 + " computation noise SCHED_OTHER; listener noise at SCHED_FIFO " + SensorBench.LOW_PRIORITY + ".."
                 + (SensorBench.LOW_PRIORITY + 29) + ", " + SensorBench.LISTENER_WORK_NANOS / 1000 + " us per event each; memory"
-                + " noise: every 200 ms a 2 MB byte array (" + SensorBench.BYTE_MEMORY_ELEMENTS + " elements of "
-                + SensorBench.BYTE_MEMORY_ELEMENT_BYTES + " bytes), every other element dropped, then the array (3.8.3.2)");
+                + " noise: every 200 ms a 2 MB byte array (" + MemoryNoise.ELEMENTS + " elements of "
+                + MemoryNoise.ELEMENT_BYTES + " bytes), every other element dropped, then the array (3.8.3.2)");
         report.note("source=fifo: the input devices are named pipes (mkfifo) carrying kernel-format input_event records,"
                 + " as the tasks benchmark's; the kernel's input core and evdev are not in the path");
     }

@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntFunction;
+import org.rtdroid.logic.papabench.MemoryNoise;
 import org.rtdroid.runtime.event.HandlerStrategy;
 import org.rtdroid.runtime.os.CpuSet;
 import org.rtdroid.runtime.os.Linux;
@@ -314,32 +315,6 @@ final class SensorBench implements Benchmark {
     /** The sink that keeps the JIT from proving a noise thread's allocations dead. */
     static volatile Object memorySink;
 
-    /**
-     * jPapaBench's memory workload (3.8.3.2): "periodically allocates a 2MB byte array, then
-     * de-allocates every other element, and finally deallocates the array". The 2 MB of bytes is
-     * held in {@value #BYTE_MEMORY_ELEMENT_BYTES}-byte elements so that every other one can be
-     * dropped: 2 MB allocated per period, where the fall detection's workload allocates about 12.5 MB
-     * (its 2.5 MB array and 655,360 Integer objects). The seed: "the RTGC has enough slack time to
-     * keep up with" it; at the fall detection's rate 30 threads allocate about 2 GB/s, which no
-     * collector on one CPU keeps up with.
-     */
-    static final int BYTE_MEMORY_ELEMENT_BYTES = 1024;
-    static final int BYTE_MEMORY_ELEMENTS = 2 * 1024 * 1024 / BYTE_MEMORY_ELEMENT_BYTES;
-
-    /** One period of jPapaBench's memory workload. */
-    static void fragmentBytesOnce() {
-        byte[][] a = new byte[BYTE_MEMORY_ELEMENTS][];
-        for (int j = 0; j < a.length; j++) {
-            a[j] = new byte[BYTE_MEMORY_ELEMENT_BYTES];
-            a[j][j % BYTE_MEMORY_ELEMENT_BYTES] = (byte) j;
-        }
-        for (int j = 0; j < a.length; j += 2) {
-            a[j] = null;
-        }
-        memorySink = a;
-        memorySink = null;
-    }
-
     /** One period of the memory workload. */
     static void fragmentOnce() {
         Integer[] a = new Integer[MEMORY_ARRAY_ENTRIES];
@@ -356,7 +331,7 @@ final class SensorBench implements Benchmark {
     /**
      * Low-priority noise threads of one kind (SCHED_OTHER, pinned to the bench CPU): {@code memory}
      * (the fall detection's workload, periodic, phases spread over the period), {@code memory-bytes}
-     * (jPapaBench's, the same with {@link #fragmentBytesOnce}), {@code allocation-flood}
+     * (jPapaBench's, the same with {@link MemoryNoise#fragmentOnce}), {@code allocation-flood}
      * (allocating and touching 64 KiB arrays without pause, faster than any collector on one CPU
      * keeps up: not the dissertation's workload, reported beside it), {@code computation} (the
      * dissertation's: 1,000 multiplications every 20 ms, phases spread over the period) and
@@ -377,7 +352,7 @@ final class SensorBench implements Benchmark {
                     for (long next = start + phase; !stop.get(); next += MEMORY_PERIOD_NANOS) {
                         Linux.sleepUntilNanos(next);
                         if (bytes) {
-                            fragmentBytesOnce();
+                            MemoryNoise.fragmentOnce();
                         } else {
                             fragmentOnce();
                         }

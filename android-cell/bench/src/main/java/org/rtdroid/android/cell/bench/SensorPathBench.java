@@ -5,6 +5,7 @@ import org.rtdroid.android.cell.CellLogShadow;
 import org.rtdroid.android.cell.ClockPump;
 import org.rtdroid.android.cell.Main;
 import org.rtdroid.logic.papabench.Flight;
+import org.rtdroid.logic.papabench.MemoryNoise;
 import org.rtdroid.logic.papabench.Task;
 
 import android.hardware.Sensor;
@@ -80,14 +81,11 @@ public class SensorPathBench {
     static final int EV_SYN = 0;
     static final int EV_ABS = 3;
     static final long IR_PERIOD_MS = Task.IR.periodMillis;
-    static final int MEMORY_ELEMENT_BYTES = 1024;
-    static final int MEMORY_ELEMENTS = 2 * 1024 * 1024 / MEMORY_ELEMENT_BYTES;
-    static final long MEMORY_PERIOD_MS = 200;
+    static final long MEMORY_PERIOD_MS = MemoryNoise.PERIOD_MILLIS;
     static final int COMPUTATION_MULTIPLICATIONS = 1_000;
     static final long COMPUTATION_PERIOD_MS = 20;
     static final long LISTENER_WORK_NANOS = 20_000L;
     static final String[] NOISE = {"memory", "computation", "listeners"};
-    static volatile Object memorySink;
     static volatile double computationSink;
     private static final String PROP_FORM = "org.rtdroid.bench.sensor.form";
     private static final String PROP_OUT = "org.rtdroid.bench.sensor.out";
@@ -327,7 +325,7 @@ public class SensorPathBench {
             long phase = i;
             switch (noise) {
                 case "memory" -> threads.add(noiseThread("noise-memory-" + i, stop, start + MEMORY_PERIOD_MS * 1_000_000L * phase / n,
-                        MEMORY_PERIOD_MS, SensorPathBench::fragmentOnce));
+                        MEMORY_PERIOD_MS, MemoryNoise::fragmentOnce));
                 case "computation" -> threads.add(noiseThread("noise-computation-" + i, stop,
                         start + COMPUTATION_PERIOD_MS * 1_000_000L * phase / n, COMPUTATION_PERIOD_MS, SensorPathBench::multiply));
                 case "listeners" -> {
@@ -441,23 +439,6 @@ public class SensorPathBench {
         t.setDaemon(true);
         t.start();
         return t;
-    }
-
-    /**
-     * jPapaBench's memory workload (3.8.3.2): "a 2MB byte array", every other element dropped, then
-     * the array; the bytes in 1 KiB elements so that every other one can be dropped.
-     */
-    static void fragmentOnce() {
-        byte[][] a = new byte[MEMORY_ELEMENTS][];
-        for (int j = 0; j < a.length; j++) {
-            a[j] = new byte[MEMORY_ELEMENT_BYTES];
-            a[j][j % MEMORY_ELEMENT_BYTES] = (byte) j;
-        }
-        for (int j = 0; j < a.length; j += 2) {
-            a[j] = null;
-        }
-        memorySink = a;
-        memorySink = null;
     }
 
     /** The dissertation's computation workload: 1,000 floating-point multiplications. */
