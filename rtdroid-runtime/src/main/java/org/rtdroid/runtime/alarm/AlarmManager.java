@@ -177,7 +177,7 @@ public final class AlarmManager {
         }
         Thread t = Thread.ofPlatform().name(name + "/alarms").daemon(true).unstarted(this::alarmLoop);
         thread = t;
-        RealtimeThreads.startAt(t, policyFor == null ? null : policyFor.apply(alarmPriority));
+        t.start();
         pins.await();
     }
 

@@ -31,7 +31,7 @@ public final class BoundDispatcher extends HandlerDispatcher {
         Thread t = Thread.ofPlatform().name(name + "/" + h.name()).daemon(true).unstarted(() -> handlerLoop(h, index));
         h.boundThread = t;
         threads.add(t);
-        startAt(t, h.priority(), h.cpu());
+        t.start();
     }
 
     private void handlerLoop(AsyncEventHandler h, int index) {

@@ -110,13 +110,4 @@ public abstract class HandlerDispatcher {
         RealtimePolicy p = policyFor == null ? null : policyFor.apply(priority);
         return p != null && org.rtdroid.runtime.os.RealtimeThreads.applyToCurrentThread(p).isFifo();
     }
-
-    /**
-     * Starts {@code t}, a thread that will run at {@code priority} (on {@code cpu} if not null), at
-     * that policy from its first instruction ({@link org.rtdroid.runtime.os.RealtimeThreads#startAt}).
-     */
-    final void startAt(Thread t, int priority, org.rtdroid.runtime.os.CpuSet cpu) {
-        RealtimePolicy p = policyFor == null ? null : policyFor.apply(priority);
-        org.rtdroid.runtime.os.RealtimeThreads.startAt(t, p == null || cpu == null ? p : p.withCpus(cpu));
-    }
 }

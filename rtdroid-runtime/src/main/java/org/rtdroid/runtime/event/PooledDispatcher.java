@@ -73,7 +73,7 @@ public final class PooledDispatcher extends HandlerDispatcher {
             for (int i = 0; i < workers.length; i++) {
                 int me = i;
                 workers[i] = Thread.ofPlatform().name(name + "/pool-" + i).daemon(true).unstarted(() -> workerLoop(me));
-                startAt(workers[i], topPriority, null);
+                workers[i].start();
             }
         }
     }

@@ -246,22 +246,6 @@ public final class Linux {
         }
     }
 
-    /** @return whether the calling thread is SCHED_RESET_ON_FORK (its children start SCHED_OTHER) */
-    public static boolean currentResetsOnFork() {
-        Scratch s = SCRATCH.get();
-        try {
-            int rc = (int) SCHED_GETSCHEDULER.invokeExact(s.capture, 0);
-            if (rc < 0) {
-                throw new NativeCallException("sched_getscheduler", errno(s));
-            }
-            return (rc & SCHED_RESET_ON_FORK) != 0;
-        } catch (NativeCallException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw unexpected("sched_getscheduler", t);
-        }
-    }
-
     /** @return the calling thread's static (real-time) priority; 0 under SCHED_OTHER */
     public static int currentPriority() {
         Scratch s = SCRATCH.get();

@@ -16,8 +16,7 @@ import java.util.function.Consumer;
  * not bounded}. {@link #warnings()} and {@link #currentThread()} report what was really applied.
  *
  * <p>Real-time threads are set SCHED_RESET_ON_FORK, so threads they create (helpers, noise in a
- * benchmark) start SCHED_OTHER rather than silently inheriting a real-time priority; a thread that
- * is to be real-time is started at its policy with {@link #startAt}.
+ * benchmark) start SCHED_OTHER rather than silently inheriting a real-time priority.
  */
 public final class RealtimeThreads {
     /** Degradation kinds, each warned about at most once per process. */
@@ -140,77 +139,15 @@ public final class RealtimeThreads {
         return start(name, policy, null, body);
     }
 
-    /**
-     * Like {@link #start} but not started (set daemon, handlers, then start it); its {@code start()}
-     * starts it at {@code policy} ({@link #startAt}).
-     */
+    /** Like {@link #start} but not started (set daemon, handlers, then start it). */
     public static Thread newThread(String name, RealtimePolicy policy, Consumer<AppliedPolicy> applied, Runnable body) {
-        return new PolicyThread(name, policy, () -> {
+        return Thread.ofPlatform().name(name).unstarted(() -> {
             AppliedPolicy a = applyToCurrentThread(policy);
             if (applied != null) {
                 applied.accept(a);
             }
             body.run();
         });
-    }
-
-    /** A thread whose start() is {@link #startAt} its policy. */
-    private static final class PolicyThread extends Thread {
-        private final RealtimePolicy policy;
-
-        PolicyThread(String name, RealtimePolicy policy, Runnable task) {
-            super(task, name);
-            this.policy = policy;
-        }
-
-        @Override
-        public void start() {
-            startAt(policy, super::start);
-        }
-    }
-
-    /**
-     * Starts {@code t} so that its kernel thread runs at {@code policy}'s SCHED_FIFO priority and on
-     * its CPUs from its first instruction, not only once its body has applied them. A thread started
-     * SCHED_OTHER runs its first Java code below the real-time threads of its CPU, and a safepoint
-     * (a GC pause) waits for it until they all sleep: on one emulated CPU, > 200 ms for handler
-     * threads just started. HotSpot creates the thread (pthread_create) on the calling thread, and a
-     * new thread inherits its creator's policy and affinity unless the creator is
-     * SCHED_RESET_ON_FORK (as every real-time thread here is); so the caller takes the policy,
-     * without that flag, for the moment of the start and then returns to its own. Where the caller
-     * may not, {@code t} starts as a plain thread (its body still applies the policy). A null or
-     * SCHED_OTHER policy is a plain start. Start-up only: it changes the caller's scheduling briefly.
-     */
-    public static void startAt(Thread t, RealtimePolicy policy) {
-        startAt(policy, t::start);
-    }
-
-    private static void startAt(RealtimePolicy policy, Runnable start) {
-        if (policy == null || policy.fifoPriority() <= 0) {
-            start.run();
-            return;
-        }
-        int ownPolicy = Linux.currentPolicy();
-        int ownPriority = Linux.currentPriority();
-        boolean ownReset = Linux.currentResetsOnFork();
-        CpuSet ownCpus = policy.cpus() == null ? null : Linux.currentAffinity();
-        boolean raised = Linux.setScheduler(Linux.SCHED_FIFO, policy.fifoPriority()) == 0;
-        boolean moved = raised && ownCpus != null && Linux.setAffinity(policy.cpus()) == 0;
-        try {
-            start.run();
-        } finally {
-            // CPUs first: lowered while still on the new thread's CPU, the caller would wait for it.
-            if (moved) {
-                Linux.setAffinity(ownCpus);
-            }
-            if (raised) {
-                int err = Linux.setScheduler(ownPolicy | (ownReset ? Linux.SCHED_RESET_ON_FORK : 0), ownPriority);
-                if (err != 0) {
-                    warnOnce("sched_restore", "rtdroid: cannot restore a thread's own scheduling after starting a "
-                            + "real-time thread (" + Errno.name(err) + "): it stays SCHED_FIFO " + policy.fifoPriority());
-                }
-            }
-        }
     }
 
     /** A factory whose threads apply {@code policy} before running their task; names prefix-1, prefix-2, ... */

@@ -182,7 +182,7 @@ public final class SensorService {
             }
         });
         pollingThread = t;
-        RealtimeThreads.startAt(t, policyFor == null ? null : policyFor.apply(pollingPriority));
+        t.start();
         return pinned;
     }
 

@@ -59,49 +59,6 @@ class RealtimeThreadsTest {
     }
 
     @Test
-    void aThreadStartedAtItsPolicyRunsAtItFromItsFirstInstructionAndTheCallerKeepsItsOwn() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(RealtimeThreads.schedFifoPermitted(), "SCHED_FIFO not permitted here");
-        CpuSet cpu = CpuSet.of(Linux.currentAffinity().first());
-        AtomicReference<AppliedPolicy> first = new AtomicReference<>();
-        AtomicReference<AppliedPolicy> callerBefore = new AtomicReference<>();
-        AtomicReference<AppliedPolicy> callerAfter = new AtomicReference<>();
-        boolean[] callerResets = new boolean[2];
-        // the caller as a real-time thread is: SCHED_FIFO, SCHED_RESET_ON_FORK, on every CPU
-        Thread caller = RealtimeThreads.start("rt-caller", RealtimePolicy.fifo(5), () -> {
-            callerBefore.set(RealtimeThreads.currentThread());
-            callerResets[0] = Linux.currentResetsOnFork();
-            Thread t = new Thread(() -> first.set(RealtimeThreads.currentThread()));
-            RealtimeThreads.startAt(t, RealtimePolicy.fifo(12).withCpus(cpu));
-            try {
-                t.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            callerAfter.set(RealtimeThreads.currentThread());
-            callerResets[1] = Linux.currentResetsOnFork();
-        });
-        caller.join();
-        assertTrue(first.get().isFifo(), first.get().toString());
-        assertEquals(12, first.get().priority());
-        assertEquals(cpu, first.get().cpus());
-        assertEquals(callerBefore.get().schedPolicy(), callerAfter.get().schedPolicy());
-        assertEquals(5, callerAfter.get().priority());
-        assertEquals(callerBefore.get().cpus(), callerAfter.get().cpus());
-        assertTrue(callerResets[0] && callerResets[1], "the caller keeps SCHED_RESET_ON_FORK");
-        // and a thread of newThread's is started at its policy by its own start()
-        AtomicReference<AppliedPolicy> body = new AtomicReference<>();
-        Thread n = RealtimeThreads.newThread("rt-new", RealtimePolicy.fifo(7), null, () -> { });
-        Thread probe = new Thread(() -> body.set(RealtimeThreads.currentThread()));
-        assertEquals(Linux.SCHED_OTHER, Linux.currentPolicy(), "the test's own thread");
-        n.start();
-        n.join();
-        RealtimeThreads.startAt(probe, null);
-        probe.join();
-        assertEquals(Linux.SCHED_OTHER, body.get().schedPolicy(), "a null policy is a plain start");
-        assertEquals(Linux.SCHED_OTHER, Linux.currentPolicy(), "the test's own thread after starting a FIFO one");
-    }
-
-    @Test
     void aRefusedCapabilityWarnsOncePerProcessAndTheThreadStillRuns() throws Exception {
         List<String> printed = new CopyOnWriteArrayList<>();
         RealtimeThreads.setWarningSink(printed::add);
